@@ -1,0 +1,61 @@
+/**
+ * Every error code the v1 API can answer with: the one list (CONTRACT.md §3).
+ * The domain returns the first group as values; the HTTP adapter adds the transport ones
+ * and owns the single table from code to HTTP status.
+ */
+export const ERROR_CODES = [
+  'validation_failed',
+  'malformed_json',
+  'unauthorized',
+  'not_found',
+  'method_not_allowed',
+  'gone',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'temporarily_banned',
+  'internal_error',
+  'unavailable',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ValidationFailed {
+  readonly code: 'validation_failed';
+  /** The field (or `body`, `query`, `cursor`) that broke a rule. */
+  readonly field: string;
+  readonly message: string;
+}
+export interface NotFound {
+  readonly code: 'not_found';
+  readonly message: string;
+}
+export interface Gone {
+  readonly code: 'gone';
+  readonly message: string;
+}
+export interface Unauthorized {
+  readonly code: 'unauthorized';
+  /** `missing`: no usable credential was sent; `invalid`: one was sent and is not accepted. */
+  readonly reason: 'missing' | 'invalid';
+  readonly message: string;
+}
+
+export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized;
+
+export const validationFailed = (field: string, message: string): ValidationFailed => ({
+  code: 'validation_failed',
+  field,
+  message,
+});
+
+/**
+ * Thrown (not returned) by an adapter when its store cannot be reached or did not answer in
+ * time. An outage is not an expected outcome of a rule, so it travels as an exception; the
+ * HTTP adapter answers it with 503 `unavailable`.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,7 @@
+/** Page size bounds of `GET /pets` (SPEC.md Limits): the one place these numbers live. */
+export const LIMIT_MIN = 1;
+export const LIMIT_MAX = 100;
+export const LIMIT_DEFAULT = 20;
+
+export const isValidLimit = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= LIMIT_MIN && value <= LIMIT_MAX;

@@ -1,0 +1,62 @@
+import type { ConsumeResult } from './subject-state.js';
+import type { Quota } from './plans.js';
+import { DAY_MS, MINUTE_MS, windowStart, type WindowName } from './windows.js';
+
+/** The numbers a response reports for one window. */
+export interface WindowView {
+  readonly name: WindowName;
+  /** The window's quota. */
+  readonly limit: number;
+  /** Length in seconds (the `w` of `RateLimit-Policy`). */
+  readonly seconds: number;
+  /** Requests left in the window, never below 0. */
+  readonly remaining: number;
+  /** Unix seconds at which the window resets. */
+  readonly resetAt: number;
+  /** Whole seconds from now until it resets, at least 1 (the `t` of `RateLimit`). */
+  readonly resetIn: number;
+}
+
+export type AdmissionOutcome = 'admitted' | 'rate_limited' | 'temporarily_banned';
+
+/** The decision on one request and everything the rate-limit headers say about it. */
+export interface AdmissionDecision {
+  readonly outcome: AdmissionOutcome;
+  /** Both windows, minute first (the order of `RateLimit-Policy`). */
+  readonly windows: readonly [WindowView, WindowView];
+  /** The binding window: fewer remaining; on a tie, the one that resets later. */
+  readonly binding: WindowView;
+  /** Whole seconds the client waits before retrying (≥ 1); only when the request was refused. */
+  readonly retryAfter?: number;
+}
+
+const ceilSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
+const view = (name: WindowName, lengthMs: number, limit: number, used: number, now: number, zero: boolean): WindowView => {
+  const end = windowStart(now, lengthMs) + lengthMs;
+  return {
+    name,
+    limit,
+    seconds: lengthMs / 1000,
+    remaining: zero ? 0 : Math.max(0, limit - used),
+    resetAt: Math.ceil(end / 1000),
+    resetIn: ceilSeconds(end - now),
+  };
+};
+
+/** Turns what the store did into the decision and its header numbers (CONTRACT.md §5). */
+export const decideAdmission = (result: ConsumeResult, quota: Quota, now: number): AdmissionDecision => {
+  const banned = result.outcome === 'banned';
+  const minute = view('minute', MINUTE_MS, quota.perMinute, result.minuteCount, now, banned);
+  const day = view('day', DAY_MS, quota.perDay, result.dayCount, now, banned);
+  const binding = minute.remaining < day.remaining || (minute.remaining === day.remaining && minute.resetAt > day.resetAt) ? minute : day;
+  const windows = [minute, day] as const;
+  switch (result.outcome) {
+    case 'admitted':
+      return { outcome: 'admitted', windows, binding };
+    case 'rejected':
+      return { outcome: 'rate_limited', windows, binding, retryAfter: binding.resetIn };
+    case 'banned':
+      return { outcome: 'temporarily_banned', windows, binding, retryAfter: ceilSeconds(result.bannedUntil - now) };
+  }
+};

@@ -1,0 +1,93 @@
+import type { BanRule } from './ban.js';
+import type { Quota } from './plans.js';
+import { DAY_MS, MINUTE_MS, windowStart } from './windows.js';
+
+/**
+ * Everything the rate limiter remembers about one subject (an API key or a client address).
+ * Window starts are epoch ms; a count belongs to the window whose start it is stored with.
+ */
+export interface SubjectState {
+  readonly minuteStart: number;
+  readonly minuteCount: number;
+  /** Requests rejected with 429 `rate_limited` in the current minute window (the ban rule counts these). */
+  readonly minuteRejections: number;
+  readonly dayStart: number;
+  readonly dayCount: number;
+  /** Epoch ms at which the ban ends; 0 when the subject has never been banned. */
+  readonly bannedUntil: number;
+}
+
+export type ConsumeOutcome = 'admitted' | 'rejected' | 'banned';
+
+/** What one attempt to consume a unit did, with the counts after it. */
+export interface ConsumeResult {
+  readonly outcome: ConsumeOutcome;
+  readonly minuteCount: number;
+  readonly dayCount: number;
+  readonly bannedUntil: number;
+}
+
+export interface ConsumeRequest {
+  readonly subject: string;
+  readonly now: number;
+  readonly quota: Quota;
+  readonly ban: BanRule;
+}
+
+/**
+ * The admission rule as a pure transition: from the subject's state (or none) and a request,
+ * the next state and what happened. Stores apply it atomically (the memory store runs this very
+ * function; other stores express the same steps in their own update language).
+ *
+ * 1. Windows that have ended are reset.
+ * 2. A subject under a ban is refused and nothing is counted.
+ * 3. If both windows have room, one unit of each is consumed: admitted.
+ * 4. Otherwise the request is rejected and consumes nothing, but the rejection is counted in
+ *    the minute window; the rejection that reaches the ban threshold starts the ban (and the
+ *    count starts again), so that request is already answered as banned.
+ */
+export const consumeQuota = (
+  state: SubjectState | undefined,
+  request: ConsumeRequest,
+): { readonly state: SubjectState; readonly result: ConsumeResult } => {
+  const { now, quota, ban } = request;
+  const minuteStart = windowStart(now, MINUTE_MS);
+  const dayStart = windowStart(now, DAY_MS);
+  const sameMinute = state !== undefined && state.minuteStart === minuteStart;
+  const sameDay = state !== undefined && state.dayStart === dayStart;
+  const minuteCount = sameMinute ? state.minuteCount : 0;
+  const minuteRejections = sameMinute ? state.minuteRejections : 0;
+  const dayCount = sameDay ? state.dayCount : 0;
+  const bannedUntil = state?.bannedUntil ?? 0;
+
+  if (bannedUntil > now) {
+    const next = { minuteStart, minuteCount, minuteRejections, dayStart, dayCount, bannedUntil };
+    return { state: next, result: { outcome: 'banned', minuteCount, dayCount, bannedUntil } };
+  }
+  if (minuteCount < quota.perMinute && dayCount < quota.perDay) {
+    const next = {
+      minuteStart,
+      minuteCount: minuteCount + 1,
+      minuteRejections,
+      dayStart,
+      dayCount: dayCount + 1,
+      bannedUntil,
+    };
+    return {
+      state: next,
+      result: { outcome: 'admitted', minuteCount: next.minuteCount, dayCount: next.dayCount, bannedUntil },
+    };
+  }
+  const rejections = minuteRejections + 1;
+  if (rejections >= ban.threshold) {
+    const until = now + ban.seconds * 1000;
+    const next = { minuteStart, minuteCount, minuteRejections: 0, dayStart, dayCount, bannedUntil: until };
+    return { state: next, result: { outcome: 'banned', minuteCount, dayCount, bannedUntil: until } };
+  }
+  const next = { minuteStart, minuteCount, minuteRejections: rejections, dayStart, dayCount, bannedUntil };
+  return { state: next, result: { outcome: 'rejected', minuteCount, dayCount, bannedUntil } };
+};
+
+/** True when nothing in the state can matter any more at `now`: its day has ended and no ban runs. */
+export const isStateExpired = (state: SubjectState, now: number): boolean =>
+  state.dayStart + DAY_MS <= now && state.bannedUntil <= now;

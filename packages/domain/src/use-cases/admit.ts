@@ -1,0 +1,24 @@
+import type { Clock } from '../ports/clock.port.js';
+import type { QuotaStore } from '../ports/quota-store.port.js';
+import type { Subject } from '../auth/api-key.js';
+import { decideAdmission, type AdmissionDecision } from '../quota/admission.js';
+import { DEFAULT_BAN_RULE, type BanRule } from '../quota/ban.js';
+import { ANONYMOUS_QUOTA } from '../quota/plans.js';
+
+/** The subject of a caller without a valid credential: its client address, on the free plan's numbers. */
+export const anonymousSubject = (address: string): Subject => ({ id: `a:${address}`, plan: 'free', quota: ANONYMOUS_QUOTA });
+
+/** Rate limiting and bans (CONTRACT.md §5): one store round trip per request. */
+export class Admission {
+  constructor(
+    private readonly quotas: QuotaStore,
+    private readonly clock: Clock,
+    private readonly ban: BanRule = DEFAULT_BAN_RULE,
+  ) {}
+
+  async admit(subject: Subject): Promise<AdmissionDecision> {
+    const now = this.clock.now();
+    const result = await this.quotas.consume({ subject: subject.id, now, quota: subject.quota, ban: this.ban });
+    return decideAdmission(result, subject.quota, now);
+  }
+}

@@ -1,0 +1,73 @@
+import type { Clock } from '../ports/clock.port.js';
+import type { PetRepository } from '../ports/pet-repository.port.js';
+import type { Gone, NotFound, ValidationFailed } from '../errors.js';
+import { validationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+import type { Pet, PetStatus } from '../pet/pet.js';
+import { isPetStatus, PET_STATUSES } from '../pet/pet.js';
+import { parsePetId, validateNewPet } from '../pet/validate.js';
+import { decodeCursor } from '../pagination/cursor.js';
+import { isValidLimit, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
+import { assemblePage, type Page } from '../pagination/page.js';
+import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprecation/sunset.js';
+
+/** What `listPets` takes: every field optional, each checked here whatever its type. */
+export interface ListPetsInput {
+  readonly limit?: unknown;
+  readonly status?: unknown;
+  readonly cursor?: unknown;
+}
+
+/**
+ * The catalogue's use cases: `createPet`, `listPets`, `getPet`. Expected failures come back as
+ * values; only a store outage (`StoreUnavailableError`) is thrown.
+ */
+export class PetCatalog {
+  constructor(
+    private readonly pets: PetRepository,
+    private readonly clock: Clock,
+    private readonly getPetDeprecation: DeprecationPolicy = GET_PET_DEPRECATION,
+  ) {}
+
+  async createPet(body: unknown): Promise<Result<Pet, ValidationFailed>> {
+    const draft = validateNewPet(body);
+    if (!draft.ok) return draft;
+    return ok(await this.pets.create(draft.value));
+  }
+
+  async listPets(input: ListPetsInput = {}): Promise<Result<Page, ValidationFailed>> {
+    const limit = input.limit === undefined ? LIMIT_DEFAULT : input.limit;
+    if (!isValidLimit(limit)) {
+      return fail(validationFailed('limit', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`));
+    }
+    let status: PetStatus | undefined;
+    if (input.status !== undefined) {
+      if (!isPetStatus(input.status)) {
+        return fail(validationFailed('status', `status must be one of ${PET_STATUSES.join(', ')}`));
+      }
+      status = input.status;
+    }
+    let afterId = 0;
+    if (input.cursor !== undefined) {
+      const position = typeof input.cursor === 'string' ? decodeCursor(input.cursor) : undefined;
+      if (!position) return fail(validationFailed('cursor', 'cursor is not one this service issued, or it was altered'));
+      if (position.status !== status) {
+        return fail(validationFailed('cursor', 'cursor belongs to a listing with another status filter'));
+      }
+      afterId = position.afterId;
+    }
+    const rows = await this.pets.list(status === undefined ? { afterId, limit: limit + 1 } : { status, afterId, limit: limit + 1 });
+    return ok(assemblePage(rows, limit, status));
+  }
+
+  /** Deprecated operation: answers `gone` from its sunset on. `id` may be the raw path segment. */
+  async getPet(id: string | number): Promise<Result<Pet, ValidationFailed | NotFound | Gone>> {
+    if (isSunset(this.getPetDeprecation, this.clock.now())) {
+      return fail({ code: 'gone', message: `this operation was removed; use GET ${this.getPetDeprecation.successor} instead` });
+    }
+    const parsed = parsePetId(String(id));
+    if (!parsed.ok) return parsed;
+    const pet = parsed.value === null ? undefined : await this.pets.findById(parsed.value);
+    return pet ? ok(pet) : fail({ code: 'not_found', message: `no pet has id ${String(id)}` });
+  }
+}

@@ -1,0 +1,179 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { AdmissionDecision, BanRule, ConsumeRequest, Quota, QuotaStore, Subject } from '../src/index.js';
+import { Admission, DAY_MS, MINUTE_MS, windowStart } from '../src/index.js';
+import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { ManualClock } from './manual-clock.js';
+
+const T0 = Date.UTC(2027, 2, 3, 10, 15, 0);
+const quota: Quota = { perMinute: 3, perDay: 5 };
+const ban: BanRule = { threshold: 3, seconds: 120 };
+const at = (subject: string, now: number, q: Quota = quota, b: BanRule = ban): ConsumeRequest => ({ subject, now, quota: q, ban: b });
+
+/**
+ * Checks a run of admission decisions against the rules of CONTRACT.md §5, stated directly:
+ * windows are UTC-aligned and fixed; a request is admitted exactly when no ban runs and both
+ * windows have room; an admitted request takes one from each window's remaining; a refused one
+ * takes nothing; the rejection that reaches the threshold within a minute window starts a ban of
+ * exactly `ban.seconds`; `Retry-After` ≥ 1 points at the binding window's reset or the ban's end.
+ */
+const checkDecisions = (q: Quota, b: BanRule, times: readonly number[], decisions: readonly AdmissionDecision[]): void => {
+  let minuteStart = Number.NaN, dayStart = Number.NaN;
+  let minuteLeft = q.perMinute, dayLeft = q.perDay, rejections = 0, bannedUntil = 0;
+  times.forEach((now, i) => {
+    const d = decisions[i]!;
+    const ms = windowStart(now, MINUTE_MS), ds = windowStart(now, DAY_MS);
+    if (ms !== minuteStart) [minuteStart, minuteLeft, rejections] = [ms, q.perMinute, 0];
+    if (ds !== dayStart) [dayStart, dayLeft] = [ds, q.perDay];
+    const [minute, day] = d.windows;
+    for (const w of d.windows) expect(w.remaining, `request ${i}: remaining`).to.be.at.least(0);
+    expect(minute.limit).to.equal(q.perMinute);
+    expect(day.limit).to.equal(q.perDay);
+    expect(minute.resetAt).to.equal((minuteStart + MINUTE_MS) / 1000);
+    expect(day.resetAt).to.equal((dayStart + DAY_MS) / 1000);
+    const expectedBinding = minute.remaining < day.remaining ? minute : day;
+    expect(d.binding).to.deep.equal(expectedBinding);
+    if (now < bannedUntil) {
+      expect(d.outcome, `request ${i} during the ban`).to.equal('temporarily_banned');
+      expect(d.retryAfter).to.equal(Math.max(1, Math.ceil((bannedUntil - now) / 1000)));
+      return;
+    }
+    if (minuteLeft > 0 && dayLeft > 0) {
+      expect(d.outcome, `request ${i} with room in both windows`).to.equal('admitted');
+      minuteLeft -= 1;
+      dayLeft -= 1;
+      expect([minute.remaining, day.remaining], `request ${i}: remaining after admission`).to.deep.equal([minuteLeft, dayLeft]);
+      expect(d.retryAfter).to.equal(undefined);
+      return;
+    }
+    rejections += 1;
+    if (rejections >= b.threshold) {
+      rejections = 0;
+      bannedUntil = now + b.seconds * 1000;
+      expect(d.outcome, `request ${i} reaching the ban threshold`).to.equal('temporarily_banned');
+      expect(d.retryAfter).to.equal(b.seconds);
+      return;
+    }
+    expect(d.outcome, `request ${i} over the limit`).to.equal('rate_limited');
+    expect([minute.remaining, day.remaining], `request ${i}: a rejection consumes nothing`).to.deep.equal([minuteLeft, dayLeft]);
+    expect(d.binding.remaining).to.equal(0);
+    expect(d.retryAfter).to.be.at.least(1).and.to.equal(d.binding.resetIn);
+  });
+};
+
+const stepArb = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 0, max: 3_000 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 3_000, max: 70_000 }) },
+  { weight: 1, arbitrary: fc.constantFrom(MINUTE_MS, DAY_MS, 3_600_000) },
+);
+
+/**
+ * The `QuotaStore` contract: every adapter runs this same suite. `make` gives a fresh, empty
+ * store each time it is called.
+ */
+export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, options: ContractOptions = {}): void => {
+  const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
+
+  describe(`QuotaStore contract: ${name}`, function () {
+    it('admits while both windows have room, counting one unit in each', () =>
+      withFixture(make, async (store) => {
+        for (let i = 1; i <= 3; i++) {
+          expect(await store.consume(at('s', T0 + i))).to.deep.equal({ outcome: 'admitted', minuteCount: i, dayCount: i, bannedUntil: 0 });
+        }
+      }));
+
+    it('rejects past the minute limit and a rejection consumes nothing', () =>
+      withFixture(make, async (store) => {
+        for (let i = 0; i < 3; i++) await store.consume(at('s', T0));
+        expect(await store.consume(at('s', T0 + 1))).to.deep.equal({ outcome: 'rejected', minuteCount: 3, dayCount: 3, bannedUntil: 0 });
+        expect(await store.consume(at('s', T0 + 2))).to.deep.include({ outcome: 'rejected', minuteCount: 3, dayCount: 3 });
+      }));
+
+    it('starts a new minute window at the UTC minute boundary, keeping the day count', () =>
+      withFixture(make, async (store) => {
+        for (let i = 0; i < 3; i++) await store.consume(at('s', T0 + 59_999));
+        expect((await store.consume(at('s', T0 + 59_999))).outcome).to.equal('rejected');
+        expect(await store.consume(at('s', T0 + 60_000))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 4 });
+      }));
+
+    it('limits by the UTC day across minutes and starts afresh at midnight', () =>
+      withFixture(make, async (store) => {
+        for (let i = 0; i < 5; i++) expect((await store.consume(at('s', T0 + i * MINUTE_MS))).outcome).to.equal('admitted');
+        expect(await store.consume(at('s', T0 + 6 * MINUTE_MS))).to.deep.include({ outcome: 'rejected', minuteCount: 0, dayCount: 5 });
+        const midnight = windowStart(T0, DAY_MS) + DAY_MS;
+        expect(await store.consume(at('s', midnight))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 1 });
+      }));
+
+    it('bans at the threshold-th rejection within a minute window, for exactly the ban length', () =>
+      withFixture(make, async (store) => {
+        for (let i = 0; i < 3; i++) await store.consume(at('s', T0));
+        expect((await store.consume(at('s', T0 + 1))).outcome).to.equal('rejected');
+        expect((await store.consume(at('s', T0 + 2))).outcome).to.equal('rejected');
+        const banned = await store.consume(at('s', T0 + 3));
+        expect(banned).to.deep.include({ outcome: 'banned', bannedUntil: T0 + 3 + 120_000 });
+        // The ban outlives the minute window, and banned requests consume nothing.
+        expect((await store.consume(at('s', T0 + 60_000))).outcome).to.equal('banned');
+        expect(await store.consume(at('s', T0 + 3 + 119_999))).to.deep.include({ outcome: 'banned', dayCount: 3 });
+        expect(await store.consume(at('s', T0 + 3 + 120_000))).to.deep.include({ outcome: 'admitted', dayCount: 4 });
+      }));
+
+    it('does not add up rejections from different minute windows', () =>
+      withFixture(make, async (store) => {
+        const q: Quota = { perMinute: 1, perDay: 100 };
+        for (let m = 0; m < 4; m++) {
+          const t = T0 + m * MINUTE_MS;
+          expect((await store.consume(at('s', t, q))).outcome).to.equal('admitted');
+          expect((await store.consume(at('s', t + 1, q))).outcome).to.equal('rejected');
+          expect((await store.consume(at('s', t + 2, q))).outcome).to.equal('rejected');
+        }
+      }));
+
+    it('keeps subjects apart', () =>
+      withFixture(make, async (store) => {
+        for (let i = 0; i < 3; i++) await store.consume(at('a', T0));
+        expect((await store.consume(at('a', T0))).outcome).to.equal('rejected');
+        expect(await store.consume(at('b', T0))).to.deep.include({ outcome: 'admitted', minuteCount: 1 });
+      }));
+
+    it('property: of N simultaneous requests under limit L, exactly min(N, L) are admitted', () =>
+      fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 120 }), fc.integer({ min: 1, max: 60 }), (n, limit) =>
+          withFixture(make, async (store) => {
+            const q: Quota = { perMinute: limit, perDay: limit };
+            const wide: BanRule = { threshold: 1_000_000, seconds: 1 };
+            const results = await Promise.all(Array.from({ length: n }, () => store.consume(at('hot', T0, q, wide))));
+            const admitted = results.filter((r) => r.outcome === 'admitted');
+            expect(admitted).to.have.length(Math.min(n, limit));
+            expect(new Set(admitted.map((r) => r.minuteCount)).size).to.equal(admitted.length);
+          }),
+        ),
+        { ...runs },
+      ));
+
+    it('property: any sequence of timestamped requests follows the admission and ban rules', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.record({ perMinute: fc.integer({ min: 1, max: 5 }), extraPerDay: fc.integer({ min: 0, max: 8 }) }),
+          fc.record({ threshold: fc.integer({ min: 1, max: 4 }), seconds: fc.integer({ min: 1, max: 200 }) }),
+          fc.integer({ min: 0, max: DAY_MS - 1 }),
+          fc.array(stepArb, { minLength: 1, maxLength: 60 }),
+          ({ perMinute, extraPerDay }, b, startOffset, steps) =>
+            withFixture(make, async (store) => {
+              const q: Quota = { perMinute, perDay: perMinute + extraPerDay };
+              const clock = new ManualClock(Date.UTC(2027, 5, 1) + startOffset);
+              const admission = new Admission(store, clock, b);
+              const subject: Subject = { id: 'k:prop', plan: 'enterprise', quota: q };
+              const times: number[] = [];
+              const decisions: AdmissionDecision[] = [];
+              for (const step of steps) {
+                clock.advance(step);
+                times.push(clock.now());
+                decisions.push(await admission.admit(subject));
+              }
+              checkDecisions(q, b, times, decisions);
+            }),
+        ),
+        { ...runs },
+      ));
+  });
+};

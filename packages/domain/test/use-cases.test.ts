@@ -1,0 +1,158 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import type { ApiKeyRecord, ApiKeyStore, Pet, PetListQuery, PetRepository } from '../src/index.js';
+import {
+  apiKeyRecord,
+  Authenticator,
+  constantTimeEqual,
+  decodeCursor,
+  encodeCursor,
+  GET_PET_DEPRECATION,
+  LIMIT_DEFAULT,
+  PetCatalog,
+  sha256Hex,
+} from '../src/index.js';
+import { ManualClock } from '../test-support/manual-clock.js';
+
+/** A deliberately simple repository for use-case tests: the adapters have their own contract suite. */
+class ArrayRepository implements PetRepository {
+  readonly pets: Pet[] = [];
+  lastQuery: PetListQuery | undefined;
+  async create(d: Omit<Pet, 'id'>): Promise<Pet> {
+    const pet = { id: this.pets.length + 1, ...d };
+    this.pets.push(pet);
+    return pet;
+  }
+  async findById(id: number): Promise<Pet | undefined> {
+    return this.pets.find((p) => p.id === id);
+  }
+  async list(q: PetListQuery): Promise<readonly Pet[]> {
+    this.lastQuery = q;
+    return this.pets.filter((p) => (q.status === undefined || p.status === q.status) && p.id > q.afterId).slice(0, q.limit);
+  }
+}
+
+describe('PetCatalog use cases', () => {
+  const setup = async (n = 0) => {
+    const repo = new ArrayRepository();
+    const clock = new ManualClock(Date.UTC(2027, 0, 1));
+    const catalog = new PetCatalog(repo, clock);
+    for (let i = 0; i < n; i++) await repo.create({ name: `p${i}`, categoryId: 1, status: i % 2 ? 'sold' : 'available' });
+    return { repo, clock, catalog };
+  };
+
+  it('createPet validates, resolves the default status and stores', async () => {
+    const { catalog, repo } = await setup();
+    const created = await catalog.createPet({ name: 'Rex', categoryId: 2 });
+    expect(created).to.deep.equal({ ok: true, value: { id: 1, name: 'Rex', categoryId: 2, status: 'available' } });
+    const refused = await catalog.createPet({ name: 'Rex' });
+    expect(refused.ok).to.equal(false);
+    expect(repo.pets).to.have.length(1);
+  });
+
+  it('listPets defaults to 20 items and asks the store for one more than the page', async () => {
+    const { catalog, repo } = await setup(30);
+    const page = await catalog.listPets();
+    expect(LIMIT_DEFAULT).to.equal(20);
+    expect(page.ok && page.value.items).to.have.length(20);
+    expect(repo.lastQuery).to.deep.equal({ afterId: 0, limit: 21 });
+    expect(page.ok && decodeCursor(page.value.nextCursor!)).to.deep.equal({ afterId: 20, status: undefined });
+  });
+
+  it('listPets rejects limits outside 1–100, unknown statuses and foreign or altered cursors', async () => {
+    const { catalog } = await setup(3);
+    for (const limit of [0, 101, -1, 1.5, '5', null]) {
+      const r = await catalog.listPets({ limit });
+      expect(!r.ok && r.error.field, String(limit)).to.equal('limit');
+    }
+    expect((await catalog.listPets({ limit: 1 })).ok).to.equal(true);
+    expect((await catalog.listPets({ limit: 100 })).ok).to.equal(true);
+    const bad = await catalog.listPets({ status: 'Available' });
+    expect(!bad.ok && bad.error.field).to.equal('status');
+    const soldCursor = encodeCursor({ afterId: 1, status: 'sold' });
+    const foreign = await catalog.listPets({ cursor: soldCursor });
+    expect(!foreign.ok && foreign.error.field).to.equal('cursor');
+    expect((await catalog.listPets({ status: 'sold', cursor: soldCursor })).ok).to.equal(true);
+    const altered = await catalog.listPets({ cursor: soldCursor.slice(1) });
+    expect(!altered.ok && altered.error.field).to.equal('cursor');
+  });
+
+  it('getPet parses the path id strictly and tells not_found from validation_failed', async () => {
+    const { catalog } = await setup(2);
+    expect(await catalog.getPet('2')).to.deep.equal({ ok: true, value: { id: 2, name: 'p1', categoryId: 1, status: 'sold' } });
+    for (const id of ['abc', '0', '-1', '1.5', '007', '', ' 1', '1 ', '+1', '1e3', '0x1', '9223372036854775808', '99999999999999999999']) {
+      const r = await catalog.getPet(id);
+      expect(!r.ok && r.error.code, JSON.stringify(id)).to.equal('validation_failed');
+    }
+    for (const id of ['3', '9007199254740991', '9007199254740993', '9223372036854775807']) {
+      const r = await catalog.getPet(id);
+      expect(!r.ok && r.error.code, id).to.equal('not_found');
+    }
+  });
+
+  it('getPet answers gone from the sunset instant on, by the injected clock', async () => {
+    const { catalog, clock } = await setup(1);
+    clock.set(GET_PET_DEPRECATION.sunsetAt - 1);
+    expect((await catalog.getPet('1')).ok).to.equal(true);
+    clock.set(GET_PET_DEPRECATION.sunsetAt);
+    const r = await catalog.getPet('1');
+    expect(!r.ok && r.error.code).to.equal('gone');
+  });
+});
+
+describe('Authenticator', () => {
+  class Keys implements ApiKeyStore {
+    readonly seen: string[] = [];
+    constructor(private readonly records: ApiKeyRecord[]) {}
+    async findByHash(h: string) {
+      this.seen.push(h);
+      return this.records.find((r) => r.keyHash === h);
+    }
+    async save() {}
+  }
+  const record = apiKeyRecord('S3cret-Key_1', 'pro') as ApiKeyRecord;
+
+  it('accepts the bearer scheme in any case, and looks the key up by its SHA-256 only', async () => {
+    const keys = new Keys([record]);
+    const auth = new Authenticator(keys);
+    for (const header of ['Bearer S3cret-Key_1', 'bearer S3cret-Key_1', 'BEARER   S3cret-Key_1 ']) {
+      const r = await auth.authenticate(header);
+      expect(r.ok && r.value, header).to.deep.include({ plan: 'pro', id: `k:${record.keyHash}` });
+    }
+    expect(keys.seen.every((h) => /^[0-9a-f]{64}$/.test(h))).to.equal(true);
+  });
+
+  it('tells a missing credential from an invalid one; the key is case-sensitive', async () => {
+    const auth = new Authenticator(new Keys([record]));
+    for (const header of [undefined, '', 'Basic abc', 'Bearerx S3cret-Key_1', 'Token S3cret-Key_1']) {
+      const r = await auth.authenticate(header);
+      expect(!r.ok && r.error.reason, String(header)).to.equal('missing');
+    }
+    for (const header of ['Bearer s3cret-key_1', 'Bearer S3cret-Key_2', 'Bearer', 'Bearer a b', 'Bearer ä']) {
+      const r = await auth.authenticate(header);
+      expect(!r.ok && r.error.reason, header).to.equal('invalid');
+    }
+  });
+});
+
+describe('sha256Hex and constantTimeEqual', () => {
+  it('property: sha256Hex equals node:crypto over any string (UTF-8, lone surrogates as U+FFFD)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
+        expect(sha256Hex(text)).to.equal(createHash('sha256').update(text, 'utf8').digest('hex'));
+      }),
+      { numRuns: 300 },
+    );
+    expect(sha256Hex('')).to.equal('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+  });
+
+  it('property: constantTimeEqual is string equality', () => {
+    fc.assert(fc.property(fc.string(), fc.string(), (a, b) => {
+      expect(constantTimeEqual(a, b)).to.equal(a === b);
+    }));
+    expect(constantTimeEqual('abc', 'abc')).to.equal(true);
+    expect(constantTimeEqual('abc', 'abd')).to.equal(false);
+    expect(constantTimeEqual('abc', 'ab')).to.equal(false);
+  });
+});
