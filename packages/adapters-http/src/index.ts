@@ -1,1 +1,6 @@
-export {};
+export { createHttpApp, type HttpAppDependencies, type HttpAppOptions } from './app.js';
+export { listen, type ListenOptions, type RunningServer } from './server.js';
+export { buildOpenApiDocument } from './openapi.js';
+export { ERROR_STATUS } from './errors.js';
+export { silentLogger, type HttpLogger } from './logger.js';
+export { BODY_LIMIT_BYTES } from './body.js';

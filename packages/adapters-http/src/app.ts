@@ -1,0 +1,67 @@
+import Koa from 'koa';
+import type { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import { buildOpenApiDocument } from './openapi.js';
+import { createRouter } from './routes.js';
+import { compileValidators } from './validation.js';
+import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
+import { gate } from './middleware/gate.js';
+import { silentLogger, type HttpLogger } from './logger.js';
+import type { AppState } from './state.js';
+
+/** The use cases the HTTP adapter serves, and how it tells whether the store answers. */
+export interface HttpAppDependencies {
+  readonly catalog: PetCatalog;
+  readonly authenticator: Authenticator;
+  readonly admission: Admission;
+  /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
+  readonly isReady?: () => Promise<boolean>;
+  readonly logger?: HttpLogger;
+}
+
+export interface HttpAppOptions {
+  /** Take the client address from `X-Forwarded-For` (the address the trusted proxy saw). */
+  readonly trustProxy?: boolean;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Builds the Koa application of the v1 API. No globals: everything comes in `deps`. */
+export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions = {}): Koa<AppState> => {
+  const logger = deps.logger ?? silentLogger;
+  const isReady = deps.isReady ?? (async () => true);
+  const openApi = JSON.stringify(buildOpenApiDocument());
+  const router = createRouter(deps.catalog, compileValidators());
+
+  const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
+  app.silent = true;
+  app.on('error', (error: unknown) => {
+    logger.error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'response error');
+  });
+
+  app.use(requestContext(logger));
+  // Probes and the description: outside the credential and the rate limit.
+  app.use(async function probes(ctx, next) {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    if (ctx.path === '/healthz') {
+      ctx.state.route = 'GET /healthz';
+      ctx.type = JSON_TYPE;
+      ctx.body = '{"status":"ok"}';
+    } else if (ctx.path === '/readyz') {
+      ctx.state.route = 'GET /readyz';
+      if (await isReady()) {
+        ctx.type = JSON_TYPE;
+        ctx.body = '{"status":"ready"}';
+      } else {
+        ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+        answerError(ctx, 'unavailable', 'the pet store cannot be reached');
+      }
+    } else if (ctx.path === '/v1/openapi.json') {
+      ctx.state.route = 'GET /v1/openapi.json';
+      ctx.type = JSON_TYPE;
+      ctx.body = openApi;
+    } else return next();
+  });
+  app.use(gate(router, deps.authenticator, deps.admission));
+  app.use(router.routes());
+  return app;
+};

@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from './errors.js';
+
+/** Largest request body accepted (CONTRACT.md §1). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * Reads a JSON request body under CONTRACT.md §1: `application/json` only (415), at most 1 MiB
+ * (413, refused from `Content-Length` before anything is read), UTF-8 (`malformed_json`
+ * otherwise), and parsed with `JSON.parse`, which makes `__proto__` an own property and never
+ * touches a prototype. Returns `undefined` when the request has no body.
+ */
+export const readJsonBody = async (req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
+  const declared = req.headers['content-length'];
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (declared !== undefined && Number(declared) > limit) {
+    throw new HttpError('payload_too_large', `the body is larger than ${limit} bytes`, { Connection: 'close' });
+  }
+  if (!chunked && (declared === undefined || Number(declared) === 0)) return undefined;
+
+  const type = req.headers['content-type'] ?? '';
+  const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
+  if (!JSON_MEDIA_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    throw new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)', { Connection: 'close' });
+  }
+
+  const chunks: Buffer[] = [];
+  let size = 0;
+  await new Promise<void>((resolve, reject) => {
+    const done = (error?: unknown): void => {
+      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      if (error === undefined) resolve();
+      else reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        // Stop collecting, answer at once; the connection closes after the answer.
+        done(new HttpError('payload_too_large', `the body is larger than ${limit} bytes`, { Connection: 'close' }));
+      } else chunks.push(chunk);
+    };
+    const onEnd = (): void => done();
+    const onClose = (): void => {
+      if (!req.complete) done(new HttpError('validation_failed', 'the request body ended before it was complete'));
+    };
+    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+  });
+  if (size === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+  } catch {
+    throw new HttpError('malformed_json', 'the body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError('malformed_json', 'the body is not valid JSON');
+  }
+};

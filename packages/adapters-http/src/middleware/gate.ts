@@ -1,0 +1,79 @@
+import type { Middleware } from 'koa';
+import type Router from '@koa/router';
+import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
+import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION } from '@petstore/domain';
+import { HttpError } from '../errors.js';
+import type { AppState } from '../state.js';
+
+const REALM = 'Bearer realm="petstore"';
+const DEPRECATION = deprecationHeaders(GET_PET_DEPRECATION);
+
+const policyCache = new WeakMap<Quota, string>();
+/** `RateLimit-Policy` of a quota; computed once per quota object. */
+const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
+  let policy = policyCache.get(quota);
+  if (policy === undefined) {
+    policy = decision.windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', ');
+    policyCache.set(quota, policy);
+  }
+  return policy;
+};
+
+/**
+ * Everything between the request and its route, in this order:
+ * 1. match the route (the deprecated `getPet` gets its headers on every answer, errors included);
+ * 2. identify the subject: the key's when the credential is valid, otherwise the client address;
+ * 3. admit it (rate limit and bans), with the rate-limit headers on every answer from here on;
+ * 4. unknown path → 404, known path with another method → 405 with `Allow`, `OPTIONS` → 204;
+ * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3).
+ */
+export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission): Middleware<AppState> =>
+  async function gate(ctx, next) {
+    const match = router.match(ctx.path, ctx.method);
+    const layer = match.pathAndMethod.find((l) => l.methods.length > 0);
+    if (layer) ctx.state.route = `${ctx.method} ${String(layer.path)}`;
+    if (layer?.name === 'getPet') ctx.set(DEPRECATION);
+
+    const auth = await authenticator.authenticate(ctx.get('Authorization') || undefined);
+    const subject = auth.ok ? auth.value : anonymousSubject(ctx.ip);
+    ctx.state.subjectTag = auth.ok ? `k:${auth.value.keyTag ?? ''}` : subject.id;
+
+    const decision = await admission.admit(subject);
+    const { binding } = decision;
+    ctx.set({
+      'X-RateLimit-Limit': String(binding.limit),
+      'X-RateLimit-Remaining': String(binding.remaining),
+      'X-RateLimit-Reset': String(binding.resetAt),
+      'RateLimit-Policy': policyOf(decision, subject.quota),
+      RateLimit: `"${binding.name}";r=${binding.remaining};t=${binding.resetIn}`,
+    });
+    if (decision.outcome !== 'admitted') {
+      const retryAfter = String(decision.retryAfter ?? 1);
+      if (decision.outcome === 'temporarily_banned') {
+        throw new HttpError('temporarily_banned', `too many requests after being rate limited; banned for ${retryAfter} more seconds`, {
+          'Retry-After': retryAfter,
+        });
+      }
+      throw new HttpError('rate_limited', `rate limit of ${binding.limit} requests per ${binding.name} exceeded; retry in ${retryAfter} seconds`, {
+        'Retry-After': retryAfter,
+      });
+    }
+
+    if (!layer) {
+      const methods = new Set(match.path.flatMap((l) => l.methods));
+      if (methods.size === 0) throw new HttpError('not_found', `no such path: ${ctx.path.slice(0, 200)}`);
+      const allow = [...methods, 'OPTIONS'].join(', ');
+      if (ctx.method === 'OPTIONS') {
+        ctx.set('Allow', allow);
+        ctx.status = 204;
+        return;
+      }
+      throw new HttpError('method_not_allowed', `${ctx.method.slice(0, 20)} is not allowed here; use ${allow}`, { Allow: allow });
+    }
+
+    if (!auth.ok) {
+      const challenge = auth.error.reason === 'invalid' ? `${REALM}, error="invalid_token"` : REALM;
+      throw new HttpError('unauthorized', auth.error.message, { 'WWW-Authenticate': challenge });
+    }
+    await next();
+  };

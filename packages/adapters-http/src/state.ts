@@ -1,0 +1,8 @@
+/** What the middleware chain records about a request in `ctx.state`. */
+export interface AppState {
+  requestId: string;
+  /** The matched route pattern (e.g. `GET /v1/pets/:petId`), for the log line. */
+  route?: string;
+  /** Log-safe subject: `k:<hash prefix>` for a key holder, `a:<address>` otherwise. */
+  subjectTag?: string;
+}

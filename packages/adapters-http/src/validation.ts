@@ -1,0 +1,62 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { ListPetsQuerySchema, NewPetSchema, validateNewPet } from '@petstore/domain';
+import { HttpError } from './errors.js';
+
+/** The request validators, compiled once at start from the domain's JSON Schemas. */
+export interface RequestValidators {
+  readonly newPet: ValidateFunction;
+  readonly listQuery: ValidateFunction;
+}
+
+export const compileValidators = (): RequestValidators => {
+  // Strict schemas, no type coercion: a body is taken exactly as JSON gave it.
+  const ajv = new Ajv2020({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  return { newPet: ajv.compile(NewPetSchema), listQuery: ajv.compile(ListPetsQuerySchema) };
+};
+
+const describeAjvError = (error: ErrorObject, where: string): string => {
+  const field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (error.keyword === 'additionalProperties') {
+    const extra = String((error.params as { additionalProperty?: unknown }).additionalProperty);
+    return `unknown ${where} property '${extra}'`;
+  }
+  if (error.keyword === 'required') {
+    return `${String((error.params as { missingProperty?: unknown }).missingProperty)} is required`;
+  }
+  return `${field || where} ${error.message ?? 'is not valid'}`;
+};
+
+/** Validates a create body; the message names the field and the reason (the domain's wording). */
+export const checkNewPet = (validators: RequestValidators, body: unknown): void => {
+  if (validators.newPet(body)) return;
+  const domain = validateNewPet(body);
+  const message = domain.ok ? describeAjvError(validators.newPet.errors![0]!, 'body') : domain.error.message;
+  throw new HttpError('validation_failed', message);
+};
+
+/** Query values: `limit` is read as an integer only when it is written as one; the rest stay text. */
+export const readListQuery = (
+  validators: RequestValidators,
+  query: Readonly<Record<string, string | string[] | undefined>>,
+): { limit?: number; status?: string; cursor?: string } => {
+  const input: Record<string, unknown> = {};
+  for (const key of ['limit', 'status', 'cursor'] as const) {
+    const value = query[key];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) throw new HttpError('validation_failed', `${key} must be given at most once`);
+    input[key] = key === 'limit' && /^-?[0-9]{1,16}$/.test(value) ? Number(value) : value;
+  }
+  if (!validators.listQuery(input)) {
+    const error = validators.listQuery.errors![0]!;
+    const field = error.instancePath.replace(/^\//, '');
+    const message =
+      field === 'limit'
+        ? 'limit must be an integer from 1 to 100'
+        : field === 'status'
+          ? 'status must be one of available, pending, sold'
+          : describeAjvError(error, 'query');
+    throw new HttpError('validation_failed', message);
+  }
+  return input as { limit?: number; status?: string; cursor?: string };
+};
