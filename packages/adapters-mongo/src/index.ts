@@ -1,1 +1,9 @@
-export {};
+// Public API of @petstore/adapters-mongo: the MongoDB adapters of the domain's ports (official
+// driver, no ODM), the factory the composition root calls, and the pieces tests check as data.
+export { connectMongo, type ConnectMongoOptions, type MongoStores } from './connect.js';
+export { PetRepositoryMongo } from './pet-repository.mongo.js';
+export { QuotaStoreMongo, consumePipeline } from './quota-store.mongo.js';
+export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
+export { classifyMongoError, type MongoErrorKind } from './errors.js';
+export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
+export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, type IndexDefinition } from './indexes.js';

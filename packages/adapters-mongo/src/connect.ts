@@ -1,0 +1,90 @@
+import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
+import { StoreUnavailableError } from '@petstore/domain';
+import { MongoClient, MongoInvalidArgumentError, MongoParseError, MongoServerError } from 'mongodb';
+import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
+import { classifyMongoError } from './errors.js';
+import { ensureIndexes } from './indexes.js';
+import { PetRepositoryMongo } from './pet-repository.mongo.js';
+import { QuotaStoreMongo } from './quota-store.mongo.js';
+import { resolveMongoSettings } from './settings.js';
+
+export interface ConnectMongoOptions {
+  /** The database to use instead of the one the connection string names (else `petstore`). */
+  readonly database?: string;
+}
+
+/** The three stores on one MongoDB connection pool, for the composition root. */
+export interface MongoStores {
+  readonly pets: PetRepository;
+  readonly quotas: QuotaStore;
+  readonly keys: ApiKeyStore;
+  /** The database in use and the hosts (no credentials): for the start-up log line. */
+  readonly database: string;
+  readonly endpoint: string;
+  /** True when the database answers a ping within the bounded wait; never throws (for `/readyz`). */
+  ping(): Promise<boolean>;
+  /** Closes the connection pool; stores fail with `StoreUnavailableError` afterwards. */
+  close(): Promise<void>;
+}
+
+const AUTHENTICATION_FAILED = 18;
+
+const startError = (message: string): Error => new Error(message.replace(/\s+/g, ' ').trim());
+
+/** The one line a failed start-up prints: what failed, where, never the credentials or driver internals. */
+const describeStartFailure = (error: unknown, endpoint: string, waitMs: number): string => {
+  if (classifyMongoError(error) === 'unavailable') return `cannot reach MongoDB at ${endpoint} within ${waitMs} ms`;
+  if (error instanceof MongoServerError && error.code === AUTHENTICATION_FAILED) {
+    return `MongoDB at ${endpoint} refused the credentials of the connection string`;
+  }
+  if (error instanceof MongoServerError) return `MongoDB at ${endpoint} refused to start the store (${error.codeName ?? `code ${String(error.code)}`})`;
+  return `cannot start the MongoDB store at ${endpoint} (${error instanceof Error ? error.name : 'unknown error'})`;
+};
+
+/**
+ * Connects to MongoDB, creates the indexes (idempotently) and returns the stores. Waits at most
+ * the server selection timeout (2 s unless the URI sets `serverSelectionTimeoutMS`) for a server;
+ * any failure is one `Error` whose message is a single line without credentials, e.g.
+ * `cannot reach MongoDB at db.example:27017 within 2000 ms`.
+ */
+export const connectMongo = async (uri: string, options: ConnectMongoOptions = {}): Promise<MongoStores> => {
+  const settings = resolveMongoSettings(uri);
+  const { endpoint } = settings;
+  const database = options.database ?? settings.database;
+
+  let client: MongoClient;
+  try {
+    client = new MongoClient(uri, settings.driverOptions);
+  } catch (error) {
+    // The driver's parse messages name options, never the credentials; keep only the first line.
+    const detail = error instanceof MongoParseError || error instanceof MongoInvalidArgumentError ? `: ${error.message.split('\n')[0]}` : '';
+    const credentials = /^[^/]*\/\/([^@/]*)@/.exec(uri)?.[1];
+    throw startError(`the MongoDB connection string is not valid${credentials !== undefined && detail.includes(credentials) ? '' : detail}`);
+  }
+
+  try {
+    await client.connect();
+    const db = client.db(database);
+    await ensureIndexes(db);
+    return {
+      pets: new PetRepositoryMongo(db),
+      quotas: new QuotaStoreMongo(db),
+      keys: new ApiKeyStoreMongo(db),
+      database,
+      endpoint,
+      ping: async () => {
+        try {
+          await db.command({ ping: 1 });
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      close: () => client.close(),
+    };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    const cause = error instanceof StoreUnavailableError ? error.cause : error;
+    throw startError(describeStartFailure(cause, endpoint, settings.serverSelectionTimeoutMS));
+  }
+};

@@ -1,0 +1,85 @@
+import { StoreUnavailableError } from '@petstore/domain';
+import {
+  MongoClientClosedError,
+  MongoError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
+
+/** What an adapter does with a driver error: answer 503, retry a racing upsert, or let it through as a bug. */
+export type MongoErrorKind = 'unavailable' | 'duplicate_key' | 'other';
+
+/** Driver errors that mean the server could not be reached, or is going away, or did not answer in time. */
+const UNAVAILABLE_CLASSES = [
+  MongoServerSelectionError,
+  MongoNetworkError, // MongoNetworkTimeoutError and PoolClearedError too
+  MongoTopologyClosedError,
+  MongoClientClosedError,
+  MongoServerClosedError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+] as const;
+
+/** Driver errors not exported by the driver, known by name (connection pool closed or saturated). */
+const UNAVAILABLE_NAMES = new Set(['MongoPoolClosedError', 'MongoPoolClearedError', 'MongoWaitQueueTimeoutError']);
+
+/** Labels the server or driver puts on errors that a retry a moment later may not get. */
+const UNAVAILABLE_LABELS = ['RetryableWriteError', 'ResetPool', 'SystemOverloadedError'] as const;
+
+/**
+ * Server error codes of a node that is unreachable, shutting down, stepping down or out of time:
+ * HostUnreachable, HostNotFound, ExceededTimeLimit, MaxTimeMSExpired, NetworkTimeout,
+ * ShutdownInProgress, PrimarySteppedDown, SocketException, NotWritablePrimary, InterruptedAtShutdown,
+ * InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary.
+ */
+const UNAVAILABLE_CODES = new Set([6, 7, 50, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
+
+const DUPLICATE_KEY_CODES = new Set([11000, 11001]);
+
+/** Sorts a thrown value from the driver into what the adapters do with it (tested without a database). */
+export const classifyMongoError = (error: unknown): MongoErrorKind => {
+  if (!(error instanceof Error)) return 'other';
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'number' && DUPLICATE_KEY_CODES.has(code)) return 'duplicate_key';
+  if (UNAVAILABLE_CLASSES.some((kind) => error instanceof kind)) return 'unavailable';
+  if (UNAVAILABLE_NAMES.has(error.name)) return 'unavailable';
+  if (error instanceof MongoError) {
+    if (UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label))) return 'unavailable';
+    if (typeof code === 'number' && UNAVAILABLE_CODES.has(code)) return 'unavailable';
+  }
+  return 'other';
+};
+
+/** The message a caller sees: nothing from the driver, no address, no credential. */
+const UNAVAILABLE_MESSAGE = 'the MongoDB store cannot be reached or did not answer in time';
+
+/**
+ * Runs one store operation: an outage becomes the domain's `StoreUnavailableError` (with the
+ * driver error as `cause`, for the log); any other error is a bug and travels unchanged.
+ */
+export const guard = async <T>(operation: () => Promise<T>): Promise<T> => {
+  try {
+    return await operation();
+  } catch (error) {
+    if (classifyMongoError(error) === 'unavailable') throw new StoreUnavailableError(UNAVAILABLE_MESSAGE, { cause: error });
+    throw error;
+  }
+};
+
+/**
+ * Runs an upsert, once more when a concurrent first upsert of the same `_id` won the race (the
+ * loser gets a duplicate key error; on the second try the document exists and is updated).
+ */
+export const upsertWithRetry = async <T>(operation: () => Promise<T>): Promise<T> =>
+  guard(async () => {
+    try {
+      return await operation();
+    } catch (error) {
+      if (classifyMongoError(error) !== 'duplicate_key') throw error;
+      return operation();
+    }
+  });

@@ -1,0 +1,66 @@
+import { expect } from 'chai';
+import { COLLECTIONS, DEFAULT_DATABASE, MONGO_DEFAULTS, MONGO_INDEXES, resolveMongoSettings } from '../src/index.js';
+
+describe('resolveMongoSettings: database, printable endpoint and driver defaults from a connection string', () => {
+  it('takes the database from the path, else petstore', () => {
+    expect(resolveMongoSettings('mongodb://localhost:27017/shop').database).to.equal('shop');
+    expect(resolveMongoSettings('mongodb://localhost:27017/shop?retryWrites=true').database).to.equal('shop');
+    expect(resolveMongoSettings('mongodb://localhost:27017').database).to.equal(DEFAULT_DATABASE);
+    expect(resolveMongoSettings('mongodb://localhost:27017/').database).to.equal('petstore');
+    expect(resolveMongoSettings('mongodb://localhost/?maxPoolSize=5').database).to.equal('petstore');
+    expect(resolveMongoSettings('mongodb+srv://cluster0.example.net/pets%2Dprod').database).to.equal('pets-prod');
+  });
+
+  it('prints the hosts without the credentials', () => {
+    const settings = resolveMongoSettings('mongodb://app:s3cr%40t@db1:27017,db2:27018/shop?authSource=admin');
+    expect(settings.endpoint).to.equal('db1:27017,db2:27018');
+    expect(JSON.stringify(settings)).not.to.match(/app:|s3cr/);
+    expect(resolveMongoSettings('mongodb+srv://u:p@cluster0.example.net').endpoint).to.equal('cluster0.example.net');
+  });
+
+  it('sets bounded timeouts by default, so an outage is answered in seconds, not after 30 s', () => {
+    const { driverOptions, serverSelectionTimeoutMS } = resolveMongoSettings('mongodb://localhost:27017');
+    expect(driverOptions).to.deep.equal(MONGO_DEFAULTS);
+    expect(serverSelectionTimeoutMS).to.equal(2_000);
+    expect(MONGO_DEFAULTS.serverSelectionTimeoutMS).to.be.at.most(5_000);
+    expect(MONGO_DEFAULTS.connectTimeoutMS).to.be.at.most(5_000);
+    expect(MONGO_DEFAULTS.socketTimeoutMS).to.be.within(1_000, 10_000);
+    expect(MONGO_DEFAULTS.retryWrites).to.equal(true);
+  });
+
+  it('lets the connection string set any of them (option names are case-insensitive)', () => {
+    const settings = resolveMongoSettings('mongodb://h/db?serverselectiontimeoutms=7000&maxPoolSize=10&socketTimeoutMS=0');
+    expect(settings.serverSelectionTimeoutMS).to.equal(7_000);
+    expect(settings.driverOptions).not.to.have.any.keys('serverSelectionTimeoutMS', 'maxPoolSize', 'socketTimeoutMS');
+    expect(settings.driverOptions).to.include({ connectTimeoutMS: 2_000, retryWrites: true });
+  });
+
+  it('refuses what is not a MongoDB connection string with one line', () => {
+    for (const uri of ['', 'http://localhost:27017', 'localhost:27017', 'mongodb://', 'mongodb://user:pw@/db']) {
+      expect(() => resolveMongoSettings(uri), uri).to.throw(Error).that.satisfies((e: Error) => !e.message.includes('\n') && !e.message.includes('pw'));
+    }
+  });
+});
+
+describe('index definitions (as data)', () => {
+  it('serve the status list query "status = X, _id > cursor, ascending" from one compound index', () => {
+    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets);
+    expect(pets).to.have.length(1);
+    expect(Object.entries(pets[0]!.key)).to.deep.equal([
+      ['status', 1],
+      ['_id', 1],
+    ]);
+  });
+
+  it('expire rate-limit state with a TTL index on expireAt', () => {
+    const ttl = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.quotas);
+    expect(ttl).to.have.length(1);
+    expect(ttl[0]!.key).to.deep.equal({ expireAt: 1 });
+    expect(ttl[0]!.options.expireAfterSeconds).to.equal(0);
+  });
+
+  it('have explicit names, so creating them again at every start is a no-op', () => {
+    const names = MONGO_INDEXES.map((i) => `${i.collection}.${i.options.name}`);
+    expect(new Set(names).size).to.equal(names.length);
+  });
+});
