@@ -25,8 +25,11 @@ export interface HttpAppOptions {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** The Koa application of the v1 API (mountable in another Koa app, or served with `listen`). */
+export type HttpApp = Koa<AppState>;
+
 /** Builds the Koa application of the v1 API. No globals: everything comes in `deps`. */
-export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions = {}): Koa<AppState> => {
+export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions = {}): HttpApp => {
   const logger = deps.logger ?? silentLogger;
   const isReady = deps.isReady ?? (async () => true);
   const openApi = JSON.stringify(buildOpenApiDocument());

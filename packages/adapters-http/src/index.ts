@@ -1,4 +1,5 @@
-export { createHttpApp, type HttpAppDependencies, type HttpAppOptions } from './app.js';
+export { createHttpApp, type HttpApp, type HttpAppDependencies, type HttpAppOptions } from './app.js';
+export type { AppState } from './state.js';
 export { listen, type ListenOptions, type RunningServer } from './server.js';
 export { buildOpenApiDocument } from './openapi.js';
 export { ERROR_STATUS } from './errors.js';

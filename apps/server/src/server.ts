@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { apiKeyRecord, type ApiKeyRecord, type Clock } from '@petstore/domain';
+import { listen, type HttpLogger } from '@petstore/adapters-http';
+import type { Settings } from './settings.js';
+import { createContainer } from './container.js';
+import { TOKENS } from './tokens.js';
+
+export interface StartOptions {
+  readonly logger: HttpLogger;
+  readonly clock?: Clock;
+}
+
+export interface StartedServer {
+  readonly url: string;
+  readonly port: number;
+  /** The development key generated because no key was configured (memory store only). */
+  readonly devKey?: string;
+  /** Stops accepting, finishes the requests in flight, closes the store. */
+  stop(): Promise<void>;
+}
+
+/** Builds the container from the settings, seeds the keys, and serves HTTP until `stop`. */
+export const startServer = async (settings: Settings, options: StartOptions): Promise<StartedServer> => {
+  const container = await createContainer(settings, options);
+  const store = await container.getAsync(TOKENS.StoreLifecycle);
+  try {
+    const keys = await container.getAsync(TOKENS.ApiKeyStore);
+    let devKey: string | undefined;
+    let seed: readonly ApiKeyRecord[] = settings.apiKeys;
+    if (seed.length === 0 && settings.store === 'memory') {
+      devKey = `dev_${randomBytes(24).toString('base64url')}`;
+      seed = [apiKeyRecord(devKey, 'free') as ApiKeyRecord];
+    }
+    for (const record of seed) await keys.save(record);
+
+    const app = await container.getAsync(TOKENS.HttpApp);
+    const running = await listen(app, { port: settings.port, host: settings.host });
+    return {
+      url: running.url,
+      port: running.port,
+      ...(devKey === undefined ? {} : { devKey }),
+      async stop() {
+        await running.close();
+        await store.close();
+      },
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+};

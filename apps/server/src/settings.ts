@@ -1,0 +1,109 @@
+import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
+import { apiKeyRecord, DEFAULT_BAN_RULE, isPlanName } from '@petstore/domain';
+
+export type StoreKind = 'memory' | 'mongo';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Every setting of the server (CONTRACT.md §6), parsed and checked. */
+export interface Settings {
+  readonly port: number;
+  readonly host: string;
+  /** Keys from `PETSTORE_API_KEYS`, already hashed; empty when the variable is unset. */
+  readonly apiKeys: readonly ApiKeyRecord[];
+  readonly store: StoreKind;
+  readonly mongodbUri: string | undefined;
+  readonly ban: BanRule;
+  readonly trustProxy: boolean;
+  readonly logLevel: LogLevel;
+}
+
+/** A setting that cannot be used; the message is one line naming the variable and the fault. */
+export class SettingsError extends Error {
+  override readonly name = 'SettingsError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULTS = { PORT: '8080', HOST: '0.0.0.0', PETSTORE_STORE: 'memory', PETSTORE_LOG_LEVEL: 'info' } as const;
+
+const wholeNumber = (env: Env, name: string, fallback: number, min: number, max: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new SettingsError(`${name} must be a whole number from ${min} to ${max} (got "${raw.slice(0, 40)}")`);
+  }
+  return Number(raw);
+};
+
+const BOOLEAN: Readonly<Record<string, boolean>> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false };
+
+// RFC 6750 token68, less what PETSTORE_API_KEYS uses as separators: the key must be sendable as a bearer token.
+const KEY = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+const parseKeys = (raw: string | undefined): ApiKeyRecord[] => {
+  if (raw === undefined || raw.trim() === '') return [];
+  const records: ApiKeyRecord[] = [];
+  const seen = new Set<string>();
+  raw.split(',').forEach((entry, index) => {
+    const where = `PETSTORE_API_KEYS entry ${index + 1}`;
+    const parts = entry.trim().split(':');
+    const [key = '', plan = '', ...rest] = parts;
+    if (key === '' || plan === '') throw new SettingsError(`${where} must be key:plan or key:enterprise:<perMinute>:<perDay>`);
+    if (!KEY.test(key)) throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
+    if (!isPlanName(plan)) throw new SettingsError(`${where}: unknown plan "${plan.slice(0, 20)}" (use free, pro, business or enterprise)`);
+    let custom: { perMinute: number; perDay: number } | undefined;
+    if (plan === 'enterprise') {
+      if (rest.length !== 2 || !rest.every((n) => /^[0-9]{1,15}$/.test(n))) {
+        throw new SettingsError(`${where}: an enterprise key is key:enterprise:<perMinute>:<perDay> with whole numbers`);
+      }
+      custom = { perMinute: Number(rest[0]), perDay: Number(rest[1]) };
+    } else if (rest.length > 0) {
+      throw new SettingsError(`${where}: only enterprise keys take numbers (key:${plan as PlanName})`);
+    }
+    const record = apiKeyRecord(key, plan, custom);
+    if (typeof record === 'string') throw new SettingsError(`${where}: ${record}`);
+    if (seen.has(record.keyHash)) throw new SettingsError(`${where} repeats a key given earlier`);
+    seen.add(record.keyHash);
+    records.push(record);
+  });
+  return records;
+};
+
+/** Reads the settings from the environment; throws `SettingsError` on the first bad one. */
+export const parseSettings = (env: Env): Settings => {
+  const port = wholeNumber(env, 'PORT', Number(DEFAULTS.PORT), 0, 65535);
+  const host = env['HOST'] || DEFAULTS.HOST;
+  if (/\s/.test(host)) throw new SettingsError(`HOST must be a host name or address without spaces`);
+
+  const store = env['PETSTORE_STORE'] || DEFAULTS.PETSTORE_STORE;
+  if (store !== 'memory' && store !== 'mongo') throw new SettingsError(`PETSTORE_STORE must be memory or mongo (got "${store.slice(0, 20)}")`);
+  const mongodbUri = env['MONGODB_URI'] || undefined;
+  if (store === 'mongo' && mongodbUri === undefined) throw new SettingsError('MONGODB_URI must be set when PETSTORE_STORE=mongo');
+  if (mongodbUri !== undefined && !/^mongodb(\+srv)?:\/\/[^\s]+$/.test(mongodbUri)) {
+    throw new SettingsError('MONGODB_URI must be a mongodb:// or mongodb+srv:// connection string');
+  }
+
+  const trustRaw = (env['PETSTORE_TRUST_PROXY'] ?? '').toLowerCase();
+  const trustProxy = trustRaw === '' ? false : BOOLEAN[trustRaw];
+  if (trustProxy === undefined) throw new SettingsError('PETSTORE_TRUST_PROXY must be true or false');
+
+  const logLevel = env['PETSTORE_LOG_LEVEL'] || DEFAULTS.PETSTORE_LOG_LEVEL;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new SettingsError(`PETSTORE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  return {
+    port,
+    host,
+    apiKeys: parseKeys(env['PETSTORE_API_KEYS']),
+    store,
+    mongodbUri,
+    ban: {
+      threshold: wholeNumber(env, 'PETSTORE_BAN_THRESHOLD', DEFAULT_BAN_RULE.threshold, 1, 1_000_000),
+      seconds: wholeNumber(env, 'PETSTORE_BAN_SECONDS', DEFAULT_BAN_RULE.seconds, 1, 31_536_000),
+    },
+    trustProxy,
+    logLevel: logLevel as LogLevel,
+  };
+};

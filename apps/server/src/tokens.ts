@@ -1,0 +1,28 @@
+import type { ServiceIdentifier } from 'inversify';
+import type { Admission, ApiKeyStore, Authenticator, Clock, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
+import type { HttpApp, HttpLogger } from '@petstore/adapters-http';
+import type { Settings } from './settings.js';
+
+/** What the composition root needs from a store besides its ports: readiness and shutdown. */
+export interface StoreLifecycle {
+  /** True when the store answers; never throws (the readiness probe). */
+  isReady(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`petstore.${name}`) as ServiceIdentifier<T>;
+
+/** The DI tokens: they live here, in the only package that knows Inversify. */
+export const TOKENS = {
+  Settings: token<Settings>('Settings'),
+  Logger: token<HttpLogger>('Logger'),
+  Clock: token<Clock>('Clock'),
+  PetRepository: token<PetRepository>('PetRepository'),
+  QuotaStore: token<QuotaStore>('QuotaStore'),
+  ApiKeyStore: token<ApiKeyStore>('ApiKeyStore'),
+  StoreLifecycle: token<StoreLifecycle>('StoreLifecycle'),
+  PetCatalog: token<PetCatalog>('PetCatalog'),
+  Authenticator: token<Authenticator>('Authenticator'),
+  Admission: token<Admission>('Admission'),
+  HttpApp: token<HttpApp>('HttpApp'),
+} as const;
