@@ -6,6 +6,7 @@ import type { Settings } from './settings.js';
 import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
 import { memoryStoreModule } from './modules/memory.module.js';
+import { mongoStoreModule } from './modules/mongo.module.js';
 
 /** What a caller may supply instead of the defaults (tests inject a manual clock). */
 export interface ContainerOverrides {
@@ -28,6 +29,6 @@ const storeModule = (settings: Settings) => {
     case 'memory':
       return memoryStoreModule;
     case 'mongo':
-      throw new Error('PETSTORE_STORE=mongo is not wired yet');
+      return mongoStoreModule(settings.mongodbUri ?? '');
   }
 };

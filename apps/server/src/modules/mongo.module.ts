@@ -1,0 +1,21 @@
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
+import { connectMongo, type MongoStores } from '@petstore/adapters-mongo';
+import { TOKENS } from '../tokens.js';
+
+/** The connection and its three stores: private to this module. */
+const MONGO_STORES = Symbol.for('petstore.MongoStores') as ServiceIdentifier<MongoStores>;
+
+/**
+ * The ports on MongoDB. Connecting (bounded wait, indexes created idempotently) happens when the
+ * container first resolves a store; a failure there stops the start with one line.
+ */
+export const mongoStoreModule = (uri: string): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(MONGO_STORES).toResolvedValue(() => connectMongo(uri)).inSingletonScope();
+    bind(TOKENS.PetRepository).toResolvedValue((m) => m.pets, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.StoreLifecycle)
+      .toResolvedValue((m) => ({ isReady: () => m.ping(), close: () => m.close() }), [MONGO_STORES])
+      .inSingletonScope();
+  });

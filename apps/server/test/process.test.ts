@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+
+interface Proc {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+const run = (env: Record<string, string>): Proc => {
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+};
+
+const waitFor = async (check: () => boolean, what: string, ms = 10_000): Promise<void> => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+const listeningUrl = async (p: Proc): Promise<string> => {
+  await waitFor(() => /"msg":"listening"/.test(p.stdout()), 'the listening line');
+  return /"url":"([^"]+)"/.exec(p.stdout())![1]!;
+};
+
+describe('the server process', function () {
+  this.timeout(30_000);
+
+  it('refuses a malformed setting with one clear line and a non-zero exit', async () => {
+    const p = run({ PETSTORE_BAN_THRESHOLD: 'lots' });
+    expect(await p.exited).to.equal(1);
+    expect(p.stderr().trim().split('\n')).to.deep.equal(['petstore: PETSTORE_BAN_THRESHOLD must be a whole number from 1 to 1000000 (got "lots")']);
+  });
+
+  it('with PETSTORE_STORE=mongo and no reachable database, stops after a bounded wait with one clear line', async () => {
+    const started = Date.now();
+    const p = run({ PETSTORE_STORE: 'mongo', MONGODB_URI: 'mongodb://user:hunter2@127.0.0.1:1/pets', PORT: '0' });
+    expect(await p.exited).to.equal(1);
+    expect(Date.now() - started).to.be.below(15_000);
+    expect(p.stderr().trim().split('\n')).to.deep.equal(['petstore: cannot reach MongoDB at 127.0.0.1:1 within 2000 ms']);
+    expect(p.stderr() + p.stdout()).not.to.contain('hunter2');
+  });
+
+  it('with no key configured on the memory store, prints one development key that works', async () => {
+    const p = run({ PORT: '0', HOST: '127.0.0.1' });
+    try {
+      const url = await listeningUrl(p);
+      await waitFor(() => /Development API key/.test(p.stdout()), 'the development key');
+      const key = /Development API key \(plan free\): (\S+)/.exec(p.stdout())![1]!;
+      expect(p.stdout().split(key).length - 1, 'printed in one message (line and example)').to.equal(2);
+      const ok = await fetch(`${url}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(ok.status).to.equal(200);
+      expect((await fetch(`${url}/v1/openapi.json`)).status).to.equal(200);
+    } finally {
+      p.child.kill('SIGTERM');
+      expect(await p.exited).to.equal(0);
+    }
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
+    const p = run({ PORT: '0', HOST: '127.0.0.1', PETSTORE_API_KEYS: 'graceful-key:pro' });
+    const url = new URL(await listeningUrl(p));
+    // A create whose body arrives slowly: SIGTERM lands while it is in flight.
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: '/v1/pets', method: 'POST', headers: { Authorization: 'Bearer graceful-key', 'Content-Type': 'application/json', 'Content-Length': '30' } },
+        (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.write('{"name":"Slow",');
+      setTimeout(() => {
+        p.child.kill('SIGTERM');
+        setTimeout(() => req.end('"categoryId":7}'), 300);
+      }, 200);
+    });
+    const answer = await response;
+    expect(answer.status).to.equal(201);
+    expect(JSON.parse(answer.body)).to.deep.include({ name: 'Slow', categoryId: 7 });
+    expect(await p.exited).to.equal(0);
+    expect(p.stdout()).to.contain('stopping: finishing requests in flight');
+    expect(p.stdout()).not.to.contain('graceful-key');
+  });
+});

@@ -1,0 +1,90 @@
+import { expect } from 'chai';
+import { PLAN_QUOTAS, sha256Hex } from '@petstore/domain';
+import { parseSettings, SettingsError } from '../src/settings.js';
+
+const fails = (env: Record<string, string>, name: string) => {
+  let error: unknown;
+  try {
+    parseSettings(env);
+  } catch (e) {
+    error = e;
+  }
+  expect(error, JSON.stringify(env)).to.be.instanceOf(SettingsError);
+  const message = (error as Error).message;
+  expect(message).to.contain(name);
+  expect(message).not.to.contain('\n');
+  return message;
+};
+
+describe('settings (CONTRACT.md §6)', () => {
+  it('has the documented defaults', () => {
+    expect(parseSettings({})).to.deep.equal({
+      port: 8080,
+      host: '0.0.0.0',
+      apiKeys: [],
+      store: 'memory',
+      mongodbUri: undefined,
+      ban: { threshold: 10, seconds: 900 },
+      trustProxy: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every setting', () => {
+    const s = parseSettings({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PETSTORE_API_KEYS: 'alpha:free, beta:pro,gamma:business,delta:enterprise:5000:2000000',
+      PETSTORE_STORE: 'mongo',
+      MONGODB_URI: 'mongodb://127.0.0.1:27017/pets',
+      PETSTORE_BAN_THRESHOLD: '3',
+      PETSTORE_BAN_SECONDS: '60',
+      PETSTORE_TRUST_PROXY: 'true',
+      PETSTORE_LOG_LEVEL: 'warn',
+    });
+    expect(s.port).to.equal(0);
+    expect(s.host).to.equal('127.0.0.1');
+    expect(s.store).to.equal('mongo');
+    expect(s.mongodbUri).to.equal('mongodb://127.0.0.1:27017/pets');
+    expect(s.ban).to.deep.equal({ threshold: 3, seconds: 60 });
+    expect(s.trustProxy).to.equal(true);
+    expect(s.logLevel).to.equal('warn');
+    expect(s.apiKeys).to.deep.equal([
+      { keyHash: sha256Hex('alpha'), plan: 'free', quota: PLAN_QUOTAS.free },
+      { keyHash: sha256Hex('beta'), plan: 'pro', quota: PLAN_QUOTAS.pro },
+      { keyHash: sha256Hex('gamma'), plan: 'business', quota: PLAN_QUOTAS.business },
+      { keyHash: sha256Hex('delta'), plan: 'enterprise', quota: { perMinute: 5000, perDay: 2_000_000 } },
+    ]);
+  });
+
+  it('keeps no raw key in the settings', () => {
+    const s = parseSettings({ PETSTORE_API_KEYS: 'super-secret-key:pro' });
+    expect(JSON.stringify(s)).not.to.contain('super-secret-key');
+  });
+
+  it('refuses each malformed setting with one line naming it, never echoing a key', () => {
+    for (const port of ['-1', '65536', 'http', '80.5', ' 80']) fails({ PORT: port }, 'PORT');
+    fails({ HOST: 'a b' }, 'HOST');
+    fails({ PETSTORE_STORE: 'redis' }, 'PETSTORE_STORE');
+    fails({ PETSTORE_STORE: 'mongo' }, 'MONGODB_URI');
+    fails({ MONGODB_URI: 'http://x' }, 'MONGODB_URI');
+    for (const v of ['0', 'ten', '-3']) fails({ PETSTORE_BAN_THRESHOLD: v }, 'PETSTORE_BAN_THRESHOLD');
+    for (const v of ['0', '1.5']) fails({ PETSTORE_BAN_SECONDS: v }, 'PETSTORE_BAN_SECONDS');
+    fails({ PETSTORE_TRUST_PROXY: 'maybe' }, 'PETSTORE_TRUST_PROXY');
+    fails({ PETSTORE_LOG_LEVEL: 'loud' }, 'PETSTORE_LOG_LEVEL');
+    for (const keys of [
+      'secretkey',
+      'secretkey:gold',
+      'secretkey:enterprise',
+      'secretkey:enterprise:10',
+      'secretkey:enterprise:100:10',
+      'secretkey:pro:5:5',
+      'secret key:pro',
+      'secretkey:pro,,other:free',
+      'secretkey:pro,secretkey:free',
+    ]) {
+      const message = fails({ PETSTORE_API_KEYS: keys }, 'PETSTORE_API_KEYS');
+      expect(message).not.to.contain('secret');
+    }
+  });
+});
