@@ -45,7 +45,8 @@ export const readListQuery = (
     const value = query[key];
     if (value === undefined) continue;
     if (Array.isArray(value)) throw new HttpError('validation_failed', `${key} must be given at most once`);
-    input[key] = key === 'limit' && /^-?[0-9]{1,16}$/.test(value) ? Number(value) : value;
+    // Only the canonical spelling is a number: `007`, `+5` or `1e1` stay text and fail the rule.
+    input[key] = key === 'limit' && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : value;
   }
   if (!validators.listQuery(input)) {
     const error = validators.listQuery.errors![0]!;
