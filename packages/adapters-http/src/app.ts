@@ -24,6 +24,8 @@ export interface HttpAppOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBE_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json']);
+const PROBE_ALLOW = 'GET, HEAD, OPTIONS';
 
 /** The Koa application of the v1 API (mountable in another Koa app, or served with `listen`). */
 export type HttpApp = Koa<AppState>;
@@ -44,7 +46,18 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   app.use(requestContext(logger));
   // Probes and the description: outside the credential and the rate limit.
   app.use(async function probes(ctx, next) {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    if (!PROBE_PATHS.has(ctx.path)) return next();
+    // Known paths: OPTIONS and other methods answer as on every other known path (204 / 405 with Allow).
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', PROBE_ALLOW);
+      ctx.status = 204;
+      return;
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', PROBE_ALLOW);
+      answerError(ctx, 'method_not_allowed', `${ctx.method.slice(0, 20)} is not allowed here; use ${PROBE_ALLOW}`);
+      return;
+    }
     if (ctx.path === '/healthz') {
       ctx.state.route = 'GET /healthz';
       ctx.type = JSON_TYPE;
@@ -62,7 +75,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
       ctx.state.route = 'GET /v1/openapi.json';
       ctx.type = JSON_TYPE;
       ctx.body = openApi;
-    } else return next();
+    }
   });
   app.use(gate(router, deps.authenticator, deps.admission));
   app.use(router.routes());
