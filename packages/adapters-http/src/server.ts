@@ -1,5 +1,33 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { errorBody } from './errors.js';
+
+/**
+ * Requests that Node's parser refuses before the app sees them (a control character or line
+ * break in a header, a malformed request line…) still get a request id of their own, and the
+ * `Error` body where the contract has a code; nothing of the request is echoed. Node's own
+ * answer has neither. As Node does, nothing is written when a response is already under way.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
+    const [status, reason, body] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', '']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large', '']
+          : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+            ? [413, 'Payload Too Large', errorBody('payload_too_large', 'the chunk extensions are too large')]
+            : [400, 'Bad Request', errorBody('validation_failed', 'the request is not valid HTTP/1.1: check the request line and the headers')];
+    const type = body === '' ? '' : 'Content-Type: application/json; charset=utf-8\r\n';
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nX-Request-Id: ${randomUUID()}\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+};
 
 export interface ListenOptions {
   readonly port: number;
@@ -34,6 +62,7 @@ export const listen = async (app: { callback(): RequestListener }, options: List
     },
     app.callback(),
   );
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
