@@ -1,6 +1,6 @@
 import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
-import { MongoClient, MongoInvalidArgumentError, MongoParseError, MongoServerError } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 import { classifyMongoError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
@@ -56,10 +56,10 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
   try {
     client = new MongoClient(uri, settings.driverOptions);
   } catch (error) {
-    // The driver's parse messages name options, never the credentials; keep only the first line.
-    const detail = error instanceof MongoParseError || error instanceof MongoInvalidArgumentError ? `: ${error.message.split('\n')[0]}` : '';
-    const credentials = /^[^/]*\/\/([^@/]*)@/.exec(uri)?.[1];
-    throw startError(`the MongoDB connection string is not valid${credentials !== undefined && detail.includes(credentials) ? '' : detail}`);
+    // The driver's parse messages name an option or a host; keep the first line unless it holds a credential.
+    const detail = error instanceof Error ? `: ${error.message.split('\n')[0] ?? ''}` : '';
+    const secrets = (/^[^/]*\/\/([^@/]*)@/.exec(uri)?.[1] ?? '').split(':').filter((part) => part.length > 0);
+    throw startError(`the MongoDB connection string is not valid${secrets.some((s) => detail.includes(s)) ? '' : detail}`);
   }
 
   try {
