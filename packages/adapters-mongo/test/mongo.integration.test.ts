@@ -1,0 +1,278 @@
+import { expect } from 'chai';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { apiKeyRecord, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
+import { apiKeyStoreContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
+import { MongoClient, type Db } from 'mongodb';
+import {
+  ApiKeyStoreMongo,
+  COLLECTIONS,
+  connectMongo,
+  ensureIndexes,
+  MONGO_INDEXES,
+  PetRepositoryMongo,
+  QuotaStoreMongo,
+  resolveMongoSettings,
+} from '../src/index.js';
+import { findMongo } from './support/find-mongo.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+
+const SUITE = 'MongoDB adapters (integration)';
+/** Each property run is a few network round trips, so fewer runs than the in-memory suites. */
+const numRuns = 20;
+const target = await findMongo();
+
+const uniqueName = (() => {
+  let n = 0;
+  return (tag: string) => `petstore_test_${tag}_${process.pid}_${Date.now().toString(36)}_${++n}`;
+})();
+
+/** The URI of `uri` with another database in its path (credentials and options kept). */
+const withDatabase = (uri: string, database: string): string => {
+  const scheme = uri.startsWith('mongodb+srv://') ? 'mongodb+srv://' : 'mongodb://';
+  const rest = uri.slice(scheme.length);
+  const queryAt = rest.indexOf('?');
+  const beforeQuery = queryAt === -1 ? rest : rest.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : rest.slice(queryAt);
+  const slash = beforeQuery.indexOf('/');
+  const authority = slash === -1 ? beforeQuery : beforeQuery.slice(0, slash);
+  return `${scheme}${authority}/${database}${query}`;
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+if (target.kind === 'skipped') {
+  describe(SUITE, () => {
+    it.skip(`MongoDB suite skipped: ${target.reason}`);
+  });
+} else if (target.kind === 'broken') {
+  describe(SUITE, () => {
+    it('starts a MongoDB for the suite', () => {
+      throw new Error(target.reason);
+    });
+  });
+} else {
+  const { uri } = target;
+
+  describe(`${SUITE} against ${target.source}`, function () {
+    this.timeout(120_000);
+    let client: MongoClient;
+    const opened: Db[] = [];
+
+    before(async () => {
+      client = new MongoClient(uri, resolveMongoSettings(uri).driverOptions);
+      await client.connect();
+    });
+    after(async () => {
+      for (const db of opened) await db.dropDatabase().catch(() => undefined);
+      await client.close();
+      await target.stop();
+    });
+
+    /** A fresh database with its indexes for every fixture, dropped when the fixture is disposed. */
+    const freshDb = async (tag: string): Promise<Db> => {
+      const db = client.db(uniqueName(tag));
+      await ensureIndexes(db);
+      return db;
+    };
+    const fixture =
+      <T>(tag: string, build: (db: Db) => T): MakeFixture<T> =>
+      async () => {
+        const db = await freshDb(tag);
+        return { subject: build(db), dispose: async () => void (await db.dropDatabase()) };
+      };
+
+    petRepositoryContract('MongoDB', fixture('pets', (db) => new PetRepositoryMongo(db)), { numRuns });
+    quotaStoreContract('MongoDB', fixture('quota', (db) => new QuotaStoreMongo(db)), { numRuns });
+    apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)));
+
+    describe('beyond the contract', () => {
+      const tracked = async (tag: string): Promise<Db> => {
+        const db = await freshDb(tag);
+        opened.push(db);
+        return db;
+      };
+
+      it('connectMongo connects, creates the indexes idempotently, answers ping, and closes', async () => {
+        const database = uniqueName('connect');
+        const first = await connectMongo(uri, { database });
+        const second = await connectMongo(withDatabase(uri, database));
+        try {
+          expect(first.database).to.equal(database);
+          expect(second.database).to.equal(database);
+          expect(await first.ping()).to.equal(true);
+          const pet = await first.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+          expect(await second.pets.findById(pet.id)).to.deep.equal(pet);
+          const db = client.db(database);
+          opened.push(db);
+          for (const index of MONGO_INDEXES) {
+            const found = (await db.collection(index.collection).listIndexes().toArray()).find((i) => i.name === index.options.name);
+            expect(found, `${index.collection}.${index.options.name}`).to.not.equal(undefined);
+            expect(found?.key).to.deep.equal(index.key);
+            if (index.options.expireAfterSeconds !== undefined) expect(found?.expireAfterSeconds).to.equal(index.options.expireAfterSeconds);
+          }
+        } finally {
+          await second.close();
+          await first.close();
+        }
+        expect(await first.ping()).to.equal(false);
+        const afterClose = await first.pets.findById(1).catch((e: unknown) => e);
+        expect(afterClose).to.be.instanceOf(StoreUnavailableError);
+      });
+
+      it('stores pets as { _id, name, categoryId, status } and returns exactly the Pet fields', async () => {
+        const db = await tracked('shape');
+        const repo = new PetRepositoryMongo(db);
+        const pet = await repo.create({ name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' });
+        const stored = await db.collection<{ _id: number }>(COLLECTIONS.pets).findOne({ _id: pet.id });
+        expect(stored).to.deep.equal({ _id: pet.id, name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' });
+        await db.collection<{ _id: number }>(COLLECTIONS.pets).updateOne({ _id: pet.id }, { $set: { internal: 'x', createdAt: new Date() } });
+        expect(Object.keys((await repo.findById(pet.id))!).sort()).to.deep.equal(['categoryId', 'id', 'name', 'status']);
+        expect(Object.keys((await repo.list({ afterId: 0, limit: 5 }))[0]!).sort()).to.deep.equal(['categoryId', 'id', 'name', 'status']);
+      });
+
+      it('serves the status list query from the {status, _id} index without scanning (where the server explains plans)', async function () {
+        const db = await tracked('plan');
+        const repo = new PetRepositoryMongo(db);
+        for (let i = 0; i < 60; i++) await repo.create({ name: `p${i}`, categoryId: 1, status: i % 3 === 0 ? 'sold' : 'available' });
+        const explain = await db
+          .collection<{ _id: number; status: string }>(COLLECTIONS.pets)
+          .find({ status: 'sold', _id: { $gt: 10 } })
+          .sort({ _id: 1 })
+          .limit(6)
+          .explain('executionStats')
+          .catch(() => undefined);
+        const stats = explain?.executionStats as { totalDocsExamined?: number; totalKeysExamined?: number; nReturned?: number } | undefined;
+        if (explain === undefined || stats?.nReturned === undefined) this.skip(); // a stand-in that does not explain its plans
+        expect(stats.nReturned).to.equal(6);
+        expect(stats.totalDocsExamined).to.equal(6);
+        expect(stats.totalKeysExamined).to.be.at.most(7);
+        expect(JSON.stringify(explain.queryPlanner)).to.include('status_1__id_1').and.not.to.include('SORT"');
+      });
+
+      it('stores the quota state with an expiry at the end of its day, or of its ban when that is later', async () => {
+        const db = await tracked('ttl');
+        const store = new QuotaStoreMongo(db);
+        const quota = { perMinute: 1, perDay: 10 };
+        const ban = { threshold: 1, seconds: 3_600 };
+        const noon = Date.UTC(2027, 0, 1, 12);
+        await store.consume({ subject: 'a', now: noon, quota, ban });
+        const states = db.collection<{ _id: string; expireAt: Date }>(COLLECTIONS.quotas);
+        expect((await states.findOne({ _id: 'a' }))?.expireAt.getTime()).to.equal(Date.UTC(2027, 0, 2));
+        const late = Date.UTC(2027, 0, 1, 23, 30);
+        await store.consume({ subject: 'b', now: late, quota, ban });
+        expect((await store.consume({ subject: 'b', now: late + 1, quota, ban })).outcome).to.equal('banned');
+        expect((await states.findOne({ _id: 'b' }))?.expireAt.getTime()).to.equal(late + 1 + 3_600_000);
+      });
+
+      it('admits exactly L of N simultaneous requests sent by several server processes', async () => {
+        const db = await tracked('procs');
+        const limit = 50;
+        const perWorker = 40;
+        const workerUrl = new URL('./support/quota-worker.js', import.meta.url);
+        const env = { ...process.env, PETSTORE_TEST_MONGODB_URI: uri, PETSTORE_TEST_DATABASE: db.databaseName };
+        const workers = Array.from({ length: 3 }, () => fork(fileURLToPath(workerUrl), [], { env, stdio: 'inherit' }));
+        try {
+          await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
+            w.once('message', () => resolve());
+            w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
+          })));
+          const request = { subject: 'k:shared', now: Date.UTC(2027, 0, 1, 8), quota: { perMinute: limit, perDay: 1_000 }, ban: { threshold: 1_000, seconds: 1 } };
+          const outcomes = await Promise.all(
+            workers.map(
+              (w) =>
+                new Promise<ConsumeOutcome[]>((resolve, reject) => {
+                  w.once('message', (m: { outcomes?: ConsumeOutcome[]; error?: string }) =>
+                    m.outcomes !== undefined ? resolve(m.outcomes) : reject(new Error(`worker failed: ${m.error ?? 'no result'}`)),
+                  );
+                  w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before reporting`)));
+                  w.send({ count: perWorker, request });
+                }),
+            ),
+          );
+          const all = outcomes.flat();
+          expect(all).to.have.length(3 * perWorker);
+          expect(all.filter((o) => o === 'admitted')).to.have.length(limit);
+          expect(all.filter((o) => o === 'rejected')).to.have.length(3 * perWorker - limit);
+        } finally {
+          for (const w of workers) if (w.exitCode === null) w.kill();
+        }
+      });
+
+      it('seeds keys idempotently when several processes start together', async () => {
+        const db = await tracked('seed');
+        const records = ['alpha', 'beta', 'gamma'].map((key, i) => apiKeyRecord(key, i === 2 ? 'business' : 'pro') as ApiKeyRecord);
+        const clients = await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            const c = new MongoClient(uri, resolveMongoSettings(uri).driverOptions);
+            await c.connect();
+            return c;
+          }),
+        );
+        try {
+          for (let round = 0; round < 3; round++) {
+            await Promise.all(clients.flatMap((c) => records.map((r) => new ApiKeyStoreMongo(c.db(db.databaseName)).save(r))));
+          }
+          expect(await db.collection(COLLECTIONS.apiKeys).countDocuments()).to.equal(records.length);
+          const store = new ApiKeyStoreMongo(db);
+          for (const r of records) expect(await store.findByHash(r.keyHash)).to.deep.equal(r);
+          expect(JSON.stringify(await db.collection(COLLECTIONS.apiKeys).find().toArray())).not.to.match(/alpha|beta|gamma/);
+        } finally {
+          await Promise.all(clients.map((c) => c.close()));
+        }
+      });
+
+      it('gives distinct increasing ids to pets created at once through several connections', async () => {
+        const db = await tracked('ids');
+        const clients = [new MongoClient(uri, resolveMongoSettings(uri).driverOptions), new MongoClient(uri, resolveMongoSettings(uri).driverOptions)];
+        try {
+          const repos = clients.map((c) => new PetRepositoryMongo(c.db(db.databaseName)));
+          const created = await Promise.all(Array.from({ length: 40 }, (_, i) => repos[i % 2]!.create({ name: `c${i}`, categoryId: 1, status: 'available' })));
+          const ids = created.map((p) => p.id).sort((a, b) => a - b);
+          expect(ids).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+        } finally {
+          await Promise.all(clients.map((c) => c.close()));
+        }
+      });
+
+      it('answers StoreUnavailableError within seconds while the database is cut off, and recovers by itself', async function () {
+        const settings = resolveMongoSettings(uri);
+        const hostPort = /^(\[[^\]]+\]|[^:,]+):(\d+)$/.exec(settings.endpoint);
+        if (uri.startsWith('mongodb+srv://') || hostPort === null || /replicaSet=/i.test(uri)) this.skip(); // needs one directly reachable host
+        const proxy = await TcpProxy.start(hostPort![1]!.replace(/^\[|\]$/g, ''), Number(hostPort![2]));
+        const database = uniqueName('outage');
+        const proxied = withDatabase(uri, database).replace(settings.endpoint, `127.0.0.1:${proxy.port}`);
+        const stores = await connectMongo(`${proxied}${proxied.includes('?') ? '&' : '?'}directConnection=true`);
+        opened.push(client.db(database));
+        const request = { subject: 's', now: Date.UTC(2027, 0, 1, 9), quota: { perMinute: 100, perDay: 1_000 }, ban: { threshold: 10, seconds: 60 } };
+        const draft = { name: 'Rex', categoryId: 1, status: 'available' } as const;
+        try {
+          const before = await stores.pets.create(draft);
+          await proxy.down();
+          const started = Date.now();
+          const calls = await Promise.all([
+            stores.quotas.consume(request).catch((e: unknown) => e),
+            stores.pets.create(draft).catch((e: unknown) => e),
+            stores.pets.list({ afterId: 0, limit: 1 }).catch((e: unknown) => e),
+            stores.keys.findByHash('x').catch((e: unknown) => e),
+          ]);
+          for (const e of calls) expect(e).to.be.instanceOf(StoreUnavailableError);
+          expect(Date.now() - started).to.be.below(5_000);
+          expect(await stores.ping()).to.equal(false);
+          await proxy.up();
+          let recovered = false;
+          for (let i = 0; i < 40 && !recovered; i++) {
+            recovered = await stores.ping();
+            if (!recovered) await sleep(250);
+          }
+          expect(recovered, 'ping answered again within 10 s').to.equal(true);
+          expect((await stores.pets.findById(before.id))?.name).to.equal('Rex');
+          expect((await stores.pets.create(draft)).id).to.be.greaterThan(before.id);
+        } finally {
+          await stores.close();
+          await proxy.down();
+        }
+      });
+    });
+  });
+}
