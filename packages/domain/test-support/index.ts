@@ -6,3 +6,5 @@ export { apiKeyStoreContract } from './api-key-store.contract.js';
 export { ManualClock } from './manual-clock.js';
 export { petDraftArb, validNameArb } from './arbitraries.js';
 export type { Fixture, MakeFixture, ContractOptions } from './fixture.js';
+export { FaultInjector, FAULT_MODES } from './fault-injection.js';
+export type { FaultMode, FaultyPort, PortCall, InjectedCall, FaultInjectorOptions } from './fault-injection.js';

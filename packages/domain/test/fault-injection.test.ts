@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import type { ApiKeyRecord, ApiKeyStore, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetListQuery, PetRepository, QuotaStore, SubjectState } from '../src/index.js';
+import { apiKeyRecord, consumeQuota, DEFAULT_BAN_RULE, PLAN_QUOTAS, StoreUnavailableError } from '../src/index.js';
+import { FaultInjector } from '../test-support/index.js';
+
+class Pets implements PetRepository {
+  readonly rows: Pet[] = [];
+  async create(draft: PetDraft): Promise<Pet> {
+    const pet = { id: this.rows.length + 1, ...draft };
+    this.rows.push(pet);
+    return pet;
+  }
+  async findById(id: number): Promise<Pet | undefined> {
+    return this.rows.find((p) => p.id === id);
+  }
+  async list(q: PetListQuery): Promise<readonly Pet[]> {
+    return this.rows.filter((p) => p.id > q.afterId).slice(0, q.limit);
+  }
+}
+class Quotas implements QuotaStore {
+  readonly states = new Map<string, SubjectState>();
+  async consume(request: ConsumeRequest): Promise<ConsumeResult> {
+    const { state, result } = consumeQuota(this.states.get(request.subject), request);
+    this.states.set(request.subject, state);
+    return result;
+  }
+}
+class Keys implements ApiKeyStore {
+  readonly byHash = new Map<string, ApiKeyRecord>();
+  async findByHash(h: string): Promise<ApiKeyRecord | undefined> {
+    return this.byHash.get(h);
+  }
+  async save(r: ApiKeyRecord): Promise<void> {
+    this.byHash.set(r.keyHash, r);
+  }
+}
+
+const draft: PetDraft = { name: 'Rex', categoryId: 1, status: 'available' };
+const consume: ConsumeRequest = { subject: 's', now: Date.UTC(2027, 0, 1), quota: PLAN_QUOTAS.free, ban: DEFAULT_BAN_RULE };
+
+const rejection = async (p: Promise<unknown>): Promise<unknown> => {
+  try {
+    await p;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to throw');
+};
+
+describe('FaultInjector (test support): switchable faults around any port', function () {
+  it('passes calls through untouched by default', async () => {
+    const faults = new FaultInjector();
+    const inner = new Pets();
+    const pets = faults.petRepository(inner);
+    const pet = await pets.create(draft);
+    expect(await pets.findById(pet.id)).to.deep.equal(pet);
+    expect(await pets.list({ afterId: 0, limit: 10 })).to.deep.equal([pet]);
+    expect(faults.calls.map((c) => `${c.method}:${c.mode}`)).to.deep.equal(['create:pass', 'findById:pass', 'list:pass']);
+  });
+
+  it('fail: throws StoreUnavailableError and the store never sees the call', async () => {
+    const faults = new FaultInjector().set('fail');
+    const inner = new Pets();
+    const error = await rejection(faults.petRepository(inner).create(draft));
+    expect(error).to.be.instanceOf(StoreUnavailableError);
+    expect(inner.rows).to.have.length(0);
+    expect(faults.calls[0]).to.deep.include({ port: 'PetRepository', method: 'create', write: true, mode: 'fail', reached: false });
+  });
+
+  it('fail-after-write: the write is applied, then the caller gets StoreUnavailableError', async () => {
+    const faults = new FaultInjector().set('fail-after-write');
+    const pets = new Pets();
+    const quotas = new Quotas();
+    const keys = new Keys();
+    expect(await rejection(faults.petRepository(pets).create(draft))).to.be.instanceOf(StoreUnavailableError);
+    expect(await rejection(faults.quotaStore(quotas).consume(consume))).to.be.instanceOf(StoreUnavailableError);
+    const record = apiKeyRecord('k', 'pro') as ApiKeyRecord;
+    expect(await rejection(faults.apiKeyStore(keys).save(record))).to.be.instanceOf(StoreUnavailableError);
+    expect(pets.rows).to.have.length(1);
+    expect(quotas.states.get('s')?.minuteCount).to.equal(1);
+    expect(keys.byHash.size).to.equal(1);
+    expect(faults.count({ reached: true })).to.equal(3);
+  });
+
+  it('hang: waits for the adapter-side deadline, then throws; reset() ends every hang at once', async () => {
+    const short = new FaultInjector({ hangMs: 20 }).set('hang');
+    const inner = new Quotas();
+    expect(await rejection(short.quotaStore(inner).consume(consume))).to.be.instanceOf(StoreUnavailableError);
+    expect(inner.states.size).to.equal(0);
+
+    const long = new FaultInjector({ hangMs: 3_600_000 }).set('hang-after-write');
+    const pending = rejection(long.quotaStore(inner).consume(consume));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(inner.states.get('s')?.minuteCount, 'applied before the hang').to.equal(1);
+    long.reset();
+    expect(await pending).to.be.instanceOf(StoreUnavailableError);
+  });
+
+  it('queue() scripts the next calls, use() decides per call, set("pass") recovers', async () => {
+    const faults = new FaultInjector().queue('fail', 'pass', 'fail-after-write');
+    const keys = faults.apiKeyStore(new Keys());
+    const outcomes: string[] = [];
+    for (let i = 0; i < 4; i++) outcomes.push(await keys.findByHash('x').then(() => 'ok', () => 'unavailable'));
+    expect(outcomes).to.deep.equal(['unavailable', 'ok', 'unavailable', 'ok']);
+
+    faults.use((call) => (call.write ? 'fail' : undefined));
+    expect(await keys.findByHash('x')).to.equal(undefined);
+    expect(await rejection(keys.save(apiKeyRecord('k', 'free') as ApiKeyRecord))).to.be.instanceOf(StoreUnavailableError);
+    faults.use(undefined).set('fail');
+    expect(await rejection(keys.findByHash('x'))).to.be.instanceOf(StoreUnavailableError);
+    faults.set('pass');
+    expect(await keys.findByHash('x')).to.equal(undefined);
+    expect(faults.count({ port: 'ApiKeyStore', mode: 'fail' })).to.equal(3);
+  });
+});
