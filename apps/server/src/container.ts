@@ -1,4 +1,4 @@
-import { Container } from 'inversify';
+import { Container, ContainerModule } from 'inversify';
 import type { Clock } from '@petstore/domain';
 import { SystemClock } from '@petstore/adapters-memory';
 import type { HttpLogger } from '@petstore/adapters-http';
@@ -7,11 +7,21 @@ import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
 import { memoryStoreModule } from './modules/memory.module.js';
 import { mongoStoreModule } from './modules/mongo.module.js';
+import { STORE_DEADLINE_MS, type StorePorts } from './deadline.js';
 
-/** What a caller may supply instead of the defaults (tests inject a manual clock). */
+/** Ports supplied by the caller instead of the store the settings pick (an embedder's own adapters, or tests wrapping adapters with faults). */
+export interface ProvidedStores extends StorePorts {
+  /** Readiness of these ports; always ready when absent. */
+  readonly isReady?: () => Promise<boolean>;
+}
+
+/** What a caller may supply instead of the defaults (tests inject a manual clock, faulty stores, a short deadline). */
 export interface ContainerOverrides {
   readonly clock?: Clock;
   readonly logger: HttpLogger;
+  readonly stores?: ProvidedStores;
+  /** The store deadline in ms (default `STORE_DEADLINE_MS`, 5 s). */
+  readonly storeDeadlineMs?: number;
 }
 
 /** The one container: settings, clock and logger, the store module the settings pick, and the core. */
@@ -20,9 +30,18 @@ export const createContainer = async (settings: Settings, overrides: ContainerOv
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(overrides.logger);
   container.bind(TOKENS.Clock).toConstantValue(overrides.clock ?? new SystemClock());
-  await container.load(storeModule(settings), coreModule);
+  container.bind(TOKENS.StoreDeadlineMs).toConstantValue(overrides.storeDeadlineMs ?? STORE_DEADLINE_MS);
+  await container.load(overrides.stores === undefined ? storeModule(settings) : providedStoreModule(overrides.stores), coreModule);
   return container;
 };
+
+const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TOKENS.PetRepository).toConstantValue(stores.pets);
+    bind(TOKENS.QuotaStore).toConstantValue(stores.quotas);
+    bind(TOKENS.ApiKeyStore).toConstantValue(stores.keys);
+    bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: stores.isReady ?? (async () => true), close: async () => {} });
+  });
 
 const storeModule = (settings: Settings) => {
   switch (settings.store) {

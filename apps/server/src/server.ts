@@ -2,12 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { apiKeyRecord, type ApiKeyRecord, type Clock } from '@petstore/domain';
 import { listen, type HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
-import { createContainer } from './container.js';
+import { createContainer, type ProvidedStores } from './container.js';
 import { TOKENS } from './tokens.js';
 
 export interface StartOptions {
   readonly logger: HttpLogger;
   readonly clock?: Clock;
+  /** Use these ports instead of the store the settings pick (keys from the settings are still seeded into them). */
+  readonly stores?: ProvidedStores;
+  /** The longest one store call may take before the request is answered 503 (default 5 s). */
+  readonly storeDeadlineMs?: number;
 }
 
 export interface StartedServer {

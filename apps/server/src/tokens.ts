@@ -17,6 +17,8 @@ export const TOKENS = {
   Settings: token<Settings>('Settings'),
   Logger: token<HttpLogger>('Logger'),
   Clock: token<Clock>('Clock'),
+  /** The longest any one store call may take before the request is answered 503. */
+  StoreDeadlineMs: token<number>('StoreDeadlineMs'),
   PetRepository: token<PetRepository>('PetRepository'),
   QuotaStore: token<QuotaStore>('QuotaStore'),
   ApiKeyStore: token<ApiKeyStore>('ApiKeyStore'),

@@ -1,27 +1,46 @@
-import { ContainerModule } from 'inversify';
+import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
+import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
 
-/** The use cases and the HTTP app, built from whatever ports the store module bound. */
+/** The store's ports as the use cases see them: every call bounded by the store deadline. */
+const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<StorePorts>;
+
+/**
+ * The use cases and the HTTP app, built from whatever ports the store module bound, each port
+ * call bounded by the store deadline (a hanging store yields 503 `unavailable`, never a hung request).
+ */
 export const coreModule = new ContainerModule(({ bind }) => {
+  bind(BOUNDED_PORTS)
+    .toResolvedValue(
+      (pets, quotas, keys, ms) => boundedPorts({ pets, quotas, keys }, ms),
+      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs],
+    )
+    .inSingletonScope();
   bind(TOKENS.PetCatalog)
-    .toResolvedValue((pets, clock) => new PetCatalog(pets, clock), [TOKENS.PetRepository, TOKENS.Clock])
+    .toResolvedValue((ports, clock) => new PetCatalog(ports.pets, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   bind(TOKENS.Authenticator)
-    .toResolvedValue((keys) => new Authenticator(keys), [TOKENS.ApiKeyStore])
+    .toResolvedValue((ports) => new Authenticator(ports.keys), [BOUNDED_PORTS])
     .inSingletonScope();
   bind(TOKENS.Admission)
-    .toResolvedValue((quotas, clock, settings) => new Admission(quotas, clock, settings.ban), [TOKENS.QuotaStore, TOKENS.Clock, TOKENS.Settings])
+    .toResolvedValue((ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban), [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Settings])
     .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, authenticator, admission, store, logger, settings) =>
+      (catalog, authenticator, admission, store, logger, settings, ms) =>
         createHttpApp(
-          { catalog, authenticator, admission, isReady: () => store.isReady(), logger },
+          {
+            catalog,
+            authenticator,
+            admission,
+            isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
+            logger,
+          },
           { trustProxy: settings.trustProxy },
         ),
-      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings],
+      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
     )
     .inSingletonScope();
 });
