@@ -1,0 +1,210 @@
+// CONTRACT.md §2 routing: unknown path 404, wrong method 405 with Allow (TRACE, PROPFIND… too,
+// never 501), HEAD and OPTIONS; the OpenAPI document; and the probes of §6 that §2 relies on.
+import { METHODS } from 'node:http';
+import { expect } from 'chai';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { NewPetSchema, PetSchema } from '@petstore/domain';
+import { expectError, KEYS, parseRawResponse, rateLimitOf, rawSocket, startServer, type RawResponse, type TestServer } from './support/server.js';
+
+const allowOf = (res: RawResponse): string[] =>
+  res
+    .header('allow')
+    .split(',')
+    .map((m) => m.trim())
+    .sort();
+
+const PETS_ALLOW = ['GET', 'HEAD', 'OPTIONS', 'POST'];
+const PET_ALLOW = ['GET', 'HEAD', 'OPTIONS'];
+const PROBE_ALLOW = ['GET', 'HEAD', 'OPTIONS'];
+
+describe('routing (CONTRACT.md §2)', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startServer();
+    for (let i = 0; i < 25; i++) await s.postJson(JSON.stringify({ name: `p${i}`, categoryId: 1 }));
+  });
+  after(() => s.close());
+  // Anonymous requests count against 127.0.0.1: each test starts in a fresh minute.
+  beforeEach(() => s.clock.advance(60_000));
+
+  it('an unknown path is 404 not_found, with or without a credential', async () => {
+    for (const path of ['/', '/v1', '/v1/', '/v2/pets', '/v1/pet', '/pets', '/v1/pets/1/extra', '/V1/PETS', '/v1/Pets', '/v1/store/order', '/v1/categories', '/v1/openapi.yaml', '/healthz/x']) {
+      for (const key of [KEYS.huge, undefined]) {
+        const res = await s.request({ path, ...(key === undefined ? {} : { key }) });
+        expectError(res, 404, 'not_found');
+        rateLimitOf(res);
+      }
+    }
+    expectError(await s.request({ method: 'OPTIONS', path: '/nowhere' }), 404, 'not_found');
+    expectError(await s.request({ method: 'DELETE', path: '/nowhere', key: KEYS.huge }), 404, 'not_found');
+  });
+
+  it('a known path with a wrong method is 405 method_not_allowed with Allow', async () => {
+    const cases: [string, string, string[]][] = [
+      ['PUT', '/v1/pets', PETS_ALLOW],
+      ['DELETE', '/v1/pets', PETS_ALLOW],
+      ['PATCH', '/v1/pets', PETS_ALLOW],
+      ['POST', '/v1/pets/1', PET_ALLOW],
+      ['PUT', '/v1/pets/1', PET_ALLOW],
+      ['DELETE', '/v1/pets/1', PET_ALLOW],
+      ['PATCH', '/v1/pets/abc', PET_ALLOW],
+      ['POST', '/v1/openapi.json', PROBE_ALLOW],
+      ['DELETE', '/v1/openapi.json', PROBE_ALLOW],
+      ['POST', '/healthz', PROBE_ALLOW],
+      ['PUT', '/readyz', PROBE_ALLOW],
+    ];
+    for (const [method, path, allow] of cases) {
+      for (const key of [KEYS.huge, undefined]) {
+        const res = await s.request({ method, path, ...(key === undefined ? {} : { key }) });
+        expectError(res, 405, 'method_not_allowed');
+        expect(allowOf(res), `${method} ${path}`).to.deep.equal(allow);
+        if (path.startsWith('/v1/pets')) rateLimitOf(res);
+      }
+    }
+  });
+
+  it('TRACE, PROPFIND and every other method Node knows are 405 on a known path, never 501', async () => {
+    const allowed = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
+    for (const method of METHODS.filter((m) => m !== 'CONNECT')) {
+      for (const path of ['/v1/pets', '/v1/pets/1', '/v1/openapi.json', '/healthz']) {
+        const res = await s.request({ method, path, key: KEYS.huge });
+        expect(res.status, `${method} ${path}`).to.not.equal(501);
+        if (allowed.has(method)) continue;
+        expectError(res, 405, 'method_not_allowed');
+        expect(allowOf(res)).to.include.members(['GET', 'HEAD', 'OPTIONS']);
+      }
+    }
+    for (const method of ['TRACE', 'PROPFIND']) {
+      for (const [path, allow] of [['/v1/pets', PETS_ALLOW], ['/v1/pets/5', PET_ALLOW]] as const) {
+        const res = await s.request({ method, path, key: KEYS.huge });
+        expectError(res, 405, 'method_not_allowed');
+        expect(allowOf(res)).to.deep.equal(allow);
+      }
+    }
+  });
+
+  it('a method Node does not know is refused by the parser: never 501, an Error body and a request id', async () => {
+    const res = parseRawResponse(await rawSocket(s.port, 'FROBNICATE /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    expect(res.status).to.not.equal(501);
+    expect(res.status).to.be.within(400, 405);
+    expect(res.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    expect((JSON.parse(res.body) as { status: number }).status).to.equal(res.status);
+  });
+
+  it('OPTIONS is 204 with Allow and no body', async () => {
+    for (const [path, allow] of [
+      ['/v1/pets', PETS_ALLOW],
+      ['/v1/pets/1', PET_ALLOW],
+      ['/v1/pets/abc', PET_ALLOW],
+      ['/v1/openapi.json', PROBE_ALLOW],
+      ['/healthz', PROBE_ALLOW],
+      ['/readyz', PROBE_ALLOW],
+    ] as const) {
+      const res = await s.request({ method: 'OPTIONS', path });
+      expect(res.status, path).to.equal(204);
+      expect(allowOf(res)).to.deep.equal(allow);
+      expect(res.bytes).to.have.length(0);
+    }
+  });
+
+  it('HEAD answers the headers GET would, without a body', async () => {
+    const volatile = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'ratelimit', 'connection', 'keep-alive']);
+    const comparable = (res: RawResponse): Record<string, unknown> =>
+      Object.fromEntries(Object.entries(res.headers).filter(([name]) => !volatile.has(name)));
+    for (const [path, key] of [
+      ['/v1/pets', KEYS.huge],
+      ['/v1/pets?limit=3&status=available', KEYS.huge],
+      ['/v1/pets/2', KEYS.huge],
+      ['/v1/pets/999', KEYS.huge],
+      ['/v1/pets', undefined],
+      ['/v1/openapi.json', undefined],
+      ['/healthz', undefined],
+      ['/readyz', undefined],
+    ] as const) {
+      const auth = key === undefined ? {} : { key };
+      const get = await s.request({ path, ...auth });
+      const head = await s.request({ method: 'HEAD', path, ...auth });
+      expect(head.status, path).to.equal(get.status);
+      expect(head.bytes, path).to.have.length(0);
+      expect(comparable(head), path).to.deep.equal(comparable(get));
+      expect(Number(head.header('content-length'))).to.equal(get.bytes.length);
+    }
+    // The Link of the next page is there too.
+    expect((await s.request({ method: 'HEAD', path: '/v1/pets?limit=3', key: KEYS.huge })).header('link')).to.match(/rel="next"$/);
+  });
+
+  describe('GET /v1/openapi.json', () => {
+    let doc: Record<string, any>;
+    before(async () => {
+      const res = await s.request({ path: '/v1/openapi.json' });
+      expect(res.status).to.equal(200);
+      expect(res.header('content-type')).to.equal('application/json; charset=utf-8');
+      doc = res.json() as Record<string, any>;
+    });
+
+    it('needs no credential, and an invalid one does not stop it', async () => {
+      expect((await s.request({ path: '/v1/openapi.json', key: 'wrong' })).status).to.equal(200);
+      expect((await s.request({ path: '/v1/openapi.json', headers: { authorization: 'Basic eA==' } })).status).to.equal(200);
+    });
+
+    it('is a valid OpenAPI 3.1 document', async () => {
+      const result = await new Validator().validate(doc);
+      expect(result.errors, JSON.stringify(result.errors)).to.equal(undefined);
+      expect(result.valid).to.equal(true);
+      expect(doc['openapi']).to.match(/^3\.1\./);
+    });
+
+    it('describes v1: version 1.0.0, servers /v1, bearer authentication, the three operations, getPet deprecated, the tags', () => {
+      expect(doc['info'].version).to.equal('1.0.0');
+      expect(doc['servers'].map((x: { url: string }) => x.url)).to.deep.equal(['/v1']);
+      const schemes = doc['components'].securitySchemes as Record<string, { type: string; scheme: string }>;
+      const bearer = Object.entries(schemes).find(([, v]) => v.type === 'http' && v.scheme.toLowerCase() === 'bearer');
+      expect(bearer, 'an http bearer scheme').to.not.equal(undefined);
+      expect(doc['security']).to.deep.equal([{ [bearer![0]]: [] }]);
+      expect(doc['paths']['/openapi.json'].get.security).to.deep.equal([]);
+      expect(doc['paths']['/pets'].get.operationId).to.equal('listPets');
+      expect(doc['paths']['/pets'].post.operationId).to.equal('createPet');
+      const getPet = doc['paths']['/pets/{petId}'].get;
+      expect(getPet.operationId).to.equal('getPet');
+      expect(getPet.deprecated).to.equal(true);
+      expect(doc['paths']['/pets'].get.deprecated).to.not.equal(true);
+      expect(doc['tags'].map((t: { name: string }) => t.name)).to.include.members(['pets', 'store', 'categories']);
+    });
+
+    it('holds the very JSON Schemas that validate requests (one source)', () => {
+      expect(doc['components'].schemas.NewPet).to.deep.equal(JSON.parse(JSON.stringify(NewPetSchema)));
+      expect(doc['components'].schemas.Pet).to.deep.equal(JSON.parse(JSON.stringify(PetSchema)));
+      const limit = doc['paths']['/pets'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+      expect(limit.schema).to.include({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    });
+  });
+
+  describe('probes', () => {
+    it('GET /healthz is 200 {"status":"ok"} without credential, and is not rate-limited', async () => {
+      for (let i = 0; i < 70; i++) {
+        const res = await s.request({ path: '/healthz' });
+        expect(res.status).to.equal(200);
+        expect(res.json()).to.deep.equal({ status: 'ok' });
+        expect(res.header('content-type')).to.equal('application/json; charset=utf-8');
+      }
+      // 70 probes did not use the address's 60 a minute: an anonymous API call is still 401, not 429.
+      expectError(await s.request({ path: '/v1/pets' }), 401, 'unauthorized');
+    });
+
+    it('GET /readyz is 200 when the store answers, 503 unavailable with Retry-After when it does not, and recovers', async () => {
+      expect((await s.request({ path: '/readyz' })).status).to.equal(200);
+      let ready = false;
+      const probe = await startServer({ isReady: async () => ready });
+      try {
+        const down = await probe.request({ path: '/readyz' });
+        expectError(down, 503, 'unavailable');
+        expect(Number(down.header('retry-after'))).to.be.at.least(1);
+        expect(down.header('x-request-id')).to.not.equal('');
+        ready = true;
+        expect((await probe.request({ path: '/readyz' })).status).to.equal(200);
+      } finally {
+        await probe.close();
+      }
+    });
+  });
+});
