@@ -4,8 +4,6 @@ import { guard } from './errors.js';
 /** The collections of one petstore database. */
 export const COLLECTIONS = {
   pets: 'pets',
-  /** `{ _id: 'pets', seq }`: the last pet id handed out. */
-  counters: 'counters',
   /** One document per rate-limited subject. */
   quotas: 'quota_subjects',
   apiKeys: 'api_keys',
@@ -18,7 +16,7 @@ export interface IndexDefinition {
 }
 
 /**
- * Every secondary index, as data. Lookups by pet id, subject, key hash and counter name use `_id`.
+ * Every secondary index, as data. Lookups by pet id (and the highest id, for the next one), subject and key hash use `_id`.
  * - `pets {status, _id}` serves "status = X and _id > cursor, ascending, limit N+1" from the index alone
  *   (the unfiltered list walks `_id`).
  * - `quota_subjects {expireAt}` with `expireAfterSeconds: 0` lets the server delete a subject's state

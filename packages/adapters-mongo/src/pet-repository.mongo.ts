@@ -1,6 +1,7 @@
 import type { Pet, PetDraft, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
-import type { Collection, Db } from 'mongodb';
-import { guard, upsertWithRetry } from './errors.js';
+import { StoreUnavailableError } from '@petstore/domain';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
+import { guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
 
 interface PetDocument {
@@ -10,36 +11,52 @@ interface PetDocument {
   readonly status: PetStatus;
 }
 
-interface CounterDocument {
-  readonly _id: string;
-  readonly seq: number;
+interface Waiting {
+  readonly draft: PetDraft;
+  resolve(pet: Pet): void;
+  reject(error: unknown): void;
 }
 
 const PET_PROJECTION = { _id: 1, name: 1, categoryId: 1, status: 1 } as const;
+/** Creates sent in one `insertMany` at most. */
+const MAX_BATCH = 256;
+/** Rounds lost to other writers before a batch gives up (each lost round means another process made progress). */
+const MAX_ATTEMPTS = 64;
+const DUPLICATE_KEY = 11000;
 
 const toPet = (doc: PetDocument): Pet => ({ id: doc._id, name: doc.name, categoryId: doc.categoryId, status: doc.status });
 
 /**
- * Pets in MongoDB, stored with `_id` = the pet id. Ids come from an atomic counter document, so
- * they are unique and increasing across processes; an id whose insert fails is never reused.
+ * Pets in MongoDB, stored with `_id` = the pet id.
+ *
+ * Ids are assigned by the insert itself: a pet gets `max id + 1`, and the unique `_id` makes a
+ * concurrent writer that chose the same id fail with a duplicate key and try the next one. So an
+ * id exists only once its pet does, and pet N + 1 can only be written after pet N is: the stored
+ * ids are always 1…max with no hole, in every process's view. That is what lets a client walking
+ * `rel="next"` links visit every pet exactly once while others create pets (CONTRACT.md §2). (An
+ * id taken from a counter document and inserted afterwards would let N + 1 become visible before
+ * N, and a walker passing N + 1 would miss N for good.) Ids are never reused: nothing deletes.
+ *
+ * Within one process, creates are queued and written in ordered batches (`insertMany`), one round
+ * trip for many creates; the highest id this process wrote is the next batch's guess, and the
+ * collection's maximum is read again only after another writer took that id.
  */
 export class PetRepositoryMongo implements PetRepository {
   private readonly pets: Collection<PetDocument>;
-  private readonly counters: Collection<CounterDocument>;
+  private readonly queue: Waiting[] = [];
+  private draining = false;
+  /** The highest id known to exist; `undefined` until read, or after another writer got ahead. */
+  private lastId: number | undefined;
 
   constructor(db: Db) {
     this.pets = db.collection<PetDocument>(COLLECTIONS.pets);
-    this.counters = db.collection<CounterDocument>(COLLECTIONS.counters);
   }
 
-  async create(draft: PetDraft): Promise<Pet> {
-    const counter = await upsertWithRetry(() =>
-      this.counters.findOneAndUpdate({ _id: 'pets' }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }),
-    );
-    if (counter === null) throw new Error('the pet id counter returned no document');
-    const doc: PetDocument = { _id: counter.seq, name: draft.name, categoryId: draft.categoryId, status: draft.status };
-    await guard(() => this.pets.insertOne(doc));
-    return toPet(doc);
+  create(draft: PetDraft): Promise<Pet> {
+    return new Promise<Pet>((resolve, reject) => {
+      this.queue.push({ draft, resolve, reject });
+      if (!this.draining) void this.drain();
+    });
   }
 
   async findById(id: number): Promise<Pet | undefined> {
@@ -53,5 +70,58 @@ export class PetRepositoryMongo implements PetRepository {
       this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).toArray(),
     );
     return docs.map(toPet);
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) await this.insertBatch(this.queue.splice(0, MAX_BATCH));
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async insertBatch(batch: readonly Waiting[]): Promise<void> {
+    let pending = batch;
+    try {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS && pending.length > 0; attempt++) {
+        const base = this.lastId ?? (await this.readMaxId());
+        const docs: PetDocument[] = pending.map((w, i) => ({
+          _id: base + 1 + i,
+          name: w.draft.name,
+          categoryId: w.draft.categoryId,
+          status: w.draft.status,
+        }));
+        const inserted = await this.insertOrdered(docs);
+        docs.slice(0, inserted).forEach((doc, i) => pending[i]!.resolve(toPet(doc)));
+        pending = pending.slice(inserted);
+        // All written: our last id is the maximum. Stopped by a taken id: read the maximum again.
+        this.lastId = pending.length === 0 ? base + inserted : undefined;
+      }
+      if (pending.length > 0) throw new StoreUnavailableError('too many concurrent creates; retry shortly');
+    } catch (error) {
+      this.lastId = undefined;
+      for (const w of pending) w.reject(error);
+    }
+  }
+
+  /** Inserts in order; returns how many went in before an id already taken stopped it. */
+  private async insertOrdered(docs: readonly PetDocument[]): Promise<number> {
+    return guard(async () => {
+      try {
+        await this.pets.insertMany(docs as PetDocument[], { ordered: true });
+        return docs.length;
+      } catch (error) {
+        if (error instanceof MongoBulkWriteError && [error.writeErrors].flat().some((e) => e.code === DUPLICATE_KEY)) {
+          return error.insertedCount;
+        }
+        throw error;
+      }
+    });
+  }
+
+  private async readMaxId(): Promise<number> {
+    const top = await guard(() => this.pets.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }));
+    return top?._id ?? 0;
   }
 }
