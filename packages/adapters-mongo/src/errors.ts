@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from '@petstore/domain';
 import {
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoError,
   MongoNetworkError,
@@ -46,6 +47,10 @@ export const classifyMongoError = (error: unknown): MongoErrorKind => {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'number' && DUPLICATE_KEY_CODES.has(code)) return 'duplicate_key';
   if (UNAVAILABLE_CLASSES.some((kind) => error instanceof kind)) return 'unavailable';
+  // A bulk write (insertMany) stopped before any server answered: the driver wraps the error that
+  // stopped it (server selection, network) in a MongoBulkWriteError with no write error and no
+  // write concern error, copying its fields but losing its class.
+  if (error instanceof MongoBulkWriteError && [error.writeErrors].flat().length === 0 && error.err === undefined) return 'unavailable';
   if (UNAVAILABLE_NAMES.has(error.name)) return 'unavailable';
   if (error instanceof MongoError) {
     if (UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label))) return 'unavailable';

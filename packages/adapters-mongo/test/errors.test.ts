@@ -45,6 +45,16 @@ describe('classifyMongoError: which driver errors are an outage (tested without 
     ['interrupted at shutdown (11600) with its label', serverError(11600, ['RetryableWriteError']), 'unavailable'],
     ['duplicate key (11000)', serverError(11000), 'duplicate_key'],
     ['duplicate key in a bulk write', new MongoBulkWriteError({ message: 'E11000', code: 11000 }, { insertedCount: 0 } as never), 'duplicate_key'],
+    [
+      'a bulk write stopped before any server answered (the driver wraps the selection error)',
+      new MongoBulkWriteError(new MongoServerSelectionError('Server selection timed out', noTopology), { insertedCount: 0 } as never),
+      'unavailable',
+    ],
+    [
+      'a bulk write refused by document validation (121): a bug, not an outage',
+      new MongoBulkWriteError({ message: 'Document failed validation', code: 121, writeErrors: [{ code: 121 }] } as never, { insertedCount: 0 } as never),
+      'other',
+    ],
     ['authentication failed (18): not an outage, a misconfiguration', serverError(18), 'other'],
     ['bad update (a bug, code 9)', serverError(9), 'other'],
     ['invalid argument (a bug)', new MongoInvalidArgumentError('bad option'), 'other'],
