@@ -16,7 +16,7 @@ export interface ProvidedStores extends StorePorts {
 }
 
 /** What a caller may supply instead of the defaults (tests inject a manual clock, faulty stores, a short deadline). */
-export interface ContainerOverrides {
+interface ContainerOverrides {
   readonly clock?: Clock;
   readonly logger: HttpLogger;
   readonly stores?: ProvidedStores;

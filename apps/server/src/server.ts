@@ -5,7 +5,7 @@ import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
 import { TOKENS } from './tokens.js';
 
-export interface StartOptions {
+interface StartOptions {
   readonly logger: HttpLogger;
   readonly clock?: Clock;
   /** Use these ports instead of the store the settings pick (keys from the settings are still seeded into them). */

@@ -1,9 +1,9 @@
 import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
 import { apiKeyRecord, DEFAULT_BAN_RULE, isPlanName } from '@petstore/domain';
 
-export type StoreKind = 'memory' | 'mongo';
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+type StoreKind = 'memory' | 'mongo';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Every setting of the server (CONTRACT.md §6), parsed and checked. */
 export interface Settings {

@@ -21,7 +21,7 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const ALLOWED_KEYS = new Set(['name', 'categoryId', 'status']);
 
 /** Length in Unicode code points, as JSON Schema counts `minLength`/`maxLength`. */
-export const codePointLength = (text: string): number => {
+const codePointLength = (text: string): number => {
   let count = 0;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
@@ -48,7 +48,7 @@ const checkName = (name: unknown): ValidationFailed | undefined => {
 };
 
 /** `categoryId` and ids in general: a JSON integer from 1 to 2^53 − 1. */
-export const isCategoryId = (value: unknown): value is number =>
+const isCategoryId = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_CATEGORY_ID;
 
 /**
