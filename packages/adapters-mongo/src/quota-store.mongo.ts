@@ -1,4 +1,4 @@
-import type { ConsumeOutcome, ConsumeRequest, ConsumeResult, QuotaStore } from '@petstore/domain';
+import type { ConsumeOutcome, ConsumeRequest, ConsumeResult, QuotaStore, SubjectState } from '@petstore/domain';
 import { DAY_MS, MINUTE_MS, windowStart } from '@petstore/domain';
 import type { Collection, Db, Document } from 'mongodb';
 import { upsertWithRetry } from './errors.js';
@@ -9,15 +9,8 @@ import { COLLECTIONS } from './indexes.js';
  * sketched a document per subject and window; one document is what makes the rule atomic across
  * both windows in a single round trip, since MongoDB updates one document atomically.)
  */
-interface QuotaDocument {
+interface QuotaDocument extends SubjectState {
   readonly _id: string;
-  readonly minuteStart: number;
-  readonly minuteCount: number;
-  readonly minuteRejections: number;
-  readonly dayStart: number;
-  readonly dayCount: number;
-  /** Epoch ms at which the ban ends; 0 when never banned. */
-  readonly bannedUntil: number;
   /** What the update that wrote this version did: how `consume` learns its own result. */
   readonly outcome: ConsumeOutcome;
   /** When the TTL index may delete the document: the end of its day or of its ban, whichever is later. */
