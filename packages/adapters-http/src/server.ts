@@ -59,9 +59,15 @@ export const listen = async (app: { callback(): RequestListener }, options: List
       // Check for expired header/request deadlines every second, not every 30 s.
       connectionsCheckingInterval: 1_000,
       keepAliveTimeout: 5_000,
+      // A request without Host reaches the app, which answers it 400 with an `Error` body
+      // (Node's own answer has no body and no request id).
+      requireHostHeader: false,
     },
     app.callback(),
   );
+  // No header is dropped silently (Node keeps only the first 1,000 by default, Host included):
+  // the 16 KB header size limit (431) already bounds what a request can carry.
+  server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -23,6 +23,10 @@ export const requestContext = (logger: HttpLogger): Middleware<AppState> =>
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
+      // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
+      if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
+        throw new HttpError('validation_failed', 'an HTTP/1.1 request needs a Host header');
+      }
       await next();
     } catch (error) {
       if (error instanceof HttpError) {
