@@ -26,6 +26,8 @@ export interface PortCall {
   readonly method: string;
   /** True for calls that change the store (`create`, `consume`, `save`). */
   readonly write: boolean;
+  /** The call's arguments, as passed (a `decide` function may pick a mode by them). */
+  readonly args: readonly unknown[];
 }
 
 export interface InjectedCall extends PortCall {
@@ -85,7 +87,7 @@ export class FaultInjector {
   }
 
   /** Calls made so far that match every field given. */
-  count(filter: Partial<InjectedCall> = {}): number {
+  count(filter: Partial<Omit<InjectedCall, 'args'>> = {}): number {
     return this.calls.filter(
       (c) =>
         (filter.port === undefined || c.port === filter.port) &&
@@ -98,26 +100,26 @@ export class FaultInjector {
 
   petRepository(inner: PetRepository): PetRepository {
     return {
-      create: (draft: PetDraft): Promise<Pet> => this.run({ port: 'PetRepository', method: 'create', write: true }, () => inner.create(draft)),
+      create: (draft: PetDraft): Promise<Pet> => this.run({ port: 'PetRepository', method: 'create', write: true, args: [draft] }, () => inner.create(draft)),
       findById: (id: number): Promise<Pet | undefined> =>
-        this.run({ port: 'PetRepository', method: 'findById', write: false }, () => inner.findById(id)),
+        this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       list: (query: PetListQuery): Promise<readonly Pet[]> =>
-        this.run({ port: 'PetRepository', method: 'list', write: false }, () => inner.list(query)),
+        this.run({ port: 'PetRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
     };
   }
 
   quotaStore(inner: QuotaStore): QuotaStore {
     return {
       consume: (request: ConsumeRequest): Promise<ConsumeResult> =>
-        this.run({ port: 'QuotaStore', method: 'consume', write: true }, () => inner.consume(request)),
+        this.run({ port: 'QuotaStore', method: 'consume', write: true, args: [request] }, () => inner.consume(request)),
     };
   }
 
   apiKeyStore(inner: ApiKeyStore): ApiKeyStore {
     return {
       findByHash: (keyHash: string): Promise<ApiKeyRecord | undefined> =>
-        this.run({ port: 'ApiKeyStore', method: 'findByHash', write: false }, () => inner.findByHash(keyHash)),
-      save: (record: ApiKeyRecord): Promise<void> => this.run({ port: 'ApiKeyStore', method: 'save', write: true }, () => inner.save(record)),
+        this.run({ port: 'ApiKeyStore', method: 'findByHash', write: false, args: [keyHash] }, () => inner.findByHash(keyHash)),
+      save: (record: ApiKeyRecord): Promise<void> => this.run({ port: 'ApiKeyStore', method: 'save', write: true, args: [record] }, () => inner.save(record)),
     };
   }
 

@@ -96,7 +96,7 @@ describe('FaultInjector (test support): switchable faults around any port', func
     expect(await pending).to.be.instanceOf(StoreUnavailableError);
   });
 
-  it('queue() scripts the next calls, use() decides per call, set("pass") recovers', async () => {
+  it('queue() scripts the next calls, use() decides per call (by port, method or arguments), set("pass") recovers', async () => {
     const faults = new FaultInjector().queue('fail', 'pass', 'fail-after-write');
     const keys = faults.apiKeyStore(new Keys());
     const outcomes: string[] = [];
@@ -106,10 +106,13 @@ describe('FaultInjector (test support): switchable faults around any port', func
     faults.use((call) => (call.write ? 'fail' : undefined));
     expect(await keys.findByHash('x')).to.equal(undefined);
     expect(await rejection(keys.save(apiKeyRecord('k', 'free') as ApiKeyRecord))).to.be.instanceOf(StoreUnavailableError);
+    faults.use((call) => (call.args[0] === 'boom' ? 'fail' : undefined));
+    expect(await rejection(keys.findByHash('boom'))).to.be.instanceOf(StoreUnavailableError);
+    expect(await keys.findByHash('calm')).to.equal(undefined);
     faults.use(undefined).set('fail');
     expect(await rejection(keys.findByHash('x'))).to.be.instanceOf(StoreUnavailableError);
     faults.set('pass');
     expect(await keys.findByHash('x')).to.equal(undefined);
-    expect(faults.count({ port: 'ApiKeyStore', mode: 'fail' })).to.equal(3);
+    expect(faults.count({ port: 'ApiKeyStore', mode: 'fail' })).to.equal(4);
   });
 });
