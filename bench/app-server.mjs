@@ -1,0 +1,30 @@
+// Bench-only entry of the real server for the scale runs: the composition of apps/server
+// (parseSettings, createContainer, the same HttpApp, listen) with BENCH_SEED_PETS pets put
+// straight into the in-memory repository before listening, because seeding 10^6 pets through
+// POST would take minutes. Everything a request meets is the production code from dist/.
+// Logging: pino exactly as apps/server/src/main.ts configures it (stdout, level from the settings).
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ROOT, petBody, prng } from './lib.mjs';
+
+const serverDist = join(ROOT, 'apps/server/dist/src');
+const { parseSettings } = await import(join(serverDist, 'settings.js'));
+const { createContainer } = await import(join(serverDist, 'container.js'));
+const { TOKENS } = await import(join(serverDist, 'tokens.js'));
+const { listen } = await import(join(ROOT, 'packages/adapters-http/dist/src/index.js'));
+const { pino } = createRequire(join(ROOT, 'apps/server/package.json'))('pino');
+
+const settings = parseSettings(process.env);
+const logger = pino({ level: settings.logLevel, base: { service: 'petstore' } }, pino.destination({ dest: 1, sync: false }));
+const container = await createContainer(settings, { logger });
+
+// What startServer does, plus the seeding.
+const keys = await container.getAsync(TOKENS.ApiKeyStore);
+for (const record of settings.apiKeys) await keys.save(record);
+const pets = await container.getAsync(TOKENS.PetRepository);
+const count = Number(process.env.BENCH_SEED_PETS ?? 0);
+const random = prng(42);
+for (let i = 0; i < count; i++) pets.createSync(JSON.parse(petBody(random)));
+const app = await container.getAsync(TOKENS.HttpApp);
+const running = await listen(app, { port: settings.port, host: settings.host });
+process.on('SIGTERM', () => running.close().then(() => logger.flush(() => process.exit(0))));

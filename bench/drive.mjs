@@ -1,0 +1,46 @@
+// The load generator: a long-lived child of bench/run.mjs (pinned to core 1 when taskset exists)
+// that runs one autocannon run per IPC message and answers with a summary. Latencies are taken
+// from autocannon's per-response event as floats (its own histogram keeps whole milliseconds),
+// for every response, 429s included.
+import autocannon from 'autocannon';
+
+/**
+ * @param {Record<string, unknown>} options
+ */
+const run = async (options) => {
+  let latencies = new Float64Array(1 << 20);
+  let n = 0;
+  const instance = autocannon({ ...options });
+  instance.on('response', (_client, _status, _bytes, ms) => {
+    if (n === latencies.length) {
+      const bigger = new Float64Array(latencies.length * 2);
+      bigger.set(latencies);
+      latencies = bigger;
+    }
+    latencies[n++] = ms;
+  });
+  const result = await instance;
+  const sorted = latencies.subarray(0, n).sort();
+  const at = (/** @type {number} */ q) => (n === 0 ? NaN : sorted[Math.min(n - 1, Math.floor(q * n))]);
+  /** @type {Record<string, number>} */
+  const statuses = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count;
+  return {
+    rps: result.requests.total / result.duration,
+    p50: at(0.5),
+    p99: at(0.99),
+    total: result.requests.total,
+    duration: result.duration,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+};
+
+process.on('message', (/** @type {{ id: number, options: Record<string, unknown> }} */ message) => {
+  run(message.options).then(
+    (summary) => process.send?.({ id: message.id, summary }),
+    (error) => process.send?.({ id: message.id, error: String(error) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,475 @@
+// `pnpm bench`: the real server (a) side by side with a bare node:http server (b, the floor) and a
+// minimal Koa app (c, the limit), then how the list cost grows with the catalogue, the heap per
+// pet, and a CPU profile of the full stack. Prints the tables and writes BENCHMARKS.md.
+// Bench only: nothing here is part of the product. See BENCHMARKS.md (Method) for what is measured.
+//
+// Knobs (defaults meet issue 5 and keep the run under 5 minutes on 2 cores):
+//   BENCH_ROUNDS (3), BENCH_DURATION (10 s, headline rounds), BENCH_SECONDARY_DURATION (3 s),
+//   BENCH_WARMUP (2 s), BENCH_CONNECTIONS (50), BENCH_PROFILE_DURATION (6 s), BENCH_OUT (BENCHMARKS.md).
+import { mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import { join } from 'node:path';
+import { ROOT, HAS_TASKSET, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinned, pinSelf } from './lib.mjs';
+import { summarizeProfile } from './profile-summary.mjs';
+
+const num = (/** @type {string} */ name, /** @type {number} */ fallback) => {
+  const raw = process.env[name];
+  return raw === undefined || raw === '' ? fallback : Number(raw);
+};
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const DURATION = num('BENCH_DURATION', 10);
+const SECONDARY = num('BENCH_SECONDARY_DURATION', 3);
+const WARMUP = num('BENCH_WARMUP', 2);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
+const PIPELINING = 1;
+const PROFILE_DURATION = num('BENCH_PROFILE_DURATION', 6);
+const OUT = join(ROOT, process.env.BENCH_OUT ?? 'BENCHMARKS.md');
+const SEED_PETS = 10_000;
+const RESULTS = join(ROOT, 'bench/results');
+mkdirSync(RESULTS, { recursive: true });
+
+pinSelf();
+const began = Date.now();
+const elapsed = () => `${((Date.now() - began) / 1000).toFixed(0)} s`;
+const say = (/** @type {string} */ line) => process.stdout.write(`[bench ${elapsed()}] ${line}\n`);
+
+// Keys: an enterprise key with quotas that never bind (every 200 scenario), and free keys driven over their limit.
+const ENTERPRISE = 'bench-enterprise-7f3a9c1e5b2d4086';
+const FREE_BANNED = 'bench-free-banned-2c8e4a6f0b1d3957';
+const FREE_LIMITED = 'bench-free-limited-9d1f3b5a7c2e4680';
+const HUGE = '100000000000000';
+const KEYS = `${ENTERPRISE}:enterprise:${HUGE}:${HUGE},${FREE_BANNED}:free,${FREE_LIMITED}:free`;
+const AUTH = { authorization: `Bearer ${ENTERPRISE}` };
+const JSON_BODY = { ...AUTH, 'content-type': 'application/json' };
+const CREATE_BODY = '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}';
+
+const machine = {
+  cores: os.cpus().length,
+  cpu: (() => {
+    try {
+      return /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+    } catch {
+      return os.cpus()[0]?.model ?? 'unknown';
+    }
+  })(),
+  node: process.version,
+  os: `${os.type()} ${os.release()} ${os.arch()}`,
+  memoryGiB: os.totalmem() / 2 ** 30,
+  date: new Date().toISOString(),
+  commit: (() => {
+    try {
+      const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages', 'apps', 'bench'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      return dirty === '' ? sha : `${sha} (with uncommitted changes)`;
+    } catch {
+      return 'unknown';
+    }
+  })(),
+  taskset: HAS_TASKSET,
+};
+
+/** Sends `count` create requests one after the other (deterministic ids), from the seeded stream. */
+const seedThroughApi = async (/** @type {string} */ url, /** @type {number} */ count) => {
+  const random = prng(42);
+  for (let i = 0; i < count; i++) {
+    const res = await fetch(`${url}/v1/pets`, { method: 'POST', headers: JSON_BODY, body: petBody(random) });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`seeding: POST answered ${res.status}`);
+  }
+};
+
+/** GET with the enterprise key: status, content type, exact bytes. */
+const getExact = async (/** @type {string} */ url, /** @type {Record<string, string>} */ headers = AUTH) => {
+  const res = await fetch(url, { headers });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+};
+
+/** Sends requests with `key` until the server answers 429 with `code`. */
+const driveOverLimit = async (/** @type {string} */ url, /** @type {string} */ key, /** @type {string} */ code) => {
+  for (let i = 0; i < 500; i++) {
+    const res = await fetch(`${url}/v1/pets?limit=20`, { headers: { authorization: `Bearer ${key}` } });
+    const body = await res.text();
+    if (res.status === 429 && JSON.parse(body).code === code) return i + 1;
+  }
+  throw new Error(`the key never reached ${code}`);
+};
+
+const base = (/** @type {string} */ url, /** @type {number} */ duration, /** @type {Record<string, unknown>} */ extra = {}) => ({
+  url,
+  connections: CONNECTIONS,
+  pipelining: PIPELINING,
+  duration,
+  ...extra,
+});
+
+const driver = startDriver();
+/** @type {Awaited<ReturnType<typeof startProcess>>[]} */
+const running = [];
+const stopAll = async () => {
+  await Promise.all(running.splice(0).map((p) => p.stop()));
+};
+process.on('SIGINT', () => {
+  stopAll().finally(() => process.exit(130));
+});
+
+try {
+  say(`machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; taskset ${HAS_TASKSET ? 'yes: servers on core 0, load generator on core 1' : 'not found: no pinning'}`);
+
+  // (a) the real server: apps/server/dist/src/main.js, production settings, logging at the default level (info) on stdout, a pipe whose lines this process counts.
+  const portA = await freePort();
+  const a = await startProcess({
+    name: '(a) full stack',
+    core: 0,
+    nodeArgs: ['apps/server/dist/src/main.js'],
+    env: { PORT: String(portA), PETSTORE_API_KEYS: KEYS },
+    port: portA,
+    readyPath: '/v1/openapi.json',
+    stdout: 'count',
+  });
+  running.push(a);
+  say(`(a) full stack on ${a.url}; seeding ${fmt(SEED_PETS)} pets through POST /v1/pets`);
+  await seedThroughApi(a.url, SEED_PETS);
+
+  // The exact bytes (a) answers; (b) and (c) serve the same JSON.
+  const getPaths = { list20: '/v1/pets?limit=20', list100: '/v1/pets?limit=100&status=available', getPet: '/v1/pets/5000' };
+  /** @type {Record<string, string>} */
+  const gets = {};
+  let contentType = '';
+  for (const path of Object.values(getPaths)) {
+    const got = await getExact(a.url + path);
+    if (got.status !== 200) throw new Error(`(a) answered ${got.status} to GET ${path}`);
+    gets[path] = got.body.toString('utf8');
+    contentType = got.type;
+  }
+  const fixtures = join(RESULTS, 'fixtures.json');
+  writeFileSync(fixtures, JSON.stringify({ contentType, gets }));
+
+  const [portB, portC] = [await freePort(), await freePort()];
+  const b = await startProcess({ name: '(b) bare node:http', core: 0, nodeArgs: ['bench/bare-server.mjs', fixtures, String(portB)], port: portB, readyPath: getPaths.list20 });
+  running.push(b);
+  const c = await startProcess({ name: '(c) minimal Koa', core: 0, nodeArgs: ['bench/koa-server.mjs', fixtures, String(portC)], port: portC, readyPath: getPaths.list20 });
+  running.push(c);
+  for (const server of [b, c]) {
+    for (const path of Object.values(getPaths)) {
+      const got = await getExact(server.url + path);
+      if (got.status !== 200 || got.type !== contentType || !got.body.equals(Buffer.from(gets[path], 'utf8'))) {
+        throw new Error(`${server.name} does not serve the bytes of (a) for ${path}`);
+      }
+    }
+    const created = await fetch(`${server.url}/v1/pets`, { method: 'POST', headers: JSON_BODY, body: CREATE_BODY });
+    const pet = await created.json();
+    if (created.status !== 201 || Object.keys(pet).join() !== 'id,name,categoryId,status') throw new Error(`${server.name}: POST answers no Pet`);
+  }
+  say(`(b) ${b.url} and (c) ${c.url} serve the same bytes as (a) (checked), Content-Type: ${contentType}`);
+
+  const bannedAfter = await driveOverLimit(a.url, FREE_BANNED, 'temporarily_banned');
+  say(`the free key of the 429 scenario was refused and then banned after ${bannedAfter} requests`);
+
+  /** @typedef {{ id: string, label: string, duration: number, warmup: number, runners: { name: string, url: string, extra: Record<string, unknown>, expect: number }[] }} Group */
+  const runnersFor = (/** @type {string} */ path, /** @type {Record<string, unknown>} */ extra, /** @type {number} */ expect) => [
+    { name: 'a', url: a.url + path, extra, expect },
+    { name: 'b', url: b.url + path, extra, expect },
+    { name: 'c', url: c.url + path, extra, expect },
+  ];
+  /** @type {Group[]} */
+  const groups = [
+    {
+      id: 'list20',
+      label: `GET ${getPaths.list20}`,
+      duration: DURATION,
+      warmup: WARMUP,
+      runners: [
+        ...runnersFor(getPaths.list20, { headers: AUTH }, 200),
+        { name: 'a429', url: a.url + getPaths.list20, extra: { headers: { authorization: `Bearer ${FREE_BANNED}` } }, expect: 429 },
+      ],
+    },
+    { id: 'list100', label: `GET ${getPaths.list100}`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths.list100, { headers: AUTH }, 200) },
+    { id: 'getPet', label: `GET ${getPaths.getPet} (deprecated)`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths.getPet, { headers: AUTH }, 200) },
+    {
+      id: 'create',
+      label: 'POST /v1/pets',
+      duration: SECONDARY,
+      warmup: 1,
+      runners: runnersFor('/v1/pets', { method: 'POST', headers: JSON_BODY, body: CREATE_BODY }, 201),
+    },
+  ];
+
+  /** @type {Record<string, Record<string, Awaited<ReturnType<typeof driver.run>>[]>>} */
+  const results = {};
+  const anomalies = [];
+  for (const group of groups) {
+    results[group.id] = {};
+    for (const r of group.runners) await driver.run(base(r.url, group.warmup, r.extra));
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const r of group.runners) {
+        const s = await driver.run(base(r.url, group.duration, r.extra));
+        (results[group.id][r.name] ??= []).push(s);
+        const unexpected = s.total - (s.statuses[String(r.expect)] ?? 0);
+        if (unexpected > 0 || s.errors > 0 || s.timeouts > 0) {
+          anomalies.push(`${group.id} ${r.name} round ${round}: ${unexpected} unexpected statuses ${JSON.stringify(s.statuses)}, ${s.errors} errors, ${s.timeouts} timeouts`);
+        }
+        say(`${group.label.padEnd(46)} round ${round} ${r.name.padEnd(4)} ${fmt(s.rps).padStart(7)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+      }
+    }
+  }
+  const logA = a.output();
+  await stopAll();
+  say(`(a) wrote ${fmt(logA.lines)} log lines (${fmt(logA.bytes / 2 ** 20, 1)} MiB) on its stdout during the run`);
+
+  // The CPU profile of the full stack under the headline load, in a run of its own (profiling slows it).
+  const portP = await freePort();
+  for (const f of readdirSync(RESULTS)) if (f.endsWith('.cpuprofile')) rmSync(join(RESULTS, f));
+  const p = await startProcess({
+    name: '(a) profiled',
+    core: 0,
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, '--cpu-prof-name=full-stack.cpuprofile', 'apps/server/dist/src/main.js'],
+    env: { PORT: String(portP), PETSTORE_API_KEYS: KEYS },
+    port: portP,
+    readyPath: '/v1/openapi.json',
+    stdout: 'count',
+  });
+  running.push(p);
+  await seedThroughApi(p.url, 1_000); // the first page is the same 20 pets: the seed stream is deterministic
+  const same = await getExact(p.url + getPaths.list20);
+  if (!same.body.equals(Buffer.from(gets[getPaths.list20], 'utf8'))) throw new Error('the profiled server does not answer the same page');
+  await driver.run(base(p.url + getPaths.list20, 2, { headers: AUTH }));
+  const profiled = await driver.run(base(p.url + getPaths.list20, PROFILE_DURATION, { headers: AUTH }));
+  const logLines = p.output().lines;
+  await stopAll();
+  const profile = summarizeProfile(join(RESULTS, 'full-stack.cpuprofile'), 20);
+  say(`profile: ${fmt(profiled.rps)} req/s under --cpu-prof, ${fmt(logLines)} request log lines written`);
+
+  // Scale over HTTP: the bench composition (bench/app-server.mjs) seeded with 10^3 and 10^6 pets.
+  const cursorOf = async (/** @type {number} */ afterId) => {
+    const { encodeCursor } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
+    return encodeCursor({ afterId, status: undefined });
+  };
+  const scaleSizes = [1_000, 1_000_000];
+  /** @type {Record<number, string>} */
+  const scaleUrls = {};
+  for (const n of scaleSizes) {
+    const port = await freePort();
+    const s = await startProcess({
+      name: `app-server ${n}`,
+      core: 0,
+      nodeArgs: ['bench/app-server.mjs'],
+      // The ban threshold is raised only here, so the rate_limited path can be measured for seconds on end.
+      env: { PORT: String(port), HOST: '127.0.0.1', PETSTORE_API_KEYS: KEYS, PETSTORE_BAN_THRESHOLD: '1000000', BENCH_SEED_PETS: String(n) },
+      port,
+      readyPath: '/v1/openapi.json',
+      timeoutMs: 120_000,
+    });
+    running.push(s);
+    scaleUrls[n] = s.url;
+  }
+  const scaleQueries = async (/** @type {number} */ n) => ({
+    'first page (limit=20)': '/v1/pets?limit=20',
+    'page at n/2 (limit=20, cursor)': `/v1/pets?limit=20&cursor=${await cursorOf(n / 2)}`,
+  });
+  /** @type {Record<string, Record<number, { p50: number[], rps: number[] }>>} */
+  const httpScale = {};
+  for (const n of scaleSizes) for (const path of Object.values(await scaleQueries(n))) await driver.run({ url: scaleUrls[n] + path, connections: 1, duration: 0.5, headers: AUTH });
+  for (let round = 1; round <= 2; round++) {
+    for (const n of scaleSizes) {
+      for (const [label, path] of Object.entries(await scaleQueries(n))) {
+        const s = await driver.run({ url: scaleUrls[n] + path, connections: 1, pipelining: 1, duration: 1.5, headers: AUTH });
+        if ((s.statuses['200'] ?? 0) !== s.total) anomalies.push(`http scale ${n} ${label}: ${JSON.stringify(s.statuses)}`);
+        const slot = ((httpScale[label] ??= {})[n] ??= { p50: [], rps: [] });
+        slot.p50.push(s.p50);
+        slot.rps.push(s.rps);
+        say(`HTTP, ${fmt(n).padStart(9)} pets, ${label.padEnd(32)} 1 connection: p50 ${s.p50.toFixed(3)} ms, ${fmt(s.rps)} req/s`);
+      }
+    }
+  }
+
+  // The rate_limited path (the ban threshold raised on this server), against its own 200 path.
+  const limitedAfter = await driveOverLimit(scaleUrls[1_000], FREE_LIMITED, 'rate_limited');
+  /** @type {{ ok: number[], limited: number[] }} */
+  const rateLimited = { ok: [], limited: [] };
+  await driver.run(base(scaleUrls[1_000] + getPaths.list20, 1, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }));
+  for (let round = 1; round <= 2; round++) {
+    const ok = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: AUTH }));
+    const limited = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }));
+    if ((limited.statuses['429'] ?? 0) !== limited.total) anomalies.push(`rate_limited round ${round}: ${JSON.stringify(limited.statuses)}`);
+    rateLimited.ok.push(ok.rps);
+    rateLimited.limited.push(limited.rps);
+    say(`rate_limited path round ${round}: 200 ${fmt(ok.rps)} req/s, 429 rate_limited ${fmt(limited.rps)} req/s`);
+  }
+  const stillLimited = await fetch(`${scaleUrls[1_000]}/v1/pets?limit=20`, { headers: { authorization: `Bearer ${FREE_LIMITED}` } });
+  const stillCode = (await stillLimited.json()).code;
+  if (stillCode !== 'rate_limited') anomalies.push(`the rate_limited key ended as ${stillCode}`);
+  await stopAll();
+
+  // In process: the use case alone, and the heap per stored pet.
+  const inProcess = (/** @type {string[]} */ args) => {
+    const [cmd, argv] = pinned(0, args);
+    return JSON.parse(execFileSync(cmd, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 }));
+  };
+  say('in process: listPets with 10^3, 10^5, 10^6 pets');
+  const latency = inProcess(['bench/scale-inprocess.mjs', 'latency']);
+  say('in process: heap per stored pet (10^6 pets)');
+  const heap = inProcess(['--expose-gc', 'bench/scale-inprocess.mjs', 'heap', '1000000']);
+
+  // ---- figures ----
+  const med = (/** @type {number[]} */ xs) => median(xs);
+  /** Per-round ratios x/y of req/s, and their median. */
+  const ratios = (/** @type {string} */ g, /** @type {string} */ x, /** @type {string} */ y) => {
+    const per = results[g][x].map((s, i) => s.rps / results[g][y][i].rps);
+    return { per, median: med(per) };
+  };
+  const tableRows = [];
+  for (const group of groups) {
+    for (const r of group.runners) {
+      const runs = results[group.id][r.name];
+      tableRows.push({
+        scenario: r.name === 'a429' ? `${group.label}, key over its limit (429 temporarily_banned)` : group.label,
+        server: { a: '(a) full stack', b: '(b) bare node:http', c: '(c) minimal Koa', a429: '(a) full stack' }[r.name],
+        rps: med(runs.map((s) => s.rps)),
+        p50: med(runs.map((s) => s.p50)),
+        p99: med(runs.map((s) => s.p99)),
+        rounds: runs.map((s) => s.rps),
+      });
+    }
+  }
+  const ratioRows = groups.map((g) => ({ label: g.label, ab: ratios(g.id, 'a', 'b'), ac: ratios(g.id, 'a', 'c') }));
+  const r429 = ratios('list20', 'a429', 'a');
+  const rl = rateLimited.limited.map((x, i) => x / rateLimited.ok[i]);
+  const sizes = ['1000', '100000', '1000000'];
+  const ns = latency.medianNsPerCall;
+  const inprocRatios = Object.fromEntries(Object.entries(ns).map(([q, bySize]) => [q, bySize['1000000'] / bySize['1000']]));
+  const httpRatios = Object.fromEntries(
+    Object.entries(httpScale).map(([q, bySize]) => [q, med(bySize[1_000_000].p50) / med(bySize[1_000].p50)]),
+  );
+  const worstScale = Math.max(...Object.values(inprocRatios), ...Object.values(httpRatios));
+  const targets = [
+    { target: 'Full stack ≥ 0.90× minimal Koa, GET /v1/pets?limit=20 (median a/c)', value: ratioRows[0].ac.median, met: ratioRows[0].ac.median >= 0.9, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+    { target: '10⁶/10³ list latency ≤ 1.2 (worst of the in-process and HTTP ratios)', value: worstScale, met: worstScale <= 1.2, show: (/** @type {number} */ v) => `${v.toFixed(3)}` },
+    { target: 'Heap ≤ 400 B per stored pet', value: heap.bytesPerPet, met: heap.bytesPerPet <= 400, show: (/** @type {number} */ v) => `${v.toFixed(1)} B` },
+    { target: '429 path ≥ 1.5× the req/s of the 200 path (temporarily_banned, median per round)', value: r429.median, met: r429.median >= 1.5, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+    { target: '429 path ≥ 1.5× the req/s of the 200 path (rate_limited, bench composition, median)', value: med(rl), met: med(rl) >= 1.5, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+  ];
+
+  const totalSeconds = (Date.now() - began) / 1000;
+  const f2 = (/** @type {number} */ x) => x.toFixed(2);
+  const lines = [];
+  lines.push('# Benchmarks', '');
+  lines.push(
+    `Written by \`pnpm bench\` (bench/run.mjs) on ${machine.date.slice(0, 10)}, in ${totalSeconds.toFixed(0)} s. Re-run it to get this machine's figures; ` +
+      'ratios taken in one run on one machine are the figures to compare, absolute req/s are not portable.',
+    '',
+  );
+  lines.push('## Machine', '');
+  lines.push('| | |', '|---|---|');
+  lines.push(`| CPU | ${machine.cpu}, ${machine.cores} cores (as seen by the OS) |`);
+  lines.push(`| Memory | ${machine.memoryGiB.toFixed(1)} GiB |`);
+  lines.push(`| OS | ${machine.os} |`);
+  lines.push(`| Node.js | ${machine.node} |`);
+  lines.push(`| Commit | ${machine.commit} |`);
+  lines.push(`| Pinning | ${HAS_TASKSET ? 'taskset: every server on core 0, the load generator (autocannon) on core 1' : 'none (taskset not found): servers and load generator share the cores'} |`);
+  lines.push('');
+  lines.push('## Method', '');
+  lines.push(
+    `- **(a) full stack**: \`node apps/server/dist/src/main.js\` (the product's entry) on the memory store, production settings ` +
+      '(defaults: ban threshold 10, 900 s; logging on at the default level `info`, one JSON line per request, pino with its asynchronous ' +
+      'destination on stdout; stdout is a pipe, as under a container runtime, read by the orchestrator on core 1 which only counts the lines: ' +
+      `${fmt(logA.lines)} lines, ${fmt(logA.bytes / 2 ** 20, 1)} MiB in this run). Only \`PORT\` and \`PETSTORE_API_KEYS\` are set: ` +
+      `an enterprise key with quotas of 10¹⁴ (every 200 scenario), and free keys driven over their limit. ` +
+      `${fmt(SEED_PETS)} pets are created through \`POST /v1/pets\` before measuring (deterministic names, 3–25 characters, categories 1–12, 60 % available).`,
+    `- **(b) bare node:http** (bench/bare-server.mjs, the floor) and **(c) minimal Koa** (bench/koa-server.mjs, Koa 3 with @koa/router as the only middleware, the limit): ` +
+      'they serve the JSON (a) returned for each GET scenario (read at start from a file the orchestrator writes after fetching it from (a)), ' +
+      'kept parsed and serialised per request with `JSON.stringify` as a handler would; before measuring, the orchestrator checks that their bodies ' +
+      `are byte-identical to (a)'s and carry the same \`Content-Type\` (\`${contentType}\`). For POST they parse the JSON body and answer 201 with a Pet ` +
+      'of the same shape and a `Location`. They check no key, count no quota and write no log: the difference is what the stack costs.',
+    `- **Load**: autocannon 9 in one long-lived process (bench/drive.mjs), ${CONNECTIONS} connections, pipelining ${PIPELINING}, HTTP/1.1 keep-alive. ` +
+      `Per scenario: a warm-up run per server (${WARMUP} s for the headline scenario, 1 s for the others), then ${ROUNDS} rounds in which the servers ` +
+      `alternate (a b c a b c …). Rounds last ${DURATION} s for the headline scenario \`GET /v1/pets?limit=20\` (and its 429 counterpart) and ${SECONDARY} s for the ` +
+      'others: 4 scenarios × 3 servers × 3 rounds × 10 s alone would be 6 minutes, over the 5-minute budget; `BENCH_SECONDARY_DURATION=10` gives the long form. ' +
+      'req/s = responses / run time; p50 and p99 are over every response of a run (taken per response as floats, not autocannon\'s whole-ms histogram); ' +
+      'the tables give the median over the rounds, and the ratios are taken per round (same round, same conditions) then their median.',
+    `- **429 scenario**: a free key sent past its limit (60/min). With the default ban rule it is banned after its 10th rejection (here after ${bannedAfter} requests), ` +
+      'so the measured 429 path is `temporarily_banned` (what a client that keeps hammering gets). It alternates with the 200 rounds of (a). ' +
+      'The `rate_limited` path is measured on the bench composition (below) with `PETSTORE_BAN_THRESHOLD=1000000`, against its own 200 path (2 rounds of 2 s each).',
+    '- **Scale**: in process, the use case alone (`PetCatalog.listPets` on `PetRepositoryInMemory`, from dist/) with 10³, 10⁵ and 10⁶ pets, ' +
+      `${latency.batches} batches of ${fmt(latency.calls)} awaited calls per query, sizes alternating within each batch, median ns per call; the first page, and a page from ` +
+      'the middle of the catalogue (cursor after id n/2) where the binary search does its work. Over HTTP: bench/app-server.mjs composes the real app exactly as ' +
+      'apps/server does (parseSettings, createContainer, the same HttpApp and listen, same pino logger) but puts the pets straight into the in-memory ' +
+      'repository before listening, since 10⁶ POSTs would take minutes; 1 connection (latency, not queueing), 2 rounds of 1.5 s, median p50. ' +
+      'Heap: `node --expose-gc`, heapUsed after two GCs before and after creating 10⁶ pets through `PetCatalog.createPet` with bodies parsed by `JSON.parse` ' +
+      '(fresh name strings, as on the HTTP path), divided by 10⁶.',
+    `- **Profile**: a separate run of (a) under \`node --cpu-prof\` (same settings, 1,000 pets seeded, the first page identical), ${PROFILE_DURATION} s of the headline load ` +
+      `after a 2 s warm-up; self time per function from the .cpuprofile (bench/profile-summary.mjs). ${fmt(logLines)} log lines were written during that run.`,
+    '',
+  );
+  lines.push('## Throughput and latency', '');
+  lines.push(`Median of ${ROUNDS} rounds; ${CONNECTIONS} connections, pipelining ${PIPELINING}.`, '');
+  lines.push('| scenario | server | req/s | p50 ms | p99 ms | req/s per round |', '|---|---|--:|--:|--:|---|');
+  for (const row of tableRows) {
+    lines.push(`| ${row.scenario} | ${row.server} | ${fmt(row.rps)} | ${f2(row.p50)} | ${f2(row.p99)} | ${row.rounds.map((x) => fmt(x)).join(' / ')} |`);
+  }
+  lines.push('');
+  lines.push('### Ratios (req/s, per round, then the median)', '');
+  lines.push('| scenario | a/b per round | a/b median | a/c per round | a/c median |', '|---|---|--:|---|--:|');
+  for (const r of ratioRows) {
+    lines.push(`| ${r.label} | ${r.ab.per.map(f2).join(' / ')} | **${r.ab.median.toFixed(3)}** | ${r.ac.per.map(f2).join(' / ')} | **${r.ac.median.toFixed(3)}** |`);
+  }
+  lines.push(`| 429 temporarily_banned / 200, \`GET /v1/pets?limit=20\` on (a) | ${r429.per.map(f2).join(' / ')} | **${r429.median.toFixed(3)}** | | |`);
+  lines.push(`| 429 rate_limited / 200, bench composition (10³ pets; req/s ${rateLimited.limited.map((x) => fmt(x)).join(' / ')} vs ${rateLimited.ok.map((x) => fmt(x)).join(' / ')}) | ${rl.map(f2).join(' / ')} | **${med(rl).toFixed(3)}** | | |`);
+  lines.push('');
+  lines.push('## How the list cost grows', '');
+  lines.push('In process, `PetCatalog.listPets` alone (median ns per call):', '');
+  lines.push('| query | 10³ pets | 10⁵ pets | 10⁶ pets | 10⁶/10³ |', '|---|--:|--:|--:|--:|');
+  for (const [q, bySize] of Object.entries(ns)) {
+    lines.push(`| ${q} | ${sizes.map((s) => fmt(bySize[s])).join(' | ')} | **${inprocRatios[q].toFixed(3)}** |`);
+  }
+  lines.push('', 'Over HTTP, the full stack (bench composition), 1 connection (median p50 in ms; req/s):', '');
+  lines.push('| query | 10³ pets | 10⁶ pets | 10⁶/10³ |', '|---|--:|--:|--:|');
+  for (const [q, bySize] of Object.entries(httpScale)) {
+    lines.push(
+      `| ${q} | ${med(bySize[1_000].p50).toFixed(3)} ms (${fmt(med(bySize[1_000].rps))}/s) | ${med(bySize[1_000_000].p50).toFixed(3)} ms (${fmt(med(bySize[1_000_000].rps))}/s) | **${httpRatios[q].toFixed(3)}** |`,
+    );
+  }
+  lines.push('', `Heap per stored pet (10⁶ pets created through the use case): **${heap.bytesPerPet.toFixed(1)} bytes** (${fmt(heap.heapBytes / 2 ** 20, 1)} MiB in all).`, '');
+  lines.push('## Targets', '');
+  lines.push('| target | this run | |', '|---|--:|---|');
+  for (const t of targets) lines.push(`| ${t.target} | ${t.show(t.value)} | ${t.met ? 'met' : '**missed**'} |`);
+  lines.push('');
+  if (anomalies.length > 0) {
+    lines.push('Anomalies seen during the run (they make the figures above suspect):', '');
+    for (const x of anomalies) lines.push(`- ${x}`);
+    lines.push('');
+  }
+  lines.push('## Where the full stack spends its time', '');
+  lines.push(
+    `CPU profile of (a) under the headline load (${fmt(profiled.rps)} req/s while profiled): ${fmt(profile.busyMs)} ms busy, ${fmt(profile.idleMs)} ms idle. ` +
+      'Self time by area, then the top frames by self time (share of busy time):',
+    '',
+  );
+  lines.push('| area | self ms | share |', '|---|--:|--:|');
+  for (const x of profile.areas.slice(0, 12)) lines.push(`| ${x.area} | ${fmt(x.us / 1000)} | ${(x.share * 100).toFixed(1)} % |`);
+  lines.push('', '| # | function | where | area | self ms | share |', '|--:|---|---|---|--:|--:|');
+  profile.frames.forEach((f, i) =>
+    lines.push(`| ${i + 1} | \`${f.fn}\` | ${f.where === '' ? '' : `\`${f.where}\``} | ${f.area} | ${fmt(f.us / 1000)} | ${(f.share * 100).toFixed(1)} % |`),
+  );
+  lines.push('');
+  try {
+    lines.push(readFileSync(join(ROOT, 'bench/analysis.md'), 'utf8').trim(), '');
+  } catch {
+    /* no hand-written analysis */
+  }
+  writeFileSync(OUT, lines.join('\n'));
+  writeFileSync(join(RESULTS, `results-${machine.date.replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine, results, rateLimited, httpScale, latency, heap, profile, anomalies }, null, 2));
+
+  // ---- stdout ----
+  process.stdout.write('\n');
+  for (const l of lines.slice(lines.indexOf('## Throughput and latency'), lines.indexOf('## Where the full stack spends its time') + 1)) process.stdout.write(l + '\n');
+  process.stdout.write('Top frames of the profile:\n');
+  for (const f of profile.frames.slice(0, 12)) process.stdout.write(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}\n`);
+  say(`done: ${OUT.replace(ROOT + '/', '')} written, raw results in bench/results/`);
+} catch (error) {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  driver.stop();
+}
