@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { inspect } from 'node:util';
+import { pino } from 'pino';
+import { constantTimeEqual } from '@petstore/domain';
+import { send, startHarness, type Answer } from './support.js';
+
+// Several configured keys on different plans, and keys nobody configured.
+const FREE = 'sEcReT-free-4f1c9a';
+const PRO = 'sEcReT-pro-77b2e0';
+const TINY = 'sEcReT-tiny-0d93aa'; // enterprise 3/minute: reaches 429 and the ban quickly
+const UNUSED = 'sEcReT-unused-5e6f71';
+const GUESSES = ['sEcReT-guess-1', 'sEcReT-guess-2', 'sEcReT-guess-3'];
+const ALL = [FREE, PRO, TINY, UNUSED, ...GUESSES];
+
+/** Every place a raw key could leak: its text, its base64 and hex spellings. */
+const spellings = (key: string): string[] => [key, Buffer.from(key).toString('base64'), Buffer.from(key).toString('hex')];
+
+describe('hardening: secrets (no raw key in any store, log line or response)', function () {
+  this.timeout(30_000);
+
+  it('a full session through the real pino logger (valid, invalid, 401, 429, ban, 404, 400, 503) leaves no key in logs, answers or stores', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = pino({ level: 'trace', base: { service: 'petstore' } }, sink);
+    const h = await startHarness({
+      env: {
+        PETSTORE_API_KEYS: `${FREE}:free,${PRO}:pro,${TINY}:enterprise:3:100,${UNUSED}:business`,
+        PETSTORE_BAN_THRESHOLD: '2',
+        PETSTORE_LOG_LEVEL: 'trace',
+      },
+      logger,
+      storeDeadlineMs: 200,
+    });
+    const answers: Answer[] = [];
+    const go = async (path: string, key: string | undefined, extra: { method?: string; body?: string; scheme?: string } = {}) => {
+      const headers: Record<string, string> = {};
+      if (key !== undefined) headers['Authorization'] = `${extra.scheme ?? 'Bearer'} ${key}`;
+      if (extra.body !== undefined) headers['Content-Type'] = 'application/json';
+      const a = await send(h.port, { method: extra.method ?? 'GET', path, headers, ...(extra.body === undefined ? {} : { body: extra.body }) });
+      answers.push(a);
+      return a;
+    };
+    try {
+      expect((await go('/v1/pets', FREE, { method: 'POST', body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
+      expect((await go('/v1/pets', PRO)).status).to.equal(200);
+      expect((await go('/v1/pets/1', PRO, { scheme: 'bEaReR' })).status).to.equal(200);
+      expect((await go('/v1/pets/999', FREE)).status).to.equal(404);
+      expect((await go('/v1/pets?limit=0', FREE)).status).to.equal(400);
+      expect((await go('/v1/pets', FREE, { method: 'POST', body: `{"name":"x","categoryId":1,"key":"${FREE}"}` })).status).to.equal(400);
+      expect((await go('/nowhere', PRO)).status).to.equal(404);
+      expect((await go('/v1/pets', PRO, { method: 'DELETE' })).status).to.equal(405);
+      for (const g of GUESSES) expect((await go('/v1/pets', g)).status).to.equal(401);
+      expect((await go('/v1/pets', `${FREE}x`)).status).to.equal(401);
+      expect((await go('/v1/pets', FREE, { scheme: 'Basic' })).status).to.equal(401);
+      expect((await go('/v1/pets', `${FREE} ${PRO}`)).status).to.equal(401);
+      const tiny = [];
+      for (let i = 0; i < 7; i++) tiny.push((await go('/v1/pets', TINY)).status);
+      expect(tiny).to.deep.equal([200, 200, 200, 429, 429, 429, 429]); // the 5th is the 2nd rejection: banned
+      expect(answers.at(-1)!.text).to.contain('temporarily_banned');
+      h.faults.set('fail');
+      expect((await go('/v1/pets', PRO)).status).to.equal(503);
+      h.faults.set('hang');
+      expect((await go('/v1/pets', FREE)).status).to.equal(503);
+      h.faults.reset();
+    } finally {
+      await h.stop();
+    }
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    const logs = lines.join('');
+    expect(logs.split('\n').filter((l) => l.includes('"msg":"request"')).length, 'one log line per request').to.equal(answers.length);
+    expect(logs).to.contain('store unavailable');
+    const exposed = answers.map((a) => `${a.status} ${JSON.stringify(a.headers)}\n${a.text}`).join('\n');
+    // The store's memory, as a debugger would print it.
+    const stores = inspect([h.keys, h.quotas, h.pets], { depth: 20, showHidden: true, maxArrayLength: null, maxStringLength: null });
+    // Every argument any port received: only hashes (the key store is asked by SHA-256, never by key).
+    const portArgs = JSON.stringify(h.faults.calls.map((c) => c.args));
+    for (const key of ALL) {
+      for (const s of spellings(key)) {
+        expect(logs, `log lines hold ${key}`).not.to.contain(s);
+        expect(exposed, `answers hold ${key}`).not.to.contain(s);
+        expect(stores, `stores hold ${key}`).not.to.contain(s);
+        expect(portArgs, `port calls carry ${key}`).not.to.contain(s);
+      }
+    }
+    for (const c of h.faults.calls.filter((c) => c.port === 'ApiKeyStore' && c.method === 'findByHash')) {
+      expect(c.args[0]).to.match(/^[0-9a-f]{64}$/);
+    }
+  });
+
+  it('the hash comparison is constant-time in structure: it reads every character whatever the first difference', () => {
+    const reads = (a: string, b: string): number => {
+      let count = 0;
+      const spy = (s: string) =>
+        Object.assign(new String(s), {
+          charCodeAt(i: number) {
+            count += 1;
+            return String.prototype.charCodeAt.call(s, i);
+          },
+        }) as unknown as string;
+      expect(constantTimeEqual(spy(a), spy(b))).to.equal(a === b);
+      return count;
+    };
+    const hash = 'a'.repeat(64);
+    const differsFirst = 'b' + 'a'.repeat(63);
+    const differsLast = 'a'.repeat(63) + 'b';
+    expect(reads(hash, differsFirst)).to.equal(reads(hash, differsLast));
+    expect(reads(hash, differsFirst)).to.equal(reads(hash, hash));
+    expect(reads(hash, hash)).to.equal(128);
+  });
+});
