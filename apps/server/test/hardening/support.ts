@@ -83,7 +83,15 @@ export interface SendOptions {
 export const send = (port: number, options: SendOptions): Promise<Answer> =>
   new Promise<Answer>((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        // A body always goes with its length (Node would send a GET or HEAD body undelimited).
+        headers: options.body === undefined ? (options.headers ?? {}) : { 'Content-Length': String(Buffer.byteLength(options.body)), ...options.headers },
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
