@@ -87,8 +87,13 @@ export const listen = async (app: { callback(): RequestListener }, options: List
       closing ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();
+        // Answers finished after the close leave keep-alive connections idle: close those too,
+        // instead of waiting for the keep-alive timeout.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        sweep.unref();
         server.close(() => {
           clearTimeout(timer);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();
