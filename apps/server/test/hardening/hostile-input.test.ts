@@ -258,7 +258,7 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     expect(fine.headers['x-request-id']).to.equal('a'.repeat(128));
   });
 
-  it('request smuggling shapes and malformed request lines: 400 with an Error body and the connection closed', async () => {
+  it('request smuggling shapes (Content-Length with Transfer-Encoding, two lengths), malformed request lines, TLS bytes: a 4xx or a closed connection', async () => {
     for (const head of [
       `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
       `POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello`,
