@@ -8,6 +8,8 @@ export interface StoreLifecycle {
   /** True when the store answers; never throws (the readiness probe). */
   isReady(): Promise<boolean>;
   close(): Promise<void>;
+  /** True when the ports live in this process and do no I/O, so a call cannot hang: no deadline is needed. */
+  readonly inProcess?: boolean;
 }
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`petstore.${name}`) as ServiceIdentifier<T>;

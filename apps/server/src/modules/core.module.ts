@@ -4,7 +4,11 @@ import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
 
-/** The store's ports as the use cases see them: every call bounded by the store deadline. */
+/**
+ * The store's ports as the use cases see them: every call bounded by the store deadline, unless
+ * the store is in-process (the memory store answers synchronously and cannot hang; a timer per
+ * call, three per request, would be pure cost on the hot path).
+ */
 const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<StorePorts>;
 
 /**
@@ -14,8 +18,8 @@ const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<S
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, quotas, keys, ms) => boundedPorts({ pets, quotas, keys }, ms),
-      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs],
+      (pets, quotas, keys, ms, store) => (store.inProcess === true ? { pets, quotas, keys } : boundedPorts({ pets, quotas, keys }, ms)),
+      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
