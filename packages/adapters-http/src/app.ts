@@ -77,7 +77,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
       ctx.body = openApi;
     }
   });
+  // The gate also dispatches the route it matched: the router is its table, not a middleware.
   app.use(gate(router, deps.authenticator, deps.admission));
-  app.use(router.routes());
   return app;
 };

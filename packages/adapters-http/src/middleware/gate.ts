@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
 import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION } from '@petstore/domain';
 import { HttpError } from '../errors.js';
+import { answerError } from './request-context.js';
 import type { AppState } from '../state.js';
 
 const REALM = 'Bearer realm="petstore"';
@@ -25,7 +26,10 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
  * 2. identify the subject: the key's when the credential is valid, otherwise the client address;
  * 3. admit it (rate limit and bans), with the rate-limit headers on every answer from here on;
  * 4. unknown path → 404, known path with another method → 405 with `Allow`, `OPTIONS` → 204;
- * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3).
+ * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
+ * 6. run the route matched at step 1 (the router's own dispatch would match it a second time).
+ * A refusal at step 3 is answered here, without an exception: it is the path a client hammering
+ * past its limit keeps hitting, so it must stay cheaper than the work it refuses.
  */
 export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission): Middleware<AppState> =>
   async function gate(ctx, next) {
@@ -49,14 +53,13 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     });
     if (decision.outcome !== 'admitted') {
       const retryAfter = String(decision.retryAfter ?? 1);
+      ctx.set('Retry-After', retryAfter);
       if (decision.outcome === 'temporarily_banned') {
-        throw new HttpError('temporarily_banned', `too many requests after being rate limited; banned for ${retryAfter} more seconds`, {
-          'Retry-After': retryAfter,
-        });
+        answerError(ctx, 'temporarily_banned', `too many requests after being rate limited; banned for ${retryAfter} more seconds`);
+      } else {
+        answerError(ctx, 'rate_limited', `rate limit of ${binding.limit} requests per ${binding.name} exceeded; retry in ${retryAfter} seconds`);
       }
-      throw new HttpError('rate_limited', `rate limit of ${binding.limit} requests per ${binding.name} exceeded; retry in ${retryAfter} seconds`, {
-        'Retry-After': retryAfter,
-      });
+      return;
     }
 
     if (!layer) {
@@ -75,5 +78,13 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
       const challenge = auth.error.reason === 'invalid' ? `${REALM}, error="invalid_token"` : REALM;
       throw new HttpError('unauthorized', auth.error.message, { 'WWW-Authenticate': challenge });
     }
-    await next();
+    // Our handlers read nothing the router's dispatch adds to the context (no `ctx.params`: getPet reads the raw path).
+    const stack = layer.stack as unknown as readonly Middleware<AppState>[];
+    await (stack.length === 1 ? stack[0]!(ctx, next) : runStack(stack, ctx, next));
   };
+
+/** Runs a route's middleware in order (what the router's dispatch does once it has matched). */
+const runStack = (stack: readonly Middleware<AppState>[], ctx: Parameters<Middleware<AppState>>[0], next: () => Promise<unknown>) => {
+  const dispatch = async (i: number): Promise<unknown> => (i === stack.length ? next() : stack[i]!(ctx, () => dispatch(i + 1)));
+  return dispatch(0);
+};
