@@ -291,7 +291,10 @@ try {
   for (let round = 1; round <= 2; round++) {
     const ok = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: AUTH }));
     const limited = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }));
-    if ((limited.statuses['429'] ?? 0) !== limited.total) anomalies.push(`rate_limited round ${round}: ${JSON.stringify(limited.statuses)}`);
+    // A new UTC minute during the round gives the free key 60 more admitted requests: expected, not an anomaly.
+    if ((limited.statuses['429'] ?? 0) + Math.min(60, limited.statuses['200'] ?? 0) !== limited.total) {
+      anomalies.push(`rate_limited round ${round}: ${JSON.stringify(limited.statuses)}`);
+    }
     rateLimited.ok.push(ok.rps);
     rateLimited.limited.push(limited.rps);
     say(`rate_limited path round ${round}: 200 ${fmt(ok.rps)} req/s, 429 rate_limited ${fmt(limited.rps)} req/s`);
