@@ -39,7 +39,7 @@ export type { ApiKeyStore } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
 
 export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
-export { Authenticator } from './use-cases/authenticate.js';
+export { Authenticator, type KeyHasher } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject } from './use-cases/admit.js';
 
 export {

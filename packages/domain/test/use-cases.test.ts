@@ -156,3 +156,18 @@ describe('sha256Hex and constantTimeEqual', () => {
     expect(constantTimeEqual('abc', 'ab')).to.equal(false);
   });
 });
+
+describe('Authenticator with a platform hash', () => {
+  it('looks keys up with the hash function it is given', async () => {
+    const record = apiKeyRecord('K-1', 'free') as ApiKeyRecord;
+    const seen: string[] = [];
+    const keys: ApiKeyStore = { findByHash: async (h) => (h === record.keyHash ? record : undefined), save: async () => {} };
+    const native = (key: string) => {
+      seen.push(key);
+      return createHash('sha256').update(key, 'utf8').digest('hex');
+    };
+    const result = await new Authenticator(keys, native).authenticate('Bearer K-1');
+    expect(result.ok).to.equal(true);
+    expect(seen).to.deep.equal(['K-1']);
+  });
+});

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
@@ -10,6 +11,9 @@ import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
  * call, three per request, would be pure cost on the hot path).
  */
 const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<StorePorts>;
+
+/** Node's one-shot SHA-256: the same hex as the domain's `sha256Hex`, several times faster. */
+const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 
 /**
  * The use cases and the HTTP app, built from whatever ports the store module bound, each port
@@ -26,7 +30,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .toResolvedValue((ports, clock) => new PetCatalog(ports.pets, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   bind(TOKENS.Authenticator)
-    .toResolvedValue((ports) => new Authenticator(ports.keys), [BOUNDED_PORTS])
+    .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
     .inSingletonScope();
   bind(TOKENS.Admission)
     .toResolvedValue((ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban), [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Settings])

@@ -22,15 +22,25 @@ const invalid: Unauthorized = {
 /** Length of the key-hash prefix used as a log-safe tag. */
 const TAG_LENGTH = 12;
 
-/** Resolves an `Authorization` header to the key's subject (plan and quota), or `unauthorized`. */
+/** SHA-256 of a key's UTF-8 bytes as lowercase hex (a lone surrogate encoded as U+FFFD). */
+export type KeyHasher = (key: string) => string;
+
+/**
+ * Resolves an `Authorization` header to the key's subject (plan and quota), or `unauthorized`.
+ * `hashKey` defaults to the domain's own SHA-256; a platform's native one (Node's `crypto.hash`)
+ * gives the same hex, faster.
+ */
 export class Authenticator {
-  constructor(private readonly keys: ApiKeyStore) {}
+  constructor(
+    private readonly keys: ApiKeyStore,
+    private readonly hashKey: KeyHasher = sha256Hex,
+  ) {}
 
   async authenticate(authorization: string | undefined): Promise<Result<Subject, Unauthorized>> {
     if (authorization === undefined || !SCHEME.test(authorization)) return fail(missing);
     const match = BEARER.exec(authorization);
     if (!match) return fail(invalid);
-    const keyHash = sha256Hex(match[1]!);
+    const keyHash = this.hashKey(match[1]!);
     const record = await this.keys.findByHash(keyHash);
     if (!record || !constantTimeEqual(record.keyHash, keyHash)) return fail(invalid);
     return ok({ id: `k:${keyHash}`, plan: record.plan, quota: record.quota, keyTag: keyHash.slice(0, TAG_LENGTH) });
