@@ -13,7 +13,7 @@ export const createRouter = (catalog: PetCatalog, validators: RequestValidators)
   const router = new Router<AppState>({ sensitive: true, strict: false });
 
   router.get('listPets', '/v1/pets', async (ctx) => {
-    const query = readListQuery(validators, ctx.query);
+    const query = readListQuery(validators, ctx.querystring);
     const result = await catalog.listPets(query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;

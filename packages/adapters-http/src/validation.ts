@@ -35,11 +35,41 @@ export const checkNewPet = (validators: RequestValidators, body: unknown): void 
   throw new HttpError('validation_failed', message);
 };
 
+type ListQueryKey = 'limit' | 'status' | 'cursor';
+const LIST_QUERY_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'status', 'cursor']);
+
+/**
+ * The values of `limit`, `status` and `cursor` in a query string (all others ignored), exactly as
+ * URLSearchParams (Koa's `ctx.query`) reads them — `+` is a space, percent escapes are decoded —
+ * but without building the whole object: a pair with no `%` or `+` needs no decoding at all.
+ * A key given twice keeps every value (then refused).
+ */
+export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey, string | string[]>> => {
+  const found: Partial<Record<ListQueryKey, string | string[]>> = {};
+  if (querystring === '') return found;
+  for (const pair of querystring.split('&')) {
+    let key: string;
+    let value: string;
+    if (pair.includes('%') || pair.includes('+')) {
+      const entry = new URLSearchParams(pair).entries().next();
+      if (entry.done === true) continue;
+      [key, value] = entry.value;
+    } else {
+      const eq = pair.indexOf('=');
+      key = eq < 0 ? pair : pair.slice(0, eq);
+      value = eq < 0 ? '' : pair.slice(eq + 1);
+    }
+    if (!LIST_QUERY_KEYS.has(key)) continue;
+    const known = key as ListQueryKey;
+    const before = found[known];
+    found[known] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
+  }
+  return found;
+};
+
 /** Query values: `limit` is read as an integer only when it is written as one; the rest stay text. */
-export const readListQuery = (
-  validators: RequestValidators,
-  query: Readonly<Record<string, string | string[] | undefined>>,
-): { limit?: number; status?: string; cursor?: string } => {
+export const readListQuery = (validators: RequestValidators, querystring: string): { limit?: number; status?: string; cursor?: string } => {
+  const query = parseListQuery(querystring);
   const input: Record<string, unknown> = {};
   for (const key of ['limit', 'status', 'cursor'] as const) {
     const value = query[key];
