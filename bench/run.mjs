@@ -253,7 +253,7 @@ try {
     const s = await startProcess({
       name: `app-server ${n}`,
       core: 0,
-      nodeArgs: ['bench/app-server.mjs'],
+      nodeArgs: ['--expose-gc', 'bench/app-server.mjs'],
       // The ban threshold is raised only here, so the rate_limited path can be measured for seconds on end.
       env: { PORT: String(port), HOST: '127.0.0.1', PETSTORE_API_KEYS: KEYS, PETSTORE_BAN_THRESHOLD: '1000000', BENCH_SEED_PETS: String(n) },
       port,
