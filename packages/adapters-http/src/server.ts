@@ -7,8 +7,9 @@ import { errorBody } from './errors.js';
 /**
  * Requests that Node's parser refuses before the app sees them (a control character or line
  * break in a header, a malformed request line…) still get a request id of their own, and the
- * `Error` body where the contract has a code; nothing of the request is echoed. Node's own
- * answer has neither. As Node does, nothing is written when a response is already under way.
+ * `Error` body (a 408 for a slow client, which CONTRACT.md §6 names, has none: the code table has
+ * no code for it); nothing of the request is echoed. Node's own answer has neither. As Node does,
+ * nothing is written when a response is already under way.
  */
 const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
   const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -17,7 +18,8 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request Timeout', '']
         : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', '']
+          ? // The contract's code table has no code for 431: answered as the 400 it names for a request that breaks a rule.
+            [400, 'Bad Request', errorBody('validation_failed', 'the request headers are larger than 16 KB')]
           : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
             ? [413, 'Payload Too Large', errorBody('payload_too_large', 'the chunk extensions are too large')]
             : [400, 'Bad Request', errorBody('validation_failed', 'the request is not valid HTTP/1.1: check the request line and the headers')];
