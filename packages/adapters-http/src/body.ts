@@ -31,7 +31,7 @@ export const readJsonBody = async (req: IncomingMessage, limit = BODY_LIMIT_BYTE
   let size = 0;
   await new Promise<void>((resolve, reject) => {
     const done = (error?: unknown): void => {
-      req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
       if (error === undefined) resolve();
       else reject(error instanceof Error ? error : new Error(String(error)));
     };
@@ -46,7 +46,9 @@ export const readJsonBody = async (req: IncomingMessage, limit = BODY_LIMIT_BYTE
     const onClose = (): void => {
       if (!req.complete) done(new HttpError('validation_failed', 'the request body ended before it was complete'));
     };
-    req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+    // A client that goes away mid-body is a bad request, not a fault of the service.
+    const onError = (): void => done(new HttpError('validation_failed', 'the request body ended before it was complete'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
   if (size === 0) return undefined;
   let text: string;

@@ -3,6 +3,7 @@ import type Router from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
 import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION } from '@petstore/domain';
 import { HttpError } from '../errors.js';
+import { BODY_LIMIT_BYTES } from '../body.js';
 import { answerError } from './request-context.js';
 import type { AppState } from '../state.js';
 
@@ -25,7 +26,8 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
  * 1. match the route (the deprecated `getPet` gets its headers on every answer, errors included);
  * 2. identify the subject: the key's when the credential is valid, otherwise the client address;
  * 3. admit it (rate limit and bans), with the rate-limit headers on every answer from here on;
- * 4. unknown path → 404, known path with another method → 405 with `Allow`, `OPTIONS` → 204;
+ * 4. no Host (HTTP/1.1) → 400; a declared body over 1 MiB → 413, unread; unknown path → 404,
+ *    known path with another method → 405 with `Allow`, `OPTIONS` → 204;
  * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
  * 6. run the route matched at step 1 (the router's own dispatch would match it a second time).
  * A refusal at step 3 is answered here, without an exception: it is the path a client hammering
@@ -60,6 +62,15 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
         answerError(ctx, 'rate_limited', `rate limit of ${binding.limit} requests per ${binding.name} exceeded; retry in ${retryAfter} seconds`);
       }
       return;
+    }
+
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
+    if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
+      throw new HttpError('validation_failed', 'an HTTP/1.1 request needs a Host header');
+    }
+    // CONTRACT.md §6: a declared body over the limit is refused at once, on any path, unread.
+    if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
+      throw new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`, { Connection: 'close' });
     }
 
     if (!layer) {

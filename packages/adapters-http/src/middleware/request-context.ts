@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Middleware } from 'koa';
 import { StoreUnavailableError } from '@petstore/domain';
 import { codeForStatus, errorBody, ERROR_STATUS, HttpError } from '../errors.js';
@@ -23,10 +24,6 @@ export const requestContext = (logger: HttpLogger): Middleware<AppState> =>
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
-      // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
-      if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
-        throw new HttpError('validation_failed', 'an HTTP/1.1 request needs a Host header');
-      }
       await next();
     } catch (error) {
       if (error instanceof HttpError) {
@@ -47,6 +44,9 @@ export const requestContext = (logger: HttpLogger): Middleware<AppState> =>
         }
       }
     }
+    // A body left unread (the request was refused before its body mattered) is not drained:
+    // the connection closes after the answer instead.
+    if (!ctx.req.complete && hasBody(ctx.req.headers)) ctx.set('Connection', 'close');
     logger.info(
       {
         requestId,
@@ -59,6 +59,9 @@ export const requestContext = (logger: HttpLogger): Middleware<AppState> =>
       'request',
     );
   };
+
+const hasBody = (headers: IncomingHttpHeaders): boolean =>
+  headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
 export const answerError = (ctx: Parameters<Middleware<AppState>>[0], code: Parameters<typeof errorBody>[0], message: string): void => {
   ctx.status = ERROR_STATUS[code];

@@ -1,0 +1,50 @@
+import { expect } from 'chai';
+import { KEYS, parseRawResponse, rawSocket, sequential, startServer, type TestServer } from './support/server.js';
+
+const TWO_MIB = 2 * 1024 * 1024;
+
+/** A request whose body is declared but never sent: the answer must come without it, and the connection close. */
+const declared = (method: string, path: string, length: number, auth?: string): string =>
+  `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth === undefined ? '' : `Authorization: Bearer ${auth}\r\n`}Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+describe('refusals that come before the body (CONTRACT.md §6, §5)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('a declared Content-Length over 1 MiB gets 413 at once on any path, counted, and the connection closes unread', async () => {
+    for (const [method, path, key] of [
+      ['POST', '/v1/pets', undefined],
+      ['POST', '/v1/pets', KEYS.huge],
+      ['GET', '/v1/pets?limit=1', KEYS.huge],
+      ['POST', '/v1/nowhere', KEYS.huge],
+      ['PUT', '/v1/pets/1', KEYS.huge],
+    ] as const) {
+      // rawSocket resolves only when the server ends the connection: a server waiting for the
+      // 2 MiB (to drain them) would leave this test hanging.
+      const answer = parseRawResponse(await rawSocket(server.port, declared(method, path, TWO_MIB, key)));
+      expect(answer.status, `${method} ${path}`).to.equal(413);
+      expect(JSON.parse(answer.body)).to.deep.include({ code: 'payload_too_large', status: 413 });
+      expect(answer.headers.get('connection')).to.equal('close');
+      expect(answer.headers.has('x-ratelimit-remaining'), 'counted like any answered request').to.equal(true);
+    }
+  });
+
+  it('a client over its limit that declares a huge body gets its 429 without the server reading the body', async () => {
+    await sequential(60, () => server.request({ path: '/v1/pets?limit=1', headers: { Authorization: `Bearer ${KEYS.free}` } }));
+    const answer = parseRawResponse(await rawSocket(server.port, declared('POST', '/v1/pets', 100 * 1024 * 1024, KEYS.free)));
+    expect(answer.status).to.equal(429);
+    expect(answer.headers.get('connection')).to.equal('close');
+    expect(answer.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
+  });
+
+  it('an HTTP/1.1 request without Host gets 400 with the rate-limit headers (it is counted)', async () => {
+    const answer = parseRawResponse(await rawSocket(server.port, `GET /v1/pets HTTP/1.1\r\nAuthorization: Bearer ${KEYS.huge}\r\nConnection: close\r\n\r\n`));
+    expect(answer.status).to.equal(400);
+    expect(JSON.parse(answer.body)).to.deep.include({ code: 'validation_failed', status: 400 });
+    expect(answer.headers.has('x-ratelimit-limit')).to.equal(true);
+    expect(answer.headers.has('x-request-id')).to.equal(true);
+  });
+});
