@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, ServerResponse, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.js';
 
@@ -54,6 +54,7 @@ export interface RunningServer {
 
 /** Serves a Koa app over HTTP/1.1 with the timeouts that keep slow clients from holding sockets. */
 export const listen = async (app: { callback(): RequestListener }, options: ListenOptions): Promise<RunningServer> => {
+  const handler = app.callback();
   const server = createServer(
     {
       headersTimeout: options.headersTimeoutMs ?? 10_000,
@@ -65,12 +66,24 @@ export const listen = async (app: { callback(): RequestListener }, options: List
       // (Node's own answer has no body and no request id).
       requireHostHeader: false,
     },
-    app.callback(),
+    handler,
   );
   // No header is dropped silently (Node keeps only the first 1,000 by default, Host included):
   // the 16 KB header size limit (431) already bounds what a request can carry.
   server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
+  // CONNECT opens no tunnel here: it is answered like any other request (405 with `Allow` on a
+  // known path, 404 elsewhere), then the connection closes. Without this, Node drops the socket.
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.on('finish', () => {
+      res.detachSocket(socket);
+      socket.end();
+    });
+    handler(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -48,3 +48,27 @@ describe('refusals that come before the body (CONTRACT.md §6, §5)', () => {
     expect(answer.headers.has('x-request-id')).to.equal(true);
   });
 });
+
+describe('CONNECT and request targets without a path (CONTRACT.md §2: 405, never 501, never a dropped connection)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it('CONNECT on a known path is 405 with Allow and an Error body; on a host:port target, 404; the connection then closes', async () => {
+    const known = parseRawResponse(await rawSocket(server.port, `CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.huge}\r\n\r\n`));
+    expect(known.status).to.equal(405);
+    expect(known.headers.get('allow')).to.equal('HEAD, GET, POST, OPTIONS');
+    expect(JSON.parse(known.body)).to.deep.include({ code: 'method_not_allowed', status: 405 });
+    expect(known.headers.has('x-ratelimit-limit')).to.equal(true);
+    const authority = parseRawResponse(await rawSocket(server.port, `CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n`));
+    expect(authority.status).to.equal(404);
+    expect(JSON.parse(authority.body)).to.deep.include({ code: 'not_found', status: 404 });
+  });
+
+  it('a GET whose target is host:port (no path) gets a 4xx, not a fault', async () => {
+    const answer = parseRawResponse(await rawSocket(server.port, `GET 127.0.0.1:80 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    expect(answer.status).to.be.within(400, 499);
+  });
+});

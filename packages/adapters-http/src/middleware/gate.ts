@@ -35,7 +35,9 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
  */
 export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission): Middleware<AppState> =>
   async function gate(ctx, next) {
-    const match = router.match(ctx.path, ctx.method);
+    // A request target with no path (authority form, `CONNECT host:port`) matches nothing.
+    const path: string = ctx.path ?? '';
+    const match = router.match(path, ctx.method);
     const layer = match.pathAndMethod.find((l) => l.methods.length > 0);
     if (layer) ctx.state.route = `${ctx.method} ${String(layer.path)}`;
     if (layer?.name === 'getPet') ctx.set(DEPRECATION);
@@ -75,7 +77,7 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
 
     if (!layer) {
       const methods = new Set(match.path.flatMap((l) => l.methods));
-      if (methods.size === 0) throw new HttpError('not_found', `no such path: ${ctx.path.slice(0, 200)}`);
+      if (methods.size === 0) throw new HttpError('not_found', `no such path: ${path.slice(0, 200) || ctx.url.slice(0, 200)}`);
       const allow = [...methods, 'OPTIONS'].join(', ');
       if (ctx.method === 'OPTIONS') {
         ctx.set('Allow', allow);
