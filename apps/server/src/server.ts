@@ -38,7 +38,10 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     for (const record of seed) await keys.save(record);
 
     const app = await container.getAsync(TOKENS.HttpApp);
-    const running = await listen(app, { port: settings.port, host: settings.host });
+    const running = await listen(app, { port: settings.port, host: settings.host }).catch((error: unknown) => {
+      const code = (error as { code?: unknown }).code;
+      throw new Error(`HOST/PORT: cannot listen on ${settings.host}:${settings.port} (${typeof code === 'string' ? code : 'error'})`);
+    });
     return {
       url: running.url,
       port: running.port,

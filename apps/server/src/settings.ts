@@ -51,7 +51,8 @@ const parseKeys = (raw: string | undefined): ApiKeyRecord[] => {
     const [key = '', plan = '', ...rest] = parts;
     if (key === '' || plan === '') throw new SettingsError(`${where} must be key:plan or key:enterprise:<perMinute>:<perDay>`);
     if (!KEY.test(key)) throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
-    if (!isPlanName(plan)) throw new SettingsError(`${where}: unknown plan "${plan.slice(0, 20)}" (use free, pro, business or enterprise)`);
+    // The value is not echoed: a key and its plan swapped by mistake would print the key.
+    if (!isPlanName(plan)) throw new SettingsError(`${where}: the second field must be a plan: free, pro, business or enterprise`);
     let custom: { perMinute: number; perDay: number } | undefined;
     if (plan === 'enterprise') {
       if (rest.length !== 2 || !rest.every((n) => /^[0-9]{1,15}$/.test(n))) {

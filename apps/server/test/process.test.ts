@@ -44,6 +44,13 @@ describe('the server process', function () {
     expect(p.stderr().trim().split('\n')).to.deep.equal(['petstore: PETSTORE_BAN_THRESHOLD must be a whole number from 1 to 1000000 (got "lots")']);
   });
 
+  it('a HOST it cannot listen on stops the start with one line naming HOST/PORT', async () => {
+    const p = run({ HOST: '256.1.1.1', PORT: '0' });
+    expect(await p.exited).to.equal(1);
+    expect(p.stderr().trim().split('\n')).to.have.length(1);
+    expect(p.stderr()).to.match(/^petstore: HOST\/PORT: cannot listen on 256\.1\.1\.1:0 \(E[A-Z_]+\)/);
+  });
+
   it('with PETSTORE_STORE=mongo and no reachable database, stops after a bounded wait with one clear line', async () => {
     const started = Date.now();
     const p = run({ PETSTORE_STORE: 'mongo', MONGODB_URI: 'mongodb://user:hunter2@127.0.0.1:1/pets', PORT: '0' });

@@ -82,6 +82,7 @@ describe('settings (CONTRACT.md §6)', () => {
       'secret key:pro',
       'secretkey:pro,,other:free',
       'secretkey:pro,secretkey:free',
+      'pro:secretkey',
     ]) {
       const message = fails({ PETSTORE_API_KEYS: keys }, 'PETSTORE_API_KEYS');
       expect(message).not.to.contain('secret');

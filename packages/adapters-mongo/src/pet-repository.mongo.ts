@@ -20,6 +20,8 @@ interface Waiting {
 const PET_PROJECTION = { _id: 1, name: 1, categoryId: 1, status: 1 } as const;
 /** Creates sent in one `insertMany` at most. */
 const MAX_BATCH = 256;
+/** Creates waiting at most; past it (a store that hangs or crawls) a create is refused at once. */
+const MAX_QUEUE = 10_000;
 /** Rounds lost to other writers before a batch gives up (each lost round means another process made progress). */
 const MAX_ATTEMPTS = 64;
 const DUPLICATE_KEY = 11000;
@@ -45,6 +47,8 @@ export class PetRepositoryMongo implements PetRepository {
   private readonly pets: Collection<PetDocument>;
   private readonly queue: Waiting[] = [];
   private draining = false;
+  /** Creates of the batch being written. */
+  private inFlight = 0;
   /** The highest id known to exist; `undefined` until read, or after another writer got ahead. */
   private lastId: number | undefined;
 
@@ -53,6 +57,7 @@ export class PetRepositoryMongo implements PetRepository {
   }
 
   create(draft: PetDraft): Promise<Pet> {
+    if (this.queue.length + this.inFlight >= MAX_QUEUE) return Promise.reject(new StoreUnavailableError('too many creates are waiting for the store; retry shortly'));
     return new Promise<Pet>((resolve, reject) => {
       this.queue.push({ draft, resolve, reject });
       if (!this.draining) void this.drain();
@@ -75,7 +80,12 @@ export class PetRepositoryMongo implements PetRepository {
   private async drain(): Promise<void> {
     this.draining = true;
     try {
-      while (this.queue.length > 0) await this.insertBatch(this.queue.splice(0, MAX_BATCH));
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH);
+        this.inFlight = batch.length;
+        await this.insertBatch(batch);
+        this.inFlight = 0;
+      }
     } finally {
       this.draining = false;
     }

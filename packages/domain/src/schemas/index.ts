@@ -95,6 +95,6 @@ export const PetIdSchema = {
   type: 'integer',
   format: 'int64',
   minimum: 1,
-  maximum: 9223372036854775807,
-  description: 'Identifier of the animal: a positive decimal integer without sign, leading zeros or fraction.',
+  // No `maximum`: 2^63 − 1 has no exact JavaScript number (it would print as 2^63); `int64` bounds it.
+  description: 'Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
 } as const;
