@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './errors.js';
 
 /** Largest request body accepted (CONTRACT.md §1). */
@@ -13,7 +13,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
  * otherwise), and parsed with `JSON.parse`, which makes `__proto__` an own property and never
  * touches a prototype. Returns `undefined` when the request has no body.
  */
-export const readJsonBody = async (req: IncomingMessage, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
+export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
   const declared = req.headers['content-length'];
   const chunked = req.headers['transfer-encoding'] !== undefined;
   if (declared !== undefined && Number(declared) > limit) {
@@ -27,6 +27,9 @@ export const readJsonBody = async (req: IncomingMessage, limit = BODY_LIMIT_BYTE
     throw new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)', { Connection: 'close' });
   }
 
+  // `Expect: 100-continue`: the client is invited to send the body only now, once everything
+  // before it (credential, rate limit, size, media type) has passed.
+  if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   const chunks: Buffer[] = [];
   let size = 0;
   await new Promise<void>((resolve, reject) => {

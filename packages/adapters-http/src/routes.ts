@@ -27,7 +27,7 @@ export const createRouter = (catalog: PetCatalog, validators: RequestValidators)
   });
 
   router.post('createPet', '/v1/pets', async (ctx) => {
-    const body = await readJsonBody(ctx.req);
+    const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
     checkNewPet(validators, body);
     const result = await catalog.createPet(body);

@@ -72,6 +72,9 @@ export const listen = async (app: { callback(): RequestListener }, options: List
   // the 16 KB header size limit (431) already bounds what a request can carry.
   server.maxHeadersCount = 0;
   server.on('clientError', answerClientError);
+  // `Expect: 100-continue` goes to the app like any request (Node would answer 100 at once, before
+  // the credential or the rate limit is checked); the body reader sends the 100 when it starts.
+  server.on('checkContinue', handler);
   // CONNECT opens no tunnel here: it is answered like any other request (405 with `Allow` on a
   // known path, 404 elsewhere), then the connection closes. Without this, Node drops the socket.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {

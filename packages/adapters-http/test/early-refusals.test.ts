@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { connect } from 'node:net';
 import { KEYS, parseRawResponse, rawSocket, sequential, startServer, type TestServer } from './support/server.js';
 
 const TWO_MIB = 2 * 1024 * 1024;
@@ -70,5 +71,46 @@ describe('CONNECT and request targets without a path (CONTRACT.md §2: 405, neve
   it('a GET whose target is host:port (no path) gets a 4xx, not a fault', async () => {
     const answer = parseRawResponse(await rawSocket(server.port, `GET 127.0.0.1:80 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
     expect(answer.status).to.be.within(400, 499);
+  });
+});
+
+describe('Expect: 100-continue', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  const BODY = '{"name":"Polite","categoryId":9}';
+  const head = (key?: string) =>
+    `POST /v1/pets HTTP/1.1\r\nHost: x\r\n${key === undefined ? '' : `Authorization: Bearer ${key}\r\n`}Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\nExpect: 100-continue\r\n\r\n`;
+
+  it('a request refused before its body gets its final answer and no invitation to send the body', async () => {
+    const raw = await rawSocket(server.port, head());
+    expect(raw).not.to.contain('100 Continue');
+    const answer = parseRawResponse(raw);
+    expect(answer.status).to.equal(401);
+    expect(answer.headers.get('connection')).to.equal('close');
+  });
+
+  it('an accepted request is invited (100 Continue), then sends its body and gets 201', async () => {
+    const transcript = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port: server.port });
+      let got = '';
+      socket.on('data', (chunk: Buffer) => {
+        got += chunk.toString('latin1');
+        if (got.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && !got.includes('201')) socket.write(BODY);
+        if (/\r\n\r\n\{.*\}$/s.test(got.slice(25))) {
+          socket.destroy();
+          resolve(got);
+        }
+      });
+      socket.on('error', reject);
+      socket.write(head(KEYS.huge));
+    });
+    expect(transcript.startsWith('HTTP/1.1 100 Continue\r\n\r\n')).to.equal(true);
+    const final = parseRawResponse(transcript.slice('HTTP/1.1 100 Continue\r\n\r\n'.length));
+    expect(final.status, final.body).to.equal(201);
+    expect(JSON.parse(final.body)).to.deep.include({ name: 'Polite', categoryId: 9, status: 'available' });
   });
 });
