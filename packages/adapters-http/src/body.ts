@@ -9,22 +9,20 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
 /**
  * Reads a JSON request body under CONTRACT.md §1: `application/json` only (415), at most 1 MiB
- * (413, refused from `Content-Length` before anything is read), UTF-8 (`malformed_json`
+ * (413 as soon as the stream passes it), UTF-8 (`malformed_json`
  * otherwise), and parsed with `JSON.parse`, which makes `__proto__` an own property and never
  * touches a prototype. Returns `undefined` when the request has no body.
  */
 export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
+  // A declared length over the limit never gets here: the gate refuses it on every path.
   const declared = req.headers['content-length'];
   const chunked = req.headers['transfer-encoding'] !== undefined;
-  if (declared !== undefined && Number(declared) > limit) {
-    throw new HttpError('payload_too_large', `the body is larger than ${limit} bytes`, { Connection: 'close' });
-  }
   if (!chunked && (declared === undefined || Number(declared) === 0)) return undefined;
 
   const type = req.headers['content-type'] ?? '';
   const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
   if (!JSON_MEDIA_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
-    throw new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)', { Connection: 'close' });
+    throw new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)');
   }
 
   // `Expect: 100-continue`: the client is invited to send the body only now, once everything
@@ -42,7 +40,7 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
       size += chunk.length;
       if (size > limit) {
         // Stop collecting, answer at once; the connection closes after the answer.
-        done(new HttpError('payload_too_large', `the body is larger than ${limit} bytes`, { Connection: 'close' }));
+        done(new HttpError('payload_too_large', `the body is larger than ${limit} bytes`));
       } else chunks.push(chunk);
     };
     const onEnd = (): void => done();

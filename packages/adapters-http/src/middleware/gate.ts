@@ -72,7 +72,7 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     }
     // CONTRACT.md §6: a declared body over the limit is refused at once, on any path, unread.
     if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
-      throw new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`, { Connection: 'close' });
+      throw new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
     }
 
     if (!layer) {
