@@ -50,10 +50,10 @@ describe('settings (CONTRACT.md §6)', () => {
     expect(s.trustProxy).to.equal(true);
     expect(s.logLevel).to.equal('warn');
     expect(s.apiKeys).to.deep.equal([
-      { keyHash: sha256Hex('alpha'), plan: 'free', quota: PLAN_QUOTAS.free },
-      { keyHash: sha256Hex('beta'), plan: 'pro', quota: PLAN_QUOTAS.pro },
-      { keyHash: sha256Hex('gamma'), plan: 'business', quota: PLAN_QUOTAS.business },
-      { keyHash: sha256Hex('delta'), plan: 'enterprise', quota: { perMinute: 5000, perDay: 2_000_000 } },
+      { keyHash: sha256Hex('alpha'), role: 'client', plan: 'free', quota: PLAN_QUOTAS.free },
+      { keyHash: sha256Hex('beta'), role: 'client', plan: 'pro', quota: PLAN_QUOTAS.pro },
+      { keyHash: sha256Hex('gamma'), role: 'client', plan: 'business', quota: PLAN_QUOTAS.business },
+      { keyHash: sha256Hex('delta'), role: 'client', plan: 'enterprise', quota: { perMinute: 5000, perDay: 2_000_000 } },
     ]);
   });
 

@@ -5,13 +5,18 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   validation_failed: 400,
   malformed_json: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
+  conflict: 409,
   gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   temporarily_banned: 429,
+  headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
 };
@@ -41,14 +46,22 @@ export const codeForStatus = (status: number): ErrorCode => {
       return 'validation_failed';
     case 401:
       return 'unauthorized';
+    case 403:
+      return 'forbidden';
     case 404:
       return 'not_found';
     case 405:
       return 'method_not_allowed';
+    case 408:
+      return 'request_timeout';
+    case 409:
+      return 'conflict';
     case 413:
       return 'payload_too_large';
     case 415:
       return 'unsupported_media_type';
+    case 431:
+      return 'headers_too_large';
     case 503:
       return 'unavailable';
     default:

@@ -3,6 +3,6 @@ export interface AppState {
   requestId: string;
   /** The matched route pattern (e.g. `GET /v1/pets/:petId`), for the log line. */
   route?: string;
-  /** Log-safe subject: `k:<hash prefix>` for a key holder, `a:<address>` otherwise. */
+  /** Log-safe subject: the key's public id (`key_<12 hex>`) for a key holder, `a:<address>` otherwise. */
   subjectTag?: string;
 }

@@ -44,7 +44,7 @@ describe('MongoDB outage (no server needed: a closed port)', function () {
         settle(pets.list({ afterId: 0, limit: 3 })),
         settle(quotas.consume(request)),
         settle(keys.findByHash('ab'.repeat(32))),
-        settle(keys.save({ keyHash: 'ab'.repeat(32), plan: 'free', quota: { perMinute: 60, perDay: 1000 } })),
+        settle(keys.save({ keyHash: 'ab'.repeat(32), role: 'client', plan: 'free', quota: { perMinute: 60, perDay: 1000 } })),
       ]);
       for (const [i, { error, ms }] of outcomes.entries()) {
         expect(error, `call ${i}`).to.be.instanceOf(StoreUnavailableError);

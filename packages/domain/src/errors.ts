@@ -7,13 +7,18 @@ export const ERROR_CODES = [
   'validation_failed',
   'malformed_json',
   'unauthorized',
+  'forbidden',
   'not_found',
   'method_not_allowed',
+  'request_timeout',
+  'conflict',
   'gone',
   'payload_too_large',
   'unsupported_media_type',
+  'idempotency_key_reused',
   'rate_limited',
   'temporarily_banned',
+  'headers_too_large',
   'internal_error',
   'unavailable',
 ] as const;
@@ -40,7 +45,18 @@ export interface Unauthorized {
   readonly message: string;
 }
 
-export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized;
+/** A valid client key on an operation that needs an admin key. */
+export interface Forbidden {
+  readonly code: 'forbidden';
+  readonly message: string;
+}
+/** The request is valid but the state forbids it; the message says the state. */
+export interface Conflict {
+  readonly code: 'conflict';
+  readonly message: string;
+}
+
+export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized | Forbidden | Conflict;
 
 export const validationFailed = (field: string, message: string): ValidationFailed => ({
   code: 'validation_failed',

@@ -9,6 +9,8 @@ export {
   type NotFound,
   type Gone,
   type Unauthorized,
+  type Forbidden,
+  type Conflict,
 } from './errors.js';
 
 export { PetStatus, PET_STATUSES, DEFAULT_PET_STATUS, MAX_CATEGORY_ID, isPetStatus } from './pet/pet.js';
@@ -16,8 +18,8 @@ export type { Pet, PetDraft, NewPet } from './pet/pet.js';
 export { validateNewPet, parsePetId } from './pet/validate.js';
 
 export { LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT } from './pagination/limit.js';
-export { encodeCursor, decodeCursor, type CursorPosition } from './pagination/cursor.js';
-export { assemblePage, type Page } from './pagination/page.js';
+export { encodeCursor, decodeCursor, pageScope } from './pagination/cursor.js';
+export { readPageRequest, assemblePage, byId, type Page, type PageInput, type PageRequest } from './pagination/page.js';
 
 export { PLAN_NAMES, PLAN_QUOTAS, ANONYMOUS_QUOTA, isPlanName, isValidQuota } from './quota/plans.js';
 export type { PlanName, FixedPlanName, Quota } from './quota/plans.js';
@@ -31,7 +33,7 @@ export type { AdmissionDecision, AdmissionOutcome, WindowView } from './quota/ad
 export { GET_PET_DEPRECATION, isSunset, deprecationHeaders, httpDate, type DeprecationPolicy } from './deprecation/sunset.js';
 
 export { sha256Hex, constantTimeEqual } from './auth/sha256.js';
-export { apiKeyRecord, type ApiKeyRecord, type Subject } from './auth/api-key.js';
+export { apiKeyRecord, publicKeyId, KEY_ROLES, type ApiKeyRecord, type KeyRole, type Caller, type Subject } from './auth/api-key.js';
 
 export type { PetRepository, PetListQuery } from './ports/pet-repository.port.js';
 export type { QuotaStore } from './ports/quota-store.port.js';

@@ -17,6 +17,7 @@ export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>
         await store.save(record('key-one', 'pro'));
         expect(await store.findByHash(sha256Hex('key-one'))).to.deep.equal({
           keyHash: sha256Hex('key-one'),
+          role: 'client',
           plan: 'pro',
           quota: PLAN_QUOTAS.pro,
         });

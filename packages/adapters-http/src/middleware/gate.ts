@@ -44,7 +44,7 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
 
     const auth = await authenticator.authenticate(ctx.get('Authorization') || undefined);
     const subject = auth.ok ? auth.value : anonymousSubject(ctx.ip);
-    ctx.state.subjectTag = auth.ok ? `k:${auth.value.keyTag ?? ''}` : subject.id;
+    ctx.state.subjectTag = subject.caller?.keyId ?? subject.id;
 
     const decision = await admission.admit(subject);
     const { binding } = decision;

@@ -2,12 +2,29 @@ import type { PlanName, Quota } from '../quota/plans.js';
 import { isValidQuota, PLAN_QUOTAS } from '../quota/plans.js';
 import { sha256Hex } from './sha256.js';
 
+/** What a key may do (CONTRACT.md §4): client keys every operation of §1–§8, admin keys also §9 and the order transitions. */
+export const KEY_ROLES = ['client', 'admin'] as const;
+export type KeyRole = (typeof KEY_ROLES)[number];
+
 /** A key as the service keeps it: never the key itself, only its SHA-256. */
 export interface ApiKeyRecord {
   /** Lowercase hex SHA-256 of the key's UTF-8 bytes. */
   readonly keyHash: string;
+  readonly role: KeyRole;
   readonly plan: PlanName;
   readonly quota: Quota;
+}
+
+/** How many hex digits of the key's SHA-256 its public id shows. */
+const PUBLIC_ID_HEX = 12;
+
+/** A key's public id: `key_` + the first 12 hex digits of its SHA-256. It names the key in logs, the admin API and as an order's owner. */
+export const publicKeyId = (keyHash: string): string => `key_${keyHash.slice(0, PUBLIC_ID_HEX)}`;
+
+/** The key holder behind a request: its public id and its role. */
+export interface Caller {
+  readonly keyId: string;
+  readonly role: KeyRole;
 }
 
 /** Who is making a request, as far as the rate limiter is concerned. */
@@ -16,21 +33,21 @@ export interface Subject {
   readonly id: string;
   readonly plan: PlanName;
   readonly quota: Quota;
-  /** Set for key holders: a short, non-reversible tag of the key hash, safe to log. */
-  readonly keyTag?: string;
+  /** Set for key holders (never for an anonymous caller): who holds the key, safe to log. */
+  readonly caller?: Caller;
 }
 
 /**
  * Builds the record of a key on a plan. Enterprise keys carry their own quota; the other plans
  * take theirs from the plan table. Returns an error message when the combination is not valid.
  */
-export const apiKeyRecord = (key: string, plan: PlanName, custom?: Quota): ApiKeyRecord | string => {
+export const apiKeyRecord = (key: string, plan: PlanName, custom?: Quota, role: KeyRole = 'client'): ApiKeyRecord | string => {
   if (key.length === 0) return 'an API key must not be empty';
   if (plan === 'enterprise') {
     if (!custom) return 'an enterprise key needs its per-minute and per-day quota';
     if (!isValidQuota(custom)) return 'an enterprise quota needs whole numbers with 1 ≤ per minute ≤ per day';
-    return { keyHash: sha256Hex(key), plan, quota: custom };
+    return { keyHash: sha256Hex(key), role, plan, quota: custom };
   }
   if (custom) return `the ${plan} plan has fixed quotas; only enterprise keys carry their own`;
-  return { keyHash: sha256Hex(key), plan, quota: PLAN_QUOTAS[plan] };
+  return { keyHash: sha256Hex(key), role, plan, quota: PLAN_QUOTAS[plan] };
 };

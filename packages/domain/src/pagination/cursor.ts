@@ -1,23 +1,15 @@
-import type { PetStatus } from '../pet/pet.js';
-import { isPetStatus } from '../pet/pet.js';
-
 /**
- * The position a page ends at, bound to the filter it was made for. Opaque to clients: a
- * base64url text holding the position, the filter and a checksum, so that any change to it,
- * or its use with another filter, is detected. Positions are not secrets (any caller may list
- * from the start), so a checksum, not a keyed signature, is what tamper-evidence needs here.
+ * The position a page ends at, bound to the listing it was made for. A listing is named by its
+ * scope: the list and its filters in one canonical text (`pageScope`), e.g.
+ * `pets?categoryId=3&status=sold`. The cursor is opaque to clients: base64url of the position and
+ * a checksum over position AND scope, so any change to it, or its use in another list or with other
+ * filters, is detected without the scope itself travelling. Positions are not secrets (any caller
+ * may list from the start), so a checksum, not a keyed signature, is what tamper-evidence needs.
  */
-export interface CursorPosition {
-  /** The id of the last pet of the previous page: the next page starts after it. */
-  readonly afterId: number;
-  /** The status filter the cursor belongs to; `undefined` means no filter. */
-  readonly status: PetStatus | undefined;
-}
-
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const MAX_CURSOR_LENGTH = 96;
-const VERSION = 'c1';
+const MAX_CURSOR_LENGTH = 64;
+const VERSION = 'c2';
 
 const toBase64Url = (text: string): string => {
   let out = '';
@@ -62,25 +54,37 @@ const checksum = (text: string): string => {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 };
 
-const body = (position: CursorPosition): string => `${VERSION}.${position.afterId}.${position.status ?? '*'}`;
+const body = (afterId: number): string => `${VERSION}.${afterId}`;
+const sumOf = (afterId: number, scope: string): string => checksum(`${body(afterId)}|${scope}`);
 
-export const encodeCursor = (position: CursorPosition): string => {
-  const text = body(position);
-  return toBase64Url(`${text}.${checksum(text)}`);
-};
+/** The cursor of the page that starts after position `afterId` of the listing `scope`. */
+export const encodeCursor = (afterId: number, scope: string): string => toBase64Url(`${body(afterId)}.${sumOf(afterId, scope)}`);
 
-/** Decodes a cursor; `undefined` when it is malformed, altered, or not one this service made. */
-export const decodeCursor = (cursor: string): CursorPosition | undefined => {
+/**
+ * The position a cursor holds, when it was made by this service for this very listing (`scope`);
+ * `undefined` when it is malformed, altered, or made for another list or other filters.
+ */
+export const decodeCursor = (cursor: string, scope: string): number | undefined => {
   if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) return undefined;
   const text = fromBase64Url(cursor);
   if (text === undefined) return undefined;
   const parts = text.split('.');
-  if (parts.length !== 4 || parts[0] !== VERSION) return undefined;
-  const [, idText = '', statusText = '', sum] = parts;
+  if (parts.length !== 3 || parts[0] !== VERSION) return undefined;
+  const [, idText = '', sum] = parts;
   if (!/^[1-9][0-9]{0,15}$/.test(idText)) return undefined;
   const afterId = Number(idText);
   if (!Number.isSafeInteger(afterId)) return undefined;
-  if (statusText !== '*' && !isPetStatus(statusText)) return undefined;
-  const position: CursorPosition = { afterId, status: statusText === '*' ? undefined : statusText };
-  return sum === checksum(body(position)) ? position : undefined;
+  return sum === sumOf(afterId, scope) ? afterId : undefined;
+};
+
+/**
+ * The scope of a listing: the list's name and its filters (absent ones left out), in one canonical
+ * text, so that the same listing always has the same scope and two different ones never do.
+ */
+export const pageScope = (list: string, filters: Readonly<Record<string, string | number | undefined>> = {}): string => {
+  const parts = Object.keys(filters)
+    .filter((key) => filters[key] !== undefined)
+    .sort()
+    .map((key) => `${key}=${encodeURIComponent(String(filters[key]))}`);
+  return parts.length === 0 ? list : `${list}?${parts.join('&')}`;
 };

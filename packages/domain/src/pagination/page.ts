@@ -1,20 +1,57 @@
-import type { Pet, PetStatus } from '../pet/pet.js';
-import { encodeCursor } from './cursor.js';
+import type { ValidationFailed } from '../errors.js';
+import { validationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { isValidLimit, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from './limit.js';
 
-/** One page of a listing: at most `limit` pets, and the cursor of the next page when one exists. */
-export interface Page {
-  readonly items: readonly Pet[];
-  /** Present only when more matching pets exist after this page. */
+/**
+ * The one pager of every list (pets, categories, orders, keys): the same `limit` rule, the same
+ * opaque cursor bound to the listing's scope, the same page assembly from `limit + 1` rows.
+ */
+
+/** One page of a listing: at most `limit` items, and the cursor of the next page when one exists. */
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** Present only when more matching items exist after this page. */
   readonly nextCursor?: string;
 }
 
+/** What a list request asks for, as the client sent it (each field checked here, whatever its type). */
+export interface PageInput {
+  readonly limit?: unknown;
+  readonly cursor?: unknown;
+}
+
+/** A checked page request: the page size, and the position the page starts after (0: the start). */
+export interface PageRequest {
+  readonly limit: number;
+  readonly afterId: number;
+}
+
+/** Checks `limit` (default 20, 1–100) and `cursor` (made by this listing, unaltered). */
+export const readPageRequest = (input: PageInput, scope: string): Result<PageRequest, ValidationFailed> => {
+  const limit = input.limit === undefined ? LIMIT_DEFAULT : input.limit;
+  if (!isValidLimit(limit)) {
+    return fail(validationFailed('limit', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`));
+  }
+  if (input.cursor === undefined) return ok({ limit, afterId: 0 });
+  const afterId = typeof input.cursor === 'string' ? decodeCursor(input.cursor, scope) : undefined;
+  if (afterId === undefined) {
+    return fail(validationFailed('cursor', 'cursor was not issued by this listing (another list or other filters), or it was altered'));
+  }
+  return ok({ limit, afterId });
+};
+
 /**
  * Builds a page from the result of a query that asked for `limit + 1` rows: the extra row only
- * says that a next page exists, so no second query (and no count) is needed.
+ * says that a next page exists, so no second query (and no count) is needed. `positionOf` gives
+ * the ascending position a row is listed by (its id, for most lists).
  */
-export const assemblePage = (rows: readonly Pet[], limit: number, status: PetStatus | undefined): Page => {
+export const assemblePage = <T>(rows: readonly T[], limit: number, scope: string, positionOf: (item: T) => number): Page<T> => {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
-  const last = items[items.length - 1]!;
-  return { items, nextCursor: encodeCursor({ afterId: last.id, status }) };
+  return { items, nextCursor: encodeCursor(positionOf(items[items.length - 1]!), scope) };
 };
+
+/** The position of a row listed by its numeric id. */
+export const byId = (item: { readonly id: number }): number => item.id;

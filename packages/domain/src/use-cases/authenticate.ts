@@ -1,7 +1,7 @@
 import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { Unauthorized } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
-import type { Subject } from '../auth/api-key.js';
+import { publicKeyId, type Subject } from '../auth/api-key.js';
 import { constantTimeEqual, sha256Hex } from '../auth/sha256.js';
 
 // RFC 6750 §2.1: the scheme is case-insensitive; the credential is a token68.
@@ -18,9 +18,6 @@ const invalid: Unauthorized = {
   reason: 'invalid',
   message: 'the API key is not valid',
 };
-
-/** Length of the key-hash prefix used as a log-safe tag. */
-const TAG_LENGTH = 12;
 
 /** SHA-256 of a key's UTF-8 bytes as lowercase hex (a lone surrogate encoded as U+FFFD). */
 export type KeyHasher = (key: string) => string;
@@ -43,6 +40,6 @@ export class Authenticator {
     const keyHash = this.hashKey(match[1]!);
     const record = await this.keys.findByHash(keyHash);
     if (!record || !constantTimeEqual(record.keyHash, keyHash)) return fail(invalid);
-    return ok({ id: `k:${keyHash}`, plan: record.plan, quota: record.quota, keyTag: keyHash.slice(0, TAG_LENGTH) });
+    return ok({ id: `k:${keyHash}`, plan: record.plan, quota: record.quota, caller: { keyId: publicKeyId(keyHash), role: record.role } });
   }
 }

@@ -6,16 +6,13 @@ import { fail, ok, type Result } from '../result.js';
 import type { Pet, PetStatus } from '../pet/pet.js';
 import { isPetStatus, PET_STATUSES } from '../pet/pet.js';
 import { parsePetId, validateNewPet } from '../pet/validate.js';
-import { decodeCursor } from '../pagination/cursor.js';
-import { isValidLimit, LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
-import { assemblePage, type Page } from '../pagination/page.js';
+import { pageScope } from '../pagination/cursor.js';
+import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprecation/sunset.js';
 
 /** What `listPets` takes: every field optional, each checked here whatever its type. */
-export interface ListPetsInput {
-  readonly limit?: unknown;
+export interface ListPetsInput extends PageInput {
   readonly status?: unknown;
-  readonly cursor?: unknown;
 }
 
 /**
@@ -35,11 +32,7 @@ export class PetCatalog {
     return ok(await this.pets.create(draft.value));
   }
 
-  async listPets(input: ListPetsInput = {}): Promise<Result<Page, ValidationFailed>> {
-    const limit = input.limit === undefined ? LIMIT_DEFAULT : input.limit;
-    if (!isValidLimit(limit)) {
-      return fail(validationFailed('limit', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`));
-    }
+  async listPets(input: ListPetsInput = {}): Promise<Result<Page<Pet>, ValidationFailed>> {
     let status: PetStatus | undefined;
     if (input.status !== undefined) {
       if (!isPetStatus(input.status)) {
@@ -47,17 +40,12 @@ export class PetCatalog {
       }
       status = input.status;
     }
-    let afterId = 0;
-    if (input.cursor !== undefined) {
-      const position = typeof input.cursor === 'string' ? decodeCursor(input.cursor) : undefined;
-      if (!position) return fail(validationFailed('cursor', 'cursor is not one this service issued, or it was altered'));
-      if (position.status !== status) {
-        return fail(validationFailed('cursor', 'cursor belongs to a listing with another status filter'));
-      }
-      afterId = position.afterId;
-    }
+    const scope = pageScope('pets', { status });
+    const request = readPageRequest(input, scope);
+    if (!request.ok) return request;
+    const { limit, afterId } = request.value;
     const rows = await this.pets.list(status === undefined ? { afterId, limit: limit + 1 } : { status, afterId, limit: limit + 1 });
-    return ok(assemblePage(rows, limit, status));
+    return ok(assemblePage(rows, limit, scope, byId));
   }
 
   /** Deprecated operation: answers `gone` from its sunset on. `id` may be the raw path segment. */
