@@ -1,3 +1,5 @@
+import type { Caller } from '@petstore/domain';
+
 /** What the middleware chain records about a request in `ctx.state`. */
 export interface AppState {
   requestId: string;
@@ -5,4 +7,6 @@ export interface AppState {
   route?: string;
   /** Log-safe subject: the key's public id (`key_<12 hex>`) for a key holder, `a:<address>` otherwise. */
   subjectTag?: string;
+  /** The key holder, once the gate has authenticated the request (routes pass it to the use cases). */
+  caller?: Caller;
 }

@@ -75,3 +75,23 @@ export class StoreUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/** The most characters of anything a client sent that a message quotes (CONTRACT.md §3). */
+export const QUOTE_LIMIT = 64;
+
+/**
+ * Client input as an error message may quote it: at most `QUOTE_LIMIT` code points, cut with `…`
+ * (a lone surrogate is never split off its pair). Every message that repeats a property name, a
+ * value or a path goes through here, so no error body grows with the request.
+ */
+export const quoteInput = (text: string): string => {
+  if (text.length <= QUOTE_LIMIT) return text;
+  let points = 0;
+  let end = 0;
+  for (const point of text) {
+    if (points === QUOTE_LIMIT) return `${text.slice(0, end)}…`;
+    points++;
+    end += point.length;
+  }
+  return text;
+};

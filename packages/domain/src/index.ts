@@ -2,6 +2,8 @@
 export { ok, fail, type Result } from './result.js';
 export {
   ERROR_CODES,
+  QUOTE_LIMIT,
+  quoteInput,
   StoreUnavailableError,
   type ErrorCode,
   type DomainError,

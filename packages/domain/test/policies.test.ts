@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import {
   ANONYMOUS_QUOTA,
   anonymousSubject,
@@ -9,6 +10,8 @@ import {
   httpDate,
   isSunset,
   PLAN_QUOTAS,
+  QUOTE_LIMIT,
+  quoteInput,
 } from '../src/index.js';
 
 describe('plan table (CONTRACT.md §5)', () => {
@@ -85,5 +88,17 @@ describe('deprecation of getPet', () => {
       Link: '</v1/pets>; rel="successor-version"',
     });
     expect(httpDate(Date.UTC(1994, 10, 6, 8, 49, 37))).to.equal('Sun, 06 Nov 1994 08:49:37 GMT');
+  });
+});
+
+describe('quoting client input in messages', () => {
+  it('property: at most 64 code points of the input, cut with …, and short input unchanged', () => {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => {
+      const quoted = quoteInput(text);
+      const points = Array.from(text);
+      if (points.length <= QUOTE_LIMIT) expect(quoted).to.equal(text);
+      else expect(quoted).to.equal(`${points.slice(0, QUOTE_LIMIT).join('')}…`);
+    }));
+    expect(quoteInput('x'.repeat(200_000))).to.equal(`${'x'.repeat(64)}…`);
   });
 });

@@ -91,6 +91,7 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
       const challenge = auth.error.reason === 'invalid' ? `${REALM}, error="invalid_token"` : REALM;
       throw new HttpError('unauthorized', auth.error.message, { 'WWW-Authenticate': challenge });
     }
+    if (auth.value.caller) ctx.state.caller = auth.value.caller;
     // Our handlers read nothing the router's dispatch adds to the context (no `ctx.params`: getPet reads the raw path).
     const stack = layer.stack as unknown as readonly Middleware<AppState>[];
     await (stack.length === 1 ? stack[0]!(ctx, next) : runStack(stack, ctx, next));
