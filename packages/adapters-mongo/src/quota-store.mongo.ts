@@ -94,12 +94,13 @@ const resultOf = (outcome: ConsumeResult['outcome'], doc: SubjectState): Consume
  * Round trips per call:
  * - admitted in the current windows: 1 (the `admit` step);
  * - rejected: 2 (`admit` fails, `reject` succeeds);
- * - a subject whose ban this process knows of: 0 (answered from the remembered ban, since a ban
- *   ends only by time and nothing is counted while it runs);
- * - anything else (first request, a window to roll, the rejection that starts a ban, a ban
- *   started by another process, a clock behind the stored window): both steps fail, then the
- *   document is read, `consumeQuota` decides, and its next state is written only if the document
- *   is still exactly as read (or inserted if there was none): 4. A lost race goes round again.
+ * - a subject whose ban this process knows of: 0 (answered by `consumeQuota` over the state
+ *   remembered with the ban, since a ban ends only by time and nothing is counted while it runs);
+ *   a ban this process has not seen yet (another process started it): 3, then it is remembered;
+ * - anything else (first request, a window to roll, the rejection that starts a ban, a clock
+ *   behind the stored window): both steps fail, then the document is read, `consumeQuota`
+ *   decides, and its next state is written only if the document is still exactly as read (or
+ *   inserted if there was none): 4. A lost race goes round again.
  *
  * A TTL index on `expireAt` drops state that can no longer matter.
  */

@@ -37,7 +37,8 @@ export interface ConsumeRequest {
 /**
  * The admission rule as a pure transition: from the subject's state (or none) and a request,
  * the next state and what happened. Stores apply it atomically (the memory store runs this very
- * function; other stores express the same steps in their own update language).
+ * function; the MongoDB store runs it over the document it read and writes the result on condition
+ * that the document is unchanged, with its two commonest steps as single conditional `$inc`s).
  *
  * 1. Windows that have ended are reset. Windows never move backwards: when the state already
  *    holds a later window than `now` falls in (a request stamped by a clock that is behind the
