@@ -6,12 +6,16 @@
 // Knobs (defaults meet issue 5 and keep the run under 5 minutes on 2 cores):
 //   BENCH_ROUNDS (3), BENCH_DURATION (10 s, headline rounds), BENCH_SECONDARY_DURATION (3 s),
 //   BENCH_WARMUP (2 s), BENCH_CONNECTIONS (50), BENCH_PROFILE_DURATION (6 s), BENCH_OUT (BENCHMARKS.md).
+// Wherever MONGODB_URI is set, a section counts the round trips to MongoDB per request
+// (bench/mongo-round-trips.mjs, a few hundred requests); BENCH_ONLY=mongo runs only that section and
+// replaces it in BENCH_OUT, leaving the rest of the file; BENCH_MONGO_LABEL names the server in it.
 import { mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { join } from 'node:path';
 import { ROOT, HAS_TASKSET, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinned, pinSelf } from './lib.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
+import { measureMongoRoundTrips, roundTripSection } from './mongo-round-trips.mjs';
 
 const num = (/** @type {string} */ name, /** @type {number} */ fallback) => {
   const raw = process.env[name];
@@ -28,6 +32,39 @@ const OUT = join(ROOT, process.env.BENCH_OUT ?? 'BENCHMARKS.md');
 const SEED_PETS = 10_000;
 const RESULTS = join(ROOT, 'bench/results');
 mkdirSync(RESULTS, { recursive: true });
+
+const MONGODB_URI = process.env.MONGODB_URI ?? '';
+const MONGO_LABEL = process.env.BENCH_MONGO_LABEL ?? 'the server at MONGODB_URI';
+const MONGO_BEGIN = '<!-- mongo-round-trips -->';
+const MONGO_END = '<!-- /mongo-round-trips -->';
+/** The round-trip section of OUT as it stands (with its markers), or undefined. */
+const currentMongoSection = () => {
+  let text = '';
+  try {
+    text = readFileSync(OUT, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const from = text.indexOf(MONGO_BEGIN);
+  const to = text.indexOf(MONGO_END);
+  return from === -1 || to < from ? undefined : { text, from, to: to + MONGO_END.length };
+};
+const measuredMongoSection = async () => [MONGO_BEGIN, ...roundTripSection(await measureMongoRoundTrips(MONGODB_URI), MONGO_LABEL), MONGO_END];
+
+if (process.env.BENCH_ONLY === 'mongo') {
+  if (MONGODB_URI === '') throw new Error('BENCH_ONLY=mongo needs MONGODB_URI');
+  const section = (await measuredMongoSection()).join('\n');
+  const current = currentMongoSection();
+  let text = '';
+  try {
+    text = readFileSync(OUT, 'utf8');
+  } catch {
+    /* no file yet */
+  }
+  writeFileSync(OUT, current === undefined ? `${text.trimEnd()}\n\n${section}\n` : `${current.text.slice(0, current.from)}${section}${current.text.slice(current.to)}`);
+  process.stdout.write(`${section}\n`);
+  process.exit(0);
+}
 
 pinSelf();
 const began = Date.now();
@@ -455,6 +492,14 @@ try {
     lines.push(`| ${i + 1} | \`${f.fn}\` | ${f.where === '' ? '' : `\`${f.where}\``} | ${f.area} | ${fmt(f.us / 1000)} | ${(f.share * 100).toFixed(1)} % |`),
   );
   lines.push('');
+  if (MONGODB_URI !== '') {
+    say('counting round trips to MongoDB per request (MONGODB_URI is set)');
+    lines.push(...(await measuredMongoSection()), '');
+  } else {
+    // Not measured in this run: keep the section of an earlier run, if any.
+    const earlier = currentMongoSection();
+    if (earlier !== undefined) lines.push(earlier.text.slice(earlier.from, earlier.to), '');
+  }
   try {
     lines.push(readFileSync(join(ROOT, 'bench/analysis.md'), 'utf8').trim(), '');
   } catch {

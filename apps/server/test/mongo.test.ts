@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { MongoClient } from 'mongodb';
-import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
-import { ApiKeyStoreMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
-import { SystemClock } from '@petstore/adapters-memory';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { Admission, apiKeyRecord, Authenticator, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
+import { ApiKeyStoreMongo, MongoCommandError, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
+import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
@@ -52,6 +52,34 @@ describe('the service on MongoDB', function () {
     }
   });
 
+  it('a command the server refuses is a 500 without detail, and its log line names the command and the server message', async () => {
+    const serverMessage = "Cannot apply $inc to a value of non-numeric type. {_id: 7} has the field 'n' of non-numeric type string";
+    const refused = new MongoCommandError('find on pets', new MongoServerError({ message: serverMessage, code: 14, codeName: 'TypeMismatch' }));
+    const pets: PetRepository = Object.assign(new PetRepositoryInMemory(), { list: () => Promise.reject(refused) });
+    const keys = new ApiKeyStoreInMemory();
+    await keys.save(apiKeyRecord('refusal-test-key', 'pro') as ApiKeyRecord);
+    const lines: Record<string, unknown>[] = [];
+    const clock = new SystemClock();
+    const app = createHttpApp({
+      catalog: new PetCatalog(pets, clock),
+      authenticator: new Authenticator(keys),
+      admission: new Admission(new QuotaStoreInMemory(), clock),
+      logger: { info: () => {}, error: (fields) => void lines.push(fields) },
+    });
+    const server = await listen(app, { port: 0, host: '127.0.0.1' });
+    try {
+      const answer = await fetch(`${server.url}/v1/pets`, { headers: { Authorization: 'Bearer refusal-test-key' } });
+      expect(answer.status).to.equal(500);
+      const body = await answer.text();
+      expect(body).not.to.match(/find on pets|non-numeric|Mongo/);
+      expect(lines).to.have.length(1);
+      const logged = JSON.stringify(lines[0]);
+      expect(logged).to.include('MongoDB refused find on pets').and.to.include(JSON.stringify(serverMessage).slice(1, -1));
+    } finally {
+      await server.close();
+    }
+  });
+
   describe('two server processes on one database (needs MONGODB_URI)', function () {
     const uri = process.env['MONGODB_URI'];
     if (uri === undefined || uri === '') {
@@ -61,6 +89,7 @@ describe('the service on MongoDB', function () {
     const database = `petstore_mp_${process.pid}_${Date.now()}`;
     const withDatabase = uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/, `$1/${database}$3`);
     const key = 'multi-process-key';
+    const proKey = 'mongo-pro-key-0123456789';
     const limit = 50;
     type Proc = { url: Promise<string>; stop(): Promise<number | null> };
     const start = (): Proc => {
@@ -71,7 +100,7 @@ describe('the service on MongoDB', function () {
           HOST: '127.0.0.1',
           PETSTORE_STORE: 'mongo',
           MONGODB_URI: withDatabase,
-          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000`,
+          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000,${proKey}:pro`,
         },
       });
       let out = '';
@@ -108,6 +137,54 @@ describe('the service on MongoDB', function () {
       expect(await found.json()).to.deep.equal({ id: pet.id, name: 'Shared', categoryId: 3, status: 'available' });
       const next = (await (await fetch(`${await b.url}/v1/pets`, { method: 'POST', headers, body: '{"name":"Next","categoryId":3}' })).json()) as { id: number };
       expect(next.id).to.be.greaterThan(pet.id);
+    });
+
+    it('both are ready: /readyz makes a conditional write round trip', async () => {
+      for (const url of [await a.url, await b.url]) {
+        const ready = await fetch(`${url}/readyz`);
+        expect(ready.status).to.equal(200);
+        expect(await ready.json()).to.deep.equal({ status: 'ready' });
+      }
+    });
+
+    it('creates, lists, pages through and gets pets, across both processes', async () => {
+      const urls = [await a.url, await b.url];
+      const created: { id: number; name: string }[] = [];
+      for (let i = 0; i < 9; i++) {
+        const res = await fetch(`${urls[i % 2]}/v1/pets`, { method: 'POST', headers, body: JSON.stringify({ name: `Walk ${i}`, categoryId: 5, status: i % 3 === 0 ? 'sold' : 'available' }) });
+        expect(res.status).to.equal(201);
+        created.push((await res.json()) as { id: number; name: string });
+      }
+      let path: string | undefined = '/v1/pets?limit=4';
+      const seen: number[] = [];
+      for (let page = 0; path !== undefined; page++) {
+        const res = await fetch(`${urls[page % 2]}${path}`, { headers });
+        expect(res.status).to.equal(200);
+        seen.push(...((await res.json()) as { id: number }[]).map((p) => p.id));
+        const link = res.headers.get('link');
+        path = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
+      }
+      expect(seen).to.deep.equal([...seen].sort((x, y) => x - y));
+      for (const pet of created) expect(seen).to.include(pet.id);
+      const sold = (await (await fetch(`${urls[1]}/v1/pets?status=sold&limit=100`, { headers })).json()) as { id: number; status: string }[];
+      for (const pet of created.filter((_, i) => i % 3 === 0)) expect(sold.map((p) => p.id)).to.include(pet.id);
+      for (const p of sold) expect(p.status).to.equal('sold');
+      const got = await fetch(`${urls[0]}/v1/pets/${created[4]!.id}`, { headers });
+      expect(await got.json()).to.deep.equal({ id: created[4]!.id, name: 'Walk 4', categoryId: 5, status: 'available' });
+      expect((await fetch(`${urls[1]}/v1/pets/${created[8]!.id + 1000}`, { headers })).status).to.equal(404);
+    });
+
+    it('350 simultaneous requests with a pro key (300/minute) on one process: exactly 300 are admitted and 50 are 429, each unit once', async () => {
+      const url = await a.url;
+      // The service counts by the real clock: keep the burst inside one UTC minute.
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 10_000) await new Promise((resolve) => setTimeout(resolve, toNextMinute + 50));
+      const responses = await Promise.all(Array.from({ length: 350 }, () => fetch(`${url}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${proKey}` } })));
+      const admitted = responses.filter((r) => r.status === 200);
+      expect(admitted).to.have.length(300);
+      expect(responses.filter((r) => r.status === 429)).to.have.length(50);
+      const remaining = admitted.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y);
+      expect(remaining).to.deep.equal(Array.from({ length: 300 }, (_, i) => i));
     });
 
     it('a key limit holds exactly across both: of 80 simultaneous requests, exactly the remaining quota is admitted', async () => {

@@ -23,7 +23,7 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const doc = await guard(() => this.keys.findOne({ _id: keyHash }));
+    const doc = await guard(() => this.keys.findOne({ _id: keyHash }), `find on ${COLLECTIONS.apiKeys}`);
     if (doc === null) return undefined;
     if (!isPlanName(doc.plan) || !Number.isSafeInteger(doc.perMinute) || !Number.isSafeInteger(doc.perDay)) {
       throw new Error('a stored API key record is malformed');
@@ -34,6 +34,6 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
   /** An upsert: saving the same keys again, or from several processes at once, leaves one record each. */
   async save(record: ApiKeyRecord): Promise<void> {
     const fields = { role: record.role, plan: record.plan, perMinute: record.quota.perMinute, perDay: record.quota.perDay };
-    await upsertWithRetry(() => this.keys.updateOne({ _id: record.keyHash }, { $set: fields }, { upsert: true }));
+    await upsertWithRetry(() => this.keys.updateOne({ _id: record.keyHash }, { $set: fields }, { upsert: true }), `update on ${COLLECTIONS.apiKeys}`);
   }
 }

@@ -1,9 +1,9 @@
 import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
-import { MongoClient, MongoServerError } from 'mongodb';
+import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 import { classifyMongoError } from './errors.js';
-import { ensureIndexes } from './indexes.js';
+import { COLLECTIONS, ensureIndexes } from './indexes.js';
 import { PetRepositoryMongo } from './pet-repository.mongo.js';
 import { QuotaStoreMongo } from './quota-store.mongo.js';
 import { resolveMongoSettings } from './settings.js';
@@ -21,13 +21,37 @@ export interface MongoStores {
   /** The database in use and the hosts (no credentials): for the start-up log line. */
   readonly database: string;
   readonly endpoint: string;
-  /** True when the database answers a ping within the bounded wait; never throws (for `/readyz`). */
-  ping(): Promise<boolean>;
+  /**
+   * True when the database does what the stores need, within a bounded wait; never throws (for
+   * `/readyz`). Not just a ping: one conditional upsert with `$inc` on a probe document of the
+   * quota collection (the kind of write every request makes), so a server that answers but
+   * refuses such writes (read-only, no write permission, an engine without them) is not ready.
+   */
+  isReady(): Promise<boolean>;
   /** Closes the connection pool; stores fail with `StoreUnavailableError` afterwards. */
   close(): Promise<void>;
 }
 
 const AUTHENTICATION_FAILED = 18;
+
+/** The probe document's id: no subject id looks like it (they start with `k:` or `a:`). */
+const PROBE_ID = '#readyz';
+/** The longest the server may spend on the probe. */
+const PROBE_MAX_TIME_MS = 1_000;
+
+/**
+ * One round trip: a conditional `findAndModify` with upsert and `$inc` on the probe document
+ * (created on first use, one small document for good). True when the server applied it.
+ */
+const probeWrites = async (db: Db): Promise<boolean> => {
+  const probes = db.collection<{ _id: string; n: number }>(COLLECTIONS.quotas);
+  const after = await probes.findOneAndUpdate(
+    { _id: PROBE_ID, n: { $gte: 0 } },
+    { $inc: { n: 1 } },
+    { upsert: true, returnDocument: 'after', maxTimeMS: PROBE_MAX_TIME_MS },
+  );
+  return after !== null && typeof after.n === 'number' && after.n >= 1;
+};
 
 const startError = (message: string): Error => new Error(message.replace(/\s+/g, ' ').trim());
 
@@ -72,10 +96,9 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
       keys: new ApiKeyStoreMongo(db),
       database,
       endpoint,
-      ping: async () => {
+      isReady: async () => {
         try {
-          await db.command({ ping: 1 });
-          return true;
+          return await probeWrites(db);
         } catch {
           return false;
         }

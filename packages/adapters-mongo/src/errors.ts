@@ -7,6 +7,7 @@ import {
   MongoNotConnectedError,
   MongoOperationTimeoutError,
   MongoServerClosedError,
+  MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
@@ -41,8 +42,29 @@ const UNAVAILABLE_CODES = new Set([6, 7, 50, 89, 91, 189, 262, 9001, 10107, 1160
 
 const DUPLICATE_KEY_CODES = new Set([11000, 11001]);
 
+/** Characters of the server's message kept in a `MongoCommandError` (a message may quote a whole document). */
+const SERVER_MESSAGE_LIMIT = 500;
+
+/**
+ * A command the server answered with an error that is not an outage (it refused it: a type
+ * mismatch, a validation failure, an operator it does not support). Still a bug to the service
+ * (answered 500), but its message names the command and carries the server's own message, so the
+ * log line says what was refused and why. `code` is the server's code; `cause` the driver error.
+ */
+export class MongoCommandError extends Error {
+  override readonly name = 'MongoCommandError';
+  readonly code: number | undefined;
+  constructor(command: string, error: MongoServerError) {
+    const code = typeof error.code === 'number' ? error.code : undefined;
+    const reason = [error.codeName, code === undefined ? undefined : `code ${code}`].filter((part) => part !== undefined).join(', ');
+    super(`MongoDB refused ${command}: ${error.message.slice(0, SERVER_MESSAGE_LIMIT)}${reason === '' ? '' : ` (${reason})`}`, { cause: error });
+    this.code = code;
+  }
+}
+
 /** Sorts a thrown value from the driver into what the adapters do with it (tested without a database). */
 export const classifyMongoError = (error: unknown): MongoErrorKind => {
+  if (error instanceof MongoCommandError) return classifyMongoError(error.cause);
   if (!(error instanceof Error)) return 'other';
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'number' && DUPLICATE_KEY_CODES.has(code)) return 'duplicate_key';
@@ -64,13 +86,16 @@ const UNAVAILABLE_MESSAGE = 'the MongoDB store cannot be reached or did not answ
 
 /**
  * Runs one store operation: an outage becomes the domain's `StoreUnavailableError` (with the
- * driver error as `cause`, for the log); any other error is a bug and travels unchanged.
+ * driver error as `cause`, for the log); a command the server refused becomes a
+ * `MongoCommandError` naming `command` (e.g. `findAndModify on pets`) and the server's message;
+ * any other error is a bug and travels unchanged.
  */
-export const guard = async <T>(operation: () => Promise<T>): Promise<T> => {
+export const guard = async <T>(operation: () => Promise<T>, command = 'a command'): Promise<T> => {
   try {
     return await operation();
   } catch (error) {
     if (classifyMongoError(error) === 'unavailable') throw new StoreUnavailableError(UNAVAILABLE_MESSAGE, { cause: error });
+    if (error instanceof MongoServerError) throw new MongoCommandError(command, error);
     throw error;
   }
 };
@@ -79,7 +104,7 @@ export const guard = async <T>(operation: () => Promise<T>): Promise<T> => {
  * Runs an upsert, once more when a concurrent first upsert of the same `_id` won the race (the
  * loser gets a duplicate key error; on the second try the document exists and is updated).
  */
-export const upsertWithRetry = async <T>(operation: () => Promise<T>): Promise<T> =>
+export const upsertWithRetry = async <T>(operation: () => Promise<T>, command?: string): Promise<T> =>
   guard(async () => {
     try {
       return await operation();
@@ -87,4 +112,4 @@ export const upsertWithRetry = async <T>(operation: () => Promise<T>): Promise<T
       if (classifyMongoError(error) !== 'duplicate_key') throw error;
       return operation();
     }
-  });
+  }, command);

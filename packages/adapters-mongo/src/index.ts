@@ -2,8 +2,8 @@
 // driver, no ODM), the factory the composition root calls, and the pieces tests check as data.
 export { connectMongo, type ConnectMongoOptions, type MongoStores } from './connect.js';
 export { PetRepositoryMongo } from './pet-repository.mongo.js';
-export { QuotaStoreMongo, consumePipeline } from './quota-store.mongo.js';
+export { QuotaStoreMongo } from './quota-store.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
-export { classifyMongoError, type MongoErrorKind } from './errors.js';
+export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
 export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, type IndexDefinition } from './indexes.js';

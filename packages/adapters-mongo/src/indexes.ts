@@ -31,4 +31,4 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
 export const ensureIndexes = (db: Db): Promise<void> =>
   guard(async () => {
     for (const index of MONGO_INDEXES) await db.collection(index.collection).createIndex(index.key, index.options);
-  });
+  }, 'createIndexes');

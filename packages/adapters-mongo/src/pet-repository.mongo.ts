@@ -65,7 +65,7 @@ export class PetRepositoryMongo implements PetRepository {
   }
 
   async findById(id: number): Promise<Pet | undefined> {
-    const doc = await guard(() => this.pets.findOne({ _id: id }, { projection: PET_PROJECTION }));
+    const doc = await guard(() => this.pets.findOne({ _id: id }, { projection: PET_PROJECTION }), `find on ${COLLECTIONS.pets}`);
     return doc === null ? undefined : toPet(doc);
   }
 
@@ -73,6 +73,7 @@ export class PetRepositoryMongo implements PetRepository {
     const filter = query.status === undefined ? { _id: { $gt: query.afterId } } : { status: query.status, _id: { $gt: query.afterId } };
     const docs = await guard(() =>
       this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).toArray(),
+      `find on ${COLLECTIONS.pets}`,
     );
     return docs.map(toPet);
   }
@@ -122,16 +123,20 @@ export class PetRepositoryMongo implements PetRepository {
         await this.pets.insertMany(docs as PetDocument[], { ordered: true });
         return docs.length;
       } catch (error) {
-        if (error instanceof MongoBulkWriteError && [error.writeErrors].flat().some((e) => e.code === DUPLICATE_KEY)) {
-          return error.insertedCount;
+        const writeErrors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+        if (writeErrors.some((e) => e.code === DUPLICATE_KEY)) {
+          // Ordered: the insert stopped at its first failed document, so the ones before it went in.
+          // (Counted from the error's index, not `insertedCount`: mongo-java-server reports the
+          // whole batch there.)
+          return Math.min(...writeErrors.map((e) => e.index));
         }
         throw error;
       }
-    });
+    }, `insert on ${COLLECTIONS.pets}`);
   }
 
   private async readMaxId(): Promise<number> {
-    const top = await guard(() => this.pets.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }));
+    const top = await guard(() => this.pets.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }), `find on ${COLLECTIONS.pets}`);
     return top?._id ?? 0;
   }
 }

@@ -16,7 +16,7 @@ import {
   type TopologyDescription,
 } from 'mongodb';
 import { classifyMongoError } from '../src/index.js';
-import { guard, upsertWithRetry } from '../src/errors.js';
+import { guard, MongoCommandError, upsertWithRetry } from '../src/errors.js';
 
 const noTopology = {} as unknown as TopologyDescription;
 const serverError = (code: number, errorLabels: string[] = []) =>
@@ -90,9 +90,30 @@ describe('guard: outages become StoreUnavailableError, bugs travel unchanged', (
     expect(error.message).not.to.match(/ECONNREFUSED|10\.1\.2\.3|27017|secret/);
   });
 
-  it('rethrows any other error as it is', async () => {
-    const bug = serverError(9);
+  it('rethrows an error that is not the server\'s as it is', async () => {
+    const bug = new TypeError('x is undefined');
     expect(await guard(() => Promise.reject(bug)).catch((e: unknown) => e)).to.equal(bug);
+  });
+
+  it('turns a command the server refused into a MongoCommandError naming the command, with the server message, code and cause', async () => {
+    const refused = new MongoServerError({ message: "Cannot apply $inc to a value of non-numeric type. {_id: 'k:x'} has the field 'minuteCount' of non-numeric type string", code: 14, codeName: 'TypeMismatch' });
+    const thrown = await guard(() => Promise.reject(refused), 'findAndModify on quota_subjects').catch((e: unknown) => e);
+    expect(thrown).to.be.instanceOf(MongoCommandError);
+    const error = thrown as MongoCommandError;
+    expect(error.name).to.equal('MongoCommandError');
+    expect(error.message).to.equal(`MongoDB refused findAndModify on quota_subjects: ${refused.message} (TypeMismatch, code 14)`);
+    expect(error.code).to.equal(14);
+    expect(error.cause).to.equal(refused);
+    expect(classifyMongoError(error)).to.equal('other');
+  });
+
+  it('keeps at most 500 characters of the server message, and is still classified by its cause', async () => {
+    const thrown = await guard(() => Promise.reject(new MongoServerError({ message: 'E11000 duplicate key '.padEnd(5_000, 'x'), code: 11000 })), 'insert on pets').catch(
+      (e: unknown) => e,
+    );
+    expect(thrown).to.be.instanceOf(MongoCommandError);
+    expect((thrown as Error).message.length).to.be.below(600);
+    expect(classifyMongoError(thrown)).to.equal('duplicate_key');
   });
 
   it('retries an upsert once after a duplicate key error, and not a second time', async () => {

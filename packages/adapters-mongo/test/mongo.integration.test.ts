@@ -3,9 +3,10 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { apiKeyRecord, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
 import { apiKeyStoreContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
+  classifyMongoError,
   COLLECTIONS,
   connectMongo,
   ensureIndexes,
@@ -14,6 +15,7 @@ import {
   QuotaStoreMongo,
   resolveMongoSettings,
 } from '../src/index.js';
+import { guard, MongoCommandError } from '../src/errors.js';
 import { findMongo } from './support/find-mongo.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
@@ -86,6 +88,26 @@ if (target.kind === 'skipped') {
 
     petRepositoryContract('MongoDB', fixture('pets', (db) => new PetRepositoryMongo(db)), { numRuns });
     quotaStoreContract('MongoDB', fixture('quota', (db) => new QuotaStoreMongo(db)), { numRuns });
+    // Two "processes" on one database: each with its own client, pool and remembered bans; the
+    // calls alternate between them (bursts are spread over both).
+    quotaStoreContract(
+      'MongoDB, two processes taking turns',
+      async () => {
+        const db = await freshDb('quota2');
+        const other = new MongoClient(uri, resolveMongoSettings(uri).driverOptions);
+        await other.connect();
+        const stores = [new QuotaStoreMongo(db), new QuotaStoreMongo(other.db(db.databaseName))];
+        let turn = 0;
+        return {
+          subject: { consume: (request) => stores[turn++ % 2]!.consume(request) },
+          dispose: async () => {
+            await db.dropDatabase();
+            await other.close();
+          },
+        };
+      },
+      { numRuns },
+    );
     apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)));
 
     describe('beyond the contract', () => {
@@ -95,14 +117,14 @@ if (target.kind === 'skipped') {
         return db;
       };
 
-      it('connectMongo connects, creates the indexes idempotently, answers ping, and closes', async () => {
+      it('connectMongo connects, creates the indexes idempotently, is ready, and closes', async () => {
         const database = uniqueName('connect');
         const first = await connectMongo(uri, { database });
         const second = await connectMongo(withDatabase(uri, database));
         try {
           expect(first.database).to.equal(database);
           expect(second.database).to.equal(database);
-          expect(await first.ping()).to.equal(true);
+          expect(await first.isReady()).to.equal(true);
           const pet = await first.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
           expect(await second.pets.findById(pet.id)).to.deep.equal(pet);
           const db = client.db(database);
@@ -117,9 +139,36 @@ if (target.kind === 'skipped') {
           await second.close();
           await first.close();
         }
-        expect(await first.ping()).to.equal(false);
+        expect(await first.isReady()).to.equal(false);
         const afterClose = await first.pets.findById(1).catch((e: unknown) => e);
         expect(afterClose).to.be.instanceOf(StoreUnavailableError);
+      });
+
+      it('isReady makes one conditional upsert with $inc on a probe document of the quota collection', async () => {
+        const database = uniqueName('ready');
+        const stores = await connectMongo(uri, { database });
+        opened.push(client.db(database));
+        try {
+          expect(await stores.isReady()).to.equal(true);
+          expect(await stores.isReady()).to.equal(true);
+          const probe = await client.db(database).collection<{ _id: string; n: number }>(COLLECTIONS.quotas).findOne({ _id: '#readyz' });
+          expect(probe?.n).to.equal(2);
+        } finally {
+          await stores.close();
+        }
+      });
+
+      it('a command the server refuses is a MongoCommandError naming the command and carrying the server message', async () => {
+        const db = await tracked('refused');
+        const things = db.collection<{ _id: number; count: unknown }>('things');
+        await things.insertOne({ _id: 1, count: 'not a number' });
+        const error = await guard(() => things.updateOne({ _id: 1 }, { $inc: { count: 1 } } as never), 'update on things').catch((e: unknown) => e);
+        expect(error).to.be.instanceOf(MongoCommandError);
+        const { message, cause } = error as MongoCommandError;
+        expect(message).to.match(/^MongoDB refused update on things: /);
+        expect(cause).to.be.instanceOf(MongoServerError);
+        expect(message).to.include((cause as MongoServerError).message.slice(0, 100));
+        expect(classifyMongoError(error)).to.equal('other');
       });
 
       it('stores pets as { _id, name, categoryId, status } and returns exactly the Pet fields', async () => {
@@ -260,14 +309,14 @@ if (target.kind === 'skipped') {
           ]);
           for (const e of calls) expect(e).to.be.instanceOf(StoreUnavailableError);
           expect(Date.now() - started).to.be.below(5_000);
-          expect(await stores.ping()).to.equal(false);
+          expect(await stores.isReady()).to.equal(false);
           await proxy.up();
           let recovered = false;
           for (let i = 0; i < 40 && !recovered; i++) {
-            recovered = await stores.ping();
+            recovered = await stores.isReady();
             if (!recovered) await sleep(250);
           }
-          expect(recovered, 'ping answered again within 10 s').to.equal(true);
+          expect(recovered, 'ready again within 10 s').to.equal(true);
           expect((await stores.pets.findById(before.id))?.name).to.equal('Rex');
           expect((await stores.pets.create(draft)).id).to.be.greaterThan(before.id);
         } finally {

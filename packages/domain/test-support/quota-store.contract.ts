@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { AdmissionDecision, BanRule, ConsumeRequest, Quota, QuotaStore, Subject } from '../src/index.js';
-import { Admission, DAY_MS, MINUTE_MS, windowStart } from '../src/index.js';
+import type { AdmissionDecision, BanRule, ConsumeRequest, ConsumeResult, Quota, QuotaStore, Subject, SubjectState } from '../src/index.js';
+import { Admission, consumeQuota, DAY_MS, MINUTE_MS, windowStart } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
 
@@ -66,6 +66,89 @@ const stepArb = fc.oneof(
   { weight: 2, arbitrary: fc.integer({ min: 3_000, max: 70_000 }) },
   { weight: 1, arbitrary: fc.constantFrom(MINUTE_MS, DAY_MS, 3_600_000) },
 );
+
+/**
+ * The model of a quota store: a plain Map of subject states, moved by the domain's rule
+ * `consumeQuota` (the rule every store applies), and the one clock of the run.
+ */
+interface QuotaModel {
+  readonly states: Map<string, SubjectState>;
+  now: number;
+}
+interface QuotaRun {
+  readonly quota: Quota;
+  readonly ban: BanRule;
+}
+type QuotaCommand = fc.AsyncCommand<QuotaModel, QuotaStore>;
+
+/**
+ * What a result says that matters: `bannedUntil` only while a ban runs (an ended ban's time may
+ * be forgotten once its state expired, as the memory store's daily sweep and MongoDB's TTL do).
+ */
+const observable = (result: ConsumeResult): ConsumeResult => (result.outcome === 'banned' ? result : { ...result, bannedUntil: 0 });
+
+const modelConsume = (model: QuotaModel, request: ConsumeRequest): ConsumeResult => {
+  const { state, result } = consumeQuota(model.states.get(request.subject), request);
+  model.states.set(request.subject, state);
+  return result;
+};
+
+/** One request of `subject`, `step` ms after the previous command. */
+class ConsumeCommand implements QuotaCommand {
+  constructor(
+    readonly settings: QuotaRun,
+    readonly subject: string,
+    readonly step: number,
+  ) {}
+  check = () => true;
+  run = async (model: QuotaModel, store: QuotaStore): Promise<void> => {
+    model.now += this.step;
+    const request = at(this.subject, model.now, this.settings.quota, this.settings.ban);
+    const expected = modelConsume(model, request);
+    expect(observable(await store.consume(request)), `${this.toString()} at ${model.now}`).to.deep.equal(observable(expected));
+  };
+  toString = () => `consume(${this.subject}, +${this.step}ms)`;
+}
+
+/**
+ * `count` simultaneous requests of `subject` at one instant. Identical requests give the same
+ * results in any order, so the store must give exactly the results of applying the rule `count`
+ * times (as a multiset) and end in the same state.
+ */
+class BurstCommand implements QuotaCommand {
+  constructor(
+    readonly settings: QuotaRun,
+    readonly subject: string,
+    readonly step: number,
+    readonly count: number,
+  ) {}
+  check = () => true;
+  run = async (model: QuotaModel, store: QuotaStore): Promise<void> => {
+    model.now += this.step;
+    const request = at(this.subject, model.now, this.settings.quota, this.settings.ban);
+    const expected = Array.from({ length: this.count }, () => modelConsume(model, request));
+    const actual = await Promise.all(Array.from({ length: this.count }, () => store.consume(request)));
+    const sorted = (results: readonly ConsumeResult[]) => results.map((r) => JSON.stringify(observable(r))).sort();
+    expect(sorted(actual).join(' '), `${this.toString()} at ${model.now}`).to.equal(sorted(expected).join(' '));
+  };
+  toString = () => `burst(${this.subject}, +${this.step}ms, ×${this.count})`;
+}
+
+const quotaCommandsArb = fc
+  .record({
+    quota: fc.record({ perMinute: fc.integer({ min: 1, max: 4 }), extra: fc.integer({ min: 0, max: 6 }) }).map(({ perMinute, extra }) => ({ perMinute, perDay: perMinute + extra })),
+    ban: fc.record({ threshold: fc.integer({ min: 1, max: 4 }), seconds: fc.integer({ min: 1, max: 150 }) }),
+  })
+  .chain((run) => {
+    const subject = fc.constantFrom('k:a', 'k:b', 'a:127.0.0.1');
+    return fc.commands(
+      [
+        fc.tuple(subject, stepArb).map(([s, step]) => new ConsumeCommand(run, s, step)),
+        fc.tuple(subject, stepArb, fc.integer({ min: 2, max: 8 })).map(([s, step, n]) => new BurstCommand(run, s, step, n)),
+      ],
+      { maxCommands: 40 },
+    );
+  });
 
 /**
  * The `QuotaStore` contract: every adapter runs this same suite. `make` gives a fresh, empty
@@ -134,6 +217,24 @@ export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, 
         expect((await store.consume(at('a', T0))).outcome).to.equal('rejected');
         expect(await store.consume(at('b', T0))).to.deep.include({ outcome: 'admitted', minuteCount: 1 });
       }));
+
+    it('counts a request stamped before the stored minute (a clock behind) into that later minute: windows never move backwards', () =>
+      withFixture(make, async (store) => {
+        expect(await store.consume(at('s', T0 + 60_500))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 1 });
+        expect(await store.consume(at('s', T0 + 59_000))).to.deep.include({ outcome: 'admitted', minuteCount: 2, dayCount: 2 });
+        expect(await store.consume(at('s', T0 + 61_000))).to.deep.include({ outcome: 'admitted', minuteCount: 3, dayCount: 3 });
+        expect(await store.consume(at('s', T0 + 59_500))).to.deep.include({ outcome: 'rejected', minuteCount: 3 });
+      }));
+
+    it('property: agrees with a plain Map moved by consumeQuota over any sequence of requests and simultaneous bursts', () =>
+      fc.assert(
+        fc.asyncProperty(quotaCommandsArb, (commands) =>
+          withFixture(make, (store) =>
+            fc.asyncModelRun(() => ({ model: { states: new Map<string, SubjectState>(), now: Date.UTC(2027, 5, 1, 23, 58) }, real: store }), commands),
+          ),
+        ),
+        { ...runs },
+      ));
 
     it('property: of N simultaneous requests under limit L, exactly min(N, L) are admitted', () =>
       fc.assert(

@@ -16,6 +16,6 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.StoreLifecycle)
-      .toResolvedValue((m) => ({ isReady: () => m.ping(), close: () => m.close() }), [MONGO_STORES])
+      .toResolvedValue((m) => ({ isReady: () => m.isReady(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();
   });

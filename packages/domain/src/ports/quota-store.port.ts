@@ -2,9 +2,10 @@ import type { ConsumeRequest, ConsumeResult } from '../quota/subject-state.js';
 
 /**
  * Keeps the rate-limit state of every subject. `consume` applies `consumeQuota` (the rule in
- * `quota/subject-state.ts`) to the subject's state atomically, in one round trip: with limit L,
- * of N simultaneous calls exactly min(N, L) are admitted, also across processes sharing a store.
- * Implementations throw `StoreUnavailableError` when the store cannot answer.
+ * `quota/subject-state.ts`) to the subject's state atomically (each call takes effect at one
+ * instant, as if calls ran one at a time): with limit L, of N simultaneous calls exactly
+ * min(N, L) are admitted, also across processes sharing a store. Implementations throw
+ * `StoreUnavailableError` when the store cannot answer.
  */
 export interface QuotaStore {
   consume(request: ConsumeRequest): Promise<ConsumeResult>;

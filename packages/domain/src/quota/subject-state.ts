@@ -37,9 +37,12 @@ export interface ConsumeRequest {
 /**
  * The admission rule as a pure transition: from the subject's state (or none) and a request,
  * the next state and what happened. Stores apply it atomically (the memory store runs this very
- * function; other stores express the same steps in their own update language).
+ * function; the MongoDB store runs it over the document it read and writes the result on condition
+ * that the document is unchanged, with its two commonest steps as single conditional `$inc`s).
  *
- * 1. Windows that have ended are reset.
+ * 1. Windows that have ended are reset. Windows never move backwards: when the state already
+ *    holds a later window than `now` falls in (a request stamped by a clock that is behind the
+ *    one that wrote the state), the request counts into that later window instead of resetting it.
  * 2. A subject under a ban is refused and nothing is counted.
  * 3. If both windows have room, one unit of each is consumed: admitted.
  * 4. Otherwise the request is rejected and consumes nothing, but the rejection is counted in
@@ -51,8 +54,10 @@ export const consumeQuota = (
   request: ConsumeRequest,
 ): { readonly state: SubjectState; readonly result: ConsumeResult } => {
   const { now, quota, ban } = request;
-  const minuteStart = windowStart(now, MINUTE_MS);
-  const dayStart = windowStart(now, DAY_MS);
+  // The instant whose windows count: `now`, unless the state is already in a later minute.
+  const counted = state === undefined ? now : Math.max(now, state.minuteStart);
+  const minuteStart = windowStart(counted, MINUTE_MS);
+  const dayStart = windowStart(counted, DAY_MS);
   const sameMinute = state !== undefined && state.minuteStart === minuteStart;
   const sameDay = state !== undefined && state.dayStart === dayStart;
   const minuteCount = sameMinute ? state.minuteCount : 0;
