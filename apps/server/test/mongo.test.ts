@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
-import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
-import { ApiKeyStoreMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
+import { Admission, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
+import { ApiKeyStoreMongo, CategoryRepositoryMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
+import { seedCategories } from './hardening/support.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -26,8 +27,10 @@ describe('the service on MongoDB', function () {
     const client = new MongoClient(`mongodb://127.0.0.1:${await closedPort()}`, { serverSelectionTimeoutMS: 500 });
     const db = client.db('petstore_outage');
     const clock = new SystemClock();
+    const categories = new CategoryRepositoryMongo(db);
     const app = createHttpApp({
-      catalog: new PetCatalog(new PetRepositoryMongo(db), clock),
+      catalog: new PetCatalog(new PetRepositoryMongo(db), categories, clock),
+      categories: new CategoryCatalog(categories),
       authenticator: new Authenticator(new ApiKeyStoreMongo(db)),
       admission: new Admission(new QuotaStoreMongo(db), clock),
     });
@@ -35,7 +38,7 @@ describe('the service on MongoDB', function () {
     try {
       const started = Date.now();
       const answers = await Promise.all(
-        ['/v1/pets', '/v1/pets/1'].map((path) => fetch(`${server.url}${path}`, { headers: { Authorization: 'Bearer some-key' } })),
+        ['/v1/pets', '/v1/pets/1', '/v1/categories', '/v1/categories/1'].map((path) => fetch(`${server.url}${path}`, { headers: { Authorization: 'Bearer some-key' } })),
       );
       expect(Date.now() - started, 'bounded by the 500 ms server selection, never the driver default of 30 s').to.be.below(10_000);
       for (const answer of answers) {
@@ -87,9 +90,10 @@ describe('the service on MongoDB', function () {
       return { url, stop: () => (child.kill('SIGTERM'), exited) };
     };
     let a: Proc, b: Proc;
-    before(() => {
+    before(async () => {
       a = start();
       b = start();
+      await seedCategories(await a.url, key);
     });
     after(async () => {
       expect(await a.stop()).to.equal(0);
@@ -108,6 +112,17 @@ describe('the service on MongoDB', function () {
       expect(await found.json()).to.deep.equal({ id: pet.id, name: 'Shared', categoryId: 3, status: 'available' });
       const next = (await (await fetch(`${await b.url}/v1/pets`, { method: 'POST', headers, body: '{"name":"Next","categoryId":3}' })).json()) as { id: number };
       expect(next.id).to.be.greaterThan(pet.id);
+    });
+
+    it('a category name is unique across both: of simultaneous same-name creates through the two processes exactly one gets 201', async () => {
+      const urls = [await a.url, await b.url];
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          fetch(`${urls[i % 2]}/v1/categories`, { method: 'POST', headers, body: JSON.stringify({ name: i % 3 === 0 ? 'Ferrets' : 'FERRETS' }) }).then((r) => r.status),
+        ),
+      );
+      expect(statuses.filter((s) => s === 201)).to.have.length(1);
+      expect(statuses.filter((s) => s === 409)).to.have.length(19);
     });
 
     it('a key limit holds exactly across both: of 80 simultaneous requests, exactly the remaining quota is admitted', async () => {
