@@ -172,7 +172,7 @@ if (target.kind === 'skipped') {
           const stats = explain?.executionStats as { totalDocsExamined?: number; totalKeysExamined?: number; nReturned?: number } | undefined;
           if (explain === undefined || stats?.nReturned === undefined) {
             // A stand-in (mongo-java-server) that does not explain its plans: the plan cannot be shown here.
-            console.log(`      (skipped: ${target.source} does not support explain, so the ${label} plan cannot be shown)`);
+            console.log(`      (skipped: the server at ${target.source} does not support explain, so the ${label} plan cannot be shown)`);
             this.skip();
           }
           const plan = JSON.stringify(explain.queryPlanner);
