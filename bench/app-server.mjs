@@ -1,11 +1,11 @@
 // Bench-only entry of the real server for the scale runs: the composition of apps/server
 // (parseSettings, createContainer, the same HttpApp, listen) with BENCH_SEED_PETS pets put
-// straight into the in-memory repository before listening, because seeding 10^6 pets through
+// (and their categories) straight into the in-memory repositories before listening, because seeding 10^6 pets through
 // POST would take minutes. Everything a request meets is the production code from dist/.
 // Logging: pino exactly as apps/server/src/main.ts configures it (stdout, level from the settings).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ROOT, petBody, prng } from './lib.mjs';
+import { ROOT, petBody, prng, scaleCategories } from './lib.mjs';
 
 const serverDist = join(ROOT, 'apps/server/dist/src');
 const { parseSettings } = await import(join(serverDist, 'settings.js'));
@@ -22,9 +22,13 @@ const container = await createContainer(settings, { logger });
 const keys = await container.getAsync(TOKENS.ApiKeyStore);
 for (const record of settings.apiKeys) await keys.save(record);
 const pets = await container.getAsync(TOKENS.PetRepository);
+const categories = await container.getAsync(TOKENS.CategoryRepository);
 const count = Number(process.env.BENCH_SEED_PETS ?? 0);
+// The pets spread over categories 1…scaleCategories(count) (1,000 at 10^6 pets; see bench/lib.mjs).
+const spread = scaleCategories(count);
+for (let i = 1; i <= spread; i++) categories.createSync({ name: `Category ${i}` });
 const random = prng(42);
-for (let i = 0; i < count; i++) pets.createSync(JSON.parse(petBody(random)));
+for (let i = 0; i < count; i++) pets.createSync(JSON.parse(petBody(random, spread)));
 // Let the heap settle (run with --expose-gc): no collection left over from the seeding runs during the measurement.
 globalThis.gc?.();
 globalThis.gc?.();

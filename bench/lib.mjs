@@ -173,15 +173,26 @@ const STATUSES = ['available', 'available', 'available', 'available', 'available
 
 /**
  * The `n`-th body of a deterministic stream of realistic create requests, as the JSON text a
- * client would send: names of 3 to 25 characters, categories 1–12, 60 % available, 30 % pending, 10 % sold.
+ * client would send: names of 3 to 25 characters, categories 1–`categories` (default 12), 60 % available, 30 % pending, 10 % sold.
  * @param {() => number} random
+ * @param {number} [categories]
  */
-export const petBody = (random) => {
+export const petBody = (random, categories = 12) => {
   const name = FIRST[Math.floor(random() * FIRST.length)] + SECOND[Math.floor(random() * SECOND.length)];
-  const categoryId = 1 + Math.floor(random() * 12);
+  const categoryId = 1 + Math.floor(random() * categories);
   const status = STATUSES[Math.floor(random() * STATUSES.length)];
   return `{"name":${JSON.stringify(name)},"categoryId":${categoryId},"status":"${status}"}`;
 };
 
 /** @param {number} n @param {number} [digits] */
 export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/**
+ * How many categories a scale catalogue of `n` pets spreads over: 1,000 from 10⁵ pets on (10⁶ pets:
+ * about 1,000 per category, the issue's figure), and n/100 below, so that even at 10³ pets each
+ * category holds about 100 (60 of them available): a page of 20 by category, or by status and
+ * category, is a full page at every size and the ratio between sizes measures the lookup (an index
+ * of ~100 pets at 10³, ~1,000 at 10⁶), not a shorter page.
+ * @param {number} n
+ */
+export const scaleCategories = (n) => Math.max(1, Math.min(1_000, Math.floor(n / 100)));

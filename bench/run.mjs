@@ -106,8 +106,13 @@ const machine = {
   taskset: HAS_TASKSET,
 };
 
-/** Sends `count` create requests one after the other (deterministic ids), from the seeded stream. */
+/** Creates categories 1–12 (the ones the seed stream names), then sends `count` create requests one after the other (deterministic ids), from the seeded stream. */
 const seedThroughApi = async (/** @type {string} */ url, /** @type {number} */ count) => {
+  for (let i = 1; i <= 12; i++) {
+    const res = await fetch(`${url}/v1/categories`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ name: `Category ${i}` }) });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`seeding: POST /v1/categories answered ${res.status}`);
+  }
   const random = prng(42);
   for (let i = 0; i < count; i++) {
     const res = await fetch(`${url}/v1/pets`, { method: 'POST', headers: JSON_BODY, body: petBody(random) });
@@ -277,10 +282,10 @@ try {
   const profile = summarizeProfile(join(RESULTS, 'full-stack.cpuprofile'), 20);
   say(`profile: ${fmt(profiled.rps)} req/s under --cpu-prof, ${fmt(logLines)} request log lines written`);
 
-  // Scale over HTTP: the bench composition (bench/app-server.mjs) seeded with 10^3 and 10^6 pets.
-  const cursorOf = async (/** @type {number} */ afterId) => {
-    const { encodeCursor } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
-    return encodeCursor({ afterId, status: undefined });
+  // Scale over HTTP: the bench composition (bench/app-server.mjs) seeded with 10^3 and 10^6 pets (over 10 and 1,000 categories).
+  const cursorOf = async (/** @type {number} */ afterId, /** @type {Record<string, string | number>} */ filters = {}) => {
+    const { encodeCursor, pageScope } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
+    return encodeCursor(afterId, pageScope('pets', filters));
   };
   const scaleSizes = [1_000, 1_000_000];
   /** @type {Record<number, string>} */
@@ -303,6 +308,8 @@ try {
   const scaleQueries = async (/** @type {number} */ n) => ({
     'first page (limit=20)': '/v1/pets?limit=20',
     'page at n/2 (limit=20, cursor)': `/v1/pets?limit=20&cursor=${await cursorOf(n / 2)}`,
+    'category, page at n/2': `/v1/pets?limit=20&categoryId=7&cursor=${await cursorOf(n / 2, { categoryId: 7 })}`,
+    'status and category, page at n/2': `/v1/pets?limit=20&status=available&categoryId=7&cursor=${await cursorOf(n / 2, { status: 'available', categoryId: 7 })}`,
   });
   /** @type {Record<string, Record<number, { p50: number[], rps: number[] }>>} */
   const httpScale = {};
@@ -430,12 +437,13 @@ try {
     `- **429 scenario**: a free key sent past its limit (60/min). With the default ban rule it is banned after its 10th rejection (here after ${bannedAfter} requests), ` +
       'so the measured 429 path is `temporarily_banned` (what a client that keeps hammering gets). It alternates with the 200 rounds of (a). ' +
       'The `rate_limited` path is measured on the bench composition (below) with `PETSTORE_BAN_THRESHOLD=1000000`, against its own 200 path (2 rounds of 2 s each).',
-    '- **Scale**: in process, the use case alone (`PetCatalog.listPets` on `PetRepositoryInMemory`, from dist/) with 10³, 10⁵ and 10⁶ pets, ' +
+    '- **Scale**: in process, the use case alone (`PetCatalog.listPets` on `PetRepositoryInMemory`, from dist/) with 10³, 10⁵ and 10⁶ pets ' +
+      'spread over 10, 1,000 and 1,000 categories (bench/lib.mjs `scaleCategories`: about 100 pets per category at 10³, so a page by category is full at every size), ' +
       `${latency.batches} batches of ${fmt(latency.calls)} awaited calls per query, sizes alternating within each batch, median ns per call; the first page, and a page from ` +
       'the middle of the catalogue (cursor after id n/2) where the binary search does its work. Over HTTP: bench/app-server.mjs composes the real app exactly as ' +
       'apps/server does (parseSettings, createContainer, the same HttpApp and listen, same pino logger) but puts the pets straight into the in-memory ' +
       'repository before listening, since 10⁶ POSTs would take minutes; 1 connection (latency, not queueing), 2 rounds of 1.5 s, median p50. ' +
-      'Heap: `node --expose-gc`, heapUsed after two GCs before and after creating 10⁶ pets through `PetCatalog.createPet` with bodies parsed by `JSON.parse` ' +
+      'Heap: `node --expose-gc`, heapUsed after two GCs before and after creating 10⁶ pets over 1,000 categories through `PetCatalog.createPet` with bodies parsed by `JSON.parse` ' +
       '(fresh name strings, as on the HTTP path), divided by 10⁶.',
     `- **Profile**: a separate run of (a) under \`node --cpu-prof\` (same settings, 1,000 pets seeded, the first page identical), ${PROFILE_DURATION} s of the headline load ` +
       `after a 2 s warm-up; self time per function from the .cpuprofile (bench/profile-summary.mjs). ${fmt(logLines)} log lines were written during that run.`,

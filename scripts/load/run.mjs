@@ -56,6 +56,11 @@ const stats = () => { const p = next('stats'); server.send('stats'); return p; }
 
 const { url } = await next('ready');
 const auth = { Authorization: `Bearer ${KEY}` };
+// Pets must name a category: categories 1–7 are created first (the last one is the load's).
+for (let i = 1; i <= 7; i++) {
+  const res = await fetch(`${url}/v1/categories`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: `Category ${i}` }) });
+  if (res.status !== 201) throw new Error(`load run: creating category ${i} answered ${res.status}`);
+}
 const body = JSON.stringify({ name: 'Load Test Rex', categoryId: 7 });
 // The mix each connection cycles through: listings, a create, a lookup, a filtered page, a 400.
 const requests = [
@@ -63,6 +68,7 @@ const requests = [
   { method: 'POST', path: '/v1/pets', headers: { ...auth, 'Content-Type': 'application/json' }, body },
   { method: 'GET', path: '/v1/pets/1', headers: auth },
   { method: 'GET', path: '/v1/pets?limit=100&status=available', headers: auth },
+  { method: 'GET', path: '/v1/pets?limit=20&status=available&categoryId=7', headers: auth },
   { method: 'GET', path: '/v1/pets?limit=5', headers: auth },
   { method: 'GET', path: '/v1/pets/abc', headers: auth },
 ];

@@ -1,4 +1,4 @@
-import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, CategoryRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -30,6 +30,7 @@ export const withDeadline = <T>(work: Promise<T>, ms: number, what: string): Pro
 
 export interface StorePorts {
   readonly pets: PetRepository;
+  readonly categories: CategoryRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
 }
@@ -40,6 +41,15 @@ export const boundedPorts = (ports: StorePorts, ms: number): StorePorts => ({
     create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create'),
     findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById'),
     list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list'),
+    findHold: (id) => withDeadline(ports.pets.findHold(id), ms, 'PetRepository.findHold'),
+    swapHold: (id, expected, next) => withDeadline(ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold'),
+    countByStatus: () => withDeadline(ports.pets.countByStatus(), ms, 'PetRepository.countByStatus'),
+  },
+  categories: {
+    create: (category) => withDeadline(ports.categories.create(category), ms, 'CategoryRepository.create'),
+    findById: (id) => withDeadline(ports.categories.findById(id), ms, 'CategoryRepository.findById'),
+    findByName: (name) => withDeadline(ports.categories.findByName(name), ms, 'CategoryRepository.findByName'),
+    list: (query) => withDeadline(ports.categories.list(query), ms, 'CategoryRepository.list'),
   },
   quotas: {
     consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume'),

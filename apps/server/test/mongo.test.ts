@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { Admission, apiKeyRecord, Authenticator, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
-import { ApiKeyStoreMongo, MongoCommandError, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import { Admission, apiKeyRecord, Authenticator, CategoryCatalog, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
+import { ApiKeyStoreMongo, CategoryRepositoryMongo, MongoCommandError, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
+import { seedCategories } from './hardening/support.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -26,8 +27,10 @@ describe('the service on MongoDB', function () {
     const client = new MongoClient(`mongodb://127.0.0.1:${await closedPort()}`, { serverSelectionTimeoutMS: 500 });
     const db = client.db('petstore_outage');
     const clock = new SystemClock();
+    const categories = new CategoryRepositoryMongo(db);
     const app = createHttpApp({
-      catalog: new PetCatalog(new PetRepositoryMongo(db), clock),
+      catalog: new PetCatalog(new PetRepositoryMongo(db), categories, clock),
+      categories: new CategoryCatalog(categories),
       authenticator: new Authenticator(new ApiKeyStoreMongo(db)),
       admission: new Admission(new QuotaStoreMongo(db), clock),
     });
@@ -35,7 +38,7 @@ describe('the service on MongoDB', function () {
     try {
       const started = Date.now();
       const answers = await Promise.all(
-        ['/v1/pets', '/v1/pets/1'].map((path) => fetch(`${server.url}${path}`, { headers: { Authorization: 'Bearer some-key' } })),
+        ['/v1/pets', '/v1/pets/1', '/v1/categories', '/v1/categories/1'].map((path) => fetch(`${server.url}${path}`, { headers: { Authorization: 'Bearer some-key' } })),
       );
       expect(Date.now() - started, 'bounded by the 500 ms server selection, never the driver default of 30 s').to.be.below(10_000);
       for (const answer of answers) {
@@ -60,8 +63,10 @@ describe('the service on MongoDB', function () {
     await keys.save(apiKeyRecord('refusal-test-key', 'pro') as ApiKeyRecord);
     const lines: Record<string, unknown>[] = [];
     const clock = new SystemClock();
+    const categories = new CategoryRepositoryInMemory();
     const app = createHttpApp({
-      catalog: new PetCatalog(pets, clock),
+      catalog: new PetCatalog(pets, categories, clock),
+      categories: new CategoryCatalog(categories),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
       logger: { info: () => {}, error: (fields) => void lines.push(fields) },
@@ -90,6 +95,8 @@ describe('the service on MongoDB', function () {
     const withDatabase = uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/, `$1/${database}$3`);
     const key = 'multi-process-key';
     const proKey = 'mongo-pro-key-0123456789';
+    // Seeds the categories, so that the 50 requests of the seeding do not spend the tests' quotas.
+    const seedKey = 'mongo-seed-key-0123456789';
     const limit = 50;
     type Proc = { url: Promise<string>; stop(): Promise<number | null> };
     const start = (): Proc => {
@@ -100,7 +107,7 @@ describe('the service on MongoDB', function () {
           HOST: '127.0.0.1',
           PETSTORE_STORE: 'mongo',
           MONGODB_URI: withDatabase,
-          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000,${proKey}:pro`,
+          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000,${proKey}:pro,${seedKey}:business`,
         },
       });
       let out = '';
@@ -116,9 +123,10 @@ describe('the service on MongoDB', function () {
       return { url, stop: () => (child.kill('SIGTERM'), exited) };
     };
     let a: Proc, b: Proc;
-    before(() => {
+    before(async () => {
       a = start();
       b = start();
+      await seedCategories(await a.url, seedKey);
     });
     after(async () => {
       expect(await a.stop()).to.equal(0);
@@ -185,6 +193,17 @@ describe('the service on MongoDB', function () {
       expect(responses.filter((r) => r.status === 429)).to.have.length(50);
       const remaining = admitted.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y);
       expect(remaining).to.deep.equal(Array.from({ length: 300 }, (_, i) => i));
+    });
+
+    it('a category name is unique across both: of simultaneous same-name creates through the two processes exactly one gets 201', async () => {
+      const urls = [await a.url, await b.url];
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          fetch(`${urls[i % 2]}/v1/categories`, { method: 'POST', headers, body: JSON.stringify({ name: i % 3 === 0 ? 'Ferrets' : 'FERRETS' }) }).then((r) => r.status),
+        ),
+      );
+      expect(statuses.filter((s) => s === 201)).to.have.length(1);
+      expect(statuses.filter((s) => s === 409)).to.have.length(19);
     });
 
     it('a key limit holds exactly across both: of 80 simultaneous requests, exactly the remaining quota is admitted', async () => {

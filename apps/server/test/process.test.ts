@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { seedCategories } from './hardening/support.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -79,6 +80,7 @@ describe('the server process', function () {
   it('on SIGTERM stops accepting, finishes the request in flight, and exits 0', async () => {
     const p = run({ PORT: '0', HOST: '127.0.0.1', PETSTORE_API_KEYS: 'graceful-key:pro' });
     const url = new URL(await listeningUrl(p));
+    await seedCategories(url, 'graceful-key');
     // A create whose body arrives slowly: SIGTERM lands while it is in flight.
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(

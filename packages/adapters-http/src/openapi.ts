@@ -1,5 +1,9 @@
 import {
+  CategoryIdSchema,
+  CategorySchema,
   ErrorSchema,
+  ListCategoriesQuerySchema,
+  NewCategorySchema,
   GET_PET_DEPRECATION,
   LIMIT_DEFAULT,
   ListPetsQuerySchema,
@@ -44,6 +48,15 @@ const sharedErrors = {
   '503': ref('responses', 'Unavailable'),
 };
 
+/** An `Error` body as an example, for the response of `code`. */
+const errorExample = (code: ErrorCode, message: string) => ({ value: { code, message, status: ERROR_STATUS[code] } });
+
+/** `response` with one named example of its JSON body. */
+const withExample = (response: Record<string, unknown>, name: string, example: { summary?: string; value: Json }) => {
+  const content = response['content'] as { 'application/json': Record<string, unknown> };
+  return { ...response, content: { 'application/json': { ...content['application/json'], examples: { [name]: example } } } };
+};
+
 const withHeaders = (names: readonly string[], response: Record<string, unknown>) => ({
   ...response,
   headers: { ...headerRefs(names), ...((response['headers'] as object | undefined) ?? {}) },
@@ -59,11 +72,20 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   const plans = Object.entries(PLAN_QUOTAS)
     .map(([name, q]) => `${name}: ${q.perMinute}/minute, ${q.perDay}/day`)
     .join('; ');
-  const queryParam = (name: 'limit' | 'status' | 'cursor') => {
+  const queryParam = (name: 'limit' | 'status' | 'categoryId' | 'cursor') => {
     const { description, ...schema } = ListPetsQuerySchema.properties[name];
     return { name, in: 'query', required: false, description, schema };
   };
+  const categoriesQueryParam = (name: 'limit' | 'cursor') => {
+    const { description, ...schema } = ListCategoriesQuerySchema.properties[name];
+    return { name, in: 'query', required: false, description, schema };
+  };
   const { description: petIdDescription, ...petIdSchema } = PetIdSchema;
+  const { description: categoryIdDescription, ...categoryIdSchema } = CategoryIdSchema;
+  const beta = 'Beta: this operation may still change within v1.';
+  const dogs = { id: 1, name: 'Dogs' };
+  const categoryBadRequest = (message: string) =>
+    withExample(errorResponse(['validation_failed', 'malformed_json'], 'The request breaks a rule; the message names the field and why.'), 'invalid', errorExample('validation_failed', message));
   const deprecated = (response: Record<string, unknown>) => withHeaders(DEPRECATION_HEADERS, response);
 
   return {
@@ -74,13 +96,15 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
       description:
         `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
-        '`RateLimit-Policy` and `RateLimit`. Store orders and categories are announced but not part of v1 yet.',
+        '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
+        '`beta` ones (categories) may still change within v1.',
     },
     servers: [{ url: '/v1', description: 'This server. Every deployment (production, staging) serves the API under a base address ending in /v1.' }],
     tags: [
       { name: 'pets', description: 'Animals up for adoption.' },
-      { name: 'store', description: 'Store orders: announced, no operation in v1 yet.' },
-      { name: 'categories', description: 'Categories of animals: announced, no operation in v1 yet.' },
+      { name: 'categories', description: 'Categories of animals (beta): every pet belongs to one; list pets by category with `GET /pets?categoryId=`.' },
+      { name: 'store', description: 'Store orders: the adoption flow (beta).' },
+      { name: 'admin', description: 'API keys and plans, for admin keys only (beta).' },
     ],
     security: [{ bearerAuth: [] }],
     paths: {
@@ -89,9 +113,10 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           operationId: 'listPets',
           summary: 'List animals',
           description:
-            'Animals in ascending id order, at most `limit`. When more exist, `Link: <…>; rel="next"` gives the URL of the next page (same `limit` and `status`, plus an opaque `cursor`). The body stays a plain array.',
+            'Animals in ascending id order, at most `limit`, optionally only those with a `status`, of a category (`categoryId`), or both. When more exist, `Link: <…>; rel="next"` gives the URL of the next page (same `limit`, `status` and `categoryId`, plus an opaque `cursor` bound to those filters). The body stays a plain array.',
+          'x-stability': 'stable',
           tags: ['pets'],
-          parameters: [queryParam('limit'), queryParam('status'), queryParam('cursor')],
+          parameters: [queryParam('limit'), queryParam('status'), queryParam('categoryId'), queryParam('cursor')],
           responses: {
             '200': withHeaders(COMMON_HEADERS, {
               description: `A page of animals (default ${LIMIT_DEFAULT}).`,
@@ -105,6 +130,8 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         post: {
           operationId: 'createPet',
           summary: 'Add an animal',
+          description: 'Adds an animal to a category: `categoryId` must name an existing category (create one with `POST /categories`), else 400.',
+          'x-stability': 'stable',
           tags: ['pets'],
           requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'NewPet') } } },
           responses: {
@@ -127,6 +154,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           description: `Deprecated: sunsets on ${sunset} (\`Sunset: ${dep.Sunset}\`); from then on it answers 410. Use \`GET /pets\` with the \`status\` filter instead.`,
           deprecated: true,
           'x-sunset': sunset,
+          'x-stability': 'stable',
           tags: ['pets'],
           parameters: [{ name: 'petId', in: 'path', required: true, description: petIdDescription, schema: petIdSchema }],
           responses: {
@@ -145,14 +173,112 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         get: {
           operationId: 'getOpenApiDocument',
           summary: 'This document',
+          description: 'The OpenAPI 3.1 description of this API, built from the JSON Schemas that validate requests. No credential needed.',
+          'x-stability': 'stable',
           security: [],
           responses: { '200': { description: 'The OpenAPI description.', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+      '/categories': {
+        get: {
+          operationId: 'listCategories',
+          summary: 'List categories',
+          description: `Categories in ascending id order, at most \`limit\`, paged exactly as \`GET /pets\` (\`Link: <…>; rel="next"\`, opaque \`cursor\`, plain array). ${beta}`,
+          'x-stability': 'beta',
+          tags: ['categories'],
+          parameters: [categoriesQueryParam('limit'), categoriesQueryParam('cursor')],
+          responses: {
+            '200': withHeaders(
+              COMMON_HEADERS,
+              withExample(
+                {
+                  description: `A page of categories (default ${LIMIT_DEFAULT}).`,
+                  headers: { Link: ref('headers', 'Link-Next') },
+                  content: { 'application/json': { schema: ref('schemas', 'Categories') } },
+                },
+                'page',
+                { summary: 'A page of two categories', value: [dogs, { id: 2, name: 'Cats' }] },
+              ),
+            ),
+            '400': categoryBadRequest('limit must be an integer from 1 to 100'),
+            ...sharedErrors,
+          },
+        },
+        post: {
+          operationId: 'createCategory',
+          summary: 'Add a category',
+          description:
+            `Creates a category. Names are unique ignoring case and Unicode normalization: a name that is the same name as an existing one (\`dogs\` after \`Dogs\`) gets 409 \`conflict\` whose message gives the existing category's id. Any key may create. ${beta}`,
+          'x-stability': 'beta',
+          tags: ['categories'],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('schemas', 'NewCategory'), examples: { dogs: { summary: 'A new category', value: { name: 'Dogs' } } } } },
+          },
+          responses: {
+            '201': withHeaders(
+              COMMON_HEADERS,
+              withExample(
+                {
+                  description: 'The category, with the id the service assigned.',
+                  headers: { Location: ref('headers', 'Location-Category') },
+                  content: { 'application/json': { schema: ref('schemas', 'Category') } },
+                },
+                'created',
+                { summary: 'The created category', value: dogs },
+              ),
+            ),
+            '400': categoryBadRequest('name must contain at least one non-whitespace character'),
+            '409': withExample(
+              errorResponse(['conflict'], 'A category with the same name (ignoring case and Unicode normalization) exists; the message gives its id.'),
+              'taken',
+              errorExample('conflict', 'category 1 already has this name (names are compared ignoring case and Unicode normalization); use categoryId 1'),
+            ),
+            '413': errorResponse(['payload_too_large'], 'The body is larger than 1 MiB.'),
+            '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
+            ...sharedErrors,
+          },
+        },
+      },
+      '/categories/{categoryId}': {
+        get: {
+          operationId: 'getCategory',
+          summary: 'Fetch one category',
+          description: `The category with this id; its animals are listed by \`GET /pets?categoryId={categoryId}\`. ${beta}`,
+          'x-stability': 'beta',
+          tags: ['categories'],
+          parameters: [{ name: 'categoryId', in: 'path', required: true, description: categoryIdDescription, schema: categoryIdSchema, example: 1 }],
+          responses: {
+            '200': withHeaders(
+              COMMON_HEADERS,
+              withExample({ description: 'The category.', content: { 'application/json': { schema: ref('schemas', 'Category') } } }, 'found', {
+                summary: 'A category',
+                value: dogs,
+              }),
+            ),
+            '400': withExample(
+              errorResponse(['validation_failed'], 'categoryId is not a positive int64 written canonically.'),
+              'invalid',
+              errorExample('validation_failed', 'categoryId must be a positive integer from 1 to 9223372036854775807, written without sign, leading zeros or fraction'),
+            ),
+            '404': withExample(errorResponse(['not_found'], 'No category has this id.'), 'missing', errorExample('not_found', 'no category has id 42')),
+            ...sharedErrors,
+          },
         },
       },
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' } },
-      schemas: { Pet: PetSchema, NewPet: NewPetSchema, Pets: { type: 'array', items: ref('schemas', 'Pet') }, PetStatus: PetStatusSchema, Error: ErrorSchema },
+      schemas: {
+        Pet: PetSchema,
+        NewPet: NewPetSchema,
+        Pets: { type: 'array', items: ref('schemas', 'Pet') },
+        PetStatus: PetStatusSchema,
+        Category: CategorySchema,
+        NewCategory: NewCategorySchema,
+        Categories: { type: 'array', items: ref('schemas', 'Category') },
+        Error: ErrorSchema,
+      },
       responses: {
         BadRequest: errorResponse(['validation_failed', 'malformed_json'], 'The request breaks a rule; the message names the field and why.'),
         Unauthorized: errorResponse(['unauthorized'], 'Credential missing or invalid.', ['WWW-Authenticate']),
@@ -170,6 +296,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }),
         'WWW-Authenticate': header('`Bearer realm="petstore"`, with `error="invalid_token"` when a credential was sent.'),
         Location: header('Path of the created animal, `/v1/pets/{id}`.'),
+        'Location-Category': header('Path of the created category, `/v1/categories/{id}`.'),
         'Link-Next': header('`<…>; rel="next"`: the next page, present only when one exists.'),
         Deprecation: header(`When the operation was deprecated (RFC 9745): \`${dep.Deprecation}\`.`),
         Sunset: header(`When the operation goes away (RFC 8594): \`${dep.Sunset}\`.`),

@@ -1,16 +1,16 @@
 import Router from '@koa/router';
-import type { PetCatalog, DomainError } from '@petstore/domain';
+import type { CategoryCatalog, PetCatalog, DomainError } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { readJsonBody } from './body.js';
-import { checkNewPet, readListQuery, type RequestValidators } from './validation.js';
+import { checkNewCategory, checkNewPet, readCategoriesQuery, readListQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
-import { serializePet, serializePets } from './serialize.js';
+import { serializeCategories, serializeCategory, serializePet, serializePets } from './serialize.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
 
-/** The three v1 operations. Routes are named after their OpenAPI operation ids. */
-export const createRouter = (catalog: PetCatalog, validators: RequestValidators): Router<AppState> => {
+/** The v1 operations. Routes are named after their OpenAPI operation ids. */
+export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, validators: RequestValidators): Router<AppState> => {
   const router = new Router<AppState>({ sensitive: true, strict: false });
 
   router.get('listPets', '/v1/pets', async (ctx) => {
@@ -20,7 +20,8 @@ export const createRouter = (catalog: PetCatalog, validators: RequestValidators)
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined) {
       const status = query.status === undefined ? '' : `&status=${query.status}`;
-      ctx.set('Link', `</v1/pets?limit=${items.length}${status}&cursor=${nextCursor}>; rel="next"`);
+      const categoryId = query.categoryId === undefined ? '' : `&categoryId=${query.categoryId}`;
+      ctx.set('Link', `</v1/pets?limit=${items.length}${status}${categoryId}&cursor=${nextCursor}>; rel="next"`);
     }
     ctx.type = JSON_TYPE;
     ctx.body = serializePets(items);
@@ -45,6 +46,37 @@ export const createRouter = (catalog: PetCatalog, validators: RequestValidators)
     if (!result.ok) throw fromDomain(result.error);
     ctx.type = JSON_TYPE;
     ctx.body = serializePet(result.value);
+  });
+
+  router.get('listCategories', '/v1/categories', async (ctx) => {
+    const query = readCategoriesQuery(validators, ctx.querystring);
+    const result = await categories.listCategories(query);
+    if (!result.ok) throw fromDomain(result.error);
+    const { items, nextCursor } = result.value;
+    if (nextCursor !== undefined) ctx.set('Link', `</v1/categories?limit=${items.length}&cursor=${nextCursor}>; rel="next"`);
+    ctx.type = JSON_TYPE;
+    ctx.body = serializeCategories(items);
+  });
+
+  router.post('createCategory', '/v1/categories', async (ctx) => {
+    const body = await readJsonBody(ctx.req, ctx.res);
+    if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
+    checkNewCategory(validators, body);
+    const result = await categories.createCategory(body);
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.status = 201;
+    ctx.set('Location', `/v1/categories/${result.value.id}`);
+    ctx.type = JSON_TYPE;
+    ctx.body = serializeCategory(result.value);
+  });
+
+  router.get('getCategory', '/v1/categories/:categoryId', async (ctx) => {
+    // The raw path segment, as for getPet: `%31` is not a canonical id.
+    const raw = ctx.path.split('/')[3] ?? '';
+    const result = await categories.getCategory(raw);
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.type = JSON_TYPE;
+    ctx.body = serializeCategory(result.value);
   });
 
   return router;

@@ -1,4 +1,4 @@
-import type { Pet } from '@petstore/domain';
+import type { Category, Pet } from '@petstore/domain';
 
 // Characters that JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -21,3 +21,9 @@ export const serializePets = (pets: readonly Pet[]): string => {
   for (let i = 0; i < pets.length; i++) out += (i === 0 ? '' : ',') + serializePet(pets[i]!);
   return `${out}]`;
 };
+
+/** A `Category` as JSON (only its two fields, in this order). */
+export const serializeCategory = (category: Category): string => JSON.stringify({ id: category.id, name: category.name });
+
+/** A page of categories as a JSON array. */
+export const serializeCategories = (categories: readonly Category[]): string => `[${categories.map(serializeCategory).join(',')}]`;

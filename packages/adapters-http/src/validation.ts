@@ -1,25 +1,32 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { ListPetsQuerySchema, NewPetSchema, validateNewPet } from '@petstore/domain';
+import { ListCategoriesQuerySchema, ListPetsQuerySchema, NewCategorySchema, NewPetSchema, quoteInput, validateNewCategory, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** The request validators, compiled once at start from the domain's JSON Schemas. */
 export interface RequestValidators {
   readonly newPet: ValidateFunction;
   readonly listQuery: ValidateFunction;
+  readonly newCategory: ValidateFunction;
+  readonly categoriesQuery: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
   // Strict schemas, no type coercion: a body is taken exactly as JSON gave it.
   const ajv = new Ajv2020({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  return { newPet: ajv.compile(NewPetSchema), listQuery: ajv.compile(ListPetsQuerySchema) };
+  return {
+    newPet: ajv.compile(NewPetSchema),
+    listQuery: ajv.compile(ListPetsQuerySchema),
+    newCategory: ajv.compile(NewCategorySchema),
+    categoriesQuery: ajv.compile(ListCategoriesQuerySchema),
+  };
 };
 
 const describeAjvError = (error: ErrorObject, where: string): string => {
   const field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
   if (error.keyword === 'additionalProperties') {
     const extra = String((error.params as { additionalProperty?: unknown }).additionalProperty);
-    return `unknown ${where} property '${extra}'`;
+    return `unknown ${where} property '${quoteInput(extra)}'`;
   }
   if (error.keyword === 'required') {
     return `${String((error.params as { missingProperty?: unknown }).missingProperty)} is required`;
@@ -35,8 +42,25 @@ export const checkNewPet = (validators: RequestValidators, body: unknown): void 
   throw new HttpError('validation_failed', message);
 };
 
-type ListQueryKey = 'limit' | 'status' | 'cursor';
-const LIST_QUERY_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'status', 'cursor']);
+/** Validates a category create body, as `checkNewPet` does a pet's. */
+export const checkNewCategory = (validators: RequestValidators, body: unknown): void => {
+  if (validators.newCategory(body)) return;
+  const domain = validateNewCategory(body);
+  const message = domain.ok ? describeAjvError(validators.newCategory.errors![0]!, 'body') : domain.error.message;
+  throw new HttpError('validation_failed', message);
+};
+
+type ListQueryKey = 'limit' | 'status' | 'categoryId' | 'cursor';
+const LIST_QUERY_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'status', 'categoryId', 'cursor']);
+/** Query values read as integers, when written canonically (no sign, leading zero, fraction or exponent). */
+const INTEGER_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'categoryId']);
+const CANONICAL_INTEGER = /^[1-9][0-9]{0,15}$/;
+
+const QUERY_MESSAGES: Readonly<Record<string, string>> = {
+  limit: 'limit must be an integer from 1 to 100',
+  status: 'status must be one of available, pending, sold',
+  categoryId: `categoryId must be a positive integer from 1 to ${Number.MAX_SAFE_INTEGER}, written without sign, leading zeros or fraction`,
+};
 
 /**
  * The values of `limit`, `status` and `cursor` in a query string (all others ignored), exactly as
@@ -67,27 +91,37 @@ export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey
   return found;
 };
 
-/** Query values: `limit` is read as an integer only when it is written as one; the rest stay text. */
-export const readListQuery = (validators: RequestValidators, querystring: string): { limit?: number; status?: string; cursor?: string } => {
+/** The listed keys of a query, checked by `validate`: integers where written canonically, the rest as text. */
+const readQuery = <K extends ListQueryKey>(validate: ValidateFunction, querystring: string, keys: readonly K[]): Partial<Record<K, string | number>> => {
   const query = parseListQuery(querystring);
-  const input: Record<string, unknown> = {};
-  for (const key of ['limit', 'status', 'cursor'] as const) {
-    const value = query[key];
+  const input: Partial<Record<K, string | number>> = {};
+  for (const key of keys) {
+    const value: string | string[] | undefined = query[key];
     if (value === undefined) continue;
-    if (Array.isArray(value)) throw new HttpError('validation_failed', `${key} must be given at most once`);
+    if (typeof value !== 'string') throw new HttpError('validation_failed', `${key} must be given at most once`);
     // Only the canonical spelling is a number: `007`, `+5` or `1e1` stay text and fail the rule.
-    input[key] = key === 'limit' && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : value;
+    input[key] = INTEGER_KEYS.has(key) && CANONICAL_INTEGER.test(value) ? Number(value) : value;
   }
-  if (!validators.listQuery(input)) {
-    const error = validators.listQuery.errors![0]!;
+  if (!validate(input)) {
+    const error = validate.errors![0]!;
     const field = error.instancePath.replace(/^\//, '');
-    const message =
-      field === 'limit'
-        ? 'limit must be an integer from 1 to 100'
-        : field === 'status'
-          ? 'status must be one of available, pending, sold'
-          : describeAjvError(error, 'query');
-    throw new HttpError('validation_failed', message);
+    throw new HttpError('validation_failed', QUERY_MESSAGES[field] ?? describeAjvError(error, 'query'));
   }
-  return input as { limit?: number; status?: string; cursor?: string };
+  return input;
 };
+
+/** The query of `GET /v1/pets`: `limit`, `status`, `categoryId`, `cursor`. */
+export const readListQuery = (
+  validators: RequestValidators,
+  querystring: string,
+): { limit?: number; status?: string; categoryId?: number; cursor?: string } =>
+  readQuery(validators.listQuery, querystring, ['limit', 'status', 'categoryId', 'cursor'] as const) as {
+    limit?: number;
+    status?: string;
+    categoryId?: number;
+    cursor?: string;
+  };
+
+/** The query of `GET /v1/categories`: `limit` and `cursor` (other parameters, filters of other lists included, are ignored). */
+export const readCategoriesQuery = (validators: RequestValidators, querystring: string): { limit?: number; cursor?: string } =>
+  readQuery(validators.categoriesQuery, querystring, ['limit', 'cursor'] as const) as { limit?: number; cursor?: string };

@@ -1,7 +1,7 @@
 // CONTRACT.md §1 (every NewPet and body rule) through POST /v1/pets, and §2 (201 + Location).
 import { expect } from 'chai';
 import { BODY_LIMIT_BYTES } from '../src/index.js';
-import { expectError, KEYS, rateLimitOf, startServer, streamingRequest, type RawResponse, type TestServer } from './support/server.js';
+import { expectError, KEYS, rateLimitOf, SEEDED_CATEGORIES, startServer, streamingRequest, type RawResponse, type TestServer } from './support/server.js';
 
 interface PetBody {
   id: number;
@@ -89,11 +89,31 @@ describe('POST /v1/pets (CONTRACT.md §1, §2)', () => {
   });
 
   describe('categoryId', () => {
-    it('accepts JSON integers from 1 to 2^53 − 1, and 1.0 as 1', async () => {
+    it('accepts JSON integers naming a category, and 1.0 as 1', async () => {
       expect(created(await post({ name: 'a', categoryId: 1 })).categoryId).to.equal(1);
-      expect(created(await post({ name: 'a', categoryId: 9007199254740991 })).categoryId).to.equal(9007199254740991);
+      expect(created(await post({ name: 'a', categoryId: SEEDED_CATEGORIES })).categoryId).to.equal(SEEDED_CATEGORIES);
       expect(created(await s.postJson('{"name":"a","categoryId":1.0}')).categoryId).to.equal(1);
       expect(created(await s.postJson('{"name":"a","categoryId":42.000}')).categoryId).to.equal(42);
+    });
+
+    it('refuses a well-formed id that names no category (up to 2^53 − 1) with 400 naming the id, after the shape rules, storing nothing', async () => {
+      const stored = async () => (await s.repository.list({ afterId: 0, limit: 1_000_000 })).length;
+      const before = await stored();
+      for (const id of [SEEDED_CATEGORIES + 1, 7_000, 9007199254740991]) {
+        const body = expectError(await post({ name: 'a', categoryId: id }), 400, 'validation_failed');
+        expect(body.message).to.equal(`categoryId ${id} names no category`);
+      }
+      expect(expectError(await s.postJson('{"name":"a","categoryId":101.0}'), 400, 'validation_failed').message).to.equal('categoryId 101 names no category');
+      // Shape first: a malformed name or id is refused for its shape even when the id names no category.
+      expect(expectError(await post({ name: ' ', categoryId: 7_000 }), 400, 'validation_failed').message).to.match(/^name /);
+      expect(expectError(await post({ name: 'a', categoryId: 9007199254740992 }), 400, 'validation_failed').message).to.match(/^categoryId must be/);
+      expect(expectError(await post({ name: 'a', categoryId: 7_000, extra: 1 }), 400, 'validation_failed').message).to.include("'extra'");
+      expect(await stored()).to.equal(before);
+      // Created now, the category is named from then on.
+      const category = await s.postCategory('{"name":"Late arrivals"}');
+      expect(category.status).to.equal(201);
+      const id = (category.json() as { id: number }).id;
+      expect(created(await post({ name: 'a', categoryId: id })).categoryId).to.equal(id);
     });
 
     it('refuses 0, negatives, 2^53, strings, fractions, booleans, null, arrays and objects', async () => {

@@ -28,7 +28,7 @@ describe('routing (CONTRACT.md §2)', () => {
   beforeEach(() => s.clock.advance(60_000));
 
   it('an unknown path is 404 not_found, with or without a credential', async () => {
-    for (const path of ['/', '/v1', '/v1/', '/v2/pets', '/v1/pet', '/pets', '/v1/pets/1/extra', '/V1/PETS', '/v1/Pets', '/v1/store/order', '/v1/categories', '/v1/openapi.yaml', '/healthz/x']) {
+    for (const path of ['/', '/v1', '/v1/', '/v2/pets', '/v1/pet', '/pets', '/v1/pets/1/extra', '/V1/PETS', '/v1/Pets', '/v1/store/order', '/v1/category', '/v1/categories/1/pets', '/v1/openapi.yaml', '/healthz/x']) {
       for (const key of [KEYS.huge, undefined]) {
         const res = await s.request({ path, ...(key === undefined ? {} : { key }) });
         expectError(res, 404, 'not_found');

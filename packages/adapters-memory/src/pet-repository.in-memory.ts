@@ -1,26 +1,27 @@
-import type { Pet, PetDraft, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import type { Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import { PET_STATUSES } from '@petstore/domain';
+import { OrderedIndex } from './ordered-index.js';
 
-/** Index of the first pet in `pets` (ascending ids) whose id is greater than `afterId`. */
-const firstAfter = (pets: readonly Pet[], afterId: number): number => {
-  let low = 0;
-  let high = pets.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (pets[mid]!.id <= afterId) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-};
+type Index = OrderedIndex<Pet>;
 
 /**
- * Pets in process memory. Ids come from a counter, so every array below stays sorted by id by
- * appending alone: `findById` and `list` are binary searches plus a slice, O(log n + limit),
- * with one ordered index per status. No per-pet map: about 100 bytes of heap per pet.
+ * Pets in process memory. Every pet is a frozen object held by four ordered indexes (see
+ * `OrderedIndex`): all pets, its status, its category, and its (status, category) pair. So
+ * `findById` and every `list` — unfiltered, by status, by category, by both — cost
+ * O(log n + limit), whatever the catalogue's size. Ids come from a counter, so a create only
+ * appends. A status change (`swapHold`) replaces the frozen pet in the indexes of its id and
+ * category, and moves it between the status indexes, keeping each in id order. The open order
+ * holding a pet lives in a separate map, only for pets that have one.
  */
 export class PetRepositoryInMemory implements PetRepository {
   private lastId = 0;
-  private readonly all: Pet[] = [];
-  private readonly byStatus = new Map<PetStatus, Pet[]>();
+  private readonly all: Index = new OrderedIndex();
+  private readonly byStatus = new Map<PetStatus, Index>(PET_STATUSES.map((s) => [s, new OrderedIndex()]));
+  private readonly byCategory = new Map<number, Index>();
+  /** Per status, per category. */
+  private readonly byStatusCategory = new Map<PetStatus, Map<number, Index>>(PET_STATUSES.map((s) => [s, new Map()]));
+  /** Pet id → id of the open order holding it (only pets with one). */
+  private readonly holds = new Map<number, number>();
 
   async create(draft: PetDraft): Promise<Pet> {
     return this.createSync(draft);
@@ -29,26 +30,71 @@ export class PetRepositoryInMemory implements PetRepository {
   /** The same as `create`, without the promise: for seeding large catalogues. */
   createSync(draft: PetDraft): Pet {
     const pet: Pet = Object.freeze({ id: ++this.lastId, name: draft.name, categoryId: draft.categoryId, status: draft.status });
-    this.all.push(pet);
-    let index = this.byStatus.get(pet.status);
-    if (!index) this.byStatus.set(pet.status, (index = []));
-    index.push(pet);
+    this.all.append(pet);
+    this.byStatus.get(pet.status)!.append(pet);
+    this.categoryIndex(pet.categoryId).append(pet);
+    this.statusCategoryIndex(pet.status, pet.categoryId).append(pet);
     return pet;
   }
 
   async findById(id: number): Promise<Pet | undefined> {
-    const at = firstAfter(this.all, id - 1);
-    const pet = this.all[at];
-    return pet !== undefined && pet.id === id ? pet : undefined;
+    return this.all.get(id);
   }
 
   async list(query: PetListQuery): Promise<readonly Pet[]> {
-    const source = query.status === undefined ? this.all : (this.byStatus.get(query.status) ?? []);
-    const start = firstAfter(source, query.afterId);
-    return source.slice(start, start + query.limit);
+    const { status, categoryId } = query;
+    const index =
+      categoryId === undefined
+        ? status === undefined
+          ? this.all
+          : this.byStatus.get(status)
+        : status === undefined
+          ? this.byCategory.get(categoryId)
+          : this.byStatusCategory.get(status)?.get(categoryId);
+    return index === undefined ? [] : index.after(query.afterId, query.limit);
+  }
+
+  async findHold(id: number): Promise<PetHold | undefined> {
+    const pet = this.all.get(id);
+    return pet === undefined ? undefined : { status: pet.status, orderId: this.holds.get(id) ?? null };
+  }
+
+  /** Atomic: it runs to the end without yielding, so no other call sees or makes a change in between. */
+  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
+    const pet = this.all.get(id);
+    if (pet === undefined || pet.status !== expected.status || (this.holds.get(id) ?? null) !== expected.orderId) return false;
+    if (next.orderId === null) this.holds.delete(id);
+    else this.holds.set(id, next.orderId);
+    if (next.status !== pet.status) {
+      const moved: Pet = Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status });
+      this.all.replace(moved);
+      this.categoryIndex(pet.categoryId).replace(moved);
+      this.byStatus.get(pet.status)!.remove(id);
+      this.byStatus.get(moved.status)!.insert(moved);
+      this.statusCategoryIndex(pet.status, pet.categoryId).remove(id);
+      this.statusCategoryIndex(moved.status, pet.categoryId).insert(moved);
+    }
+    return true;
+  }
+
+  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+    return { available: this.byStatus.get('available')!.size, pending: this.byStatus.get('pending')!.size, sold: this.byStatus.get('sold')!.size };
   }
 
   get size(): number {
-    return this.all.length;
+    return this.all.size;
+  }
+
+  private categoryIndex(categoryId: number): Index {
+    let index = this.byCategory.get(categoryId);
+    if (index === undefined) this.byCategory.set(categoryId, (index = new OrderedIndex()));
+    return index;
+  }
+
+  private statusCategoryIndex(status: PetStatus, categoryId: number): Index {
+    const byCategory = this.byStatusCategory.get(status)!;
+    let index = byCategory.get(categoryId);
+    if (index === undefined) byCategory.set(categoryId, (index = new OrderedIndex()));
+    return index;
   }
 }

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
-import { apiKeyStoreContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import { apiKeyStoreContract, categoryRepositoryContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
 import { DAY_MS } from '@petstore/domain';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
+import { OrderedIndex } from '../src/ordered-index.js';
 
 petRepositoryContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
+categoryRepositoryContract('in memory', async () => ({ subject: new CategoryRepositoryInMemory() }));
 quotaStoreContract('in memory', async () => ({ subject: new QuotaStoreInMemory() }));
 apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory() }));
 
@@ -36,5 +38,55 @@ describe('in-memory adapters beyond the contract', () => {
     expect((await repo.list({ status: 'sold', afterId: 500, limit: 3 })).map((p) => p.id)).to.deep.equal([501, 511, 521]);
     expect((await repo.findById(777))?.name).to.equal('p776');
     expect(Object.isFrozen(await repo.findById(1))).to.equal(true);
+  });
+
+  it('keeps the status and (status, category) indexes in id order while pets change status, past chunk splits', async () => {
+    const repo = new PetRepositoryInMemory();
+    const n = 5_000;
+    for (let i = 0; i < n; i++) repo.createSync({ name: `p${i}`, categoryId: 1 + (i % 2), status: 'available' });
+    // Move every third pet to pending, from the end backwards, so that inserts land in the middle of full chunks.
+    for (let id = n; id >= 1; id -= 3) expect(await repo.swapHold(id, { status: 'available', orderId: null }, { status: 'pending', orderId: id })).to.equal(true);
+    const walk = async (query: { status?: 'available' | 'pending'; categoryId?: number }) => {
+      const ids: number[] = [];
+      for (let after = 0; ; ) {
+        const rows = await repo.list({ ...query, afterId: after, limit: 97 });
+        if (rows.length === 0) return ids;
+        ids.push(...rows.map((p) => p.id));
+        after = rows[rows.length - 1]!.id;
+      }
+    };
+    const all = Array.from({ length: n }, (_, i) => i + 1);
+    const pending = all.filter((id) => (n - id) % 3 === 0);
+    expect(await walk({ status: 'pending' })).to.deep.equal(pending);
+    expect(await walk({ status: 'available' })).to.deep.equal(all.filter((id) => (n - id) % 3 !== 0));
+    expect(await walk({ status: 'pending', categoryId: 2 })).to.deep.equal(pending.filter((id) => id % 2 === 0));
+    expect((await walk({ categoryId: 1 })).length).to.equal(n / 2);
+    expect(await repo.countByStatus()).to.deep.equal({ available: n - pending.length, pending: pending.length, sold: 0 });
+    expect((await repo.findById(pending[0]!))?.status).to.equal('pending');
+    expect(Object.isFrozen(await repo.findById(pending[0]!))).to.equal(true);
+  });
+
+  it('OrderedIndex agrees with a sorted array model under inserts, removals and appends', () => {
+    const index = new OrderedIndex<{ id: number }>();
+    const model: number[] = [];
+    let seed = 12345;
+    const random = (m: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % m);
+    for (let step = 0; step < 20_000; step++) {
+      const id = 1 + random(6_000);
+      const at = model.indexOf(id);
+      if (at >= 0) {
+        expect(index.remove(id)).to.equal(true);
+        model.splice(at, 1);
+      } else {
+        index.insert({ id });
+        model.push(id);
+        model.sort((a, b) => a - b);
+      }
+    }
+    expect(index.size).to.equal(model.length);
+    expect(index.after(0, 100_000).map((r) => r.id)).to.deep.equal(model);
+    expect(index.after(model[10]!, 3).map((r) => r.id)).to.deep.equal(model.slice(11, 14));
+    expect(index.get(model[5]!)?.id).to.equal(model[5]);
+    expect(index.remove(0)).to.equal(false);
   });
 });

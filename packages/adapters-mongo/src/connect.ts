@@ -1,7 +1,8 @@
-import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, CategoryRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
+import { CategoryRepositoryMongo } from './category-repository.mongo.js';
 import { classifyMongoError } from './errors.js';
 import { COLLECTIONS, ensureIndexes } from './indexes.js';
 import { PetRepositoryMongo } from './pet-repository.mongo.js';
@@ -13,9 +14,10 @@ export interface ConnectMongoOptions {
   readonly database?: string;
 }
 
-/** The three stores on one MongoDB connection pool, for the composition root. */
+/** The stores on one MongoDB connection pool, for the composition root. */
 export interface MongoStores {
   readonly pets: PetRepository;
+  readonly categories: CategoryRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
   /** The database in use and the hosts (no credentials): for the start-up log line. */
@@ -92,6 +94,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
     await ensureIndexes(db);
     return {
       pets: new PetRepositoryMongo(db),
+      categories: new CategoryRepositoryMongo(db),
       quotas: new QuotaStoreMongo(db),
       keys: new ApiKeyStoreMongo(db),
       database,

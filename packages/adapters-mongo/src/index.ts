@@ -3,6 +3,7 @@
 export { connectMongo, type ConnectMongoOptions, type MongoStores } from './connect.js';
 export { PetRepositoryMongo } from './pet-repository.mongo.js';
 export { QuotaStoreMongo } from './quota-store.mongo.js';
+export { CategoryRepositoryMongo } from './category-repository.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';

@@ -1,4 +1,5 @@
-import type { Pet, PetDraft, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import type { Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import { PET_STATUSES } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { guard } from './errors.js';
@@ -9,6 +10,8 @@ interface PetDocument {
   readonly name: string;
   readonly categoryId: number;
   readonly status: PetStatus;
+  /** The open order holding the pet; missing (a pet never held) reads as `null`. */
+  readonly orderId?: number | null;
 }
 
 interface Waiting {
@@ -69,13 +72,48 @@ export class PetRepositoryMongo implements PetRepository {
     return doc === null ? undefined : toPet(doc);
   }
 
+  /**
+   * Served by an index whatever the filters: `_id` alone, `{status, _id}`, `{categoryId, _id}` or
+   * `{status, categoryId, _id}` (indexes.ts): equality on the leading keys, then the `_id` range in
+   * index order, so no sort stage and no document examined beyond the page.
+   */
   async list(query: PetListQuery): Promise<readonly Pet[]> {
-    const filter = query.status === undefined ? { _id: { $gt: query.afterId } } : { status: query.status, _id: { $gt: query.afterId } };
+    const filter = {
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.categoryId === undefined ? {} : { categoryId: query.categoryId }),
+      _id: { $gt: query.afterId },
+    };
     const docs = await guard(() =>
       this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).toArray(),
       `find on ${COLLECTIONS.pets}`,
     );
     return docs.map(toPet);
+  }
+
+  async findHold(id: number): Promise<PetHold | undefined> {
+    const doc = await guard(() => this.pets.findOne({ _id: id }, { projection: { status: 1, orderId: 1 } }));
+    return doc === null ? undefined : { status: doc.status, orderId: doc.orderId ?? null };
+  }
+
+  /**
+   * One `updateOne` whose filter is the expected hold (`orderId: null` also matches a missing
+   * field): MongoDB applies a single-document update atomically, so of concurrent swaps from the
+   * same hold only the first matches; the others find the new hold and change nothing.
+   */
+  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
+    const result = await guard(() =>
+      this.pets.updateOne(
+        { _id: id, status: expected.status, orderId: expected.orderId },
+        { $set: { status: next.status, orderId: next.orderId } },
+      ),
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** Three counts, each answered from the `{status, _id}` index (a count scan, no document read). */
+  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+    const counts = await guard(() => Promise.all(PET_STATUSES.map((status) => this.pets.countDocuments({ status }))));
+    return { available: counts[0]!, pending: counts[1]!, sold: counts[2]! };
   }
 
   private async drain(): Promise<void> {

@@ -43,13 +43,28 @@ describe('resolveMongoSettings: database, printable endpoint and driver defaults
 });
 
 describe('index definitions (as data)', () => {
-  it('serve the status list query "status = X, _id > cursor, ascending" from one compound index', () => {
-    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets);
-    expect(pets).to.have.length(1);
-    expect(Object.entries(pets[0]!.key)).to.deep.equal([
-      ['status', 1],
-      ['_id', 1],
+  it('serve every filtered pet list "filters equal, _id > cursor, ascending" from one compound index each: status, category, both', () => {
+    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets).map((i) => Object.entries(i.key));
+    expect(pets).to.deep.equal([
+      [
+        ['status', 1],
+        ['_id', 1],
+      ],
+      [
+        ['categoryId', 1],
+        ['_id', 1],
+      ],
+      [
+        ['status', 1],
+        ['categoryId', 1],
+        ['_id', 1],
+      ],
     ]);
+  });
+
+  it('keep one category per name with a unique index on the normalised name', () => {
+    const categories = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.categories);
+    expect(categories.map((i) => [i.key, i.options.unique])).to.deep.equal([[{ key: 1 }, true]]);
   });
 
   it('expire rate-limit state with a TTL index on expireAt', () => {

@@ -19,6 +19,10 @@ export { PetStatus, PET_STATUSES, DEFAULT_PET_STATUS, MAX_CATEGORY_ID, isPetStat
 export type { Pet, PetDraft, NewPet } from './pet/pet.js';
 export { validateNewPet, parsePetId } from './pet/validate.js';
 
+export { CATEGORY_NAME_MIN_LENGTH, CATEGORY_NAME_MAX_LENGTH, categoryNameKey } from './category/category.js';
+export type { Category, NewCategory } from './category/category.js';
+export { validateNewCategory, parseCategoryId } from './category/validate.js';
+
 export { LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT } from './pagination/limit.js';
 export { encodeCursor, decodeCursor, pageScope } from './pagination/cursor.js';
 export { readPageRequest, assemblePage, byId, type Page, type PageInput, type PageRequest } from './pagination/page.js';
@@ -37,12 +41,14 @@ export { GET_PET_DEPRECATION, isSunset, deprecationHeaders, httpDate, type Depre
 export { sha256Hex, constantTimeEqual } from './auth/sha256.js';
 export { apiKeyRecord, publicKeyId, KEY_ROLES, type ApiKeyRecord, type KeyRole, type Caller, type Subject } from './auth/api-key.js';
 
-export type { PetRepository, PetListQuery } from './ports/pet-repository.port.js';
+export type { PetRepository, PetListQuery, PetHold } from './ports/pet-repository.port.js';
+export type { CategoryRepository, CategoryListQuery, CategoryNameTaken } from './ports/category-repository.port.js';
 export type { QuotaStore } from './ports/quota-store.port.js';
 export type { ApiKeyStore } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
 
 export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
+export { CategoryCatalog } from './use-cases/category-catalog.js';
 export { Authenticator, type KeyHasher } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject } from './use-cases/admit.js';
 
@@ -54,4 +60,9 @@ export {
   ErrorSchema,
   ListPetsQuerySchema,
   PetIdSchema,
+  CategorySchema,
+  NewCategorySchema,
+  CategoriesSchema,
+  CategoryIdSchema,
+  ListCategoriesQuerySchema,
 } from './schemas/index.js';

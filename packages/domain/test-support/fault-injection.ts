@@ -1,4 +1,22 @@
-import type { ApiKeyRecord, ApiKeyStore, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetListQuery, PetRepository, QuotaStore } from '../src/index.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  Category,
+  CategoryListQuery,
+  CategoryNameTaken,
+  CategoryRepository,
+  ConsumeRequest,
+  ConsumeResult,
+  NewCategory,
+  Pet,
+  PetDraft,
+  PetHold,
+  PetListQuery,
+  PetRepository,
+  PetStatus,
+  QuotaStore,
+  Result,
+} from '../src/index.js';
 import { StoreUnavailableError } from '../src/index.js';
 
 // Timers are the one platform facility used here; declared locally so that test-support stays
@@ -18,13 +36,13 @@ declare const clearTimeout: (handle: unknown) => void;
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
-export type FaultyPort = 'PetRepository' | 'QuotaStore' | 'ApiKeyStore';
+export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'QuotaStore' | 'ApiKeyStore';
 
 /** One call through a wrapped port, as the injector saw it. */
 export interface PortCall {
   readonly port: FaultyPort;
   readonly method: string;
-  /** True for calls that change the store (`create`, `consume`, `save`). */
+  /** True for calls that change the store (`create`, `swapHold`, `consume`, `save`). */
   readonly write: boolean;
   /** The call's arguments, as passed (a `decide` function may pick a mode by them). */
   readonly args: readonly unknown[];
@@ -42,8 +60,8 @@ export interface FaultInjectorOptions {
 }
 
 /**
- * Switchable faults for any adapter of the three ports: wrap the adapter with `petRepository`,
- * `quotaStore` or `apiKeyStore`, then choose per call what happens (`set` for every call from
+ * Switchable faults for any adapter of the four ports: wrap the adapter with `petRepository`,
+ * `categoryRepository`, `quotaStore` or `apiKeyStore`, then choose per call what happens (`set` for every call from
  * now on, `queue` for the next calls, `use` for a function of the call). The injector logs every
  * call with the mode applied, so tests can tell what the store really received.
  */
@@ -105,6 +123,25 @@ export class FaultInjector {
         this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       list: (query: PetListQuery): Promise<readonly Pet[]> =>
         this.run({ port: 'PetRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
+      findHold: (id: number): Promise<PetHold | undefined> =>
+        this.run({ port: 'PetRepository', method: 'findHold', write: false, args: [id] }, () => inner.findHold(id)),
+      swapHold: (id: number, expected: PetHold, next: PetHold): Promise<boolean> =>
+        this.run({ port: 'PetRepository', method: 'swapHold', write: true, args: [id, expected, next] }, () => inner.swapHold(id, expected, next)),
+      countByStatus: (): Promise<Readonly<Record<PetStatus, number>>> =>
+        this.run({ port: 'PetRepository', method: 'countByStatus', write: false, args: [] }, () => inner.countByStatus()),
+    };
+  }
+
+  categoryRepository(inner: CategoryRepository): CategoryRepository {
+    return {
+      create: (category: NewCategory): Promise<Result<Category, CategoryNameTaken>> =>
+        this.run({ port: 'CategoryRepository', method: 'create', write: true, args: [category] }, () => inner.create(category)),
+      findById: (id: number): Promise<Category | undefined> =>
+        this.run({ port: 'CategoryRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
+      findByName: (name: string): Promise<Category | undefined> =>
+        this.run({ port: 'CategoryRepository', method: 'findByName', write: false, args: [name] }, () => inner.findByName(name)),
+      list: (query: CategoryListQuery): Promise<readonly Category[]> =>
+        this.run({ port: 'CategoryRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
     };
   }
 

@@ -1,10 +1,11 @@
 // Test support for adapters and embedders: the port contract suites (mocha + chai + fast-check),
 // a manual clock, and generators of valid pets.
 export { petRepositoryContract } from './pet-repository.contract.js';
+export { categoryRepositoryContract } from './category-repository.contract.js';
 export { quotaStoreContract } from './quota-store.contract.js';
 export { apiKeyStoreContract } from './api-key-store.contract.js';
 export { ManualClock } from './manual-clock.js';
-export { petDraftArb, validNameArb } from './arbitraries.js';
+export { petDraftArb, validNameArb, categoryNameArb } from './arbitraries.js';
 export type { Fixture, MakeFixture, ContractOptions } from './fixture.js';
 export { FaultInjector, FAULT_MODES } from './fault-injection.js';
 export type { FaultMode, FaultyPort, PortCall, InjectedCall, FaultInjectorOptions } from './fault-injection.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ApiKeyRecord, ApiKeyStore, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetListQuery, PetRepository, QuotaStore, SubjectState } from '../src/index.js';
+import type { ApiKeyRecord, ApiKeyStore, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus, QuotaStore, SubjectState } from '../src/index.js';
 import { apiKeyRecord, consumeQuota, DEFAULT_BAN_RULE, PLAN_QUOTAS, StoreUnavailableError } from '../src/index.js';
 import { FaultInjector } from '../test-support/index.js';
 
@@ -15,6 +15,20 @@ class Pets implements PetRepository {
   }
   async list(q: PetListQuery): Promise<readonly Pet[]> {
     return this.rows.filter((p) => p.id > q.afterId).slice(0, q.limit);
+  }
+  async findHold(id: number): Promise<PetHold | undefined> {
+    const pet = await this.findById(id);
+    return pet && { status: pet.status, orderId: null };
+  }
+  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
+    const at = this.rows.findIndex((p) => p.id === id);
+    if (at < 0 || this.rows[at]!.status !== expected.status || expected.orderId !== null) return false;
+    this.rows[at] = { ...this.rows[at]!, status: next.status };
+    return true;
+  }
+  async countByStatus(): Promise<Record<PetStatus, number>> {
+    const count = (s: PetStatus) => this.rows.filter((p) => p.status === s).length;
+    return { available: count('available'), pending: count('pending'), sold: count('sold') };
   }
 }
 class Quotas implements QuotaStore {

@@ -1,11 +1,28 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import type { ApiKeyRecord, ApiKeyStore, Pet, PetListQuery, PetRepository } from '../src/index.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  Category,
+  CategoryListQuery,
+  CategoryNameTaken,
+  CategoryRepository,
+  NewCategory,
+  Pet,
+  PetHold,
+  PetListQuery,
+  PetRepository,
+  PetStatus,
+  Result,
+} from '../src/index.js';
 import {
   apiKeyRecord,
   Authenticator,
+  CategoryCatalog,
   constantTimeEqual,
+  fail,
+  ok,
   decodeCursor,
   encodeCursor,
   pageScope,
@@ -30,15 +47,30 @@ class ArrayRepository implements PetRepository {
   }
   async list(q: PetListQuery): Promise<readonly Pet[]> {
     this.lastQuery = q;
-    return this.pets.filter((p) => (q.status === undefined || p.status === q.status) && p.id > q.afterId).slice(0, q.limit);
+    return this.pets
+      .filter((p) => (q.status === undefined || p.status === q.status) && (q.categoryId === undefined || p.categoryId === q.categoryId) && p.id > q.afterId)
+      .slice(0, q.limit);
+  }
+  async findHold(id: number): Promise<PetHold | undefined> {
+    const pet = await this.findById(id);
+    return pet && { status: pet.status, orderId: null };
+  }
+  async swapHold(): Promise<boolean> {
+    return false;
+  }
+  async countByStatus(): Promise<Record<PetStatus, number>> {
+    return { available: 0, pending: 0, sold: 0 };
   }
 }
+
+/** Categories 1…3 exist. */
+const THREE_CATEGORIES = { findById: async (id: number) => (id >= 1 && id <= 3 ? { id, name: `c${id}` } : undefined) };
 
 describe('PetCatalog use cases', () => {
   const setup = async (n = 0) => {
     const repo = new ArrayRepository();
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
-    const catalog = new PetCatalog(repo, clock);
+    const catalog = new PetCatalog(repo, THREE_CATEGORIES, clock);
     for (let i = 0; i < n; i++) await repo.create({ name: `p${i}`, categoryId: 1, status: i % 2 ? 'sold' : 'available' });
     return { repo, clock, catalog };
   };
@@ -92,6 +124,47 @@ describe('PetCatalog use cases', () => {
     }
   });
 
+  it('createPet checks that categoryId names a category, after the shape rules, and stores nothing otherwise', async () => {
+    const { catalog, repo } = await setup();
+    const missing = await catalog.createPet({ name: 'Rex', categoryId: 7 });
+    expect(missing).to.deep.equal({ ok: false, error: { code: 'validation_failed', field: 'categoryId', message: 'categoryId 7 names no category' } });
+    const huge = await catalog.createPet({ name: 'Rex', categoryId: Number.MAX_SAFE_INTEGER });
+    expect(!huge.ok && huge.error.message).to.equal(`categoryId ${Number.MAX_SAFE_INTEGER} names no category`);
+    // Shape first: a malformed id or name is refused for its shape, never looked up.
+    const shape = await catalog.createPet({ name: 'Rex', categoryId: 0 });
+    expect(!shape.ok && shape.error.message).to.match(/^categoryId must be an integer/);
+    const blank = await catalog.createPet({ name: ' ', categoryId: 7 });
+    expect(!blank.ok && blank.error.field).to.equal('name');
+    expect(repo.pets).to.have.length(0);
+    expect((await catalog.createPet({ name: 'Rex', categoryId: 3 })).ok).to.equal(true);
+  });
+
+  it('listPets filters by categoryId (a canonical positive decimal up to 2^53 − 1), alone or with status, with the cursor bound to both', async () => {
+    const { catalog, repo } = await setup();
+    for (let i = 0; i < 12; i++) await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 ? 'sold' : 'available' });
+    const ids = async (input: Record<string, unknown>) => {
+      const r = await catalog.listPets(input);
+      if (!r.ok) throw new Error(r.error.message);
+      return r.value.items.map((p) => p.id);
+    };
+    expect(await ids({ categoryId: '2' })).to.deep.equal([2, 5, 8, 11]);
+    expect(await ids({ categoryId: 2 })).to.deep.equal([2, 5, 8, 11]);
+    expect(await ids({ categoryId: '2', status: 'sold' })).to.deep.equal([2, 8]);
+    expect(await ids({ categoryId: '9007199254740991' })).to.deep.equal([]);
+    expect(repo.lastQuery).to.deep.equal({ categoryId: Number.MAX_SAFE_INTEGER, afterId: 0, limit: 21 });
+    for (const categoryId of ['0', '-1', '1.5', '007', '', ' 1', '+1', '1e3', 'abc', '9007199254740992', '99999999999999999999', 0, 1.5, -2, true, null]) {
+      const r = await catalog.listPets({ categoryId });
+      expect(!r.ok && r.error.field, JSON.stringify(categoryId)).to.equal('categoryId');
+    }
+    const first = await catalog.listPets({ categoryId: '2', status: 'available', limit: 1 });
+    const cursor = first.ok ? first.value.nextCursor! : '';
+    expect(await ids({ categoryId: '2', status: 'available', limit: 1, cursor })).to.deep.equal([11]);
+    for (const other of [{}, { categoryId: '2' }, { status: 'available' }, { categoryId: '3', status: 'available' }, { categoryId: '2', status: 'sold' }]) {
+      const r = await catalog.listPets({ ...other, cursor });
+      expect(!r.ok && r.error.field, JSON.stringify(other)).to.equal('cursor');
+    }
+  });
+
   it('getPet answers gone from the sunset instant on, by the injected clock', async () => {
     const { catalog, clock } = await setup(1);
     clock.set(GET_PET_DEPRECATION.sunsetAt - 1);
@@ -99,6 +172,65 @@ describe('PetCatalog use cases', () => {
     clock.set(GET_PET_DEPRECATION.sunsetAt);
     const r = await catalog.getPet('1');
     expect(!r.ok && r.error.code).to.equal('gone');
+  });
+});
+
+describe('CategoryCatalog use cases', () => {
+  class MapCategories implements CategoryRepository {
+    readonly rows = new Map<number, Category>();
+    async create(c: NewCategory): Promise<Result<Category, CategoryNameTaken>> {
+      const taken = [...this.rows.values()].find((r) => r.name.normalize('NFC').toLowerCase() === c.name.normalize('NFC').toLowerCase());
+      if (taken) return fail({ existingId: taken.id });
+      const row = { id: this.rows.size + 1, name: c.name };
+      this.rows.set(row.id, row);
+      return ok(row);
+    }
+    async findById(id: number) {
+      return this.rows.get(id);
+    }
+    async findByName(name: string) {
+      return [...this.rows.values()].find((r) => r.name === name);
+    }
+    async list(q: CategoryListQuery) {
+      return [...this.rows.values()].filter((r) => r.id > q.afterId).slice(0, q.limit);
+    }
+  }
+
+  it('createCategory validates the closed body and the name rule, stores the name as sent, and answers conflict naming the id', async () => {
+    const categories = new CategoryCatalog(new MapCategories());
+    expect(await categories.createCategory({ name: ' Big Cats ' })).to.deep.equal({ ok: true, value: { id: 1, name: ' Big Cats ' } });
+    const taken = await categories.createCategory({ name: ' BIG CATS ' });
+    expect(!taken.ok && taken.error.code).to.equal('conflict');
+    expect(!taken.ok && taken.error.message).to.match(/^category 1 already has this name/);
+    for (const body of [null, [], 'x', {}, { name: '' }, { name: ' \t' }, { name: 'x'.repeat(101) }, { name: '\ud800' }, { name: 5 }, { name: 'a', id: 3 }, { name: 'a', extra: 1 }]) {
+      const r = await categories.createCategory(body);
+      expect(!r.ok && r.error.code, JSON.stringify(body)).to.equal('validation_failed');
+    }
+    expect((await categories.createCategory({ name: '𝒜'.repeat(100) })).ok, '100 code points').to.equal(true);
+    const long = await categories.createCategory({ ['k'.repeat(500)]: 1, name: 'a' });
+    expect(!long.ok && [...long.error.message].length).to.be.below(120);
+  });
+
+  it('getCategory follows the petId rules; listCategories pages with its own cursor', async () => {
+    const repo = new MapCategories();
+    const categories = new CategoryCatalog(repo);
+    for (let i = 0; i < 5; i++) await categories.createCategory({ name: `c${i}` });
+    expect(await categories.getCategory('2')).to.deep.equal({ ok: true, value: { id: 2, name: 'c1' } });
+    for (const id of ['abc', '0', '-1', '1.5', '007', '9223372036854775808']) {
+      const r = await categories.getCategory(id);
+      expect(!r.ok && r.error.code, id).to.equal('validation_failed');
+    }
+    for (const id of ['6', '9223372036854775807']) {
+      const r = await categories.getCategory(id);
+      expect(!r.ok && r.error.code, id).to.equal('not_found');
+    }
+    const page = await categories.listCategories({ limit: 2 });
+    expect(page.ok && page.value.items.map((c) => c.id)).to.deep.equal([1, 2]);
+    const next = await categories.listCategories({ limit: 2, cursor: page.ok ? page.value.nextCursor : '' });
+    expect(next.ok && next.value.items.map((c) => c.id)).to.deep.equal([3, 4]);
+    const petCursor = encodeCursor(2, pageScope('pets'));
+    const foreign = await categories.listCategories({ cursor: petCursor });
+    expect(!foreign.ok && foreign.error.field).to.equal('cursor');
   });
 });
 

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import { Admission, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
@@ -22,12 +22,16 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, quotas, keys, ms, store) => (store.inProcess === true ? { pets, quotas, keys } : boundedPorts({ pets, quotas, keys }, ms)),
-      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
+      (pets, categories, quotas, keys, ms, store) =>
+        store.inProcess === true ? { pets, categories, quotas, keys } : boundedPorts({ pets, categories, quotas, keys }, ms),
+      [TOKENS.PetRepository, TOKENS.CategoryRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
-    .toResolvedValue((ports, clock) => new PetCatalog(ports.pets, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .toResolvedValue((ports, clock) => new PetCatalog(ports.pets, ports.categories, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .inSingletonScope();
+  bind(TOKENS.CategoryCatalog)
+    .toResolvedValue((ports) => new CategoryCatalog(ports.categories), [BOUNDED_PORTS])
     .inSingletonScope();
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
@@ -37,10 +41,11 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, authenticator, admission, store, logger, settings, ms) =>
+      (catalog, categories, authenticator, admission, store, logger, settings, ms) =>
         createHttpApp(
           {
             catalog,
+            categories,
             authenticator,
             admission,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
@@ -48,7 +53,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           },
           { trustProxy: settings.trustProxy },
         ),
-      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
+      [TOKENS.PetCatalog, TOKENS.CategoryCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
     )
     .inSingletonScope();
 });

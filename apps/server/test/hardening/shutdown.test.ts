@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { request } from 'node:http';
-import { sleep, spawnServer } from './support.js';
+import { seedCategories, sleep, spawnServer } from './support.js';
 
 const KEY = 'shutdown-key';
 
@@ -52,6 +52,7 @@ describe('hardening: graceful shutdown under load (child process)', function () 
   it('SIGTERM while requests are in flight: every accepted request gets its full response, the process exits 0 within 12 s', async () => {
     const p = spawnServer({ PETSTORE_API_KEYS: `${KEY}:enterprise:1000000:100000000` });
     const url = await p.url();
+    await seedCategories(url, KEY);
     const port = Number(url.port);
 
     // 1. Twenty creates whose bodies are half sent: in flight when the signal lands.

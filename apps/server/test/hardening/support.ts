@@ -6,12 +6,34 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '@petstore/domain';
 import { FaultInjector } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { silentLogger, type HttpLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../../src/settings.js';
 import { startServer, type StartedServer } from '../../src/server.js';
 
 export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+
+/**
+ * The categories every server the tests start has: ids 1…50, `Category 1`…`Category 50`. The one
+ * place where the server tests get the categories their pets name (a `categoryId` must name one):
+ * the harness creates them in its store before the start, `seedCategories` through the API of a
+ * server running in another process.
+ */
+export const TEST_CATEGORIES = 50;
+const categoryName = (i: number): string => `Category ${i}`;
+
+/** Creates categories 1…`TEST_CATEGORIES` through `POST /v1/categories` of a fresh server at `url`. */
+export const seedCategories = async (url: string | URL, key: string): Promise<void> => {
+  for (let i = 1; i <= TEST_CATEGORIES; i++) {
+    const res = await fetch(new URL('/v1/categories', url), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: categoryName(i) }),
+    });
+    const body = (await res.json()) as { id?: number };
+    if (res.status !== 201 || body.id !== i) throw new Error(`seeding categories: category ${i} answered ${res.status}`);
+  }
+};
 
 export interface Harness {
   readonly server: StartedServer;
@@ -20,6 +42,7 @@ export interface Harness {
   readonly faults: FaultInjector;
   /** The memory stores under the fault injector: what the store really holds. */
   readonly pets: PetRepositoryInMemory;
+  readonly categories: CategoryRepositoryInMemory;
   readonly quotas: QuotaStoreInMemory;
   readonly keys: ApiKeyStoreInMemory;
   stop(): Promise<void>;
@@ -40,6 +63,8 @@ export interface HarnessOptions {
 export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
   const faults = new FaultInjector(options.hangMs === undefined ? {} : { hangMs: options.hangMs });
   const pets = new PetRepositoryInMemory();
+  const categories = new CategoryRepositoryInMemory();
+  for (let i = 1; i <= TEST_CATEGORIES; i++) categories.createSync({ name: categoryName(i) });
   const quotas = new QuotaStoreInMemory();
   const keys = new ApiKeyStoreInMemory();
   const settings = parseSettings({ PORT: '0', HOST: '127.0.0.1', ...options.env });
@@ -47,7 +72,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     logger: options.logger ?? silentLogger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.storeDeadlineMs === undefined ? {} : { storeDeadlineMs: options.storeDeadlineMs }),
-    stores: { pets: faults.petRepository(pets), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
+    stores: { pets: faults.petRepository(pets), categories: faults.categoryRepository(categories), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
   });
   return {
     server,
@@ -55,6 +80,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     port: server.port,
     faults,
     pets,
+    categories,
     quotas,
     keys,
     async stop() {

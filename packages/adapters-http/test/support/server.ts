@@ -10,19 +10,28 @@ import {
   Admission,
   apiKeyRecord,
   Authenticator,
+  CategoryCatalog,
   PetCatalog,
   type ApiKeyRecord,
   type BanRule,
+  type CategoryRepository,
   type PetRepository,
   type PlanName,
   type Quota,
 } from '@petstore/domain';
 import { ManualClock } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { createHttpApp, listen, type HttpLogger, type RunningServer } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
 export const T0 = Date.UTC(2027, 0, 1);
+
+/**
+ * Categories every test server has unless told otherwise: ids 1…100, named `Category 1`…`Category 100`
+ * (created before the server starts; the one place where the tests' pets get their categories, so
+ * a `categoryId` from 1 to 100 names one and anything above does not).
+ */
+export const SEEDED_CATEGORIES = 100;
 
 /** Keys every test server accepts unless told otherwise. */
 export const KEYS = {
@@ -60,6 +69,10 @@ export interface TestServerOptions {
   readonly trustProxy?: boolean;
   /** Replaces the in-memory repository (e.g. to inject faults). */
   readonly repository?: PetRepository;
+  /** Replaces the in-memory category repository (it gets the seeded categories all the same). */
+  readonly categoryRepository?: CategoryRepository;
+  /** How many categories to create before the start (default `SEEDED_CATEGORIES`; 0 for none). */
+  readonly categories?: number;
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
 }
@@ -207,11 +220,14 @@ export interface TestServer {
   readonly clock: ManualClock;
   /** The repository the app uses (the in-memory one unless replaced). */
   readonly repository: PetRepository;
+  readonly categoryRepository: CategoryRepository;
   /** A keep-alive agent with room for 400 simultaneous requests, used by default. */
   readonly agent: Agent;
   request(req: RawRequest): Promise<RawResponse>;
   /** `POST /v1/pets` with a JSON text body (`application/json`). */
   postJson(text: string, key?: string, extraHeaders?: OutgoingHttpHeaders): Promise<RawResponse>;
+  /** `POST /v1/categories` with a JSON text body (`application/json`). */
+  postCategory(text: string, key?: string): Promise<RawResponse>;
   close(): Promise<void>;
 }
 
@@ -219,10 +235,16 @@ export interface TestServer {
 export const startServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const clock = options.clock ?? new ManualClock(T0);
   const repository = options.repository ?? new PetRepositoryInMemory();
+  const categoryRepository = options.categoryRepository ?? new CategoryRepositoryInMemory();
+  for (let i = 1; i <= (options.categories ?? SEEDED_CATEGORIES); i++) {
+    const created = await categoryRepository.create({ name: `Category ${i}` });
+    if (!created.ok || created.value.id !== i) throw new Error(`seeding categories: expected category ${i}`);
+  }
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
   const app = createHttpApp(
     {
-      catalog: new PetCatalog(repository, clock),
+      catalog: new PetCatalog(repository, categoryRepository, clock),
+      categories: new CategoryCatalog(categoryRepository),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
@@ -238,10 +260,13 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     url: running.url,
     clock,
     repository,
+    categoryRepository,
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>
       request({ method: 'POST', path: '/v1/pets', key, headers: { 'content-type': 'application/json', ...extraHeaders }, body: text }),
+    postCategory: (text, key = KEYS.huge) =>
+      request({ method: 'POST', path: '/v1/categories', key, headers: { 'content-type': 'application/json' }, body: text }),
     async close() {
       agent.destroy();
       await running.close(1_000);

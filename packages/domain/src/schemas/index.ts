@@ -5,7 +5,8 @@
  */
 import { ERROR_CODES } from '../errors.js';
 import { MAX_CATEGORY_ID, NAME_MAX_LENGTH, NAME_MIN_LENGTH, PET_STATUSES } from '../pet/pet.js';
-import { NAME_PATTERN } from '../pet/validate.js';
+import { NAME_PATTERN } from '../text/name.js';
+import { CATEGORY_NAME_MAX_LENGTH, CATEGORY_NAME_MIN_LENGTH } from '../category/category.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
 
 export const PetStatusSchema = {
@@ -80,11 +81,19 @@ export const ListPetsQuerySchema = {
       description: 'Maximum number of animals to return.',
     },
     status: { ...PetStatusSchema, description: 'Only animals with this status.' },
+    categoryId: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      maximum: MAX_CATEGORY_ID,
+      description:
+        'Only animals of this category: a positive decimal integer without sign, leading zeros or fraction. An id that names no category gives an empty list.',
+    },
     cursor: {
       type: 'string',
       minLength: 1,
       maxLength: 96,
-      description: 'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the status filter.',
+      description: 'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the `status` and `categoryId` filters.',
     },
   },
   additionalProperties: true,
@@ -97,4 +106,60 @@ export const PetIdSchema = {
   minimum: 1,
   // No `maximum`: 2^63 − 1 has no exact JavaScript number (it would print as 2^63); `int64` bounds it.
   description: 'Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+} as const;
+
+const categoryName = {
+  type: 'string',
+  minLength: CATEGORY_NAME_MIN_LENGTH,
+  maxLength: CATEGORY_NAME_MAX_LENGTH,
+  pattern: NAME_PATTERN,
+  description:
+    "The category's name: 1–100 characters, at least one not white space, well-formed Unicode. Stored as sent; unique ignoring case and Unicode normalization (`Cats`, `CATS` and `cats` are one name).",
+} as const;
+
+/** `Category` (CONTRACT.md §7). */
+export const CategorySchema = {
+  type: 'object',
+  description: 'A category of animals; `categoryId` of a pet names one.',
+  properties: {
+    id: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      description: 'Unique identifier, assigned by the service on creation; increasing in creation order.',
+    },
+    name: categoryName,
+  },
+  required: ['id', 'name'],
+  additionalProperties: false,
+} as const;
+
+/** `NewCategory`: closed, `{ "name" }` only. */
+export const NewCategorySchema = {
+  type: 'object',
+  description: 'A new category. `id` is assigned by the service and must not be sent.',
+  properties: { name: categoryName },
+  required: ['name'],
+  additionalProperties: false,
+} as const;
+
+export const CategoriesSchema = { type: 'array', items: CategorySchema } as const;
+
+/** Query of `GET /categories`: the pager's parameters only. Unknown parameters are ignored. */
+export const ListCategoriesQuerySchema = {
+  type: 'object',
+  properties: {
+    limit: { ...ListPetsQuerySchema.properties.limit, description: 'Maximum number of categories to return.' },
+    cursor: {
+      ...ListPetsQuerySchema.properties.cursor,
+      description: 'Opaque position of the next page, taken from the `Link: rel="next"` header.',
+    },
+  },
+  additionalProperties: true,
+} as const;
+
+/** Path of `GET /categories/{categoryId}`: the `petId` rules. */
+export const CategoryIdSchema = {
+  ...PetIdSchema,
+  description: 'Identifier of the category: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
 } as const;

@@ -1,11 +1,13 @@
 import type { Clock } from '../ports/clock.port.js';
-import type { PetRepository } from '../ports/pet-repository.port.js';
+import type { PetListQuery, PetRepository } from '../ports/pet-repository.port.js';
+import type { CategoryRepository } from '../ports/category-repository.port.js';
 import type { Gone, NotFound, ValidationFailed } from '../errors.js';
 import { validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import type { Pet, PetStatus } from '../pet/pet.js';
 import { isPetStatus, PET_STATUSES } from '../pet/pet.js';
 import { parsePetId, validateNewPet } from '../pet/validate.js';
+import { readCategoryFilter } from '../category/validate.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprecation/sunset.js';
@@ -13,6 +15,8 @@ import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprec
 /** What `listPets` takes: every field optional, each checked here whatever its type. */
 export interface ListPetsInput extends PageInput {
   readonly status?: unknown;
+  /** A category id: a positive safe integer, or its canonical decimal text (as a query string has it). */
+  readonly categoryId?: unknown;
 }
 
 /**
@@ -22,6 +26,8 @@ export interface ListPetsInput extends PageInput {
 export class PetCatalog {
   constructor(
     private readonly pets: PetRepository,
+    /** Where `createPet` checks that `categoryId` names a category. */
+    private readonly categories: Pick<CategoryRepository, 'findById'>,
     private readonly clock: Clock,
     private readonly getPetDeprecation: DeprecationPolicy = GET_PET_DEPRECATION,
   ) {}
@@ -29,6 +35,11 @@ export class PetCatalog {
   async createPet(body: unknown): Promise<Result<Pet, ValidationFailed>> {
     const draft = validateNewPet(body);
     if (!draft.ok) return draft;
+    // After the shape rules (CONTRACT.md §1): a well-formed id must also name a category.
+    const { categoryId } = draft.value;
+    if ((await this.categories.findById(categoryId)) === undefined) {
+      return fail(validationFailed('categoryId', `categoryId ${categoryId} names no category`));
+    }
     return ok(await this.pets.create(draft.value));
   }
 
@@ -40,11 +51,25 @@ export class PetCatalog {
       }
       status = input.status;
     }
-    const scope = pageScope('pets', { status });
+    let categoryId: number | undefined;
+    if (input.categoryId !== undefined) {
+      const read = readCategoryFilter(input.categoryId);
+      if (!read.ok) return read;
+      categoryId = read.value;
+    }
+    // The cursor is bound to both filters: a cursor of one listing is refused by every other.
+    const scope = pageScope('pets', { status, categoryId });
     const request = readPageRequest(input, scope);
     if (!request.ok) return request;
     const { limit, afterId } = request.value;
-    const rows = await this.pets.list(status === undefined ? { afterId, limit: limit + 1 } : { status, afterId, limit: limit + 1 });
+    // An id naming no category needs no lookup: no pet can have it (categories are never deleted), so the page is empty.
+    const query: PetListQuery = {
+      afterId,
+      limit: limit + 1,
+      ...(status === undefined ? {} : { status }),
+      ...(categoryId === undefined ? {} : { categoryId }),
+    };
+    const rows = await this.pets.list(query);
     return ok(assemblePage(rows, limit, scope, byId));
   }
 

@@ -1,0 +1,40 @@
+import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Result } from '@petstore/domain';
+import { categoryNameKey, fail, ok } from '@petstore/domain';
+
+/**
+ * Categories in process memory. Ids come from a counter starting at 1 and nothing is deleted, so
+ * category `id` sits at position `id − 1`: `findById` and `list` are array reads. Names are unique
+ * by `categoryNameKey` through one map; `create` runs without yielding, so it is atomic.
+ */
+export class CategoryRepositoryInMemory implements CategoryRepository {
+  private readonly byPosition: Category[] = [];
+  private readonly byKey = new Map<string, Category>();
+
+  async create(category: NewCategory): Promise<Result<Category, CategoryNameTaken>> {
+    return this.createSync(category);
+  }
+
+  /** The same as `create`, without the promise: for seeding. */
+  createSync(category: NewCategory): Result<Category, CategoryNameTaken> {
+    const key = categoryNameKey(category.name);
+    const taken = this.byKey.get(key);
+    if (taken !== undefined) return fail({ existingId: taken.id });
+    const created: Category = Object.freeze({ id: this.byPosition.length + 1, name: category.name });
+    this.byPosition.push(created);
+    this.byKey.set(key, created);
+    return ok(created);
+  }
+
+  async findById(id: number): Promise<Category | undefined> {
+    return Number.isInteger(id) && id >= 1 ? this.byPosition[id - 1] : undefined;
+  }
+
+  async findByName(name: string): Promise<Category | undefined> {
+    return this.byKey.get(categoryNameKey(name));
+  }
+
+  async list(query: CategoryListQuery): Promise<readonly Category[]> {
+    const start = Math.max(0, query.afterId);
+    return this.byPosition.slice(start, start + query.limit);
+  }
+}

@@ -1,0 +1,33 @@
+import type { Category, NewCategory } from '../category/category.js';
+import type { Result } from '../result.js';
+
+/** Why a category was not created: another one already has the same name; its id. */
+export interface CategoryNameTaken {
+  readonly existingId: number;
+}
+
+export interface CategoryListQuery {
+  /** Only categories whose id is greater than this (0 for the first page). */
+  readonly afterId: number;
+  /** At most this many rows (the use case asks for one more than the page size). */
+  readonly limit: number;
+}
+
+/**
+ * Where categories live. Names are unique by `categoryNameKey` (NFC, lower case). Implementations
+ * throw `StoreUnavailableError` when the store cannot answer.
+ */
+export interface CategoryRepository {
+  /**
+   * Stores the category under a new id (positive, unique, never reused, greater than every id
+   * assigned before) unless a category with the same name (by `categoryNameKey`) exists: then
+   * nothing is stored and the answer is that category's id. Atomic: of N concurrent creates of
+   * one name, exactly one is stored.
+   */
+  create(category: NewCategory): Promise<Result<Category, CategoryNameTaken>>;
+  findById(id: number): Promise<Category | undefined>;
+  /** The category whose name is the same name as `name` (compared by `categoryNameKey`). */
+  findByName(name: string): Promise<Category | undefined>;
+  /** Categories with `id > afterId`, in ascending id order, at most `limit` of them. */
+  list(query: CategoryListQuery): Promise<readonly Category[]>;
+}

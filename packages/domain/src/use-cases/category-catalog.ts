@@ -1,0 +1,47 @@
+import type { CategoryRepository } from '../ports/category-repository.port.js';
+import type { Conflict, NotFound, ValidationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+import type { Category } from '../category/category.js';
+import { parseCategoryId, validateNewCategory } from '../category/validate.js';
+import { pageScope } from '../pagination/cursor.js';
+import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
+
+/** The scope of the one list of categories (it has no filter). */
+const CATEGORIES_SCOPE = pageScope('categories');
+
+/**
+ * The categories' use cases (CONTRACT.md §7): `createCategory`, `getCategory`, `listCategories`.
+ * Expected failures come back as values; only a store outage (`StoreUnavailableError`) is thrown.
+ */
+export class CategoryCatalog {
+  constructor(private readonly categories: CategoryRepository) {}
+
+  /** Creates a category; a name already taken (same name by NFC and case) is a `conflict` naming the existing id. */
+  async createCategory(body: unknown): Promise<Result<Category, ValidationFailed | Conflict>> {
+    const draft = validateNewCategory(body);
+    if (!draft.ok) return draft;
+    const created = await this.categories.create(draft.value);
+    if (created.ok) return created;
+    const { existingId } = created.error;
+    return fail({
+      code: 'conflict',
+      message: `category ${existingId} already has this name (names are compared ignoring case and Unicode normalization); use categoryId ${existingId}`,
+    });
+  }
+
+  /** `id` may be the raw path segment: it follows the `petId` rules. */
+  async getCategory(id: string | number): Promise<Result<Category, ValidationFailed | NotFound>> {
+    const parsed = parseCategoryId(String(id));
+    if (!parsed.ok) return parsed;
+    const category = parsed.value === null ? undefined : await this.categories.findById(parsed.value);
+    return category ? ok(category) : fail({ code: 'not_found', message: `no category has id ${String(id)}` });
+  }
+
+  async listCategories(input: PageInput = {}): Promise<Result<Page<Category>, ValidationFailed>> {
+    const request = readPageRequest(input, CATEGORIES_SCOPE);
+    if (!request.ok) return request;
+    const { limit, afterId } = request.value;
+    const rows = await this.categories.list({ afterId, limit: limit + 1 });
+    return ok(assemblePage(rows, limit, CATEGORIES_SCOPE, byId));
+  }
+}
