@@ -1,4 +1,4 @@
-import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -30,6 +30,7 @@ export const withDeadline = <T>(work: Promise<T>, ms: number, what: string): Pro
 
 export interface StorePorts {
   readonly pets: PetRepository;
+  readonly orders: OrderRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
 }
@@ -40,6 +41,15 @@ export const boundedPorts = (ports: StorePorts, ms: number): StorePorts => ({
     create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create'),
     findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById'),
     list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list'),
+    findHold: (id) => withDeadline(ports.pets.findHold(id), ms, 'PetRepository.findHold'),
+    swapHold: (id, expected, next) => withDeadline(ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold'),
+    countByStatus: () => withDeadline(ports.pets.countByStatus(), ms, 'PetRepository.countByStatus'),
+  },
+  orders: {
+    create: (draft) => withDeadline(ports.orders.create(draft), ms, 'OrderRepository.create'),
+    findById: (id) => withDeadline(ports.orders.findById(id), ms, 'OrderRepository.findById'),
+    updateState: (id, expected, next, updatedAt) => withDeadline(ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState'),
+    list: (query) => withDeadline(ports.orders.list(query), ms, 'OrderRepository.list'),
   },
   quotas: {
     consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume'),

@@ -1,5 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
-import type { Admission, ApiKeyStore, Authenticator, Clock, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
+import type { Admission, Adoption, ApiKeyStore, Authenticator, Clock, OrderRepository, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
 import type { HttpApp, HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 
@@ -22,10 +22,12 @@ export const TOKENS = {
   /** The longest any one store call may take before the request is answered 503. */
   StoreDeadlineMs: token<number>('StoreDeadlineMs'),
   PetRepository: token<PetRepository>('PetRepository'),
+  OrderRepository: token<OrderRepository>('OrderRepository'),
   QuotaStore: token<QuotaStore>('QuotaStore'),
   ApiKeyStore: token<ApiKeyStore>('ApiKeyStore'),
   StoreLifecycle: token<StoreLifecycle>('StoreLifecycle'),
   PetCatalog: token<PetCatalog>('PetCatalog'),
+  Adoption: token<Adoption>('Adoption'),
   Authenticator: token<Authenticator>('Authenticator'),
   Admission: token<Admission>('Admission'),
   HttpApp: token<HttpApp>('HttpApp'),

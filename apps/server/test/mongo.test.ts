@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
-import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
-import { ApiKeyStoreMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
+import { Admission, Adoption, Authenticator, PetCatalog } from '@petstore/domain';
+import { ApiKeyStoreMongo, OrderRepositoryMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 
@@ -26,8 +26,10 @@ describe('the service on MongoDB', function () {
     const client = new MongoClient(`mongodb://127.0.0.1:${await closedPort()}`, { serverSelectionTimeoutMS: 500 });
     const db = client.db('petstore_outage');
     const clock = new SystemClock();
+    const pets = new PetRepositoryMongo(db);
     const app = createHttpApp({
-      catalog: new PetCatalog(new PetRepositoryMongo(db), clock),
+      catalog: new PetCatalog(pets, clock),
+      adoption: new Adoption(pets, new OrderRepositoryMongo(db), clock),
       authenticator: new Authenticator(new ApiKeyStoreMongo(db)),
       admission: new Admission(new QuotaStoreMongo(db), clock),
     });

@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, PetCatalog } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
 import { compileValidators } from './validation.js';
@@ -11,6 +11,7 @@ import type { AppState } from './state.js';
 /** The use cases the HTTP adapter serves, and how it tells whether the store answers. */
 export interface HttpAppDependencies {
   readonly catalog: PetCatalog;
+  readonly adoption: Adoption;
   readonly authenticator: Authenticator;
   readonly admission: Admission;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
@@ -35,7 +36,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const logger = deps.logger ?? silentLogger;
   const isReady = deps.isReady ?? (async () => true);
   const openApi = JSON.stringify(buildOpenApiDocument());
-  const router = createRouter(deps.catalog, compileValidators());
+  const router = createRouter(deps.catalog, deps.adoption, compileValidators());
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

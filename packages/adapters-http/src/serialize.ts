@@ -1,4 +1,4 @@
-import type { Pet } from '@petstore/domain';
+import type { Order, Pet } from '@petstore/domain';
 
 // Characters that JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -21,3 +21,10 @@ export const serializePets = (pets: readonly Pet[]): string => {
   for (let i = 0; i < pets.length; i++) out += (i === 0 ? '' : ',') + serializePet(pets[i]!);
   return `${out}]`;
 };
+
+/** An `Order` as JSON, fields in the order of the schema. */
+export const serializeOrder = (order: Order): string =>
+  JSON.stringify({ id: order.id, petId: order.petId, status: order.status, placedAt: order.placedAt, updatedAt: order.updatedAt });
+
+/** A page of orders as a JSON array. */
+export const serializeOrders = (orders: readonly Order[]): string => `[${orders.map(serializeOrder).join(',')}]`;

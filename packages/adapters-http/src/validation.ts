@@ -1,18 +1,25 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { ListPetsQuerySchema, NewPetSchema, validateNewPet } from '@petstore/domain';
+import { ListOrdersQuerySchema, ListPetsQuerySchema, NewOrderSchema, NewPetSchema, ORDER_STATUSES, validateNewOrder, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** The request validators, compiled once at start from the domain's JSON Schemas. */
 export interface RequestValidators {
   readonly newPet: ValidateFunction;
   readonly listQuery: ValidateFunction;
+  readonly newOrder: ValidateFunction;
+  readonly listOrdersQuery: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
   // Strict schemas, no type coercion: a body is taken exactly as JSON gave it.
   const ajv = new Ajv2020({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  return { newPet: ajv.compile(NewPetSchema), listQuery: ajv.compile(ListPetsQuerySchema) };
+  return {
+    newPet: ajv.compile(NewPetSchema),
+    listQuery: ajv.compile(ListPetsQuerySchema),
+    newOrder: ajv.compile(NewOrderSchema),
+    listOrdersQuery: ajv.compile(ListOrdersQuerySchema),
+  };
 };
 
 const describeAjvError = (error: ErrorObject, where: string): string => {
@@ -86,6 +93,38 @@ export const readListQuery = (validators: RequestValidators, querystring: string
         ? 'limit must be an integer from 1 to 100'
         : field === 'status'
           ? 'status must be one of available, pending, sold'
+          : describeAjvError(error, 'query');
+    throw new HttpError('validation_failed', message);
+  }
+  return input as { limit?: number; status?: string; cursor?: string };
+};
+
+/** Validates an order body `{ "petId" }`; the message names the field and the reason (the domain's wording). */
+export const checkNewOrder = (validators: RequestValidators, body: unknown): void => {
+  if (validators.newOrder(body)) return;
+  const domain = validateNewOrder(body);
+  const message = domain.ok ? describeAjvError(validators.newOrder.errors![0]!, 'body') : domain.error.message;
+  throw new HttpError('validation_failed', message);
+};
+
+/** `limit`, `status` and `cursor` of `GET /v1/store/orders`, read as for the pet list; `status` is an order status. */
+export const readOrderListQuery = (validators: RequestValidators, querystring: string): { limit?: number; status?: string; cursor?: string } => {
+  const query = parseListQuery(querystring);
+  const input: Record<string, unknown> = {};
+  for (const key of ['limit', 'status', 'cursor'] as const) {
+    const value = query[key];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) throw new HttpError('validation_failed', `${key} must be given at most once`);
+    input[key] = key === 'limit' && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : value;
+  }
+  if (!validators.listOrdersQuery(input)) {
+    const error = validators.listOrdersQuery.errors![0]!;
+    const field = error.instancePath.replace(/^\//, '');
+    const message =
+      field === 'limit'
+        ? 'limit must be an integer from 1 to 100'
+        : field === 'status'
+          ? `status must be one of ${ORDER_STATUSES.join(', ')}`
           : describeAjvError(error, 'query');
     throw new HttpError('validation_failed', message);
   }

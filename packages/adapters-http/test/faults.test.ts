@@ -1,7 +1,7 @@
 // CONTRACT.md §3 500 internal_error and 503 unavailable: a store outage and a bug, injected
 // through a replacement repository; the process keeps serving and recovers by itself.
 import { expect } from 'chai';
-import { StoreUnavailableError, type Pet, type PetDraft, type PetListQuery, type PetRepository } from '@petstore/domain';
+import { StoreUnavailableError, type Pet, type PetDraft, type PetHold, type PetListQuery, type PetRepository, type PetStatus } from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
 import type { HttpLogger } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type TestServer } from './support/server.js';
@@ -30,6 +30,19 @@ class SwitchableRepository implements PetRepository {
   async list(query: PetListQuery): Promise<readonly Pet[]> {
     this.check();
     return this.inner.list(query);
+  }
+  // The adoption holds (PETS-PORT.md).
+  async findHold(id: number): Promise<PetHold | undefined> {
+    this.check();
+    return this.inner.findHold(id);
+  }
+  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
+    this.check();
+    return this.inner.swapHold(id, expected, next);
+  }
+  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+    this.check();
+    return this.inner.countByStatus();
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Pet, PetDraft, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import type { Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
 
 /** Index of the first pet in `pets` (ascending ids) whose id is greater than `afterId`. */
 const firstAfter = (pets: readonly Pet[], afterId: number): number => {
@@ -33,6 +33,7 @@ export class PetRepositoryInMemory implements PetRepository {
     let index = this.byStatus.get(pet.status);
     if (!index) this.byStatus.set(pet.status, (index = []));
     index.push(pet);
+    this.counts[pet.status]++;
     return pet;
   }
 
@@ -51,4 +52,45 @@ export class PetRepositoryInMemory implements PetRepository {
   get size(): number {
     return this.all.length;
   }
+
+  // ---- Adoption holds (PETS-PORT.md): the orders branch's stand-in; the categories branch owns the real one. ----
+  // Held pets only: the id of the open order reserving each (a missing entry is `null`).
+  private readonly holds = new Map<number, number>();
+  private readonly counts: Record<PetStatus, number> = { available: 0, pending: 0, sold: 0 };
+
+  async findHold(id: number): Promise<PetHold | undefined> {
+    const pet = this.all[this.indexOf(id)];
+    return pet === undefined ? undefined : { status: pet.status, orderId: this.holds.get(id) ?? null };
+  }
+
+  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
+    const at = this.indexOf(id);
+    const pet = this.all[at];
+    if (pet === undefined || pet.status !== expected.status || (this.holds.get(id) ?? null) !== expected.orderId) return false;
+    if (next.orderId === null) this.holds.delete(id);
+    else this.holds.set(id, next.orderId);
+    if (next.status !== pet.status) {
+      const moved: Pet = Object.freeze({ ...pet, status: next.status });
+      this.all[at] = moved;
+      const from = this.byStatus.get(pet.status)!;
+      from.splice(firstAfter(from, id - 1), 1);
+      let to = this.byStatus.get(next.status);
+      if (!to) this.byStatus.set(next.status, (to = []));
+      to.splice(firstAfter(to, id), 0, moved);
+      this.counts[pet.status]--;
+      this.counts[next.status]++;
+    }
+    return true;
+  }
+
+  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+    return { ...this.counts };
+  }
+
+  /** Position of the pet with this id in `all`, or -1. */
+  private indexOf(id: number): number {
+    const at = firstAfter(this.all, id - 1);
+    return this.all[at]?.id === id ? at : -1;
+  }
+  // ---- end of adoption holds ----
 }

@@ -1,11 +1,14 @@
 import { expect } from 'chai';
-import { apiKeyStoreContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
 import { DAY_MS } from '@petstore/domain';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
+import { ApiKeyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
 
 petRepositoryContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
 quotaStoreContract('in memory', async () => ({ subject: new QuotaStoreInMemory() }));
 apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory() }));
+petHoldContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
+orderRepositoryContract('in memory', async () => ({ subject: new OrderRepositoryInMemory() }));
+adoptionContract('in memory', async () => ({ subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() } }));
 
 describe('in-memory adapters beyond the contract', () => {
   it('drops rate-limit state that can no longer matter once a UTC day has passed', async () => {

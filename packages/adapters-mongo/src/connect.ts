@@ -1,10 +1,11 @@
-import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 import { classifyMongoError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
 import { PetRepositoryMongo } from './pet-repository.mongo.js';
+import { OrderRepositoryMongo } from './order-repository.mongo.js';
 import { QuotaStoreMongo } from './quota-store.mongo.js';
 import { resolveMongoSettings } from './settings.js';
 
@@ -13,9 +14,10 @@ export interface ConnectMongoOptions {
   readonly database?: string;
 }
 
-/** The three stores on one MongoDB connection pool, for the composition root. */
+/** The stores on one MongoDB connection pool, for the composition root. */
 export interface MongoStores {
   readonly pets: PetRepository;
+  readonly orders: OrderRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
   /** The database in use and the hosts (no credentials): for the start-up log line. */
@@ -68,6 +70,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
     await ensureIndexes(db);
     return {
       pets: new PetRepositoryMongo(db),
+      orders: new OrderRepositoryMongo(db),
       quotas: new QuotaStoreMongo(db),
       keys: new ApiKeyStoreMongo(db),
       database,

@@ -2,6 +2,7 @@
 // driver, no ODM), the factory the composition root calls, and the pieces tests check as data.
 export { connectMongo, type ConnectMongoOptions, type MongoStores } from './connect.js';
 export { PetRepositoryMongo } from './pet-repository.mongo.js';
+export { OrderRepositoryMongo } from './order-repository.mongo.js';
 export { QuotaStoreMongo, consumePipeline } from './quota-store.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { classifyMongoError, type MongoErrorKind } from './errors.js';

@@ -7,6 +7,9 @@ export const COLLECTIONS = {
   /** One document per rate-limited subject. */
   quotas: 'quota_subjects',
   apiKeys: 'api_keys',
+  orders: 'orders',
+  /** Counters handing out ids (`{ _id: 'orders', value }`). */
+  counters: 'counters',
 } as const;
 
 export interface IndexDefinition {
@@ -19,11 +22,18 @@ export interface IndexDefinition {
  * Every secondary index, as data. Lookups by pet id (and the highest id, for the next one), subject and key hash use `_id`.
  * - `pets {status, _id}` serves "status = X and _id > cursor, ascending, limit N+1" from the index alone
  *   (the unfiltered list walks `_id`).
+ * - `orders {owner, _id}` serves an owner's list ("owner = K and _id > cursor, ascending"), filtered
+ *   by state on the way; `orders {owner, state, _id}` and `orders {state, _id}` serve the status
+ *   filter (one owner's, or every owner's for an admin) with `$in` over the states of a status.
+ * - `pets {status, _id}` also serves the inventory: one index-only count per status.
  * - `quota_subjects {expireAt}` with `expireAfterSeconds: 0` lets the server delete a subject's state
  *   once its day has ended and no ban runs (`expireAt` is set on every update).
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
+  { collection: COLLECTIONS.orders, key: { owner: 1, _id: 1 }, options: { name: 'owner_1__id_1' } },
+  { collection: COLLECTIONS.orders, key: { owner: 1, state: 1, _id: 1 }, options: { name: 'owner_1_state_1__id_1' } },
+  { collection: COLLECTIONS.orders, key: { state: 1, _id: 1 }, options: { name: 'state_1__id_1' } },
   { collection: COLLECTIONS.quotas, key: { expireAt: 1 }, options: { name: 'expireAt_1', expireAfterSeconds: 0 } },
 ];
 

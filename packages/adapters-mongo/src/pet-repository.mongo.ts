@@ -1,4 +1,4 @@
-import type { Pet, PetDraft, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import type { Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { guard } from './errors.js';
@@ -9,6 +9,8 @@ interface PetDocument {
   readonly name: string;
   readonly categoryId: number;
   readonly status: PetStatus;
+  /** The open order holding the pet (PETS-PORT.md); missing or `null` when none. */
+  readonly orderId?: number | null;
 }
 
 interface Waiting {
@@ -76,6 +78,30 @@ export class PetRepositoryMongo implements PetRepository {
     );
     return docs.map(toPet);
   }
+
+  // ---- Adoption holds (PETS-PORT.md): the orders branch's stand-in; the categories branch owns the real one. ----
+
+  async findHold(id: number): Promise<PetHold | undefined> {
+    const doc = await guard(() => this.pets.findOne({ _id: id }, { projection: { _id: 0, status: 1, orderId: 1 } }));
+    return doc === null ? undefined : { status: doc.status, orderId: doc.orderId ?? null };
+  }
+
+  /** One `updateOne` filtered on the expected hold (`orderId: null` also matches a missing field). */
+  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
+    const result = await guard(() =>
+      this.pets.updateOne({ _id: id, status: expected.status, orderId: expected.orderId }, { $set: { status: next.status, orderId: next.orderId } }),
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** Three counts, each served by the `{status, _id}` index. */
+  async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
+    const [available, pending, sold] = await guard(() =>
+      Promise.all((['available', 'pending', 'sold'] as const).map((status) => this.pets.countDocuments({ status }))),
+    );
+    return { available: available!, pending: pending!, sold: sold! };
+  }
+  // ---- end of adoption holds ----
 
   private async drain(): Promise<void> {
     this.draining = true;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { apiKeyRecord, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
-import { apiKeyStoreContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
 import { MongoClient, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
@@ -10,6 +10,7 @@ import {
   connectMongo,
   ensureIndexes,
   MONGO_INDEXES,
+  OrderRepositoryMongo,
   PetRepositoryMongo,
   QuotaStoreMongo,
   resolveMongoSettings,
@@ -87,6 +88,9 @@ if (target.kind === 'skipped') {
     petRepositoryContract('MongoDB', fixture('pets', (db) => new PetRepositoryMongo(db)), { numRuns });
     quotaStoreContract('MongoDB', fixture('quota', (db) => new QuotaStoreMongo(db)), { numRuns });
     apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)));
+    petHoldContract('MongoDB', fixture('holds', (db) => new PetRepositoryMongo(db)));
+    orderRepositoryContract('MongoDB', fixture('orders', (db) => new OrderRepositoryMongo(db)), { numRuns });
+    adoptionContract('MongoDB', fixture('adoption', (db) => ({ pets: new PetRepositoryMongo(db), orders: new OrderRepositoryMongo(db) })), { numRuns: 10 });
 
     describe('beyond the contract', () => {
       const tracked = async (tag: string): Promise<Db> => {

@@ -17,7 +17,13 @@ export {
 
 export { PetStatus, PET_STATUSES, DEFAULT_PET_STATUS, MAX_CATEGORY_ID, isPetStatus } from './pet/pet.js';
 export type { Pet, PetDraft, NewPet } from './pet/pet.js';
-export { validateNewPet, parsePetId } from './pet/validate.js';
+export { validateNewPet, parsePetId, parsePathId } from './pet/validate.js';
+
+export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, isOrderStatus, toOrder, timestamp } from './order/order.js';
+export type { Order, OrderDraft, OrderRecord } from './order/order.js';
+export { TRANSITIONS, PLACEMENT, ORDER_ACTIONS, repairStep, STATES_OF_STATUS, LISTED_STATES, isSettledStatus } from './order/transitions.js';
+export type { OrderAction, Transition, Actor, RepairStep } from './order/transitions.js';
+export { validateNewOrder, parseOrderId, MAX_PET_ID, type NewOrder } from './order/validate.js';
 
 export { LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT } from './pagination/limit.js';
 export { encodeCursor, decodeCursor, pageScope } from './pagination/cursor.js';
@@ -37,7 +43,8 @@ export { GET_PET_DEPRECATION, isSunset, deprecationHeaders, httpDate, type Depre
 export { sha256Hex, constantTimeEqual } from './auth/sha256.js';
 export { apiKeyRecord, publicKeyId, KEY_ROLES, type ApiKeyRecord, type KeyRole, type Caller, type Subject } from './auth/api-key.js';
 
-export type { PetRepository, PetListQuery } from './ports/pet-repository.port.js';
+export type { PetRepository, PetListQuery, PetHold } from './ports/pet-repository.port.js';
+export type { OrderRepository, OrderListQuery } from './ports/order-repository.port.js';
 export type { QuotaStore } from './ports/quota-store.port.js';
 export type { ApiKeyStore } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
@@ -45,6 +52,7 @@ export type { Clock } from './ports/clock.port.js';
 export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
 export { Authenticator, type KeyHasher } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject } from './use-cases/admit.js';
+export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
 
 export {
   PetStatusSchema,
@@ -54,4 +62,11 @@ export {
   ErrorSchema,
   ListPetsQuerySchema,
   PetIdSchema,
+  OrderStatusSchema,
+  NewOrderSchema,
+  OrderSchema,
+  OrdersSchema,
+  ListOrdersQuerySchema,
+  OrderIdSchema,
+  InventorySchema,
 } from './schemas/index.js';

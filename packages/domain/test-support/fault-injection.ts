@@ -1,4 +1,21 @@
-import type { ApiKeyRecord, ApiKeyStore, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetListQuery, PetRepository, QuotaStore } from '../src/index.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  ConsumeRequest,
+  ConsumeResult,
+  OrderDraft,
+  OrderListQuery,
+  OrderRecord,
+  OrderRepository,
+  OrderState,
+  Pet,
+  PetDraft,
+  PetHold,
+  PetListQuery,
+  PetRepository,
+  PetStatus,
+  QuotaStore,
+} from '../src/index.js';
 import { StoreUnavailableError } from '../src/index.js';
 
 // Timers are the one platform facility used here; declared locally so that test-support stays
@@ -18,13 +35,13 @@ declare const clearTimeout: (handle: unknown) => void;
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
-export type FaultyPort = 'PetRepository' | 'QuotaStore' | 'ApiKeyStore';
+export type FaultyPort = 'PetRepository' | 'QuotaStore' | 'ApiKeyStore' | 'OrderRepository';
 
 /** One call through a wrapped port, as the injector saw it. */
 export interface PortCall {
   readonly port: FaultyPort;
   readonly method: string;
-  /** True for calls that change the store (`create`, `consume`, `save`). */
+  /** True for calls that change the store (`create`, `consume`, `save`, `swapHold`, `updateState`). */
   readonly write: boolean;
   /** The call's arguments, as passed (a `decide` function may pick a mode by them). */
   readonly args: readonly unknown[];
@@ -42,8 +59,8 @@ export interface FaultInjectorOptions {
 }
 
 /**
- * Switchable faults for any adapter of the three ports: wrap the adapter with `petRepository`,
- * `quotaStore` or `apiKeyStore`, then choose per call what happens (`set` for every call from
+ * Switchable faults for any adapter of the ports: wrap the adapter with `petRepository`,
+ * `orderRepository`, `quotaStore` or `apiKeyStore`, then choose per call what happens (`set` for every call from
  * now on, `queue` for the next calls, `use` for a function of the call). The injector logs every
  * call with the mode applied, so tests can tell what the store really received.
  */
@@ -105,6 +122,28 @@ export class FaultInjector {
         this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       list: (query: PetListQuery): Promise<readonly Pet[]> =>
         this.run({ port: 'PetRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
+      // The adoption holds (PETS-PORT.md).
+      findHold: (id: number): Promise<PetHold | undefined> =>
+        this.run({ port: 'PetRepository', method: 'findHold', write: false, args: [id] }, () => inner.findHold(id)),
+      swapHold: (id: number, expected: PetHold, next: PetHold): Promise<boolean> =>
+        this.run({ port: 'PetRepository', method: 'swapHold', write: true, args: [id, expected, next] }, () => inner.swapHold(id, expected, next)),
+      countByStatus: (): Promise<Readonly<Record<PetStatus, number>>> =>
+        this.run({ port: 'PetRepository', method: 'countByStatus', write: false, args: [] }, () => inner.countByStatus()),
+    };
+  }
+
+  orderRepository(inner: OrderRepository): OrderRepository {
+    return {
+      create: (draft: OrderDraft): Promise<OrderRecord> =>
+        this.run({ port: 'OrderRepository', method: 'create', write: true, args: [draft] }, () => inner.create(draft)),
+      findById: (id: number): Promise<OrderRecord | undefined> =>
+        this.run({ port: 'OrderRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
+      updateState: (id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> =>
+        this.run({ port: 'OrderRepository', method: 'updateState', write: true, args: [id, expected, next, updatedAt] }, () =>
+          inner.updateState(id, expected, next, updatedAt),
+        ),
+      list: (query: OrderListQuery): Promise<readonly OrderRecord[]> =>
+        this.run({ port: 'OrderRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
     };
   }
 

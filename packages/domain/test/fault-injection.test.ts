@@ -16,6 +16,16 @@ class Pets implements PetRepository {
   async list(q: PetListQuery): Promise<readonly Pet[]> {
     return this.rows.filter((p) => p.id > q.afterId).slice(0, q.limit);
   }
+  // The adoption holds (PETS-PORT.md): not used by these tests.
+  async findHold(): Promise<undefined> {
+    throw new Error('not used here');
+  }
+  async swapHold(): Promise<boolean> {
+    throw new Error('not used here');
+  }
+  async countByStatus(): Promise<Record<'available' | 'pending' | 'sold', number>> {
+    throw new Error('not used here');
+  }
 }
 class Quotas implements QuotaStore {
   readonly states = new Map<string, SubjectState>();

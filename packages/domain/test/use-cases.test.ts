@@ -32,6 +32,16 @@ class ArrayRepository implements PetRepository {
     this.lastQuery = q;
     return this.pets.filter((p) => (q.status === undefined || p.status === q.status) && p.id > q.afterId).slice(0, q.limit);
   }
+  // The adoption holds (PETS-PORT.md): not used by these tests.
+  async findHold(): Promise<undefined> {
+    throw new Error('not used here');
+  }
+  async swapHold(): Promise<boolean> {
+    throw new Error('not used here');
+  }
+  async countByStatus(): Promise<Record<'available' | 'pending' | 'sold', number>> {
+    throw new Error('not used here');
+  }
 }
 
 describe('PetCatalog use cases', () => {

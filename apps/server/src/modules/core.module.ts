@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import { Admission, Adoption, Authenticator, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
@@ -22,12 +22,16 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, quotas, keys, ms, store) => (store.inProcess === true ? { pets, quotas, keys } : boundedPorts({ pets, quotas, keys }, ms)),
-      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
+      (pets, orders, quotas, keys, ms, store) =>
+        store.inProcess === true ? { pets, orders, quotas, keys } : boundedPorts({ pets, orders, quotas, keys }, ms),
+      [TOKENS.PetRepository, TOKENS.OrderRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
     .toResolvedValue((ports, clock) => new PetCatalog(ports.pets, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .inSingletonScope();
+  bind(TOKENS.Adoption)
+    .toResolvedValue((ports, clock) => new Adoption(ports.pets, ports.orders, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
@@ -37,10 +41,11 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, authenticator, admission, store, logger, settings, ms) =>
+      (catalog, adoption, authenticator, admission, store, logger, settings, ms) =>
         createHttpApp(
           {
             catalog,
+            adoption,
             authenticator,
             admission,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
@@ -48,7 +53,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           },
           { trustProxy: settings.trustProxy },
         ),
-      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
+      [TOKENS.PetCatalog, TOKENS.Adoption, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
     )
     .inSingletonScope();
 });

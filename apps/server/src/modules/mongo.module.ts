@@ -2,7 +2,7 @@ import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { connectMongo, type MongoStores } from '@petstore/adapters-mongo';
 import { TOKENS } from '../tokens.js';
 
-/** The connection and its three stores: private to this module. */
+/** The connection and its stores: private to this module. */
 const MONGO_STORES = Symbol.for('petstore.MongoStores') as ServiceIdentifier<MongoStores>;
 
 /**
@@ -13,6 +13,7 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(MONGO_STORES).toResolvedValue(() => connectMongo(uri)).inSingletonScope();
     bind(TOKENS.PetRepository).toResolvedValue((m) => m.pets, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.OrderRepository).toResolvedValue((m) => m.orders, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.StoreLifecycle)

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Admission, Authenticator, apiKeyRecord, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import { Admission, Adoption, Authenticator, apiKeyRecord, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
+import { ApiKeyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { errorOf, parseRaw, rawExchange, send, startHarness, type Answer, type Harness } from './support.js';
 
@@ -134,8 +134,10 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
   it('slow bodies: a body that never completes is closed (408 or disconnect) by the request deadline (the same listen, shorter bounds)', async () => {
     const keys = new ApiKeyStoreInMemory([apiKeyRecord(KEY, 'pro') as ApiKeyRecord]);
     const clock = new SystemClock();
+    const pets = new PetRepositoryInMemory();
     const app = createHttpApp({
-      catalog: new PetCatalog(new PetRepositoryInMemory(), clock),
+      catalog: new PetCatalog(pets, clock),
+      adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
     });

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '@petstore/domain';
 import { FaultInjector } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { silentLogger, type HttpLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../../src/settings.js';
 import { startServer, type StartedServer } from '../../src/server.js';
@@ -20,6 +20,7 @@ export interface Harness {
   readonly faults: FaultInjector;
   /** The memory stores under the fault injector: what the store really holds. */
   readonly pets: PetRepositoryInMemory;
+  readonly orders: OrderRepositoryInMemory;
   readonly quotas: QuotaStoreInMemory;
   readonly keys: ApiKeyStoreInMemory;
   stop(): Promise<void>;
@@ -40,6 +41,7 @@ export interface HarnessOptions {
 export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
   const faults = new FaultInjector(options.hangMs === undefined ? {} : { hangMs: options.hangMs });
   const pets = new PetRepositoryInMemory();
+  const orders = new OrderRepositoryInMemory();
   const quotas = new QuotaStoreInMemory();
   const keys = new ApiKeyStoreInMemory();
   const settings = parseSettings({ PORT: '0', HOST: '127.0.0.1', ...options.env });
@@ -47,7 +49,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     logger: options.logger ?? silentLogger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.storeDeadlineMs === undefined ? {} : { storeDeadlineMs: options.storeDeadlineMs }),
-    stores: { pets: faults.petRepository(pets), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
+    stores: { pets: faults.petRepository(pets), orders: faults.orderRepository(orders), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
   });
   return {
     server,
@@ -55,6 +57,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     port: server.port,
     faults,
     pets,
+    orders,
     quotas,
     keys,
     async stop() {

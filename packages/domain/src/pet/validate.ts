@@ -91,13 +91,16 @@ const INT64_MAX = '9223372036854775807';
 const CANONICAL_POSITIVE = /^[1-9][0-9]{0,18}$/;
 
 /**
- * Parses a `petId` path segment: a canonical positive decimal integer within int64.
- * Returns the id as a number, or `null` for a valid int64 that no pet can have (beyond 2^53 − 1).
+ * Parses an id path segment (`petId`, `orderId`, …): a canonical positive decimal integer within
+ * int64. Returns the id as a number, or `null` for a valid int64 that nothing can have (beyond 2^53 − 1).
  */
-export const parsePetId = (raw: string): Result<number | null, ValidationFailed> => {
+export const parsePathId = (raw: string, field: string): Result<number | null, ValidationFailed> => {
   if (!CANONICAL_POSITIVE.test(raw) || (raw.length === INT64_MAX.length && raw > INT64_MAX)) {
-    return fail(validationFailed('petId', 'petId must be a positive integer from 1 to 9223372036854775807, written without sign, leading zeros or fraction'));
+    return fail(validationFailed(field, `${field} must be a positive integer from 1 to 9223372036854775807, written without sign, leading zeros or fraction`));
   }
   const id = Number(raw);
   return ok(Number.isSafeInteger(id) ? id : null);
 };
+
+/** Parses a `petId` path segment (see `parsePathId`). */
+export const parsePetId = (raw: string): Result<number | null, ValidationFailed> => parsePathId(raw, 'petId');

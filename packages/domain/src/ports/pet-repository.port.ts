@@ -1,5 +1,12 @@
 import type { Pet, PetDraft, PetStatus } from '../pet/pet.js';
 
+/** A pet's adoption state: its status and the open order that reserves it, if any. */
+export interface PetHold {
+  readonly status: PetStatus;
+  /** The id of the open (`placed` or `approved`) order that reserves the pet; `null` when none. */
+  readonly orderId: number | null;
+}
+
 export interface PetListQuery {
   /** Only pets with this status; all pets when absent. */
   readonly status?: PetStatus;
@@ -21,4 +28,15 @@ export interface PetRepository {
   findById(id: number): Promise<Pet | undefined>;
   /** Matching pets with `id > afterId`, in ascending id order, at most `limit` of them. */
   list(query: PetListQuery): Promise<readonly Pet[]>;
+  /** The pet's hold, or `undefined` when no pet has this id. */
+  findHold(id: number): Promise<PetHold | undefined>;
+  /**
+   * The one conditional update of the adoption flow, atomic on one pet: when the pet's hold
+   * equals `expected` (status and orderId), set it to `next` and answer `true`; otherwise change
+   * nothing and answer `false` (also when no pet has this id). Of N concurrent swaps from the same
+   * `expected`, at most one answers `true`. Lists, counts and `findById` see the new status at once.
+   */
+  swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean>;
+  /** How many pets have each status (the inventory): O(1) on the memory store, index-served counts on MongoDB. */
+  countByStatus(): Promise<Readonly<Record<PetStatus, number>>>;
 }
