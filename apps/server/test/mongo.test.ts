@@ -64,6 +64,8 @@ describe('the service on MongoDB', function () {
     const withDatabase = uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/, `$1/${database}$3`);
     const key = 'multi-process-key';
     const limit = 50;
+    /** A key that no test here takes to its limit (for the order race). */
+    const roomyKey = 'multi-process-roomy-key';
     type Proc = { url: Promise<string>; stop(): Promise<number | null> };
     const start = (): Proc => {
       const child = spawn(process.execPath, [MAIN], {
@@ -73,7 +75,7 @@ describe('the service on MongoDB', function () {
           HOST: '127.0.0.1',
           PETSTORE_STORE: 'mongo',
           MONGODB_URI: withDatabase,
-          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000`,
+          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000,${roomyKey}:enterprise:100000:1000000`,
         },
       });
       let out = '';
@@ -110,6 +112,27 @@ describe('the service on MongoDB', function () {
       expect(await found.json()).to.deep.equal({ id: pet.id, name: 'Shared', categoryId: 3, status: 'available' });
       const next = (await (await fetch(`${await b.url}/v1/pets`, { method: 'POST', headers, body: '{"name":"Next","categoryId":3}' })).json()) as { id: number };
       expect(next.id).to.be.greaterThan(pet.id);
+    });
+
+    /** The one place this suite creates a pet over HTTP (adapt it here when a pet needs more). */
+    const createPet = async (url: string): Promise<number> => {
+      const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
+      const created = await fetch(`${url}/v1/pets`, { method: 'POST', headers: roomy, body: JSON.stringify({ name: 'Contested', categoryId: 3 }) });
+      expect(created.status).to.equal(201);
+      return ((await created.json()) as { id: number }).id;
+    };
+
+    it('of 50 simultaneous orders for one pet sent to both processes, exactly one gets 201 (CONTRACT.md §8)', async () => {
+      const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
+      const petId = await createPet(await a.url);
+      const urls = [await a.url, await b.url];
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => fetch(`${urls[i % 2]}/v1/store/orders`, { method: 'POST', headers: roomy, body: JSON.stringify({ petId }) }).then((r) => r.status)),
+      );
+      expect(statuses.filter((s) => s === 201)).to.have.length(1);
+      expect(statuses.filter((s) => s === 409)).to.have.length(49);
+      const pet = (await (await fetch(`${urls[1]}/v1/pets/${petId}`, { headers: roomy })).json()) as { status: string };
+      expect(pet.status).to.equal('pending');
     });
 
     it('a key limit holds exactly across both: of 80 simultaneous requests, exactly the remaining quota is admitted', async () => {

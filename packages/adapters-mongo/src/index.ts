@@ -7,4 +7,4 @@ export { QuotaStoreMongo, consumePipeline } from './quota-store.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { classifyMongoError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
-export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, type IndexDefinition } from './indexes.js';
+export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, COUNTERS, type IndexDefinition } from './indexes.js';

@@ -1,5 +1,5 @@
 import type { CreateIndexesOptions, Db, IndexSpecification } from 'mongodb';
-import { guard } from './errors.js';
+import { guard, upsertWithRetry } from './errors.js';
 
 /** The collections of one petstore database. */
 export const COLLECTIONS = {
@@ -37,8 +37,19 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.quotas, key: { expireAt: 1 }, options: { name: 'expireAt_1', expireAfterSeconds: 0 } },
 ];
 
-/** Creates the indexes; a no-op when they exist, so every process may run it at every start. */
+/** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */
+export const COUNTERS = { orders: 'orders' } as const;
+
+/**
+ * Creates the indexes, and the id counters when missing (at start, before any request, so that
+ * requests only ever `$inc` an existing document); a no-op when they exist, so every process may
+ * run it at every start.
+ */
 export const ensureIndexes = (db: Db): Promise<void> =>
   guard(async () => {
     for (const index of MONGO_INDEXES) await db.collection(index.collection).createIndex(index.key, index.options);
+    const counters = db.collection<{ _id: string; value: number }>(COLLECTIONS.counters);
+    for (const name of Object.values(COUNTERS)) {
+      await upsertWithRetry(() => counters.updateOne({ _id: name }, { $setOnInsert: { value: 0 } }, { upsert: true }));
+    }
   });

@@ -1,7 +1,7 @@
 import type { OrderDraft, OrderListQuery, OrderRecord, OrderRepository, OrderState } from '@petstore/domain';
 import type { Collection, Db, Filter } from 'mongodb';
-import { guard, upsertWithRetry } from './errors.js';
-import { COLLECTIONS } from './indexes.js';
+import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
+import { COLLECTIONS, COUNTERS } from './indexes.js';
 
 interface OrderDocument {
   readonly _id: number;
@@ -17,8 +17,8 @@ interface CounterDocument {
   readonly value: number;
 }
 
-/** The counter document that hands out order ids. */
-const ORDER_COUNTER = 'orders';
+/** Ids drawn again at most when the one drawn is already taken (a counter restored from an old backup). */
+const MAX_DRAWS = 3;
 
 const toRecord = (doc: OrderDocument): OrderRecord => ({
   id: doc._id,
@@ -31,8 +31,9 @@ const toRecord = (doc: OrderDocument): OrderRecord => ({
 
 /**
  * Order records in MongoDB, `_id` = the order id. Ids come from one counter document (`$inc`, atomic
- * across processes), so they are unique and increasing; a placement that loses its race leaves a
- * gap-free id behind as an `abandoned` record. State changes are one `updateOne` filtered on the
+ * across processes; created by `ensureIndexes` at start), so they are unique and increasing; a
+ * placement that loses its race keeps its id as an `abandoned` record. An id found taken (the
+ * counter went back) is drawn again. State changes are one `updateOne` filtered on the
  * expected state (classic operators only, no transaction: the pet's document is the consistency
  * boundary of the adoption flow).
  */
@@ -46,13 +47,19 @@ export class OrderRepositoryMongo implements OrderRepository {
   }
 
   async create(draft: OrderDraft): Promise<OrderRecord> {
-    const counter = await upsertWithRetry(() =>
-      this.counters.findOneAndUpdate({ _id: ORDER_COUNTER }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
-    );
-    if (counter === null) throw new Error('the order id counter was not returned');
-    const doc: OrderDocument = { _id: counter.value, petId: draft.petId, owner: draft.owner, state: draft.state, placedAt: draft.placedAt, updatedAt: draft.updatedAt };
-    await guard(() => this.orders.insertOne(doc));
-    return toRecord(doc);
+    for (let draw = 1; ; draw++) {
+      const counter = await upsertWithRetry(() =>
+        this.counters.findOneAndUpdate({ _id: COUNTERS.orders }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
+      );
+      if (counter === null) throw new Error('the order id counter was not returned');
+      const doc: OrderDocument = { _id: counter.value, petId: draft.petId, owner: draft.owner, state: draft.state, placedAt: draft.placedAt, updatedAt: draft.updatedAt };
+      try {
+        await guard(() => this.orders.insertOne(doc));
+        return toRecord(doc);
+      } catch (error) {
+        if (draw === MAX_DRAWS || classifyMongoError(error) !== 'duplicate_key') throw error;
+      }
+    }
   }
 
   async findById(id: number): Promise<OrderRecord | undefined> {
