@@ -4,7 +4,6 @@ import {
   NewOrderSchema,
   OrderIdSchema,
   OrderSchema,
-  OrderStatusSchema,
   ErrorSchema,
   GET_PET_DEPRECATION,
   LIMIT_DEFAULT,
@@ -249,7 +248,6 @@ const storeOperations = () => {
       Order: OrderSchema,
       NewOrder: NewOrderSchema,
       Orders: { type: 'array', items: ref('schemas', 'Order') },
-      OrderStatus: OrderStatusSchema,
       Inventory: InventorySchema,
     },
     paths: {
