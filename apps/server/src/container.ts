@@ -39,6 +39,7 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TOKENS.PetRepository).toConstantValue(stores.pets);
     bind(TOKENS.CategoryRepository).toConstantValue(stores.categories);
+    bind(TOKENS.OrderRepository).toConstantValue(stores.orders);
     bind(TOKENS.QuotaStore).toConstantValue(stores.quotas);
     bind(TOKENS.ApiKeyStore).toConstantValue(stores.keys);
     bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: stores.isReady ?? (async () => true), close: async () => {} });

@@ -1,4 +1,4 @@
-import type { ApiKeyStore, CategoryRepository, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -31,6 +31,7 @@ export const withDeadline = <T>(work: Promise<T>, ms: number, what: string): Pro
 export interface StorePorts {
   readonly pets: PetRepository;
   readonly categories: CategoryRepository;
+  readonly orders: OrderRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
 }
@@ -50,6 +51,12 @@ export const boundedPorts = (ports: StorePorts, ms: number): StorePorts => ({
     findById: (id) => withDeadline(ports.categories.findById(id), ms, 'CategoryRepository.findById'),
     findByName: (name) => withDeadline(ports.categories.findByName(name), ms, 'CategoryRepository.findByName'),
     list: (query) => withDeadline(ports.categories.list(query), ms, 'CategoryRepository.list'),
+  },
+  orders: {
+    create: (draft) => withDeadline(ports.orders.create(draft), ms, 'OrderRepository.create'),
+    findById: (id) => withDeadline(ports.orders.findById(id), ms, 'OrderRepository.findById'),
+    updateState: (id, expected, next, updatedAt) => withDeadline(ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState'),
+    list: (query) => withDeadline(ports.orders.list(query), ms, 'OrderRepository.list'),
   },
   quotas: {
     consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume'),

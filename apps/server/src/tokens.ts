@@ -1,5 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
-import type { Admission, ApiKeyStore, Authenticator, CategoryCatalog, CategoryRepository, Clock, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
+import type { Admission, Adoption, ApiKeyStore, Authenticator, CategoryCatalog, CategoryRepository, Clock, OrderRepository, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
 import type { HttpApp, HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 
@@ -23,11 +23,13 @@ export const TOKENS = {
   StoreDeadlineMs: token<number>('StoreDeadlineMs'),
   PetRepository: token<PetRepository>('PetRepository'),
   CategoryRepository: token<CategoryRepository>('CategoryRepository'),
+  OrderRepository: token<OrderRepository>('OrderRepository'),
   QuotaStore: token<QuotaStore>('QuotaStore'),
   ApiKeyStore: token<ApiKeyStore>('ApiKeyStore'),
   StoreLifecycle: token<StoreLifecycle>('StoreLifecycle'),
   PetCatalog: token<PetCatalog>('PetCatalog'),
   CategoryCatalog: token<CategoryCatalog>('CategoryCatalog'),
+  Adoption: token<Adoption>('Adoption'),
   Authenticator: token<Authenticator>('Authenticator'),
   Admission: token<Admission>('Admission'),
   HttpApp: token<HttpApp>('HttpApp'),

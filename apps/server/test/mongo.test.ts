@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { Admission, apiKeyRecord, Authenticator, CategoryCatalog, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
-import { ApiKeyStoreMongo, CategoryRepositoryMongo, MongoCommandError, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
+import { ApiKeyStoreMongo, CategoryRepositoryMongo, MongoCommandError, OrderRepositoryMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { seedCategories } from './hardening/support.js';
 
@@ -28,9 +28,11 @@ describe('the service on MongoDB', function () {
     const db = client.db('petstore_outage');
     const clock = new SystemClock();
     const categories = new CategoryRepositoryMongo(db);
+    const pets = new PetRepositoryMongo(db);
     const app = createHttpApp({
-      catalog: new PetCatalog(new PetRepositoryMongo(db), categories, clock),
+      catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
+      adoption: new Adoption(pets, new OrderRepositoryMongo(db), clock),
       authenticator: new Authenticator(new ApiKeyStoreMongo(db)),
       admission: new Admission(new QuotaStoreMongo(db), clock),
     });
@@ -67,6 +69,7 @@ describe('the service on MongoDB', function () {
     const app = createHttpApp({
       catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
+      adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
       logger: { info: () => {}, error: (fields) => void lines.push(fields) },
@@ -98,6 +101,8 @@ describe('the service on MongoDB', function () {
     // Seeds the categories, so that the 50 requests of the seeding do not spend the tests' quotas.
     const seedKey = 'mongo-seed-key-0123456789';
     const limit = 50;
+    /** A key that no test here takes to its limit (for the order race). */
+    const roomyKey = 'multi-process-roomy-key';
     type Proc = { url: Promise<string>; stop(): Promise<number | null> };
     const start = (): Proc => {
       const child = spawn(process.execPath, [MAIN], {
@@ -107,7 +112,7 @@ describe('the service on MongoDB', function () {
           HOST: '127.0.0.1',
           PETSTORE_STORE: 'mongo',
           MONGODB_URI: withDatabase,
-          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000,${proKey}:pro,${seedKey}:business`,
+          PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000,${proKey}:pro,${seedKey}:business,${roomyKey}:enterprise:100000:1000000`,
         },
       });
       let out = '';
@@ -204,6 +209,27 @@ describe('the service on MongoDB', function () {
       );
       expect(statuses.filter((s) => s === 201)).to.have.length(1);
       expect(statuses.filter((s) => s === 409)).to.have.length(19);
+    });
+
+    /** The one place this suite creates a pet over HTTP (adapt it here when a pet needs more). */
+    const createPet = async (url: string): Promise<number> => {
+      const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
+      const created = await fetch(`${url}/v1/pets`, { method: 'POST', headers: roomy, body: JSON.stringify({ name: 'Contested', categoryId: 3 }) });
+      expect(created.status).to.equal(201);
+      return ((await created.json()) as { id: number }).id;
+    };
+
+    it('of 50 simultaneous orders for one pet sent to both processes, exactly one gets 201 (CONTRACT.md §8)', async () => {
+      const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
+      const petId = await createPet(await a.url);
+      const urls = [await a.url, await b.url];
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => fetch(`${urls[i % 2]}/v1/store/orders`, { method: 'POST', headers: roomy, body: JSON.stringify({ petId }) }).then((r) => r.status)),
+      );
+      expect(statuses.filter((s) => s === 201)).to.have.length(1);
+      expect(statuses.filter((s) => s === 409)).to.have.length(49);
+      const pet = (await (await fetch(`${urls[1]}/v1/pets/${petId}`, { headers: roomy })).json()) as { status: string };
+      expect(pet.status).to.equal('pending');
     });
 
     it('a key limit holds exactly across both: of 80 simultaneous requests, exactly the remaining quota is admitted', async () => {

@@ -1,5 +1,5 @@
 import Koa from 'koa';
-import type { Admission, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
 import { compileValidators } from './validation.js';
@@ -12,6 +12,7 @@ import type { AppState } from './state.js';
 export interface HttpAppDependencies {
   readonly catalog: PetCatalog;
   readonly categories: CategoryCatalog;
+  readonly adoption: Adoption;
   readonly authenticator: Authenticator;
   readonly admission: Admission;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
@@ -36,7 +37,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const logger = deps.logger ?? silentLogger;
   const isReady = deps.isReady ?? (async () => true);
   const openApi = JSON.stringify(buildOpenApiDocument());
-  const router = createRouter(deps.catalog, deps.categories, compileValidators());
+  const router = createRouter(deps.catalog, deps.categories, deps.adoption, compileValidators());
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

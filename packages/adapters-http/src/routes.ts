@@ -1,16 +1,27 @@
 import Router from '@koa/router';
-import type { CategoryCatalog, PetCatalog, DomainError } from '@petstore/domain';
+import type { Context } from 'koa';
+import type { Adoption, Caller, CategoryCatalog, DomainError, OrderAction, PetCatalog } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { readJsonBody } from './body.js';
-import { checkNewCategory, checkNewPet, readCategoriesQuery, readListQuery, type RequestValidators } from './validation.js';
+import { checkNewCategory, checkNewOrder, checkNewPet, readCategoriesQuery, readListQuery, readOrderListQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
-import { serializeCategories, serializeCategory, serializePet, serializePets } from './serialize.js';
+import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
 
+/** The key holder the gate authenticated (every route runs after it). */
+const callerOf = (ctx: { state: AppState }): Caller => {
+  const { caller } = ctx.state;
+  if (caller === undefined) throw new Error('a route ran without an authenticated caller');
+  return caller;
+};
+
+/** The order id as the client wrote it in the path (`/v1/store/orders/{orderId}…`), undecoded: `%31` is not a canonical id. */
+const rawOrderId = (ctx: Context): string => ctx.path.split('/')[4] ?? '';
+
 /** The v1 operations. Routes are named after their OpenAPI operation ids. */
-export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, validators: RequestValidators): Router<AppState> => {
+export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, adoption: Adoption, validators: RequestValidators): Router<AppState> => {
   const router = new Router<AppState>({ sensitive: true, strict: false });
 
   router.get('listPets', '/v1/pets', async (ctx) => {
@@ -77,6 +88,60 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, v
     if (!result.ok) throw fromDomain(result.error);
     ctx.type = JSON_TYPE;
     ctx.body = serializeCategory(result.value);
+  });
+
+  // ---- The adoption flow (CONTRACT.md §8) ----
+
+  router.post('placeOrder', '/v1/store/orders', async (ctx) => {
+    const body = await readJsonBody(ctx.req, ctx.res);
+    if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
+    checkNewOrder(validators, body);
+    const result = await adoption.place(callerOf(ctx), body);
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.status = 201;
+    ctx.set('Location', `/v1/store/orders/${result.value.id}`);
+    ctx.type = JSON_TYPE;
+    ctx.body = serializeOrder(result.value);
+  });
+
+  router.get('listOrders', '/v1/store/orders', async (ctx) => {
+    const query = readOrderListQuery(validators, ctx.querystring);
+    const result = await adoption.listOrders(callerOf(ctx), query);
+    if (!result.ok) throw fromDomain(result.error);
+    const { items, nextCursor } = result.value;
+    if (nextCursor !== undefined) {
+      const status = query.status === undefined ? '' : `&status=${query.status}`;
+      ctx.set('Link', `</v1/store/orders?limit=${items.length}${status}&cursor=${nextCursor}>; rel="next"`);
+    }
+    ctx.type = JSON_TYPE;
+    ctx.body = serializeOrders(items);
+  });
+
+  router.get('getOrder', '/v1/store/orders/:orderId', async (ctx) => {
+    const result = await adoption.getOrder(callerOf(ctx), rawOrderId(ctx));
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.type = JSON_TYPE;
+    ctx.body = serializeOrder(result.value);
+  });
+
+  const actions: ReadonlyArray<readonly [string, OrderAction]> = [
+    ['approveOrder', 'approve'],
+    ['deliverOrder', 'deliver'],
+    ['cancelOrder', 'cancel'],
+  ];
+  for (const [name, action] of actions) {
+    router.post(name, `/v1/store/orders/:orderId/${action}`, async (ctx) => {
+      const result = await adoption.act(callerOf(ctx), action, rawOrderId(ctx));
+      if (!result.ok) throw fromDomain(result.error);
+      ctx.type = JSON_TYPE;
+      ctx.body = serializeOrder(result.value);
+    });
+  }
+
+  router.get('getInventory', '/v1/store/inventory', async (ctx) => {
+    const counts = await adoption.inventory();
+    ctx.type = JSON_TYPE;
+    ctx.body = JSON.stringify({ available: counts.available, pending: counts.pending, sold: counts.sold });
   });
 
   return router;

@@ -1,4 +1,4 @@
-import type { Category, Pet } from '@petstore/domain';
+import type { Category, Order, Pet } from '@petstore/domain';
 
 // Characters that JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -27,3 +27,9 @@ export const serializeCategory = (category: Category): string => JSON.stringify(
 
 /** A page of categories as a JSON array. */
 export const serializeCategories = (categories: readonly Category[]): string => `[${categories.map(serializeCategory).join(',')}]`;
+/** An `Order` as JSON, fields in the order of the schema. */
+export const serializeOrder = (order: Order): string =>
+  JSON.stringify({ id: order.id, petId: order.petId, status: order.status, placedAt: order.placedAt, updatedAt: order.updatedAt });
+
+/** A page of orders as a JSON array. */
+export const serializeOrders = (orders: readonly Order[]): string => `[${orders.map(serializeOrder).join(',')}]`;

@@ -1,5 +1,17 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { ListCategoriesQuerySchema, ListPetsQuerySchema, NewCategorySchema, NewPetSchema, quoteInput, validateNewCategory, validateNewPet } from '@petstore/domain';
+import {
+  ListCategoriesQuerySchema,
+  ListOrdersQuerySchema,
+  ListPetsQuerySchema,
+  NewCategorySchema,
+  NewOrderSchema,
+  NewPetSchema,
+  ORDER_STATUSES,
+  quoteInput,
+  validateNewCategory,
+  validateNewOrder,
+  validateNewPet,
+} from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** The request validators, compiled once at start from the domain's JSON Schemas. */
@@ -8,6 +20,8 @@ export interface RequestValidators {
   readonly listQuery: ValidateFunction;
   readonly newCategory: ValidateFunction;
   readonly categoriesQuery: ValidateFunction;
+  readonly newOrder: ValidateFunction;
+  readonly listOrdersQuery: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
@@ -19,6 +33,8 @@ export const compileValidators = (): RequestValidators => {
     listQuery: ajv.compile(ListPetsQuerySchema),
     newCategory: ajv.compile(NewCategorySchema),
     categoriesQuery: ajv.compile(ListCategoriesQuerySchema),
+    newOrder: ajv.compile(NewOrderSchema),
+    listOrdersQuery: ajv.compile(ListOrdersQuerySchema),
   };
 };
 
@@ -92,7 +108,12 @@ export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey
 };
 
 /** The listed keys of a query, checked by `validate`: integers where written canonically, the rest as text. */
-const readQuery = <K extends ListQueryKey>(validate: ValidateFunction, querystring: string, keys: readonly K[]): Partial<Record<K, string | number>> => {
+const readQuery = <K extends ListQueryKey>(
+  validate: ValidateFunction,
+  querystring: string,
+  keys: readonly K[],
+  messages: Readonly<Record<string, string>> = QUERY_MESSAGES,
+): Partial<Record<K, string | number>> => {
   const query = parseListQuery(querystring);
   const input: Partial<Record<K, string | number>> = {};
   for (const key of keys) {
@@ -105,7 +126,7 @@ const readQuery = <K extends ListQueryKey>(validate: ValidateFunction, querystri
   if (!validate(input)) {
     const error = validate.errors![0]!;
     const field = error.instancePath.replace(/^\//, '');
-    throw new HttpError('validation_failed', QUERY_MESSAGES[field] ?? describeAjvError(error, 'query'));
+    throw new HttpError('validation_failed', messages[field] ?? describeAjvError(error, 'query'));
   }
   return input;
 };
@@ -125,3 +146,18 @@ export const readListQuery = (
 /** The query of `GET /v1/categories`: `limit` and `cursor` (other parameters, filters of other lists included, are ignored). */
 export const readCategoriesQuery = (validators: RequestValidators, querystring: string): { limit?: number; cursor?: string } =>
   readQuery(validators.categoriesQuery, querystring, ['limit', 'cursor'] as const) as { limit?: number; cursor?: string };
+
+/** Validates an order body `{ "petId" }`; the message names the field and the reason (the domain's wording). */
+export const checkNewOrder = (validators: RequestValidators, body: unknown): void => {
+  if (validators.newOrder(body)) return;
+  const domain = validateNewOrder(body);
+  const message = domain.ok ? describeAjvError(validators.newOrder.errors![0]!, 'body') : domain.error.message;
+  throw new HttpError('validation_failed', message);
+};
+
+/** Messages of the order list's query: as the pet list's, but `status` is an order status. */
+const ORDER_QUERY_MESSAGES: Readonly<Record<string, string>> = { ...QUERY_MESSAGES, status: `status must be one of ${ORDER_STATUSES.join(', ')}` };
+
+/** `limit`, `status` and `cursor` of `GET /v1/store/orders`, read as for the pet list; `status` is an order status. */
+export const readOrderListQuery = (validators: RequestValidators, querystring: string): { limit?: number; status?: string; cursor?: string } =>
+  readQuery(validators.listOrdersQuery, querystring, ['limit', 'status', 'cursor'] as const, ORDER_QUERY_MESSAGES) as { limit?: number; status?: string; cursor?: string };

@@ -31,6 +31,7 @@ class SwitchableRepository implements PetRepository {
     this.check();
     return this.inner.list(query);
   }
+  // The adoption holds (PETS-PORT.md).
   async findHold(id: number): Promise<PetHold | undefined> {
     this.check();
     return this.inner.findHold(id);

@@ -1,13 +1,16 @@
 import { expect } from 'chai';
-import { apiKeyStoreContract, categoryRepositoryContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
 import { DAY_MS } from '@petstore/domain';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
 import { OrderedIndex } from '../src/ordered-index.js';
 
 petRepositoryContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
 categoryRepositoryContract('in memory', async () => ({ subject: new CategoryRepositoryInMemory() }));
 quotaStoreContract('in memory', async () => ({ subject: new QuotaStoreInMemory() }));
 apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory() }));
+petHoldContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
+orderRepositoryContract('in memory', async () => ({ subject: new OrderRepositoryInMemory() }));
+adoptionContract('in memory', async () => ({ subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() } }));
 
 describe('in-memory adapters beyond the contract', () => {
   it('drops rate-limit state that can no longer matter once a UTC day has passed', async () => {

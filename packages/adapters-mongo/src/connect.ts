@@ -1,4 +1,4 @@
-import type { ApiKeyStore, CategoryRepository, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
@@ -6,6 +6,7 @@ import { CategoryRepositoryMongo } from './category-repository.mongo.js';
 import { classifyMongoError } from './errors.js';
 import { COLLECTIONS, ensureIndexes } from './indexes.js';
 import { PetRepositoryMongo } from './pet-repository.mongo.js';
+import { OrderRepositoryMongo } from './order-repository.mongo.js';
 import { QuotaStoreMongo } from './quota-store.mongo.js';
 import { resolveMongoSettings } from './settings.js';
 
@@ -18,6 +19,7 @@ export interface ConnectMongoOptions {
 export interface MongoStores {
   readonly pets: PetRepository;
   readonly categories: CategoryRepository;
+  readonly orders: OrderRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
   /** The database in use and the hosts (no credentials): for the start-up log line. */
@@ -95,6 +97,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
     return {
       pets: new PetRepositoryMongo(db),
       categories: new CategoryRepositoryMongo(db),
+      orders: new OrderRepositoryMongo(db),
       quotas: new QuotaStoreMongo(db),
       keys: new ApiKeyStoreMongo(db),
       database,

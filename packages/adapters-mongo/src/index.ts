@@ -4,7 +4,8 @@ export { connectMongo, type ConnectMongoOptions, type MongoStores } from './conn
 export { PetRepositoryMongo } from './pet-repository.mongo.js';
 export { QuotaStoreMongo } from './quota-store.mongo.js';
 export { CategoryRepositoryMongo } from './category-repository.mongo.js';
+export { OrderRepositoryMongo } from './order-repository.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
-export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, type IndexDefinition } from './indexes.js';
+export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, COUNTERS, type IndexDefinition } from './indexes.js';

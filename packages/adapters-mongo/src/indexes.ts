@@ -1,5 +1,5 @@
 import type { CreateIndexesOptions, Db, IndexSpecification } from 'mongodb';
-import { guard } from './errors.js';
+import { guard, upsertWithRetry } from './errors.js';
 
 /** The collections of one petstore database. */
 export const COLLECTIONS = {
@@ -9,6 +9,9 @@ export const COLLECTIONS = {
   /** One document per rate-limited subject. */
   quotas: 'quota_subjects',
   apiKeys: 'api_keys',
+  orders: 'orders',
+  /** Counters handing out ids (`{ _id: 'orders', value }`). */
+  counters: 'counters',
 } as const;
 
 export interface IndexDefinition {
@@ -24,6 +27,9 @@ export interface IndexDefinition {
  * - `pets {categoryId, _id}` and `pets {status, categoryId, _id}` serve the category filter, alone and
  *   with the status filter, the same way.
  * - `categories {key}`, unique: one category per name (NFC, lower case), also across processes.
+ * - `orders {owner, _id}` serves an owner's list ("owner = K and _id > cursor, ascending"), filtered
+ *   by state on the way; `orders {owner, state, _id}` and `orders {state, _id}` serve the status
+ *   filter (one owner's, or every owner's for an admin) with `$in` over the states of a status.
  * - `quota_subjects {expireAt}` with `expireAfterSeconds: 0` lets the server delete a subject's state
  *   once its day has ended and no ban runs (`expireAt` is set on every update).
  */
@@ -32,11 +38,25 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { categoryId: 1, _id: 1 }, options: { name: 'categoryId_1__id_1' } },
   { collection: COLLECTIONS.pets, key: { status: 1, categoryId: 1, _id: 1 }, options: { name: 'status_1_categoryId_1__id_1' } },
   { collection: COLLECTIONS.categories, key: { key: 1 }, options: { name: 'key_1', unique: true } },
+  { collection: COLLECTIONS.orders, key: { owner: 1, _id: 1 }, options: { name: 'owner_1__id_1' } },
+  { collection: COLLECTIONS.orders, key: { owner: 1, state: 1, _id: 1 }, options: { name: 'owner_1_state_1__id_1' } },
+  { collection: COLLECTIONS.orders, key: { state: 1, _id: 1 }, options: { name: 'state_1__id_1' } },
   { collection: COLLECTIONS.quotas, key: { expireAt: 1 }, options: { name: 'expireAt_1', expireAfterSeconds: 0 } },
 ];
 
-/** Creates the indexes; a no-op when they exist, so every process may run it at every start. */
+/** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */
+export const COUNTERS = { orders: 'orders' } as const;
+
+/**
+ * Creates the indexes, and the id counters when missing (at start, before any request, so that
+ * requests only ever `$inc` an existing document); a no-op when they exist, so every process may
+ * run it at every start.
+ */
 export const ensureIndexes = (db: Db): Promise<void> =>
   guard(async () => {
     for (const index of MONGO_INDEXES) await db.collection(index.collection).createIndex(index.key, index.options);
+    const counters = db.collection<{ _id: string; value: number }>(COLLECTIONS.counters);
+    for (const name of Object.values(COUNTERS)) {
+      await upsertWithRetry(() => counters.updateOne({ _id: name }, { $setOnInsert: { value: 0 } }, { upsert: true }), `update on ${COLLECTIONS.counters}`);
+    }
   }, 'createIndexes');

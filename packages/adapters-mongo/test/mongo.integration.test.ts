@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { apiKeyRecord, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
-import { apiKeyStoreContract, categoryRepositoryContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
@@ -12,6 +12,7 @@ import {
   connectMongo,
   ensureIndexes,
   MONGO_INDEXES,
+  OrderRepositoryMongo,
   PetRepositoryMongo,
   QuotaStoreMongo,
   resolveMongoSettings,
@@ -111,6 +112,9 @@ if (target.kind === 'skipped') {
       { numRuns },
     );
     apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)));
+    petHoldContract('MongoDB', fixture('holds', (db) => new PetRepositoryMongo(db)));
+    orderRepositoryContract('MongoDB', fixture('orders', (db) => new OrderRepositoryMongo(db)), { numRuns });
+    adoptionContract('MongoDB', fixture('adoption', (db) => ({ pets: new PetRepositoryMongo(db), orders: new OrderRepositoryMongo(db) })), { numRuns: 10 });
 
     describe('beyond the contract', () => {
       const tracked = async (tag: string): Promise<Db> => {
@@ -303,6 +307,40 @@ if (target.kind === 'skipped') {
           expect(all).to.have.length(3 * perWorker);
           expect(all.filter((o) => o === 'admitted')).to.have.length(limit);
           expect(all.filter((o) => o === 'rejected')).to.have.length(3 * perWorker - limit);
+        } finally {
+          for (const w of workers) if (w.exitCode === null) w.kill();
+        }
+      });
+
+      it('of 50 simultaneous orders for one pet placed by two processes, exactly one succeeds (no transaction: the pet document decides)', async () => {
+        const db = await tracked('orders_procs');
+        const pet = await new PetRepositoryMongo(db).create({ name: 'Contested', categoryId: 1, status: 'available' });
+        const workerUrl = new URL('./support/order-worker.js', import.meta.url);
+        const env = { ...process.env, PETSTORE_TEST_MONGODB_URI: uri, PETSTORE_TEST_DATABASE: db.databaseName };
+        const workers = Array.from({ length: 2 }, () => fork(fileURLToPath(workerUrl), [], { env, stdio: 'inherit' }));
+        try {
+          await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
+            w.once('message', () => resolve());
+            w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
+          })));
+          const outcomes = await Promise.all(
+            workers.map(
+              (w, worker) =>
+                new Promise<string[]>((resolve, reject) => {
+                  w.once('message', (m: { outcomes?: string[]; error?: string }) =>
+                    m.outcomes !== undefined ? resolve(m.outcomes) : reject(new Error(`worker failed: ${m.error ?? 'no result'}`)),
+                  );
+                  w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before reporting`)));
+                  w.send({ count: 25, petId: pet.id, worker: worker + 1 });
+                }),
+            ),
+          );
+          const all = outcomes.flat();
+          const won = all.filter((o) => o.startsWith('ok:'));
+          expect(won, all.join(' ')).to.have.length(1);
+          expect(all.filter((o) => o === 'conflict')).to.have.length(49);
+          const hold = await new PetRepositoryMongo(db).findHold(pet.id);
+          expect(hold).to.deep.equal({ status: 'pending', orderId: Number(won[0]!.slice(3)) });
         } finally {
           for (const w of workers) if (w.exitCode === null) w.kill();
         }

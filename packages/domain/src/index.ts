@@ -19,6 +19,12 @@ export { PetStatus, PET_STATUSES, DEFAULT_PET_STATUS, MAX_CATEGORY_ID, isPetStat
 export type { Pet, PetDraft, NewPet } from './pet/pet.js';
 export { validateNewPet, parsePetId } from './pet/validate.js';
 
+export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, isOrderStatus, toOrder, timestamp } from './order/order.js';
+export type { Order, OrderDraft, OrderRecord } from './order/order.js';
+export { TRANSITIONS, PLACEMENT, ORDER_ACTIONS, repairStep, STATES_OF_STATUS, LISTED_STATES, isSettledStatus } from './order/transitions.js';
+export type { OrderAction, Transition, Actor, RepairStep } from './order/transitions.js';
+export { validateNewOrder, parseOrderId, MAX_PET_ID, type NewOrder } from './order/validate.js';
+
 export { CATEGORY_NAME_MIN_LENGTH, CATEGORY_NAME_MAX_LENGTH, categoryNameKey } from './category/category.js';
 export type { Category, NewCategory } from './category/category.js';
 export { validateNewCategory, parseCategoryId } from './category/validate.js';
@@ -43,6 +49,7 @@ export { apiKeyRecord, publicKeyId, KEY_ROLES, type ApiKeyRecord, type KeyRole, 
 
 export type { PetRepository, PetListQuery, PetHold } from './ports/pet-repository.port.js';
 export type { CategoryRepository, CategoryListQuery, CategoryNameTaken } from './ports/category-repository.port.js';
+export type { OrderRepository, OrderListQuery } from './ports/order-repository.port.js';
 export type { QuotaStore } from './ports/quota-store.port.js';
 export type { ApiKeyStore } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
@@ -51,6 +58,7 @@ export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
 export { CategoryCatalog } from './use-cases/category-catalog.js';
 export { Authenticator, type KeyHasher } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject } from './use-cases/admit.js';
+export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
 
 export {
   PetStatusSchema,
@@ -65,4 +73,11 @@ export {
   CategoriesSchema,
   CategoryIdSchema,
   ListCategoriesQuerySchema,
+  OrderStatusSchema,
+  NewOrderSchema,
+  OrderSchema,
+  OrdersSchema,
+  ListOrdersQuerySchema,
+  OrderIdSchema,
+  InventorySchema,
 } from './schemas/index.js';

@@ -8,6 +8,11 @@ import type {
   ConsumeRequest,
   ConsumeResult,
   NewCategory,
+  OrderDraft,
+  OrderListQuery,
+  OrderRecord,
+  OrderRepository,
+  OrderState,
   Pet,
   PetDraft,
   PetHold,
@@ -36,13 +41,13 @@ declare const clearTimeout: (handle: unknown) => void;
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
-export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'QuotaStore' | 'ApiKeyStore';
+export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore';
 
 /** One call through a wrapped port, as the injector saw it. */
 export interface PortCall {
   readonly port: FaultyPort;
   readonly method: string;
-  /** True for calls that change the store (`create`, `swapHold`, `consume`, `save`). */
+  /** True for calls that change the store (`create`, `consume`, `save`, `swapHold`, `updateState`). */
   readonly write: boolean;
   /** The call's arguments, as passed (a `decide` function may pick a mode by them). */
   readonly args: readonly unknown[];
@@ -60,8 +65,8 @@ export interface FaultInjectorOptions {
 }
 
 /**
- * Switchable faults for any adapter of the four ports: wrap the adapter with `petRepository`,
- * `categoryRepository`, `quotaStore` or `apiKeyStore`, then choose per call what happens (`set` for every call from
+ * Switchable faults for any adapter of the ports: wrap the adapter with `petRepository`,
+ * `categoryRepository`, `orderRepository`, `quotaStore` or `apiKeyStore`, then choose per call what happens (`set` for every call from
  * now on, `queue` for the next calls, `use` for a function of the call). The injector logs every
  * call with the mode applied, so tests can tell what the store really received.
  */
@@ -123,6 +128,7 @@ export class FaultInjector {
         this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       list: (query: PetListQuery): Promise<readonly Pet[]> =>
         this.run({ port: 'PetRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
+      // The adoption holds (PETS-PORT.md).
       findHold: (id: number): Promise<PetHold | undefined> =>
         this.run({ port: 'PetRepository', method: 'findHold', write: false, args: [id] }, () => inner.findHold(id)),
       swapHold: (id: number, expected: PetHold, next: PetHold): Promise<boolean> =>
@@ -142,6 +148,21 @@ export class FaultInjector {
         this.run({ port: 'CategoryRepository', method: 'findByName', write: false, args: [name] }, () => inner.findByName(name)),
       list: (query: CategoryListQuery): Promise<readonly Category[]> =>
         this.run({ port: 'CategoryRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
+    };
+  }
+
+  orderRepository(inner: OrderRepository): OrderRepository {
+    return {
+      create: (draft: OrderDraft): Promise<OrderRecord> =>
+        this.run({ port: 'OrderRepository', method: 'create', write: true, args: [draft] }, () => inner.create(draft)),
+      findById: (id: number): Promise<OrderRecord | undefined> =>
+        this.run({ port: 'OrderRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
+      updateState: (id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> =>
+        this.run({ port: 'OrderRepository', method: 'updateState', write: true, args: [id, expected, next, updatedAt] }, () =>
+          inner.updateState(id, expected, next, updatedAt),
+        ),
+      list: (query: OrderListQuery): Promise<readonly OrderRecord[]> =>
+        this.run({ port: 'OrderRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
     };
   }
 

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
+import { Admission, Adoption, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
@@ -22,9 +22,9 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, categories, quotas, keys, ms, store) =>
-        store.inProcess === true ? { pets, categories, quotas, keys } : boundedPorts({ pets, categories, quotas, keys }, ms),
-      [TOKENS.PetRepository, TOKENS.CategoryRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
+      (pets, categories, orders, quotas, keys, ms, store) =>
+        store.inProcess === true ? { pets, categories, orders, quotas, keys } : boundedPorts({ pets, categories, orders, quotas, keys }, ms),
+      [TOKENS.PetRepository, TOKENS.CategoryRepository, TOKENS.OrderRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
@@ -32,6 +32,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.CategoryCatalog)
     .toResolvedValue((ports) => new CategoryCatalog(ports.categories), [BOUNDED_PORTS])
+    .inSingletonScope();
+  bind(TOKENS.Adoption)
+    .toResolvedValue((ports, clock) => new Adoption(ports.pets, ports.orders, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
@@ -41,11 +44,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, authenticator, admission, store, logger, settings, ms) =>
+      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms) =>
         createHttpApp(
           {
             catalog,
             categories,
+            adoption,
             authenticator,
             admission,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
@@ -53,7 +57,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
           },
           { trustProxy: settings.trustProxy },
         ),
-      [TOKENS.PetCatalog, TOKENS.CategoryCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
+      [TOKENS.PetCatalog, TOKENS.CategoryCatalog, TOKENS.Adoption, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
     )
     .inSingletonScope();
 });

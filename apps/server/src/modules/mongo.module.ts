@@ -14,6 +14,7 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(MONGO_STORES).toResolvedValue(() => connectMongo(uri)).inSingletonScope();
     bind(TOKENS.PetRepository).toResolvedValue((m) => m.pets, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.CategoryRepository).toResolvedValue((m) => m.categories, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.OrderRepository).toResolvedValue((m) => m.orders, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.StoreLifecycle)

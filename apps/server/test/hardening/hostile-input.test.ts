@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Admission, Authenticator, apiKeyRecord, CategoryCatalog, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { errorOf, parseRaw, rawExchange, send, startHarness, type Answer, type Harness } from './support.js';
 
@@ -135,9 +135,11 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     const keys = new ApiKeyStoreInMemory([apiKeyRecord(KEY, 'pro') as ApiKeyRecord]);
     const clock = new SystemClock();
     const categories = new CategoryRepositoryInMemory();
+    const pets = new PetRepositoryInMemory();
     const app = createHttpApp({
-      catalog: new PetCatalog(new PetRepositoryInMemory(), categories, clock),
+      catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
+      adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
     });

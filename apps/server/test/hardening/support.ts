@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '@petstore/domain';
 import { FaultInjector } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { silentLogger, type HttpLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../../src/settings.js';
 import { startServer, type StartedServer } from '../../src/server.js';
@@ -43,6 +43,7 @@ export interface Harness {
   /** The memory stores under the fault injector: what the store really holds. */
   readonly pets: PetRepositoryInMemory;
   readonly categories: CategoryRepositoryInMemory;
+  readonly orders: OrderRepositoryInMemory;
   readonly quotas: QuotaStoreInMemory;
   readonly keys: ApiKeyStoreInMemory;
   stop(): Promise<void>;
@@ -65,6 +66,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
   const pets = new PetRepositoryInMemory();
   const categories = new CategoryRepositoryInMemory();
   for (let i = 1; i <= TEST_CATEGORIES; i++) categories.createSync({ name: categoryName(i) });
+  const orders = new OrderRepositoryInMemory();
   const quotas = new QuotaStoreInMemory();
   const keys = new ApiKeyStoreInMemory();
   const settings = parseSettings({ PORT: '0', HOST: '127.0.0.1', ...options.env });
@@ -72,7 +74,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     logger: options.logger ?? silentLogger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.storeDeadlineMs === undefined ? {} : { storeDeadlineMs: options.storeDeadlineMs }),
-    stores: { pets: faults.petRepository(pets), categories: faults.categoryRepository(categories), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
+    stores: { pets: faults.petRepository(pets), categories: faults.categoryRepository(categories), orders: faults.orderRepository(orders), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
   });
   return {
     server,
@@ -81,6 +83,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     faults,
     pets,
     categories,
+    orders,
     quotas,
     keys,
     async stop() {

@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { expect } from 'chai';
 import {
   Admission,
+  Adoption,
   apiKeyRecord,
   Authenticator,
   CategoryCatalog,
@@ -15,12 +16,14 @@ import {
   type ApiKeyRecord,
   type BanRule,
   type CategoryRepository,
+  type KeyRole,
+  type OrderRepository,
   type PetRepository,
   type PlanName,
   type Quota,
 } from '@petstore/domain';
 import { ManualClock } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { createHttpApp, listen, type HttpLogger, type RunningServer } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
@@ -40,12 +43,15 @@ export const KEYS = {
   business: 'business-key-0123456789',
   /** Enterprise with a quota no test reaches: for tests that are not about rate limits. */
   huge: 'huge-key-0123456789',
+  /** An admin key (plan business) with the same unreachable quota: order transitions, all orders. */
+  admin: 'admin-key-0123456789',
 } as const;
 
 export interface KeySpec {
   readonly key: string;
   readonly plan: PlanName;
   readonly quota?: Quota;
+  readonly role?: KeyRole;
 }
 
 export const DEFAULT_KEYS: readonly KeySpec[] = [
@@ -53,10 +59,11 @@ export const DEFAULT_KEYS: readonly KeySpec[] = [
   { key: KEYS.pro, plan: 'pro' },
   { key: KEYS.business, plan: 'business' },
   { key: KEYS.huge, plan: 'enterprise', quota: { perMinute: 100_000_000, perDay: 1_000_000_000 } },
+  { key: KEYS.admin, plan: 'enterprise', quota: { perMinute: 100_000_000, perDay: 1_000_000_000 }, role: 'admin' },
 ];
 
 export const record = (spec: KeySpec): ApiKeyRecord => {
-  const made = apiKeyRecord(spec.key, spec.plan, spec.quota);
+  const made = apiKeyRecord(spec.key, spec.plan, spec.quota, spec.role);
   if (typeof made === 'string') throw new Error(`bad test key ${spec.key}: ${made}`);
   return made;
 };
@@ -73,6 +80,8 @@ export interface TestServerOptions {
   readonly categoryRepository?: CategoryRepository;
   /** How many categories to create before the start (default `SEEDED_CATEGORIES`; 0 for none). */
   readonly categories?: number;
+  /** Replaces the in-memory order repository. */
+  readonly orders?: OrderRepository;
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
 }
@@ -245,6 +254,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     {
       catalog: new PetCatalog(repository, categoryRepository, clock),
       categories: new CategoryCatalog(categoryRepository),
+      adoption: new Adoption(repository, options.orders ?? new OrderRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),

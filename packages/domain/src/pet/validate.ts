@@ -54,7 +54,7 @@ export const validateNewPet = (body: unknown): Result<PetDraft, ValidationFailed
 };
 
 /**
- * Parses a `petId` path segment: a canonical positive decimal integer within int64.
- * Returns the id as a number, or `null` for a valid int64 that no pet can have (beyond 2^53 − 1).
+ * Parses an id path segment (`petId`, `orderId`, …): a canonical positive decimal integer within
+ * int64. Returns the id as a number, or `null` for a valid int64 that nothing can have (beyond 2^53 − 1).
  */
 export const parsePetId = (raw: string): Result<number | null, ValidationFailed> => parseIdSegment(raw, 'petId');

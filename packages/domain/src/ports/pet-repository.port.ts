@@ -1,5 +1,12 @@
 import type { Pet, PetDraft, PetStatus } from '../pet/pet.js';
 
+/** A pet's adoption state: its status and the open order that reserves it, if any. */
+export interface PetHold {
+  readonly status: PetStatus;
+  /** The id of the open (`placed` or `approved`) order that reserves the pet; `null` when none. */
+  readonly orderId: number | null;
+}
+
 export interface PetListQuery {
   /** Only pets with this status; all pets when absent. */
   readonly status?: PetStatus;

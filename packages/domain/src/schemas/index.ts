@@ -8,6 +8,8 @@ import { MAX_CATEGORY_ID, NAME_MAX_LENGTH, NAME_MIN_LENGTH, PET_STATUSES } from 
 import { NAME_PATTERN } from '../text/name.js';
 import { CATEGORY_NAME_MAX_LENGTH, CATEGORY_NAME_MIN_LENGTH } from '../category/category.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
+import { ORDER_STATUSES } from '../order/order.js';
+import { MAX_PET_ID } from '../order/validate.js';
 
 export const PetStatusSchema = {
   type: 'string',
@@ -158,8 +160,80 @@ export const ListCategoriesQuerySchema = {
   additionalProperties: true,
 } as const;
 
+// ---- Orders: the adoption flow (CONTRACT.md §8) ----
+
+export const OrderStatusSchema = {
+  type: 'string',
+  enum: [...ORDER_STATUSES],
+  description: 'Where the order is: `placed` (the pet is reserved), `approved`, `delivered` (the pet is sold) or `cancelled` (the pet is available again).',
+} as const;
+
+/** `POST /store/orders`: the closed body `{ "petId" }`. */
+export const NewOrderSchema = {
+  type: 'object',
+  description: 'An order for one available animal. The pet must exist (else 400) and be `available` (else 409).',
+  properties: {
+    petId: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      maximum: MAX_PET_ID,
+      description: 'Identifier of the animal to adopt.',
+    },
+  },
+  required: ['petId'],
+  additionalProperties: false,
+} as const;
+
+const orderTime = (what: string) =>
+  ({ type: 'string', format: 'date-time', description: `${what}, RFC 3339 in UTC with milliseconds, from the service's clock.` }) as const;
+
+export const OrderSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer', format: 'int64', minimum: 1, description: 'Unique identifier, assigned by the service; increasing in creation order.' },
+    petId: { type: 'integer', format: 'int64', minimum: 1, description: 'The animal the order reserves.' },
+    status: OrderStatusSchema,
+    placedAt: orderTime('When the order was placed'),
+    updatedAt: orderTime('When the order last changed status'),
+  },
+  required: ['id', 'petId', 'status', 'placedAt', 'updatedAt'],
+  additionalProperties: false,
+} as const;
+
+export const OrdersSchema = { type: 'array', items: OrderSchema } as const;
+
+/** Query of `GET /store/orders`: the pet list's paging, with the order status as filter. */
+export const ListOrdersQuerySchema = {
+  type: 'object',
+  properties: {
+    limit: ListPetsQuerySchema.properties.limit,
+    status: { ...OrderStatusSchema, description: 'Only orders with this status.' },
+    cursor: { ...ListPetsQuerySchema.properties.cursor, description: 'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the status filter and to the key.' },
+  },
+  additionalProperties: true,
+} as const;
+
 /** Path of `GET /categories/{categoryId}`: the `petId` rules. */
 export const CategoryIdSchema = {
   ...PetIdSchema,
   description: 'Identifier of the category: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+} as const;
+
+/** Path of `/store/orders/{orderId}`: the `petId` rules. */
+export const OrderIdSchema = {
+  ...PetIdSchema,
+  description: 'Identifier of the order: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+} as const;
+
+/** `GET /store/inventory`: how many animals have each status. */
+export const InventorySchema = {
+  type: 'object',
+  properties: {
+    available: { type: 'integer', minimum: 0, description: 'Animals that can be ordered.' },
+    pending: { type: 'integer', minimum: 0, description: 'Animals reserved by an open order, or created `pending`.' },
+    sold: { type: 'integer', minimum: 0, description: 'Animals delivered to their adopter, or created `sold`.' },
+  },
+  required: ['available', 'pending', 'sold'],
+  additionalProperties: false,
 } as const;

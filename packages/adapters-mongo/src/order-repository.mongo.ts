@@ -1,0 +1,85 @@
+import type { OrderDraft, OrderListQuery, OrderRecord, OrderRepository, OrderState } from '@petstore/domain';
+import type { Collection, Db, Filter } from 'mongodb';
+import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
+import { COLLECTIONS, COUNTERS } from './indexes.js';
+
+interface OrderDocument {
+  readonly _id: number;
+  readonly petId: number;
+  readonly owner: string;
+  readonly state: OrderState;
+  readonly placedAt: string;
+  readonly updatedAt: string;
+}
+
+interface CounterDocument {
+  readonly _id: string;
+  readonly value: number;
+}
+
+/** Ids drawn again at most when the one drawn is already taken (a counter restored from an old backup). */
+const MAX_DRAWS = 3;
+
+const toRecord = (doc: OrderDocument): OrderRecord => ({
+  id: doc._id,
+  petId: doc.petId,
+  owner: doc.owner,
+  state: doc.state,
+  placedAt: doc.placedAt,
+  updatedAt: doc.updatedAt,
+});
+
+/**
+ * Order records in MongoDB, `_id` = the order id. Ids come from one counter document (`$inc`, atomic
+ * across processes; created by `ensureIndexes` at start), so they are unique and increasing; a
+ * placement that loses its race keeps its id as an `abandoned` record. An id found taken (the
+ * counter went back) is drawn again. State changes are one `updateOne` filtered on the
+ * expected state (classic operators only, no transaction: the pet's document is the consistency
+ * boundary of the adoption flow).
+ */
+export class OrderRepositoryMongo implements OrderRepository {
+  private readonly orders: Collection<OrderDocument>;
+  private readonly counters: Collection<CounterDocument>;
+
+  constructor(db: Db) {
+    this.orders = db.collection<OrderDocument>(COLLECTIONS.orders);
+    this.counters = db.collection<CounterDocument>(COLLECTIONS.counters);
+  }
+
+  async create(draft: OrderDraft): Promise<OrderRecord> {
+    for (let draw = 1; ; draw++) {
+      const counter = await upsertWithRetry(() =>
+        this.counters.findOneAndUpdate({ _id: COUNTERS.orders }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
+      );
+      if (counter === null) throw new Error('the order id counter was not returned');
+      const doc: OrderDocument = { _id: counter.value, petId: draft.petId, owner: draft.owner, state: draft.state, placedAt: draft.placedAt, updatedAt: draft.updatedAt };
+      try {
+        await guard(() => this.orders.insertOne(doc));
+        return toRecord(doc);
+      } catch (error) {
+        if (draw === MAX_DRAWS || classifyMongoError(error) !== 'duplicate_key') throw error;
+      }
+    }
+  }
+
+  async findById(id: number): Promise<OrderRecord | undefined> {
+    const doc = await guard(() => this.orders.findOne({ _id: id }));
+    return doc === null ? undefined : toRecord(doc);
+  }
+
+  async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> {
+    const result = await guard(() => this.orders.updateOne({ _id: id, state: expected }, { $set: { state: next, updatedAt } }));
+    return result.matchedCount === 1;
+  }
+
+  /** Served by `{owner, _id}` for an owner's list and `{state, _id}` for all orders by state; both walk `_id` ascending. */
+  async list(query: OrderListQuery): Promise<readonly OrderRecord[]> {
+    const filter: Filter<OrderDocument> = {
+      ...(query.owner === undefined ? {} : { owner: query.owner }),
+      state: { $in: [...query.states] },
+      _id: { $gt: query.afterId },
+    };
+    const docs = await guard(() => this.orders.find(filter).sort({ _id: 1 }).limit(query.limit).toArray());
+    return docs.map(toRecord);
+  }
+}

@@ -1,0 +1,34 @@
+import type { OrderDraft, OrderRecord, OrderState } from '../order/order.js';
+
+export interface OrderListQuery {
+  /** Only orders of this owner (a key's public id); every owner's when absent. */
+  readonly owner?: string;
+  /** Only records in one of these states (never empty). */
+  readonly states: readonly OrderState[];
+  /** Only orders whose id is greater than this (0 for the first page). */
+  readonly afterId: number;
+  /** At most this many rows. */
+  readonly limit: number;
+}
+
+/**
+ * Where order records live: the history of the adoption flow (the pet's hold is the reservation).
+ * Implementations throw `StoreUnavailableError` when the store cannot answer.
+ */
+export interface OrderRepository {
+  /**
+   * Stores a record under a new id: positive, unique, never reused, greater than every id given
+   * before (also under concurrent creates; ids may have gaps).
+   */
+  create(draft: OrderDraft): Promise<OrderRecord>;
+  findById(id: number): Promise<OrderRecord | undefined>;
+  /**
+   * The record's compare-and-set, atomic on one record: when its state is `expected`, set it to
+   * `next` and `updatedAt`, and answer `true`; otherwise change nothing and answer `false` (also
+   * when no record has this id). Of N concurrent updates from the same `expected`, at most one
+   * answers `true`.
+   */
+  updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean>;
+  /** Matching records with `id > afterId`, in ascending id order, at most `limit` of them. */
+  list(query: OrderListQuery): Promise<readonly OrderRecord[]>;
+}

@@ -1,0 +1,222 @@
+import type { Clock } from '../ports/clock.port.js';
+import type { PetHold, PetRepository } from '../ports/pet-repository.port.js';
+import type { OrderRepository } from '../ports/order-repository.port.js';
+import type { Caller } from '../auth/api-key.js';
+import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.js';
+import { StoreUnavailableError, validationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+import type { PetStatus } from '../pet/pet.js';
+import { isOrderStatus, ORDER_STATUSES, OrderState, timestamp, toOrder, type Order, type OrderRecord, type OrderStatus } from '../order/order.js';
+import {
+  isSettledStatus,
+  LISTED_STATES,
+  PLACEMENT,
+  repairStep,
+  STATES_OF_STATUS,
+  TRANSITIONS,
+  type OrderAction,
+} from '../order/transitions.js';
+import { parseOrderId, validateNewOrder } from '../order/validate.js';
+import { pageScope } from '../pagination/cursor.js';
+import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
+
+/** What `listOrders` takes: every field optional, each checked here whatever its type. */
+export interface ListOrdersInput extends PageInput {
+  readonly status?: unknown;
+}
+
+/** A record whose state is one of the four statuses clients see. */
+type SettledRecord = OrderRecord & { readonly state: OrderStatus };
+
+/** Rounds of "someone else changed the record first" before a request gives up (each lost round is another request's progress). */
+const MAX_ROUNDS = 8;
+
+const FREE: PetHold = { status: 'available', orderId: null };
+const heldBy = (orderId: number): PetHold => ({ status: 'pending', orderId });
+
+const notFound = (raw: string | number): NotFound => ({ code: 'not_found', message: `no order has id ${String(raw)}` });
+
+/**
+ * The adoption flow of CONTRACT.md §8: place, get, list, approve, deliver, cancel, inventory.
+ * The rules (who may do what from which state, what it does to the pet) are the table in
+ * `order/transitions.ts`; the order of writes and the repair of half-done actions are documented
+ * there too. Expected failures come back as values; only a store outage is thrown.
+ */
+export class Adoption {
+  constructor(
+    private readonly pets: PetRepository,
+    private readonly orders: OrderRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** `POST /v1/store/orders`: reserves an available pet for the caller. */
+  async place(caller: Caller, body: unknown): Promise<Result<Order, ValidationFailed | Conflict>> {
+    const input = validateNewOrder(body);
+    if (!input.ok) return input;
+    const { petId } = input.value;
+    let hold = await this.pets.findHold(petId);
+    if (hold === undefined) return fail(validationFailed('petId', `petId ${petId} names no pet`));
+    hold = await this.settlePet(petId, hold);
+    if (hold.status !== PLACEMENT.petFrom) return fail(this.petNotAvailable(petId, hold.status));
+
+    const now = timestamp(this.clock.now());
+    const record = await this.orders.create({ petId, owner: caller.keyId, state: PLACEMENT.via, placedAt: now, updatedAt: now });
+    // The linearization point: of N placements for this pet, exactly one swap wins.
+    if (!(await this.pets.swapHold(petId, FREE, heldBy(record.id)))) {
+      // Lost: the record is left invisible either way; marking it abandoned spares later lists a look at the pet.
+      await this.orders.updateState(record.id, PLACEMENT.via, OrderState.abandoned, now).catch((error: unknown) => {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+      });
+      const current = await this.pets.findHold(petId);
+      return fail(this.petNotAvailable(petId, current?.status ?? 'pending'));
+    }
+    if (await this.orders.updateState(record.id, PLACEMENT.via, PLACEMENT.to, now)) return ok(toOrder(record, PLACEMENT.to));
+    // Another request saw the pet held and finished the placement first; answer the order as it is now.
+    const settled = await this.load(record.id);
+    if (settled === undefined) throw new StoreUnavailableError(`order ${record.id} vanished while it was being placed`);
+    return ok(toOrder(settled, settled.state));
+  }
+
+  /** `GET /v1/store/orders/{orderId}`: the caller's order (an admin: any order). `id` may be the raw path segment. */
+  async getOrder(caller: Caller, id: string | number): Promise<Result<Order, ValidationFailed | NotFound>> {
+    const found = await this.find(caller, id);
+    if (!found.ok) return found;
+    return ok(toOrder(found.value, found.value.state));
+  }
+
+  /** `GET /v1/store/orders`: the caller's orders (an admin: all), ascending id, optionally one status, paged. */
+  async listOrders(caller: Caller, input: ListOrdersInput = {}): Promise<Result<Page<Order>, ValidationFailed>> {
+    let status: OrderStatus | undefined;
+    if (input.status !== undefined) {
+      if (!isOrderStatus(input.status)) return fail(validationFailed('status', `status must be one of ${ORDER_STATUSES.join(', ')}`));
+      status = input.status;
+    }
+    const owner = caller.role === 'admin' ? undefined : caller.keyId;
+    const scope = pageScope('orders', { owner, status });
+    const request = readPageRequest(input, scope);
+    if (!request.ok) return request;
+    const { limit } = request.value;
+    const states = status === undefined ? LISTED_STATES : STATES_OF_STATUS[status];
+    const visible: Order[] = [];
+    let afterId = request.value.afterId;
+    // Records in a write-ahead state are settled on the way (a `placing` one may stay invisible), so a
+    // round can yield fewer rows than it read: read on until the page and its look-ahead row are full.
+    while (visible.length <= limit) {
+      const want = limit + 1 - visible.length;
+      const rows = await this.orders.list(owner === undefined ? { states, afterId, limit: want } : { owner, states, afterId, limit: want });
+      for (const row of rows) {
+        const settled = await this.settle(row);
+        if (settled !== undefined && (status === undefined || settled.state === status)) visible.push(toOrder(settled, settled.state));
+      }
+      if (rows.length < want) break;
+      afterId = rows[rows.length - 1]!.id;
+    }
+    return ok(assemblePage(visible, limit, scope, byId));
+  }
+
+  /** `POST /v1/store/orders/{orderId}/{action}`: one move of the transition table. */
+  async act(caller: Caller, action: OrderAction, id: string | number): Promise<Result<Order, ValidationFailed | NotFound | Forbidden | Conflict>> {
+    const transition = TRANSITIONS[action];
+    // Before anything is looked up: a client key learns nothing about any order id here.
+    if (transition.who === 'admin' && caller.role !== 'admin') {
+      return fail({ code: 'forbidden', message: `only an admin key may ${action} an order` });
+    }
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const found = await this.find(caller, id);
+      if (!found.ok) return found;
+      const record = found.value;
+      if (record.state === transition.to) return ok(toOrder(record, record.state));
+      if (!transition.from.includes(record.state)) {
+        return fail({
+          code: 'conflict',
+          message: `order ${record.id} is ${record.state}; only an order that is ${transition.from.join(' or ')} can be ${transition.to}`,
+        });
+      }
+      const now = timestamp(this.clock.now());
+      const done = { ...record, state: transition.to, updatedAt: now };
+      if (transition.via === undefined) {
+        if (await this.orders.updateState(record.id, record.state, transition.to, now)) return ok(toOrder(done, done.state));
+        continue;
+      }
+      // The decision: of a racing cancel and deliver, one compare-and-set wins here. Then the pet follows, then the record settles.
+      if (!(await this.orders.updateState(record.id, record.state, transition.via, now))) continue;
+      await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null });
+      await this.orders.updateState(record.id, transition.via, transition.to, now);
+      return ok(toOrder(done, done.state));
+    }
+    throw new StoreUnavailableError(`order ${String(id)} kept changing under this request; retry`);
+  }
+
+  approve(caller: Caller, id: string | number) {
+    return this.act(caller, 'approve', id);
+  }
+
+  deliver(caller: Caller, id: string | number) {
+    return this.act(caller, 'deliver', id);
+  }
+
+  cancel(caller: Caller, id: string | number) {
+    return this.act(caller, 'cancel', id);
+  }
+
+  /** `GET /v1/store/inventory`: how many pets have each status. */
+  inventory(): Promise<Readonly<Record<PetStatus, number>>> {
+    return this.pets.countByStatus();
+  }
+
+  private petNotAvailable(petId: number, status: PetStatus): Conflict {
+    return { code: 'conflict', message: `pet ${petId} is ${status}; only an available pet can be ordered` };
+  }
+
+  /** The caller's settled record with this id (raw path segment or number), or why not. */
+  private async find(caller: Caller, raw: string | number): Promise<Result<SettledRecord, ValidationFailed | NotFound>> {
+    const parsed = parseOrderId(String(raw));
+    if (!parsed.ok) return parsed;
+    if (parsed.value === null) return fail(notFound(raw));
+    const record = await this.orders.findById(parsed.value);
+    // Another key's order is not found, never forbidden: its existence is not revealed.
+    if (record === undefined || (caller.role !== 'admin' && record.owner !== caller.keyId)) return fail(notFound(raw));
+    const settled = await this.settle(record);
+    return settled === undefined ? fail(notFound(raw)) : ok(settled);
+  }
+
+  private async load(id: number): Promise<SettledRecord | undefined> {
+    const record = await this.orders.findById(id);
+    return record === undefined ? undefined : this.settle(record);
+  }
+
+  /**
+   * The repair rule (`repairStep` in order/transitions.ts): a record in a write-ahead state is
+   * finished before anyone sees it. Answers the settled record, or `undefined` when it is not
+   * visible (abandoned, or a placement its pet does not hold).
+   */
+  private async settle(record: OrderRecord): Promise<SettledRecord | undefined> {
+    let current: OrderRecord | undefined = record;
+    for (let round = 0; round < MAX_ROUNDS && current !== undefined; round++) {
+      const { state } = current;
+      if (isSettledStatus(state)) return { ...current, state };
+      const step = repairStep(state);
+      if (step === undefined) return undefined;
+      if (step.onlyIfHeld) {
+        const hold = await this.pets.findHold(current.petId);
+        if (hold?.orderId !== current.id) return undefined;
+      }
+      if (step.pet !== undefined) {
+        await this.pets.swapHold(current.petId, { status: step.pet.from, orderId: current.id }, { status: step.pet.to, orderId: null });
+      }
+      if (await this.orders.updateState(current.id, state, step.to, current.updatedAt)) return { ...current, state: step.to };
+      current = await this.orders.findById(current.id);
+    }
+    if (current === undefined) return undefined;
+    throw new StoreUnavailableError(`order ${current.id} kept changing under this request; retry`);
+  }
+
+  /** Finishes whatever the order holding this pet left half done; answers the pet's hold afterwards. */
+  private async settlePet(petId: number, hold: PetHold): Promise<PetHold> {
+    if (hold.orderId === null) return hold;
+    const record = await this.orders.findById(hold.orderId);
+    if (record === undefined || isSettledStatus(record.state)) return hold;
+    await this.settle(record);
+    return (await this.pets.findHold(petId)) ?? hold;
+  }
+}

@@ -1,0 +1,449 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold, PetRepository, PetStatus } from '../src/index.js';
+import { Adoption, ORDER_STATES, PET_STATUSES, StoreUnavailableError, timestamp } from '../src/index.js';
+import { FaultInjector, type FaultMode } from './fault-injection.js';
+import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { ManualClock } from './manual-clock.js';
+
+/** The two stores the adoption flow works on, as an adapter provides them. */
+export interface AdoptionStores {
+  readonly pets: PetRepository;
+  readonly orders: OrderRepository;
+}
+
+const CLIENTS: readonly Caller[] = ['a', 'b', 'c'].map((c) => ({ keyId: `key_${c.repeat(12)}`, role: 'client' }));
+const ADMIN: Caller = { keyId: 'key_ad00000000ad', role: 'admin' };
+const CALLERS: readonly Caller[] = [...CLIENTS, ADMIN];
+const ACTIONS = ['approve', 'deliver', 'cancel'] as const;
+type Action = (typeof ACTIONS)[number];
+const T0 = Date.UTC(2027, 0, 1);
+const MANY = 1_000_000;
+
+// ---------------------------------------------------------------------------------------------
+// The plain model: CONTRACT.md §8 written out again, independently of the domain's table.
+// ---------------------------------------------------------------------------------------------
+
+interface ModelOrder {
+  petId: number;
+  owner: string;
+  status: OrderStatus;
+  placedAt: string;
+  updatedAt: string;
+}
+interface FlowModel {
+  readonly pets: Map<number, PetStatus>;
+  readonly orders: Map<number, ModelOrder>;
+  lastOrderId: number;
+}
+interface FlowReal extends AdoptionStores {
+  readonly adoption: Adoption;
+  readonly clock: ManualClock;
+}
+
+const RULES: Record<Action, { from: OrderStatus[]; to: OrderStatus; pet: PetStatus; adminOnly: boolean }> = {
+  approve: { from: ['placed'], to: 'approved', pet: 'pending', adminOnly: true },
+  deliver: { from: ['approved'], to: 'delivered', pet: 'sold', adminOnly: true },
+  cancel: { from: ['placed', 'approved'], to: 'cancelled', pet: 'available', adminOnly: false },
+};
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+const codeOf = (outcome: Outcome<unknown>): string => (outcome.ok ? 'ok' : outcome.error.code);
+const asOrder = (id: number, o: ModelOrder): Order => ({ id, petId: o.petId, status: o.status, placedAt: o.placedAt, updatedAt: o.updatedAt });
+const idAt = (ids: readonly number[], pick: number, offset: number): number => (ids.length === 0 ? 1 : ids[pick % ids.length]!) + offset;
+
+const allOrders = (orders: OrderRepository): Promise<readonly OrderRecord[]> => orders.list({ states: ORDER_STATES, afterId: 0, limit: MANY });
+
+/**
+ * The invariants of the stored state, at every moment (after any prefix of any action's writes):
+ * what lets every read settle a record before showing it and still show only what §8 allows.
+ */
+export const checkStoredInvariants = async (stores: AdoptionStores): Promise<void> => {
+  const records = new Map((await allOrders(stores.orders)).map((r) => [r.id, r]));
+  const pets = await stores.pets.list({ afterId: 0, limit: MANY });
+  const holds = new Map<number, PetHold>();
+  const counts: Record<PetStatus, number> = { available: 0, pending: 0, sold: 0 };
+  for (const pet of pets) {
+    const hold = (await stores.pets.findHold(pet.id))!;
+    holds.set(pet.id, hold);
+    counts[hold.status]++;
+    expect(hold.status, `pet ${pet.id}: findHold and findById agree`).to.equal(pet.status);
+    if (hold.orderId === null) continue;
+    expect(hold.status, `pet ${pet.id} holds order ${hold.orderId}: it is pending`).to.equal('pending');
+    const record = records.get(hold.orderId);
+    expect(record?.petId, `pet ${pet.id} holds order ${hold.orderId}, which is for it`).to.equal(pet.id);
+    expect(['placing', 'placed', 'approved', 'cancelling', 'delivering'], `order ${hold.orderId} held by pet ${pet.id}`).to.include(record!.state);
+  }
+  expect(await stores.pets.countByStatus(), 'countByStatus').to.deep.equal(counts);
+  for (const record of records.values()) {
+    const hold = holds.get(record.petId);
+    const what = `order ${record.id} (${record.state}) and pet ${record.petId} ${JSON.stringify(hold)}`;
+    if (record.state === 'placed' || record.state === 'approved') expect(hold, what).to.deep.equal({ status: 'pending', orderId: record.id });
+    if (record.state === 'delivered') expect(hold?.status, what).to.equal('sold');
+    if (record.state === 'delivering') expect(hold?.status === 'sold' || hold?.orderId === record.id, what).to.equal(true);
+    if (record.state === 'cancelled' || record.state === 'abandoned') expect(hold?.orderId, what).not.to.equal(record.id);
+  }
+};
+
+/** §8's invariants on what clients see: every order (as an admin lists them), and the pets read afterwards. */
+export const checkVisibleInvariants = async (adoption: Adoption, pets: PetRepository): Promise<readonly Order[]> => {
+  const seen: Order[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await adoption.listOrders(ADMIN, cursor === undefined ? { limit: 100 } : { limit: 100, cursor });
+    if (!page.ok) throw new Error(page.error.message);
+    seen.push(...page.value.items);
+    cursor = page.value.nextCursor;
+  } while (cursor !== undefined);
+  const openByPet = new Map<number, number>();
+  for (const order of seen) {
+    const hold = await pets.findHold(order.petId);
+    const what = `order ${order.id} (${order.status}) and pet ${order.petId} ${JSON.stringify(hold)}`;
+    if (order.status === 'placed' || order.status === 'approved') {
+      expect(openByPet.has(order.petId), `pet ${order.petId} has at most one open order`).to.equal(false);
+      openByPet.set(order.petId, order.id);
+      expect(hold, `a pet with an open order is pending: ${what}`).to.deep.equal({ status: 'pending', orderId: order.id });
+    }
+    if (order.status === 'delivered') expect(hold?.status, `a pet with a delivered order is sold: ${what}`).to.equal('sold');
+    if (order.status === 'cancelled') expect(hold?.orderId, what).not.to.equal(order.id);
+  }
+  return seen;
+};
+
+abstract class FlowCommand implements fc.AsyncCommand<FlowModel, FlowReal> {
+  check(): boolean {
+    return true;
+  }
+  async run(model: FlowModel, real: FlowReal): Promise<void> {
+    real.clock.advance(1);
+    await this.step(model, real);
+    await checkStoredInvariants(real);
+    for (const [id, status] of model.pets) expect((await real.pets.findHold(id))?.status, `pet ${id}`).to.equal(status);
+  }
+  abstract step(model: FlowModel, real: FlowReal): Promise<void>;
+  abstract toString(): string;
+}
+
+class CreatePet extends FlowCommand {
+  constructor(readonly status: PetStatus) {
+    super();
+  }
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const pet = await real.pets.create({ name: 'Rex', categoryId: 1, status: this.status });
+    model.pets.set(pet.id, this.status);
+  }
+  toString = () => `createPet(${this.status})`;
+}
+
+class Place extends FlowCommand {
+  constructor(readonly caller: number, readonly pick: number, readonly offset: number) {
+    super();
+  }
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const caller = CALLERS[this.caller]!;
+    const petId = idAt([...model.pets.keys()], this.pick, this.offset);
+    const outcome = await real.adoption.place(caller, { petId });
+    const status = model.pets.get(petId);
+    if (status === undefined) {
+      expect(codeOf(outcome)).to.equal('validation_failed');
+      return;
+    }
+    if (status !== 'available') {
+      expect(codeOf(outcome)).to.equal('conflict');
+      expect(outcome.ok || outcome.error.message).to.include(status);
+      return;
+    }
+    expect(codeOf(outcome), JSON.stringify(outcome)).to.equal('ok');
+    const order = (outcome as { value: Order }).value;
+    expect(order.id).to.be.greaterThan(model.lastOrderId);
+    const now = timestamp(real.clock.now());
+    expect(order).to.deep.equal({ id: order.id, petId, status: 'placed', placedAt: now, updatedAt: now });
+    model.lastOrderId = order.id;
+    model.orders.set(order.id, { petId, owner: caller.keyId, status: 'placed', placedAt: now, updatedAt: now });
+    model.pets.set(petId, 'pending');
+  }
+  toString = () => `place(caller ${this.caller}, pet #${this.pick}+${this.offset})`;
+}
+
+class Act extends FlowCommand {
+  constructor(readonly action: Action, readonly caller: number, readonly pick: number, readonly offset: number) {
+    super();
+  }
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const caller = CALLERS[this.caller]!;
+    const id = idAt([...model.orders.keys()], this.pick, this.offset);
+    const outcome = await real.adoption.act(caller, this.action, id);
+    const rule = RULES[this.action];
+    const order = model.orders.get(id);
+    if (rule.adminOnly && caller.role !== 'admin') return void expect(codeOf(outcome)).to.equal('forbidden');
+    if (order === undefined || (caller.role !== 'admin' && order.owner !== caller.keyId)) return void expect(codeOf(outcome)).to.equal('not_found');
+    if (order.status === rule.to) return void expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
+    if (!rule.from.includes(order.status)) {
+      expect(codeOf(outcome)).to.equal('conflict');
+      expect(outcome.ok || outcome.error.message).to.include(order.status);
+      return;
+    }
+    order.status = rule.to;
+    order.updatedAt = timestamp(real.clock.now());
+    model.pets.set(order.petId, rule.pet);
+    expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
+  }
+  toString = () => `${this.action}(caller ${this.caller}, order #${this.pick}+${this.offset})`;
+}
+
+class Get extends FlowCommand {
+  constructor(readonly caller: number, readonly pick: number, readonly offset: number) {
+    super();
+  }
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const caller = CALLERS[this.caller]!;
+    const id = idAt([...model.orders.keys()], this.pick, this.offset);
+    const order = model.orders.get(id);
+    const outcome = await real.adoption.getOrder(caller, id);
+    if (order === undefined || (caller.role !== 'admin' && order.owner !== caller.keyId)) expect(codeOf(outcome)).to.equal('not_found');
+    else expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
+  }
+  toString = () => `get(caller ${this.caller}, order #${this.pick}+${this.offset})`;
+}
+
+class List extends FlowCommand {
+  constructor(readonly caller: number, readonly status: OrderStatus | undefined, readonly limit: number) {
+    super();
+  }
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const caller = CALLERS[this.caller]!;
+    const seen: Order[] = [];
+    let cursor: string | undefined;
+    do {
+      const input = { limit: this.limit, ...(this.status === undefined ? {} : { status: this.status }), ...(cursor === undefined ? {} : { cursor }) };
+      const page = await real.adoption.listOrders(caller, input);
+      if (!page.ok) throw new Error(page.error.message);
+      if (page.value.nextCursor !== undefined) expect(page.value.items).to.have.length(this.limit);
+      seen.push(...page.value.items);
+      cursor = page.value.nextCursor;
+    } while (cursor !== undefined);
+    const expected = [...model.orders]
+      .filter(([, o]) => (caller.role === 'admin' || o.owner === caller.keyId) && (this.status === undefined || o.status === this.status))
+      .sort(([a], [b]) => a - b)
+      .map(([id, o]) => asOrder(id, o));
+    expect(seen).to.deep.equal(expected);
+  }
+  toString = () => `list(caller ${this.caller}, status ${this.status ?? '*'}, limit ${this.limit})`;
+}
+
+class Inventory extends FlowCommand {
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const expected: Record<PetStatus, number> = { available: 0, pending: 0, sold: 0 };
+    for (const status of model.pets.values()) expected[status]++;
+    expect(await real.adoption.inventory()).to.deep.equal(expected);
+  }
+  toString = () => 'inventory()';
+}
+
+const callerArb = fc.nat(CALLERS.length - 1);
+const offsetArb = fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) });
+const orderStatusArb = fc.constantFrom<OrderStatus>('placed', 'approved', 'delivered', 'cancelled');
+
+const flowCommandsArb = fc.commands(
+  [
+    fc.oneof({ weight: 4, arbitrary: fc.constant<PetStatus>('available') }, { weight: 1, arbitrary: fc.constantFrom(...PET_STATUSES) }).map((s) => new CreatePet(s)),
+    fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Place(c, p, o)),
+    fc.tuple(fc.constantFrom(...ACTIONS), callerArb, fc.nat(), offsetArb).map(([a, c, p, o]) => new Act(a, c, p, o)),
+    fc.tuple(fc.constantFrom(...ACTIONS), fc.nat(), fc.nat()).map(([a, p]) => new Act(a, CALLERS.length - 1, p, 0)),
+    fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Get(c, p, o)),
+    fc.tuple(callerArb, fc.option(orderStatusArb, { nil: undefined }), fc.integer({ min: 1, max: 4 })).map(([c, s, l]) => new List(c, s, l)),
+    fc.constant(new Inventory()),
+  ],
+  // Long runs: the interesting states (an order approved, then cancelled twice) take a few steps to reach.
+  { maxCommands: 60, size: 'medium' },
+);
+
+// ---------------------------------------------------------------------------------------------
+// The same flow with a fault injected into one store call of each command.
+// ---------------------------------------------------------------------------------------------
+
+interface FaultPlan {
+  /** Which store call of the command (0 = the first) meets the fault. */
+  readonly at: number;
+  readonly mode: FaultMode;
+}
+interface FaultyReal {
+  /** The use cases over the fault-injected stores. */
+  readonly adoption: Adoption;
+  /** The stores themselves, for checks. */
+  readonly stores: AdoptionStores;
+  readonly faults: FaultInjector;
+  readonly clock: ManualClock;
+  readonly petIds: number[];
+}
+type Op =
+  | { readonly kind: 'place'; readonly caller: number; readonly pick: number }
+  | { readonly kind: 'act'; readonly action: Action; readonly caller: number; readonly pick: number }
+  | { readonly kind: 'get' | 'list'; readonly caller: number; readonly pick: number };
+
+class Faulty implements fc.AsyncCommand<object, FaultyReal> {
+  constructor(readonly op: Op, readonly plan: FaultPlan) {}
+  check = () => true;
+  async run(_: object, real: FaultyReal): Promise<void> {
+    real.clock.advance(1);
+    if (real.petIds.length === 0 || this.op.pick % 4 === 0) {
+      real.petIds.push((await real.stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' })).id);
+    }
+    const orderIds = (await allOrders(real.stores.orders)).map((r) => r.id);
+    const caller = CALLERS[this.op.caller]!;
+    let call = 0;
+    real.faults.use(() => (call++ === this.plan.at ? this.plan.mode : 'pass'));
+    try {
+      const { op } = this;
+      if (op.kind === 'place') await real.adoption.place(caller, { petId: idAt(real.petIds, op.pick, 0) });
+      else if (op.kind === 'act') await real.adoption.act(caller, op.action, idAt(orderIds, op.pick, 0));
+      else if (op.kind === 'get') await real.adoption.getOrder(caller, idAt(orderIds, op.pick, 0));
+      else await real.adoption.listOrders(caller, { limit: 3 });
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+    } finally {
+      real.faults.use(undefined);
+    }
+    // At every moment, whatever was cut short: the stored state keeps its invariants ...
+    await checkStoredInvariants(real.stores);
+    // ... and an observation made now (a request without faults) sees only what §8 allows.
+    if (this.op.pick % 3 === 0) await checkVisibleInvariants(new Adoption(real.stores.pets, real.stores.orders, real.clock), real.stores.pets);
+  }
+  toString = () => `${JSON.stringify(this.op)} with ${this.plan.mode} at call ${this.plan.at}`;
+}
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('place' as const), caller: callerArb, pick: fc.nat() }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('act' as const), action: fc.constantFrom(...ACTIONS), caller: fc.constant(CALLERS.length - 1), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('act' as const), action: fc.constant('cancel' as const), caller: callerArb, pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('get' as const, 'list' as const), caller: callerArb, pick: fc.nat() }) },
+);
+const planArb: fc.Arbitrary<FaultPlan> = fc.record({
+  at: fc.nat(7),
+  mode: fc.constantFrom<FaultMode>('fail', 'hang', 'fail-after-write', 'hang-after-write', 'pass'),
+});
+const faultyCommandsArb = fc.commands([fc.tuple(opArb, planArb).map(([op, plan]) => new Faulty(op, plan))], { maxCommands: 40, size: 'medium' });
+
+/**
+ * The adoption flow (CONTRACT.md §8) on an adapter's pet and order stores: a model-based property
+ * of the whole flow, the same with faults injected into every store call, and races.
+ */
+export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>, options: ContractOptions = {}): void => {
+  const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
+
+  describe(`adoption flow (CONTRACT.md §8): ${name}`, function () {
+    it('property: agrees with a plain model over any sequence of places, approvals, deliveries, cancellations, gets and lists by owners and admins; invariants after every command', () =>
+      fc.assert(
+        fc.asyncProperty(flowCommandsArb, (commands) =>
+          withFixture(make, (stores) => {
+            const clock = new ManualClock(T0);
+            const real: FlowReal = { ...stores, clock, adoption: new Adoption(stores.pets, stores.orders, clock) };
+            return fc.asyncModelRun(() => ({ model: { pets: new Map(), orders: new Map(), lastOrderId: 0 }, real }), commands);
+          }),
+        ),
+        { ...runs },
+      ));
+
+    it('property: with a fault (fail, hang, fail or hang after the write) in any store call of any command, the invariants hold at every moment, and the next requests finish what was half done', () =>
+      fc.assert(
+        fc.asyncProperty(faultyCommandsArb, (commands) =>
+          withFixture(make, async (stores) => {
+            const clock = new ManualClock(T0);
+            const faults = new FaultInjector({ hangMs: 1 });
+            const adoption = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock);
+            const real: FaultyReal = { adoption, stores, faults, clock, petIds: [] };
+            await fc.asyncModelRun(() => ({ model: {}, real }), commands);
+            // The next request touching each order (an admin reading it) settles it; then nothing is left half done.
+            const healthy = new Adoption(stores.pets, stores.orders, clock);
+            for (const record of await allOrders(stores.orders)) await healthy.getOrder(ADMIN, record.id);
+            await checkVisibleInvariants(healthy, stores.pets);
+            for (const record of await allOrders(stores.orders)) {
+              expect(['cancelling', 'delivering'], `order ${record.id} is settled`).not.to.include(record.state);
+              if (record.state === 'placing') expect((await stores.pets.findHold(record.petId))?.orderId, `order ${record.id}`).not.to.equal(record.id);
+            }
+            // And the flow goes on: every pet can still be ordered, approved, delivered or released.
+            for (const petId of real.petIds) {
+              const hold = (await stores.pets.findHold(petId))!;
+              if (hold.status === 'available') expect((await healthy.place(CLIENTS[0]!, { petId })).ok).to.equal(true);
+            }
+            await checkStoredInvariants(stores);
+          }),
+        ),
+        { ...runs },
+      ));
+
+    it('of 50 simultaneous orders for one available pet exactly one succeeds; the others get 409 saying the pet is pending', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const adoption = new Adoption(stores.pets, stores.orders, clock);
+        const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+        const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => adoption.place(CALLERS[i % CALLERS.length]!, { petId: pet.id })));
+        const won = outcomes.filter((o) => o.ok);
+        expect(won).to.have.length(1);
+        for (const o of outcomes) if (!o.ok) expect(o.error).to.deep.include({ code: 'conflict' }).and.property('message').that.includes('pending');
+        const order = (won[0] as { value: Order }).value;
+        expect(await stores.pets.findHold(pet.id)).to.deep.equal({ status: 'pending', orderId: order.id });
+        expect((await checkVisibleInvariants(adoption, stores.pets)).map((o) => o.id)).to.deep.equal([order.id]);
+        await checkStoredInvariants(stores);
+      }));
+
+    it('a racing cancel and delivery of one order: exactly one wins, and the pet follows the winner', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const adoption = new Adoption(stores.pets, stores.orders, clock);
+        const owner = CLIENTS[1]!;
+        const ids: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          const pet = await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' });
+          const placed = await adoption.place(owner, { petId: pet.id });
+          if (!placed.ok) throw new Error(placed.error.message);
+          expect((await adoption.approve(ADMIN, placed.value.id)).ok).to.equal(true);
+          ids.push(placed.value.id);
+        }
+        const results = await Promise.all(ids.map((id) => Promise.all([adoption.cancel(owner, id), adoption.deliver(ADMIN, id), adoption.cancel(ADMIN, id), adoption.getOrder(owner, id)])));
+        for (const [i, [cancel, deliver, adminCancel]] of results.entries()) {
+          const final = await adoption.getOrder(ADMIN, ids[i]!);
+          if (!final.ok) throw new Error(final.error.message);
+          const wins = [cancel, deliver, adminCancel].filter((o) => o.ok);
+          if (final.value.status === 'delivered') {
+            expect(deliver.ok).to.equal(true);
+            expect(cancel.ok || adminCancel.ok).to.equal(false);
+          } else {
+            expect(final.value.status).to.equal('cancelled');
+            expect(deliver.ok).to.equal(false);
+            expect(wins.length).to.be.at.least(1);
+          }
+        }
+        await checkVisibleInvariants(adoption, stores.pets);
+        await checkStoredInvariants(stores);
+      }));
+
+    it('property: random actions by many callers at the same time keep every invariant', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(fc.tuple(fc.constantFrom('place', ...ACTIONS, 'get'), callerArb, fc.nat(5)), { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+          (rounds) =>
+            withFixture(make, async (stores) => {
+              const clock = new ManualClock(T0);
+              const adoption = new Adoption(stores.pets, stores.orders, clock);
+              const petIds: number[] = [];
+              for (let i = 0; i < 3; i++) petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
+              for (const round of rounds) {
+                const orderIds = (await allOrders(stores.orders)).map((r) => r.id);
+                await Promise.all(
+                  round.map(([kind, c, pick]) => {
+                    const caller = kind === 'approve' || kind === 'deliver' ? ADMIN : CALLERS[c]!;
+                    if (kind === 'place') return adoption.place(caller, { petId: petIds[pick % petIds.length]! });
+                    if (kind === 'get') return adoption.getOrder(caller, idAt(orderIds, pick, 0));
+                    return adoption.act(caller, kind as Action, idAt(orderIds, pick, 0));
+                  }),
+                );
+                await checkStoredInvariants(stores);
+                await checkVisibleInvariants(adoption, stores.pets);
+              }
+            }),
+        ),
+        { ...runs, numRuns: Math.min(runs.numRuns ?? 50, 50) },
+      ));
+  });
+};

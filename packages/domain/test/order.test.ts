@@ -1,0 +1,65 @@
+// CONTRACT.md §8 rules that need no store: the transition table, the body and id rules, and the
+// one source shared by the validator and the JSON Schema.
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { NewOrderSchema, OrderSchema, parseOrderId, repairStep, STATES_OF_STATUS, TRANSITIONS, toOrder, timestamp, validateNewOrder } from '../src/index.js';
+
+const ajv = new Ajv2020({ strict: true, allErrors: false });
+ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(Date.parse(s)) });
+const schemaAccepts = ajv.compile(NewOrderSchema);
+
+describe('orders: rules without a store (CONTRACT.md §8)', () => {
+  it('the transition table is §8: from, to, what the pet becomes, who may', () => {
+    expect(TRANSITIONS).to.deep.equal({
+      approve: { from: ['placed'], to: 'approved', pet: 'pending', who: 'admin' },
+      deliver: { from: ['approved'], to: 'delivered', pet: 'sold', via: 'delivering', who: 'admin' },
+      cancel: { from: ['placed', 'approved'], to: 'cancelled', pet: 'available', via: 'cancelling', who: 'owner-or-admin' },
+    });
+  });
+
+  it('the repair rule finishes every write-ahead state toward the status it was heading for, and nothing else', () => {
+    expect(repairStep('placing')).to.deep.equal({ to: 'placed', onlyIfHeld: true });
+    expect(repairStep('cancelling')).to.deep.equal({ pet: { from: 'pending', to: 'available' }, to: 'cancelled', onlyIfHeld: false });
+    expect(repairStep('delivering')).to.deep.equal({ pet: { from: 'pending', to: 'sold' }, to: 'delivered', onlyIfHeld: false });
+    for (const settled of ['placed', 'approved', 'delivered', 'cancelled', 'abandoned'] as const) expect(repairStep(settled)).to.equal(undefined);
+    for (const [status, states] of Object.entries(STATES_OF_STATUS)) {
+      for (const state of states) expect(repairStep(state)?.to ?? state).to.equal(status);
+    }
+  });
+
+  it('an Order is RFC 3339 UTC with milliseconds, and carries no owner', () => {
+    const at = timestamp(Date.UTC(2027, 0, 2, 3, 4, 5, 6));
+    expect(at).to.equal('2027-01-02T03:04:05.006Z');
+    const order = toOrder({ id: 1, petId: 2, owner: 'key_0123456789ab', state: 'placed', placedAt: at, updatedAt: at }, 'placed');
+    expect(order).to.deep.equal({ id: 1, petId: 2, status: 'placed', placedAt: at, updatedAt: at });
+    expect(ajv.validate(OrderSchema, order)).to.equal(true);
+  });
+
+  it('orderId follows the petId rules', () => {
+    expect(parseOrderId('12')).to.deep.equal({ ok: true, value: 12 });
+    expect(parseOrderId('9223372036854775807')).to.deep.equal({ ok: true, value: null });
+    for (const bad of ['', '0', '-1', '007', '1.5', 'abc', '9223372036854775808', ' 1']) {
+      const result = parseOrderId(bad);
+      expect(result.ok, bad).to.equal(false);
+      expect(result.ok || result.error.field).to.equal('orderId');
+    }
+  });
+
+  it('property: validateNewOrder accepts exactly what NewOrderSchema accepts, and names the field it refuses', () =>
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.record({ petId: fc.oneof(fc.integer({ min: -5, max: 2 ** 53 + 5 }), fc.double(), fc.string(), fc.constant(null), fc.boolean()) }, { requiredKeys: [] }),
+          fc.dictionary(fc.oneof(fc.constant('petId'), fc.string({ maxLength: 5 })), fc.oneof(fc.nat(), fc.string())),
+          fc.anything(),
+        ),
+        (body) => {
+          const result = validateNewOrder(body);
+          expect(result.ok, JSON.stringify(body)).to.equal(schemaAccepts(body));
+          if (!result.ok) expect(result.error.message.length).to.be.greaterThan(5);
+        },
+      ),
+    ));
+});
