@@ -119,6 +119,12 @@ try {
   for (const [id, v] of Object.entries(out)) {
     process.stdout.write(`  ${id.padEnd(5)} ${median(v.us).toFixed(1)} µs (${Math.min(...v.us).toFixed(1)}–${Math.max(...v.us).toFixed(1)})  ${fmt(median(v.rps))} req/s\n`);
   }
+  // Paired per round (same minute, same neighbours on the machine): the figure to judge a change by.
+  const [ref, ...others] = Object.keys(out);
+  for (const id of others) {
+    const per = out[id].us.map((us, i) => us / out[ref].us[i]);
+    process.stdout.write(`  µs ${id}/${ref} per round: ${per.map((x) => x.toFixed(2)).join(' ')}; median ${median(per).toFixed(3)}\n`);
+  }
   for (const s of running.splice(0)) await s.stop();
   if (PROFILE) {
     const p = summarizeProfile(profileFile, 30);
