@@ -1,34 +1,43 @@
 import { pino, type Logger } from 'pino';
 
-/** What pino needs of a destination, and what `logger.flush` and the process exit call. */
-export interface LogDestination {
+/** What pino needs of a destination, and what `logger.flush` calls. */
+interface LogDestination {
   write(line: string): boolean;
   flush(callback: (error?: Error | null) => void): void;
 }
 
+/** Pending log text that triggers a write at once (SonicBoom's own largest write). */
+const LOG_BATCH_CHARS = 16_384;
+/** The longest a log line waits before it is written. */
+const LOG_BATCH_DELAY_MS = 100;
+
 /**
  * The server's log destination: stdout through pino's asynchronous destination (SonicBoom), fed
- * one chunk per turn of the event loop instead of one write per line.
+ * in batches: lines are collected until 16 KiB are pending or 100 ms have passed since the first
+ * of them, then handed over as one chunk.
  *
- * Why: every SonicBoom `write` measures the line and the chunk it joins (`Buffer.byteLength`,
- * which flattens a concatenated string) and, when no write is in flight, hands an `fs.write` to
- * libuv's thread pool (a thread wake-up). Under load one turn answers many requests; collecting
- * their lines in an array and handing them over once, at the end of the turn (`setImmediate`),
- * pays that per turn instead of per line. A line waits for no timer, only for the current turn to
- * end; `flush` (called by `logger.flush`) and the process exit hand over what is pending first.
+ * Why: every SonicBoom write that finds it idle becomes an `fs.write` on libuv's thread pool, a
+ * thread wake-up and a system call on the same core as the server, and measures the text it is
+ * given (`Buffer.byteLength`). One line per request made that about a tenth of the server's CPU
+ * under load (profile in bench/analysis.md); in batches it is paid once per ~80 lines.
+ * What this costs: a line reaches stdout up to 100 ms late. `logger.flush` and the process exit
+ * (pino's exit hook, and ours for the batch) write everything pending first; only a process killed
+ * outright (SIGKILL) can lose the last 100 ms of lines.
  */
-export const createLogDestination = (fd = 1): LogDestination => {
+const createLogDestination = (fd = 1): LogDestination => {
   const out = pino.destination({ dest: fd, sync: false });
   let pending: string[] = [];
-  let scheduled = false;
+  let pendingChars = 0;
+  let timer: NodeJS.Timeout | undefined;
   const handOver = (): void => {
-    scheduled = false;
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
     if (pending.length === 0) return;
-    const chunk = pending.length === 1 ? pending[0]! : pending.join('');
+    const chunk = pending.join('');
     pending = [];
+    pendingChars = 0;
     out.write(chunk);
   };
-  // pino's own exit hook flushes the SonicBoom synchronously; the lines of the last turn go first.
   process.on('exit', () => {
     handOver();
     try {
@@ -40,10 +49,9 @@ export const createLogDestination = (fd = 1): LogDestination => {
   return {
     write(line) {
       pending.push(line);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(handOver);
-      }
+      pendingChars += line.length;
+      if (pendingChars >= LOG_BATCH_CHARS) handOver();
+      else if (timer === undefined) timer = setTimeout(handOver, LOG_BATCH_DELAY_MS).unref();
       return true;
     },
     flush(callback) {
