@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { ROOT, petBody, prng, median } from './lib.mjs';
 
-const { PetCatalog, encodeCursor } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
+const { PetCatalog, encodeCursor, pageScope } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
 const { PetRepositoryInMemory, SystemClock } = await import(join(ROOT, 'packages/adapters-memory/dist/src/index.js'));
 
 const mode = process.argv[2] ?? 'latency';
@@ -42,8 +42,8 @@ if (mode === 'heap') {
   const queries = (/** @type {number} */ n) => ({
     'limit=20': { limit: 20 },
     'limit=20&status=available': { limit: 20, status: 'available' },
-    'limit=20, cursor at n/2': { limit: 20, cursor: encodeCursor({ afterId: n / 2, status: undefined }) },
-    'limit=100&status=available, cursor at n/2': { limit: 100, status: 'available', cursor: encodeCursor({ afterId: n / 2, status: 'available' }) },
+    'limit=20, cursor at n/2': { limit: 20, cursor: encodeCursor(n / 2, pageScope('pets')) },
+    'limit=100&status=available, cursor at n/2': { limit: 100, status: 'available', cursor: encodeCursor(n / 2, pageScope('pets', { status: 'available' })) },
   });
   const CALLS = Number(process.env.BENCH_INPROCESS_CALLS ?? 4_000);
   const BATCHES = Number(process.env.BENCH_INPROCESS_BATCHES ?? 15);
