@@ -2,8 +2,7 @@
 // (parseSettings, createContainer, the same HttpApp, listen) with BENCH_SEED_PETS pets put
 // (and their categories) straight into the in-memory repositories before listening, because seeding 10^6 pets through
 // POST would take minutes. Everything a request meets is the production code from dist/.
-// Logging: pino exactly as apps/server/src/main.ts configures it (stdout, level from the settings).
-import { createRequire } from 'node:module';
+// Logging: the logger apps/server/src/main.ts uses (createServerLogger: stdout, level from the settings).
 import { join } from 'node:path';
 import { ROOT, petBody, prng, scaleCategories } from './lib.mjs';
 
@@ -12,10 +11,10 @@ const { parseSettings } = await import(join(serverDist, 'settings.js'));
 const { createContainer } = await import(join(serverDist, 'container.js'));
 const { TOKENS } = await import(join(serverDist, 'tokens.js'));
 const { listen } = await import(join(ROOT, 'packages/adapters-http/dist/src/index.js'));
-const { pino } = createRequire(join(ROOT, 'apps/server/package.json'))('pino');
+const { createServerLogger } = await import(join(serverDist, 'log-destination.js'));
 
 const settings = parseSettings(process.env);
-const logger = pino({ level: settings.logLevel, base: { service: 'petstore' } }, pino.destination({ dest: 1, sync: false }));
+const logger = createServerLogger(settings.logLevel);
 const container = await createContainer(settings, { logger });
 
 // What startServer does, plus the seeding.

@@ -24,6 +24,10 @@ const serveGet = (ctx) => {
 };
 router.get('/v1/pets', serveGet);
 router.get('/v1/pets/:petId', serveGet);
+// Other listings the bench measures (e.g. /v1/store/inventory, /v1/categories): one route per path.
+for (const path of new Set([...gets.keys()].map((url) => url.split('?')[0]))) {
+  if (!path.startsWith('/v1/pets')) router.get(path, serveGet);
+}
 router.post('/v1/pets', async (ctx) => {
   /** @type {Buffer[]} */
   const chunks = [];

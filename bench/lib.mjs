@@ -91,7 +91,10 @@ export const startProcess = async (o) => {
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`${o.name} not ready within ${o.timeoutMs ?? 60_000} ms: ${stderr.trim()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL'); // never leave a server behind that the caller cannot stop
+      throw new Error(`${o.name} not ready within ${o.timeoutMs ?? 60_000} ms: ${stderr.trim()}`);
+    }
     await sleep(50);
   }
   return {

@@ -5,7 +5,8 @@
 //
 // Knobs (defaults meet issue 5 and keep the run under 5 minutes on 2 cores):
 //   BENCH_ROUNDS (3), BENCH_DURATION (10 s, headline rounds), BENCH_SECONDARY_DURATION (3 s),
-//   BENCH_WARMUP (2 s), BENCH_CONNECTIONS (50), BENCH_PROFILE_DURATION (6 s), BENCH_OUT (BENCHMARKS.md).
+//   BENCH_WARMUP (2 s), BENCH_CONNECTIONS (50), BENCH_PROFILE_DURATION (6 s), BENCH_OUT (BENCHMARKS.md),
+//   BENCH_FIXED_RATE (req/s of the p99 comparison; default: half of (a)'s headline req/s).
 // Wherever MONGODB_URI is set, a section counts the round trips to MongoDB per request
 // (bench/mongo-round-trips.mjs, a few hundred requests); BENCH_ONLY=mongo runs only that section and
 // replaces it in BENCH_OUT, leaving the rest of the file; BENCH_MONGO_LABEL names the server in it.
@@ -174,7 +175,23 @@ try {
   await seedThroughApi(a.url, SEED_PETS);
 
   // The exact bytes (a) answers; (b) and (c) serve the same JSON.
+  /** @type {Record<string, string>} */
   const getPaths = { list20: '/v1/pets?limit=20', list100: '/v1/pets?limit=100&status=available', getPet: '/v1/pets/5000' };
+  // Listings that exist only in some builds: measured when (a) serves them, skipped with one line when it answers 404.
+  const optionalPaths = { inventory: '/v1/store/inventory', categories: '/v1/categories' };
+  /** @type {string[]} */
+  const skipped = [];
+  for (const [id, path] of Object.entries(optionalPaths)) {
+    const got = await getExact(a.url + path);
+    if (got.status === 404) {
+      skipped.push(`GET ${path}`);
+      say(`skipping GET ${path}: (a) answers 404 (the route is not in this build)`);
+    } else if (got.status === 200) {
+      getPaths[id] = path;
+    } else {
+      throw new Error(`(a) answered ${got.status} to GET ${path}`);
+    }
+  }
   /** @type {Record<string, string>} */
   const gets = {};
   let contentType = '';
@@ -187,12 +204,21 @@ try {
   const fixtures = join(RESULTS, 'fixtures.json');
   writeFileSync(fixtures, JSON.stringify({ contentType, gets }));
 
-  const [portB, portC] = [await freePort(), await freePort()];
+  const [portB, portC, portF] = [await freePort(), await freePort(), await freePort()];
   const b = await startProcess({ name: '(b) bare node:http', core: 0, nodeArgs: ['bench/bare-server.mjs', fixtures, String(portB)], port: portB, readyPath: getPaths.list20 });
   running.push(b);
   const c = await startProcess({ name: '(c) minimal Koa', core: 0, nodeArgs: ['bench/koa-server.mjs', fixtures, String(portC)], port: portC, readyPath: getPaths.list20 });
   running.push(c);
-  for (const server of [b, c]) {
+  const f = await startProcess({
+    name: '(f) Fastify',
+    core: 0,
+    nodeArgs: ['bench/fastify-server.mjs', fixtures, String(portF)],
+    env: { BENCH_API_KEYS: KEYS },
+    port: portF,
+    readyPath: '/healthz',
+  });
+  running.push(f);
+  for (const server of [b, c, f]) {
     for (const path of Object.values(getPaths)) {
       const got = await getExact(server.url + path);
       if (got.status !== 200 || got.type !== contentType || !got.body.equals(Buffer.from(gets[path], 'utf8'))) {
@@ -203,17 +229,16 @@ try {
     const pet = await created.json();
     if (created.status !== 201 || Object.keys(pet).join() !== 'id,name,categoryId,status') throw new Error(`${server.name}: POST answers no Pet`);
   }
-  say(`(b) ${b.url} and (c) ${c.url} serve the same bytes as (a) (checked), Content-Type: ${contentType}`);
+  say(`(b) ${b.url}, (c) ${c.url} and (f) ${f.url} serve the same bytes as (a) (checked), Content-Type: ${contentType}`);
 
   const bannedAfter = await driveOverLimit(a.url, FREE_BANNED, 'temporarily_banned');
   say(`the free key of the 429 scenario was refused and then banned after ${bannedAfter} requests`);
 
   /** @typedef {{ id: string, label: string, duration: number, warmup: number, runners: { name: string, url: string, extra: Record<string, unknown>, expect: number }[] }} Group */
-  const runnersFor = (/** @type {string} */ path, /** @type {Record<string, unknown>} */ extra, /** @type {number} */ expect) => [
-    { name: 'a', url: a.url + path, extra, expect },
-    { name: 'b', url: b.url + path, extra, expect },
-    { name: 'c', url: c.url + path, extra, expect },
-  ];
+  const urls = { a: a.url, b: b.url, c: c.url, f: f.url };
+  /** The servers of a scenario: (a), (b), (c) everywhere; (f) Fastify where its target is (the headline and the create), to keep the run short. */
+  const runnersFor = (/** @type {string} */ path, /** @type {Record<string, unknown>} */ extra, /** @type {number} */ expect, servers = 'abc') =>
+    [...servers].map((name) => ({ name, url: urls[/** @type {'a'} */ (name)] + path, extra, expect }));
   /** @type {Group[]} */
   const groups = [
     {
@@ -222,18 +247,21 @@ try {
       duration: DURATION,
       warmup: WARMUP,
       runners: [
-        ...runnersFor(getPaths.list20, { headers: AUTH }, 200),
+        ...runnersFor(getPaths.list20, { headers: AUTH }, 200, 'abcf'),
         { name: 'a429', url: a.url + getPaths.list20, extra: { headers: { authorization: `Bearer ${FREE_BANNED}` } }, expect: 429 },
       ],
     },
     { id: 'list100', label: `GET ${getPaths.list100}`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths.list100, { headers: AUTH }, 200) },
     { id: 'getPet', label: `GET ${getPaths.getPet} (deprecated)`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths.getPet, { headers: AUTH }, 200) },
+    ...Object.keys(optionalPaths)
+      .filter((id) => getPaths[id] !== undefined)
+      .map((id) => ({ id, label: `GET ${getPaths[id]}`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths[id], { headers: AUTH }, 200, 'ac') })),
     {
       id: 'create',
       label: 'POST /v1/pets',
       duration: SECONDARY,
       warmup: 1,
-      runners: runnersFor('/v1/pets', { method: 'POST', headers: JSON_BODY, body: CREATE_BODY }, 201),
+      runners: runnersFor('/v1/pets', { method: 'POST', headers: JSON_BODY, body: CREATE_BODY }, 201, 'abcf'),
     },
   ];
 
@@ -253,6 +281,19 @@ try {
         }
         say(`${group.label.padEnd(46)} round ${round} ${r.name.padEnd(4)} ${fmt(s.rps).padStart(7)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
       }
+    }
+  }
+  // p99 at the same load: (a) and (c) driven at one fixed rate, below what either serves flat out, so the
+  // latency is the servers' own, not queueing behind a saturated core.
+  const fixedRate = num('BENCH_FIXED_RATE', Math.max(500, Math.round(median(results.list20.a.map((x) => x.rps)) / 2 / 100) * 100));
+  /** @type {Record<string, Awaited<ReturnType<typeof driver.run>>[]>} */
+  const fixed = { a: [], c: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const name of /** @type {const} */ (['a', 'c'])) {
+      const s = await driver.run(base(urls[name] + getPaths.list20, 5, { headers: AUTH, overallRate: fixedRate }));
+      fixed[name].push(s);
+      if ((s.statuses['200'] ?? 0) !== s.total || s.errors > 0) anomalies.push(`fixed rate ${name} round ${round}: ${JSON.stringify(s.statuses)}, ${s.errors} errors`);
+      say(`GET ${getPaths.list20} at ${fmt(fixedRate)} req/s, round ${round} ${name}: ${fmt(s.rps)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
     }
   }
   const logA = a.output();
@@ -371,7 +412,7 @@ try {
       const runs = results[group.id][r.name];
       tableRows.push({
         scenario: r.name === 'a429' ? `${group.label}, key over its limit (429 temporarily_banned)` : group.label,
-        server: { a: '(a) full stack', b: '(b) bare node:http', c: '(c) minimal Koa', a429: '(a) full stack' }[r.name],
+        server: { a: '(a) full stack', b: '(b) bare node:http', c: '(c) minimal Koa', f: '(f) Fastify', a429: '(a) full stack' }[r.name],
         rps: med(runs.map((s) => s.rps)),
         p50: med(runs.map((s) => s.p50)),
         p99: med(runs.map((s) => s.p99)),
@@ -379,7 +420,15 @@ try {
       });
     }
   }
-  const ratioRows = groups.map((g) => ({ label: g.label, ab: ratios(g.id, 'a', 'b'), ac: ratios(g.id, 'a', 'c') }));
+  const ratioRows = groups.map((g) => ({
+    id: g.id,
+    label: g.label,
+    ab: results[g.id].b ? ratios(g.id, 'a', 'b') : undefined,
+    ac: ratios(g.id, 'a', 'c'),
+    af: results[g.id].f ? ratios(g.id, 'a', 'f') : undefined,
+  }));
+  const rowOf = (/** @type {string} */ id) => ratioRows.find((r) => r.id === id);
+  const p99Ratios = fixed.a.map((x, i) => x.p99 / fixed.c[i].p99);
   const r429 = ratios('list20', 'a429', 'a');
   const rl = rateLimited.limited.map((x, i) => x / rateLimited.ok[i]);
   const sizes = ['1000', '100000', '1000000'];
@@ -391,6 +440,15 @@ try {
   const worstScale = Math.max(...Object.values(inprocRatios), ...Object.values(httpRatios));
   const targets = [
     { target: 'Full stack ≥ 0.90× minimal Koa, GET /v1/pets?limit=20 (median a/c)', value: ratioRows[0].ac.median, met: ratioRows[0].ac.median >= 0.9, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+    { target: 'Full stack ≥ 0.50× Fastify (same auth, quota, validation), GET /v1/pets?limit=20 (median a/f)', value: rowOf('list20')?.af?.median ?? NaN, met: (rowOf('list20')?.af?.median ?? 0) >= 0.5, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+    { target: 'POST /v1/pets ≥ 0.90× minimal Koa (median a/c)', value: rowOf('create')?.ac.median ?? NaN, met: (rowOf('create')?.ac.median ?? 0) >= 0.9, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+    ...Object.entries(optionalPaths).map(([id, path]) => ({
+      target: `GET ${path} ≥ 0.90× minimal Koa (median a/c)`,
+      value: rowOf(id)?.ac.median ?? NaN,
+      met: (rowOf(id)?.ac.median ?? 0) >= 0.9,
+      show: (/** @type {number} */ v) => (Number.isNaN(v) ? 'not measured (404 in this build)' : `${v.toFixed(3)}×`),
+    })),
+    { target: `p99 of the full stack ≤ 1.2× minimal Koa's at the same load (${fmt(fixedRate)} req/s, median per round)`, value: med(p99Ratios), met: med(p99Ratios) <= 1.2, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
     { target: '10⁶/10³ list latency ≤ 1.2 (worst of the in-process and HTTP ratios)', value: worstScale, met: worstScale <= 1.2, show: (/** @type {number} */ v) => `${v.toFixed(3)}` },
     { target: 'Heap ≤ 400 B per stored pet', value: heap.bytesPerPet, met: heap.bytesPerPet <= 400, show: (/** @type {number} */ v) => `${v.toFixed(1)} B` },
     { target: '429 path ≥ 1.5× the req/s of the 200 path (temporarily_banned, median per round)', value: r429.median, met: r429.median >= 1.5, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
@@ -428,6 +486,12 @@ try {
       'kept parsed and serialised per request with `JSON.stringify` as a handler would; before measuring, the orchestrator checks that their bodies ' +
       `are byte-identical to (a)'s and carry the same \`Content-Type\` (\`${contentType}\`). For POST they parse the JSON body and answer 201 with a Pet ` +
       'of the same shape and a `Location`. They check no key, count no quota and write no log: the difference is what the stack costs.',
+    '- **(f) Fastify** (bench/fastify-server.mjs, Fastify 5, logger off), a second reference: in one `onRequest` hook the bearer key\'s SHA-256 (node:crypto) looked up in a Map, ' +
+      'fixed-window quotas (UTC minute and day) per key with the five rate-limit headers, then Fastify\'s schema validation of the query and of a create\'s body, and the same JSON ' +
+      '(checked byte-equal like (b) and (c)). No log line, no request id, no ban, no cursor checksum. Measured on the headline scenario and the create.',
+    `- **p99 at the same load**: (a) and (c) driven at one fixed rate (\`overallRate\`, ${fmt(fixedRate)} req/s: half of (a)'s headline req/s unless \`BENCH_FIXED_RATE\` is set), ` +
+      `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of 5 s; the ratio of their p99 per round, then the median.`,
+    '- **Listings that arrive with other features** (`GET /v1/store/inventory`, `GET /v1/categories`) are measured against (c) when the full stack serves them, and skipped with one line when it answers 404.',
     `- **Load**: autocannon 9 in one long-lived process (bench/drive.mjs), ${CONNECTIONS} connections, pipelining ${PIPELINING}, HTTP/1.1 keep-alive. ` +
       `Per scenario: a warm-up run per server (${WARMUP} s for the headline scenario, 1 s for the others), then ${ROUNDS} rounds in which the servers ` +
       `alternate (a b c a b c …). Rounds last ${DURATION} s for the headline scenario \`GET /v1/pets?limit=20\` (and its 429 counterpart) and ${SECONDARY} s for the ` +
@@ -457,13 +521,20 @@ try {
   }
   lines.push('');
   lines.push('### Ratios (req/s, per round, then the median)', '');
-  lines.push('| scenario | a/b per round | a/b median | a/c per round | a/c median |', '|---|---|--:|---|--:|');
-  for (const r of ratioRows) {
-    lines.push(`| ${r.label} | ${r.ab.per.map(f2).join(' / ')} | **${r.ab.median.toFixed(3)}** | ${r.ac.per.map(f2).join(' / ')} | **${r.ac.median.toFixed(3)}** |`);
-  }
-  lines.push(`| 429 temporarily_banned / 200, \`GET /v1/pets?limit=20\` on (a) | ${r429.per.map(f2).join(' / ')} | **${r429.median.toFixed(3)}** | | |`);
-  lines.push(`| 429 rate_limited / 200, bench composition (10³ pets; req/s ${rateLimited.limited.map((x) => fmt(x)).join(' / ')} vs ${rateLimited.ok.map((x) => fmt(x)).join(' / ')}) | ${rl.map(f2).join(' / ')} | **${med(rl).toFixed(3)}** | | |`);
+  lines.push('| scenario | a/b per round | a/b median | a/c per round | a/c median | a/f per round | a/f median |', '|---|---|--:|---|--:|---|--:|');
+  const cells = (/** @type {{ per: number[], median: number } | undefined} */ r) => (r ? `${r.per.map(f2).join(' / ')} | **${r.median.toFixed(3)}**` : ' | ');
+  for (const r of ratioRows) lines.push(`| ${r.label} | ${cells(r.ab)} | ${cells(r.ac)} | ${cells(r.af)} |`);
+  lines.push(`| 429 temporarily_banned / 200, \`GET /v1/pets?limit=20\` on (a) | ${r429.per.map(f2).join(' / ')} | **${r429.median.toFixed(3)}** | | | | |`);
+  lines.push(`| 429 rate_limited / 200, bench composition (10³ pets; req/s ${rateLimited.limited.map((x) => fmt(x)).join(' / ')} vs ${rateLimited.ok.map((x) => fmt(x)).join(' / ')}) | ${rl.map(f2).join(' / ')} | **${med(rl).toFixed(3)}** | | | | |`);
   lines.push('');
+  if (skipped.length > 0) lines.push(`Not measured: ${skipped.join(', ')} (the full stack answers 404: the route is not in this build).`, '');
+  lines.push(`### p99 at the same load (\`GET /v1/pets?limit=20\`, ${fmt(fixedRate)} req/s fixed, ${CONNECTIONS} connections, 5 s per round)`, '');
+  lines.push('| server | p50 ms per round | p99 ms per round | p99 median |', '|---|---|---|--:|');
+  for (const [name, label] of [['a', '(a) full stack'], ['c', '(c) minimal Koa']]) {
+    const runs = fixed[name];
+    lines.push(`| ${label} | ${runs.map((x) => f2(x.p50)).join(' / ')} | ${runs.map((x) => f2(x.p99)).join(' / ')} | ${f2(med(runs.map((x) => x.p99)))} |`);
+  }
+  lines.push(`| a/c | | ${p99Ratios.map(f2).join(' / ')} | **${med(p99Ratios).toFixed(3)}** |`, '');
   lines.push('## How the list cost grows', '');
   lines.push('In process, `PetCatalog.listPets` alone (median ns per call):', '');
   lines.push('| query | 10³ pets | 10⁵ pets | 10⁶ pets | 10⁶/10³ |', '|---|--:|--:|--:|--:|');
@@ -514,7 +585,7 @@ try {
     /* no hand-written analysis */
   }
   writeFileSync(OUT, lines.join('\n'));
-  writeFileSync(join(RESULTS, `results-${machine.date.replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine, results, rateLimited, httpScale, latency, heap, profile, anomalies }, null, 2));
+  writeFileSync(join(RESULTS, `results-${machine.date.replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine, results, fixedRate, fixed, skipped, rateLimited, httpScale, latency, heap, profile, anomalies }, null, 2));
 
   // ---- stdout ----
   process.stdout.write('\n');

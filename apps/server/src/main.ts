@@ -1,7 +1,7 @@
 // The server process: settings from the environment, then serve until SIGTERM or SIGINT.
-import { pino } from 'pino';
 import { parseSettings, SettingsError, type Settings } from './settings.js';
 import { startServer } from './server.js';
+import { createServerLogger } from './log-destination.js';
 
 const fail = (message: string): never => {
   process.stderr.write(`petstore: ${message.split('\n')[0]}\n`);
@@ -16,7 +16,7 @@ try {
 }
 settings = settings!;
 
-const logger = pino({ level: settings.logLevel, base: { service: 'petstore' } }, pino.destination({ dest: 1, sync: false }));
+const logger = createServerLogger(settings.logLevel);
 
 try {
   const server = await startServer(settings, { logger });

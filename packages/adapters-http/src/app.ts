@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type ParameterizedContext } from 'koa';
 import type { Admission, Adoption, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
@@ -45,10 +45,8 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     logger.error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'response error');
   });
 
-  app.use(requestContext(logger));
-  // Probes and the description: outside the credential and the rate limit.
-  app.use(async function probes(ctx, next) {
-    if (!PROBE_PATHS.has(ctx.path)) return next();
+  /** Probes and the description: outside the credential and the rate limit. */
+  const probe = async (ctx: ParameterizedContext<AppState>): Promise<void> => {
     // Known paths: OPTIONS and other methods answer as on every other known path (204 / 405 with Allow).
     if (ctx.method === 'OPTIONS') {
       ctx.set('Allow', PROBE_ALLOW);
@@ -78,8 +76,15 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
       ctx.type = JSON_TYPE;
       ctx.body = openApi;
     }
-  });
+  };
   // The gate also dispatches the route it matched: the router is its table, not a middleware.
-  app.use(gate(router, deps.authenticator, deps.admission));
+  const gated = gate(router, deps.authenticator, deps.admission);
+
+  app.use(requestContext(logger));
+  // Two middleware, not three: a probe path is answered here, every other request goes through the gate
+  // (one Koa layer less, and its promise, on every API request).
+  app.use(function probeOrGate(ctx, next) {
+    return PROBE_PATHS.has(ctx.path) ? probe(ctx) : gated(ctx, next);
+  });
   return app;
 };
