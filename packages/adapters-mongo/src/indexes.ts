@@ -21,10 +21,15 @@ export interface IndexDefinition {
  *   (the unfiltered list walks `_id`).
  * - `quota_subjects {expireAt}` with `expireAfterSeconds: 0` lets the server delete a subject's state
  *   once its day has ended and no ban runs (`expireAt` is set on every update).
+ * - `api_keys {publicId}` (unique) finds a key by its public id for the admin API and refuses a second key with the same one.
+ * - `api_keys {position}` (unique) serves the key list in order and makes `max + 1` position assignment safe between processes.
+ *   Both are sparse: records written before the admin API lack the fields until the next start seeds them.
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
   { collection: COLLECTIONS.quotas, key: { expireAt: 1 }, options: { name: 'expireAt_1', expireAfterSeconds: 0 } },
+  { collection: COLLECTIONS.apiKeys, key: { publicId: 1 }, options: { name: 'publicId_1', unique: true, sparse: true } },
+  { collection: COLLECTIONS.apiKeys, key: { position: 1 }, options: { name: 'position_1', unique: true, sparse: true } },
 ];
 
 /** Creates the indexes; a no-op when they exist, so every process may run it at every start. */

@@ -4,6 +4,7 @@ export { petRepositoryContract } from './pet-repository.contract.js';
 export { quotaStoreContract } from './quota-store.contract.js';
 export { apiKeyStoreContract } from './api-key-store.contract.js';
 export { ManualClock } from './manual-clock.js';
+export { SeededRandom } from './seeded-random.js';
 export { petDraftArb, validNameArb } from './arbitraries.js';
 export type { Fixture, MakeFixture, ContractOptions } from './fixture.js';
 export { FaultInjector, FAULT_MODES } from './fault-injection.js';
