@@ -128,7 +128,7 @@ const keyLabel = {
   description: 'A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode.',
 } as const;
 
-/** `POST /admin/keys`: numbers only, and both, for enterprise (1 ≤ perMinute ≤ perDay is checked besides). */
+/** `POST /admin/keys`. Checked besides (the domain's rules): the numbers only with enterprise, always with it, and perMinute ≤ perDay. */
 export const NewApiKeySchema = {
   type: 'object',
   description: 'A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1).',
@@ -140,9 +140,7 @@ export const NewApiKeySchema = {
   },
   required: ['plan'],
   additionalProperties: false,
-  if: { properties: { plan: { const: 'enterprise' } } },
-  then: { required: ['perMinute', 'perDay'] },
-  else: { not: { anyOf: [{ required: ['perMinute'] }, { required: ['perDay'] }] } },
+  dependentRequired: { perMinute: ['perDay'], perDay: ['perMinute'] },
 } as const;
 
 /** `PATCH /admin/keys/{keyId}`: any of the fields, at least one; the numbers together. */
