@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
-import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import { Admission, Authenticator, KeyAdmin, PetCatalog } from '@petstore/domain';
 import { ApiKeyStoreMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
+import { SystemRandom } from '../src/system-random.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -26,10 +27,12 @@ describe('the service on MongoDB', function () {
     const client = new MongoClient(`mongodb://127.0.0.1:${await closedPort()}`, { serverSelectionTimeoutMS: 500 });
     const db = client.db('petstore_outage');
     const clock = new SystemClock();
+    const keys = new ApiKeyStoreMongo(db);
     const app = createHttpApp({
       catalog: new PetCatalog(new PetRepositoryMongo(db), clock),
-      authenticator: new Authenticator(new ApiKeyStoreMongo(db)),
+      authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreMongo(db), clock),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
     });
     const server = await listen(app, { port: 0, host: '127.0.0.1' });
     try {

@@ -22,6 +22,7 @@ describe('settings (CONTRACT.md §6)', () => {
       port: 8080,
       host: '0.0.0.0',
       apiKeys: [],
+      adminKeys: [],
       store: 'memory',
       mongodbUri: undefined,
       ban: { threshold: 10, seconds: 900 },

@@ -1,7 +1,8 @@
 import Koa from 'koa';
-import type { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import type { Admission, Authenticator, KeyAdmin, PetCatalog } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
+import { addAdminKeyRoutes } from './admin-keys.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -13,6 +14,8 @@ export interface HttpAppDependencies {
   readonly catalog: PetCatalog;
   readonly authenticator: Authenticator;
   readonly admission: Admission;
+  /** Issuing, changing and revoking keys (`/v1/admin/keys`, admin keys only). */
+  readonly keyAdmin: KeyAdmin;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -35,7 +38,9 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const logger = deps.logger ?? silentLogger;
   const isReady = deps.isReady ?? (async () => true);
   const openApi = JSON.stringify(buildOpenApiDocument());
-  const router = createRouter(deps.catalog, compileValidators());
+  const validators = compileValidators();
+  const router = createRouter(deps.catalog, validators);
+  addAdminKeyRoutes(router, deps.keyAdmin, validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

@@ -1,18 +1,28 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { ListPetsQuerySchema, NewPetSchema, validateNewPet } from '@petstore/domain';
+import { ApiKeyPatchSchema, ListKeysQuerySchema, ListPetsQuerySchema, NewApiKeySchema, NewPetSchema, validateNewPet } from '@petstore/domain';
+import type { Result, ValidationFailed } from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** The request validators, compiled once at start from the domain's JSON Schemas. */
 export interface RequestValidators {
   readonly newPet: ValidateFunction;
   readonly listQuery: ValidateFunction;
+  readonly newApiKey: ValidateFunction;
+  readonly apiKeyPatch: ValidateFunction;
+  readonly listKeysQuery: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
   // Strict schemas, no type coercion: a body is taken exactly as JSON gave it.
   const ajv = new Ajv2020({ strict: true, allErrors: false, coerceTypes: false, useDefaults: false });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  return { newPet: ajv.compile(NewPetSchema), listQuery: ajv.compile(ListPetsQuerySchema) };
+  return {
+    newPet: ajv.compile(NewPetSchema),
+    listQuery: ajv.compile(ListPetsQuerySchema),
+    newApiKey: ajv.compile(NewApiKeySchema),
+    apiKeyPatch: ajv.compile(ApiKeyPatchSchema),
+    listKeysQuery: ajv.compile(ListKeysQuerySchema),
+  };
 };
 
 const describeAjvError = (error: ErrorObject, where: string): string => {
@@ -90,4 +100,31 @@ export const readListQuery = (validators: RequestValidators, querystring: string
     throw new HttpError('validation_failed', message);
   }
   return input as { limit?: number; status?: string; cursor?: string };
+};
+
+/**
+ * Validates a body against its JSON Schema; when it fails, the message is the domain rule's (which
+ * names the field and quotes at most 64 characters of what was sent), else the schema's.
+ */
+export const checkBody = (validate: ValidateFunction, body: unknown, domainRule: (body: unknown) => Result<unknown, ValidationFailed>): void => {
+  if (validate(body)) return;
+  const domain = domainRule(body);
+  throw new HttpError('validation_failed', domain.ok ? describeAjvError(validate.errors![0]!, 'body') : domain.error.message);
+};
+
+/** `limit` and `cursor` of a paged list other than pets (unknown parameters ignored, `status` included). */
+export const readPageQuery = (validate: ValidateFunction, querystring: string): { limit?: number; cursor?: string } => {
+  const query = parseListQuery(querystring);
+  const input: Record<string, unknown> = {};
+  for (const key of ['limit', 'cursor'] as const) {
+    const value = query[key];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) throw new HttpError('validation_failed', `${key} must be given at most once`);
+    input[key] = key === 'limit' && /^[1-9][0-9]{0,15}$/.test(value) ? Number(value) : value;
+  }
+  if (!validate(input)) {
+    const field = validate.errors![0]!.instancePath.replace(/^\//, '');
+    throw new HttpError('validation_failed', field === 'limit' ? 'limit must be an integer from 1 to 100' : 'cursor must be the opaque value of a Link: rel="next" header');
+  }
+  return input as { limit?: number; cursor?: string };
 };

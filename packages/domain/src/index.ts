@@ -51,7 +51,7 @@ export {
   type Subject,
 } from './auth/api-key.js';
 export { generateApiKey, API_KEY_PREFIX, ISSUED_KEY_PATTERN } from './auth/key-format.js';
-export { LABEL_MAX_LENGTH, QUOTA_MAX } from './auth/key-request.js';
+export { validateKeyRequest, validateKeyPatch, QUOTA_MAX, type KeyRequest, type KeyPatch } from './auth/key-request.js';
 export { ApiKeyLookupCache, KEY_CACHE_MAX_AGE_MS } from './auth/key-lookup-cache.js';
 
 export type { PetRepository, PetListQuery } from './ports/pet-repository.port.js';

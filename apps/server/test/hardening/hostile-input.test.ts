@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { Admission, Authenticator, apiKeyRecord, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
+import { Admission, Authenticator, apiKeyRecord, KeyAdmin, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
 import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
+import { SystemRandom } from '../../src/system-random.js';
 import { errorOf, parseRaw, rawExchange, send, startHarness, type Answer, type Harness } from './support.js';
 
 const KEY = 'hostile-key';
@@ -138,6 +139,7 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
       catalog: new PetCatalog(new PetRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
     });
     const running = await listen(app, { port: 0, host: '127.0.0.1', headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
     try {

@@ -10,14 +10,16 @@ import {
   Admission,
   apiKeyRecord,
   Authenticator,
+  KeyAdmin,
   PetCatalog,
   type ApiKeyRecord,
+  type KeyRole,
   type BanRule,
   type PetRepository,
   type PlanName,
   type Quota,
 } from '@petstore/domain';
-import { ManualClock } from '@petstore/domain/testing';
+import { ManualClock, SeededRandom } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { createHttpApp, listen, type HttpLogger, type RunningServer } from '../../src/index.js';
 
@@ -31,12 +33,15 @@ export const KEYS = {
   business: 'business-key-0123456789',
   /** Enterprise with a quota no test reaches: for tests that are not about rate limits. */
   huge: 'huge-key-0123456789',
+  /** An admin key (plan business, as admin keys are). */
+  admin: 'admin-key-0123456789',
 } as const;
 
 export interface KeySpec {
   readonly key: string;
   readonly plan: PlanName;
   readonly quota?: Quota;
+  readonly role?: KeyRole;
 }
 
 export const DEFAULT_KEYS: readonly KeySpec[] = [
@@ -44,10 +49,11 @@ export const DEFAULT_KEYS: readonly KeySpec[] = [
   { key: KEYS.pro, plan: 'pro' },
   { key: KEYS.business, plan: 'business' },
   { key: KEYS.huge, plan: 'enterprise', quota: { perMinute: 100_000_000, perDay: 1_000_000_000 } },
+  { key: KEYS.admin, plan: 'business', role: 'admin' },
 ];
 
 export const record = (spec: KeySpec): ApiKeyRecord => {
-  const made = apiKeyRecord(spec.key, spec.plan, spec.quota);
+  const made = apiKeyRecord(spec.key, spec.plan, spec.quota, spec.role);
   if (typeof made === 'string') throw new Error(`bad test key ${spec.key}: ${made}`);
   return made;
 };
@@ -207,6 +213,8 @@ export interface TestServer {
   readonly clock: ManualClock;
   /** The repository the app uses (the in-memory one unless replaced). */
   readonly repository: PetRepository;
+  /** The key store the app uses. */
+  readonly keys: ApiKeyStoreInMemory;
   /** A keep-alive agent with room for 400 simultaneous requests, used by default. */
   readonly agent: Agent;
   request(req: RawRequest): Promise<RawResponse>;
@@ -225,6 +233,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       catalog: new PetCatalog(repository, clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
+      keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     },
@@ -238,6 +247,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     url: running.url,
     clock,
     repository,
+    keys,
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>

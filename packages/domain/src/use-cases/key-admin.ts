@@ -76,7 +76,9 @@ export class KeyAdmin {
         createdAt: this.clock.now(),
         ...(label === undefined ? {} : { label }),
       });
-      if (stored !== 'taken') return ok({ ...this.view(stored), key });
+      if (stored === 'taken') continue;
+      const { id, ...view } = this.view(stored);
+      return ok({ id, key, ...view });
     }
     throw new Error(`no unused key id after ${CREATE_ATTEMPTS} attempts: the random source repeats itself`);
   }
