@@ -144,6 +144,9 @@ export const resolveGrant = (
   return fail(enterpriseNeedsQuota());
 };
 
-/** Checks a `keyId` path segment: `key_` and 12 lowercase hex digits. */
+/**
+ * Checks a `keyId` path segment: `key_` and 12 lowercase hex digits. What was sent is not quoted:
+ * a key pasted where its id belongs must not come back in an answer (or a log of answers).
+ */
 export const validateKeyId = (raw: string): Result<string, ValidationFailed> =>
-  isPublicKeyId(raw) ? ok(raw) : fail(validationFailed('keyId', `keyId must be key_ followed by 12 lowercase hex digits (got '${quoteInput(raw)}')`));
+  isPublicKeyId(raw) ? ok(raw) : fail(validationFailed('keyId', 'keyId must be key_ followed by 12 lowercase hex digits (the public id, never the key itself)'));
