@@ -38,11 +38,9 @@ export { sha256Hex, constantTimeEqual } from './auth/sha256.js';
 export {
   apiKeyRecord,
   publicKeyId,
-  isPublicKeyId,
   settingsKeyPosition,
   API_KEY_POSITION_BASE,
   KEY_ROLES,
-  KEY_SOURCES,
   type ApiKeyRecord,
   type StoredApiKey,
   type KeyRole,
@@ -50,8 +48,8 @@ export {
   type Caller,
   type Subject,
 } from './auth/api-key.js';
-export { generateApiKey, API_KEY_PREFIX, ISSUED_KEY_PATTERN } from './auth/key-format.js';
-export { validateKeyRequest, validateKeyPatch, QUOTA_MAX, type KeyRequest, type KeyPatch } from './auth/key-request.js';
+export { generateApiKey, ISSUED_KEY_PATTERN } from './auth/key-format.js';
+export { validateKeyRequest, validateKeyPatch, QUOTA_MAX } from './auth/key-request.js';
 export { ApiKeyLookupCache, KEY_CACHE_MAX_AGE_MS } from './auth/key-lookup-cache.js';
 
 export type { PetRepository, PetListQuery } from './ports/pet-repository.port.js';

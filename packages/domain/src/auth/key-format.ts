@@ -1,14 +1,14 @@
 import type { Random } from '../ports/random.port.js';
 
 /** Every key the service issues starts with this, so that secret scanners can recognise one. */
-export const API_KEY_PREFIX = 'pet_';
+const API_KEY_PREFIX = 'pet_';
 /** Bytes of key material: 256 bits. */
-export const API_KEY_BYTES = 32;
+const API_KEY_BYTES = 32;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /** base64url (RFC 4648 §5) of bytes, without padding. */
-export const base64Url = (bytes: Uint8Array): string => {
+const base64Url = (bytes: Uint8Array): string => {
   let out = '';
   for (let i = 0; i < bytes.length; i += 3) {
     const a = bytes[i]!;
