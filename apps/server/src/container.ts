@@ -1,6 +1,7 @@
 import { Container, ContainerModule } from 'inversify';
-import type { Clock } from '@petstore/domain';
+import { KEY_CACHE_MAX_AGE_MS, type Clock } from '@petstore/domain';
 import { SystemClock } from '@petstore/adapters-memory';
+import { SystemRandom } from './system-random.js';
 import type { HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 import { TOKENS } from './tokens.js';
@@ -22,6 +23,8 @@ interface ContainerOverrides {
   readonly stores?: ProvidedStores;
   /** The store deadline in ms (default `STORE_DEADLINE_MS`, 5 s). */
   readonly storeDeadlineMs?: number;
+  /** How long a key lookup of a store behind a network may be reused (default `KEY_CACHE_MAX_AGE_MS`; 0: ask the store every time). */
+  readonly keyCacheMaxAgeMs?: number;
 }
 
 /** The one container: settings, clock and logger, the store module the settings pick, and the core. */
@@ -30,7 +33,9 @@ export const createContainer = async (settings: Settings, overrides: ContainerOv
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(overrides.logger);
   container.bind(TOKENS.Clock).toConstantValue(overrides.clock ?? new SystemClock());
+  container.bind(TOKENS.Random).toConstantValue(new SystemRandom());
   container.bind(TOKENS.StoreDeadlineMs).toConstantValue(overrides.storeDeadlineMs ?? STORE_DEADLINE_MS);
+  container.bind(TOKENS.KeyCacheMaxAgeMs).toConstantValue(overrides.keyCacheMaxAgeMs ?? KEY_CACHE_MAX_AGE_MS);
   await container.load(overrides.stores === undefined ? storeModule(settings) : providedStoreModule(overrides.stores), coreModule);
   return container;
 };

@@ -63,6 +63,12 @@ export const boundedPorts = (ports: StorePorts, ms: number): StorePorts => ({
   },
   keys: {
     findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash'),
+    findById: (keyId) => withDeadline(ports.keys.findById(keyId), ms, 'ApiKeyStore.findById'),
+    list: (afterPosition, limit) => withDeadline(ports.keys.list(afterPosition, limit), ms, 'ApiKeyStore.list'),
     save: (record) => withDeadline(ports.keys.save(record), ms, 'ApiKeyStore.save'),
+    retainSettingsKeys: (keyHashes) => withDeadline(ports.keys.retainSettingsKeys(keyHashes), ms, 'ApiKeyStore.retainSettingsKeys'),
+    insert: (key) => withDeadline(ports.keys.insert(key), ms, 'ApiKeyStore.insert'),
+    update: (keyId, changes) => withDeadline(ports.keys.update(keyId, changes), ms, 'ApiKeyStore.update'),
+    revoke: (keyId) => withDeadline(ports.keys.revoke(keyId), ms, 'ApiKeyStore.revoke'),
   },
 });

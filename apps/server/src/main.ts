@@ -20,12 +20,19 @@ const logger = createServerLogger(settings.logLevel);
 
 try {
   const server = await startServer(settings, { logger });
-  logger.info({ url: server.url, store: settings.store, keys: settings.apiKeys.length }, 'listening');
+  logger.info({ url: server.url, store: settings.store, keys: settings.apiKeys.length, adminKeys: settings.adminKeys.length }, 'listening');
   if (server.devKey !== undefined) {
     // Printed once, on purpose, for a first try; never logged. Configure PETSTORE_API_KEYS for real use.
     process.stdout.write(
       `\nDevelopment API key (plan free): ${server.devKey}\n` +
         `  try: curl -H "Authorization: Bearer ${server.devKey}" ${server.url}/v1/pets\n\n`,
+    );
+  }
+  if (server.devAdminKey !== undefined) {
+    // The same: printed once, never logged. Configure PETSTORE_ADMIN_KEYS for real use.
+    process.stdout.write(
+      `Development admin key: ${server.devAdminKey}\n` +
+        `  issue a key: curl -H "Authorization: Bearer ${server.devAdminKey}" -H 'Content-Type: application/json' -d '{"plan":"pro"}' ${server.url}/v1/admin/keys\n\n`,
     );
   }
   let stopping = false;

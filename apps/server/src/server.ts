@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { apiKeyRecord, type ApiKeyRecord, type Clock } from '@petstore/domain';
+import { apiKeyRecord, generateApiKey, type ApiKeyRecord, type Clock } from '@petstore/domain';
 import { listen, type HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
@@ -12,6 +12,8 @@ interface StartOptions {
   readonly stores?: ProvidedStores;
   /** The longest one store call may take before the request is answered 503 (default 5 s). */
   readonly storeDeadlineMs?: number;
+  /** How long a key lookup of a store behind a network may be reused (default 500 ms; 0: no cache). */
+  readonly keyCacheMaxAgeMs?: number;
 }
 
 export interface StartedServer {
@@ -19,6 +21,8 @@ export interface StartedServer {
   readonly port: number;
   /** The development key generated because no key was configured (memory store only). */
   readonly devKey?: string;
+  /** The development admin key generated because no key at all was configured (memory store only). */
+  readonly devAdminKey?: string;
   /** Stops accepting, finishes the requests in flight, closes the store. */
   stop(): Promise<void>;
 }
@@ -30,12 +34,20 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
   try {
     const keys = await container.getAsync(TOKENS.ApiKeyStore);
     let devKey: string | undefined;
-    let seed: readonly ApiKeyRecord[] = settings.apiKeys;
-    if (seed.length === 0 && settings.store === 'memory') {
+    let devAdminKey: string | undefined;
+    const seed: ApiKeyRecord[] = [...settings.apiKeys, ...settings.adminKeys];
+    if (settings.apiKeys.length === 0 && settings.store === 'memory') {
       devKey = `dev_${randomBytes(24).toString('base64url')}`;
-      seed = [apiKeyRecord(devKey, 'free') as ApiKeyRecord];
+      seed.push(apiKeyRecord(devKey, 'free') as ApiKeyRecord);
+      if (settings.adminKeys.length === 0) {
+        devAdminKey = generateApiKey(await container.getAsync(TOKENS.Random));
+        seed.push(apiKeyRecord(devAdminKey, 'business', undefined, 'admin') as ApiKeyRecord);
+      }
     }
     for (const record of seed) await keys.save(record);
+    // Settings keys change only through the settings: one taken out of them stops working. With no
+    // key configured at all (a second process on MongoDB, say), the keys stored are left as they are.
+    if (settings.apiKeys.length > 0 || settings.adminKeys.length > 0) await keys.retainSettingsKeys(seed.map((r) => r.keyHash));
 
     const app = await container.getAsync(TOKENS.HttpApp);
     const running = await listen(app, { port: settings.port, host: settings.host }).catch((error: unknown) => {
@@ -46,6 +58,7 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
       url: running.url,
       port: running.port,
       ...(devKey === undefined ? {} : { devKey }),
+      ...(devAdminKey === undefined ? {} : { devAdminKey }),
       async stop() {
         await running.close();
         await store.close();

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
-import { apiKeyRecord, DEFAULT_BAN_RULE, isPlanName } from '@petstore/domain';
+import { apiKeyRecord, DEFAULT_BAN_RULE, isPlanName, publicKeyId } from '@petstore/domain';
 
 type StoreKind = 'memory' | 'mongo';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -11,6 +11,8 @@ export interface Settings {
   readonly host: string;
   /** Keys from `PETSTORE_API_KEYS`, already hashed; empty when the variable is unset. */
   readonly apiKeys: readonly ApiKeyRecord[];
+  /** Keys from `PETSTORE_ADMIN_KEYS` (role admin, plan business), already hashed; empty when unset. */
+  readonly adminKeys: readonly ApiKeyRecord[];
   readonly store: StoreKind;
   readonly mongodbUri: string | undefined;
   readonly ban: BanRule;
@@ -71,6 +73,33 @@ const parseKeys = (raw: string | undefined): ApiKeyRecord[] => {
   return records;
 };
 
+/**
+ * Admin keys: comma-separated keys, each limited with the business plan's numbers. No entry may
+ * repeat one given earlier or a key of `PETSTORE_API_KEYS`, nor share a public id with one.
+ */
+const parseAdminKeys = (raw: string | undefined, apiKeys: readonly ApiKeyRecord[]): ApiKeyRecord[] => {
+  if (raw === undefined || raw.trim() === '') return [];
+  const records: ApiKeyRecord[] = [];
+  const ids = new Map(apiKeys.map((r) => [publicKeyId(r.keyHash), r.keyHash]));
+  raw.split(',').forEach((entry, index) => {
+    const where = `PETSTORE_ADMIN_KEYS entry ${index + 1}`;
+    const key = entry.trim();
+    if (key === '') throw new SettingsError(`${where} is empty (comma-separated admin keys)`);
+    if (!KEY.test(key)) throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
+    const record = apiKeyRecord(key, 'business', undefined, 'admin');
+    if (typeof record === 'string') throw new SettingsError(`${where}: ${record}`);
+    const clash = ids.get(publicKeyId(record.keyHash));
+    if (clash !== undefined) {
+      const inApiKeys = apiKeys.some((r) => r.keyHash === clash);
+      const what = clash === record.keyHash ? 'repeats' : 'has the same public id as';
+      throw new SettingsError(`${where} ${what} a key given ${inApiKeys ? 'in PETSTORE_API_KEYS (a key is either a client or an admin key)' : 'earlier'}`);
+    }
+    ids.set(publicKeyId(record.keyHash), record.keyHash);
+    records.push(record);
+  });
+  return records;
+};
+
 /** Reads the settings from the environment; throws `SettingsError` on the first bad one. */
 export const parseSettings = (env: Env): Settings => {
   const port = wholeNumber(env, 'PORT', Number(DEFAULTS.PORT), 0, 65535);
@@ -94,10 +123,12 @@ export const parseSettings = (env: Env): Settings => {
     throw new SettingsError(`PETSTORE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
+  const apiKeys = parseKeys(env['PETSTORE_API_KEYS']);
   return {
     port,
     host,
-    apiKeys: parseKeys(env['PETSTORE_API_KEYS']),
+    apiKeys,
+    adminKeys: parseAdminKeys(env['PETSTORE_ADMIN_KEYS'], apiKeys),
     store,
     mongodbUri,
     ban: {

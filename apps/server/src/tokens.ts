@@ -1,5 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
-import type { Admission, Adoption, ApiKeyStore, Authenticator, CategoryCatalog, CategoryRepository, Clock, OrderRepository, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
+import type { Admission, Adoption, ApiKeyStore, Authenticator, CategoryCatalog, CategoryRepository, Clock, KeyAdmin, OrderRepository, PetCatalog, PetRepository, QuotaStore, Random } from '@petstore/domain';
 import type { HttpApp, HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 
@@ -19,8 +19,11 @@ export const TOKENS = {
   Settings: token<Settings>('Settings'),
   Logger: token<HttpLogger>('Logger'),
   Clock: token<Clock>('Clock'),
+  Random: token<Random>('Random'),
   /** The longest any one store call may take before the request is answered 503. */
   StoreDeadlineMs: token<number>('StoreDeadlineMs'),
+  /** How long a key lookup of a store behind a network may be reused; 0: no cache. */
+  KeyCacheMaxAgeMs: token<number>('KeyCacheMaxAgeMs'),
   PetRepository: token<PetRepository>('PetRepository'),
   CategoryRepository: token<CategoryRepository>('CategoryRepository'),
   OrderRepository: token<OrderRepository>('OrderRepository'),
@@ -32,5 +35,6 @@ export const TOKENS = {
   Adoption: token<Adoption>('Adoption'),
   Authenticator: token<Authenticator>('Authenticator'),
   Admission: token<Admission>('Admission'),
+  KeyAdmin: token<KeyAdmin>('KeyAdmin'),
   HttpApp: token<HttpApp>('HttpApp'),
 } as const;

@@ -3,11 +3,12 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
+import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
 import { ApiKeyStoreMongo, CategoryRepositoryMongo, MongoCommandError, OrderRepositoryMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { seedCategories } from './hardening/support.js';
+import { SystemRandom } from '../src/system-random.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -29,12 +30,14 @@ describe('the service on MongoDB', function () {
     const clock = new SystemClock();
     const categories = new CategoryRepositoryMongo(db);
     const pets = new PetRepositoryMongo(db);
+    const keys = new ApiKeyStoreMongo(db);
     const app = createHttpApp({
       catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, new OrderRepositoryMongo(db), clock),
-      authenticator: new Authenticator(new ApiKeyStoreMongo(db)),
+      authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreMongo(db), clock),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
     });
     const server = await listen(app, { port: 0, host: '127.0.0.1' });
     try {
@@ -72,6 +75,7 @@ describe('the service on MongoDB', function () {
       adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
       logger: { info: () => {}, error: (fields) => void lines.push(fields) },
     });
     const server = await listen(app, { port: 0, host: '127.0.0.1' });
@@ -100,6 +104,7 @@ describe('the service on MongoDB', function () {
     const proKey = 'mongo-pro-key-0123456789';
     // Seeds the categories, so that the 50 requests of the seeding do not spend the tests' quotas.
     const seedKey = 'mongo-seed-key-0123456789';
+    const adminKey = 'multi-process-admin-key';
     const limit = 50;
     /** A key that no test here takes to its limit (for the order race). */
     const roomyKey = 'multi-process-roomy-key';
@@ -113,6 +118,9 @@ describe('the service on MongoDB', function () {
           PETSTORE_STORE: 'mongo',
           MONGODB_URI: withDatabase,
           PETSTORE_API_KEYS: `${key}:enterprise:${limit}:100000,${proKey}:pro,${seedKey}:business,${roomyKey}:enterprise:100000:1000000`,
+          PETSTORE_ADMIN_KEYS: adminKey,
+          // Waiting for a plan change to arrive sends requests past a 429: no ban meanwhile.
+          PETSTORE_BAN_THRESHOLD: '1000',
         },
       });
       let out = '';
@@ -239,6 +247,50 @@ describe('the service on MongoDB', function () {
       const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) => fetch(`${urls[i % 2]}/v1/pets?limit=1`, { headers }).then((r) => r.status)));
       expect(statuses.filter((s) => s === 200)).to.have.length(remaining);
       expect(statuses.filter((s) => s === 429)).to.have.length(80 - remaining);
+    });
+
+    const admin = { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' };
+    /** Milliseconds until `check` holds (polling every 20 ms, at most 3 s). */
+    const until = async (check: () => Promise<boolean>): Promise<number> => {
+      const started = Date.now();
+      while (!(await check())) {
+        if (Date.now() - started > 3_000) throw new Error('not seen within 3 s');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return Date.now() - started;
+    };
+    const issue = async (plan: string): Promise<{ id: string; key: string }> => {
+      const res = await fetch(`${await a.url}/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ plan }) });
+      expect(res.status).to.equal(201);
+      return (await res.json()) as { id: string; key: string };
+    };
+
+    it('a key issued through one process works at once through the other; revoked through one, the other refuses it within 1 s', async () => {
+      const made = await issue('pro');
+      const through = async (url: string) => (await fetch(`${url}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${made.key}` } })).status;
+      expect(await through(await b.url), 'issued through a, used through b').to.equal(200);
+      const listed = (await (await fetch(`${await b.url}/v1/admin/keys?limit=100`, { headers: admin })).json()) as Array<{ id: string }>;
+      expect(listed.map((k) => k.id)).to.include(made.id);
+      expect((await fetch(`${await a.url}/v1/admin/keys/${made.id}`, { method: 'DELETE', headers: admin })).status).to.equal(204);
+      expect(await through(await a.url), 'at once on the process that revoked it').to.equal(401);
+      const elapsed = await until(async () => (await through(await b.url)) === 401);
+      expect(elapsed, 'refused by the other process within 1 s (ms)').to.be.at.most(1_000);
+      expect(await through(await b.url)).to.equal(401);
+    });
+
+    it('a plan change through one process applies through the other within 1 s, with the counts kept: a free key at 60/60, upgraded to pro, is admitted again', async () => {
+      const made = await issue('free');
+      const auth = { Authorization: `Bearer ${made.key}` };
+      // All of it within one UTC minute: start early in one.
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+      for (let i = 0; i < 60; i++) expect((await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).status).to.equal(200);
+      expect((await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).status).to.equal(429);
+      const patched = await fetch(`${await a.url}/v1/admin/keys/${made.id}`, { method: 'PATCH', headers: admin, body: '{"plan":"pro"}' });
+      expect(patched.status).to.equal(200);
+      expect((await fetch(`${await a.url}/v1/pets?limit=1`, { headers: auth })).status, 'at once on the process that changed it').to.equal(200);
+      const elapsed = await until(async () => (await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).headers.get('x-ratelimit-limit') === '300');
+      expect(elapsed, 'the pro numbers in the other process within 1 s (ms)').to.be.at.most(1_000);
     });
   });
 });

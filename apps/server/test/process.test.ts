@@ -61,7 +61,7 @@ describe('the server process', function () {
     expect(p.stderr() + p.stdout()).not.to.contain('hunter2');
   });
 
-  it('with no key configured on the memory store, prints one development key that works', async () => {
+  it('with no key configured on the memory store, prints one development key and one development admin key that work', async () => {
     const p = run({ PORT: '0', HOST: '127.0.0.1' });
     try {
       const url = await listeningUrl(p);
@@ -71,6 +71,20 @@ describe('the server process', function () {
       const ok = await fetch(`${url}/v1/pets`, { headers: { Authorization: `Bearer ${key}` } });
       expect(ok.status).to.equal(200);
       expect((await fetch(`${url}/v1/openapi.json`)).status).to.equal(200);
+      // And a development admin key next to it, that issues keys (and is never logged).
+      const admin = /Development admin key: (\S+)/.exec(p.stdout())![1]!;
+      expect(p.stdout().split(admin).length - 1, 'printed in one message (line and example)').to.equal(2);
+      const issued = await fetch(`${url}/v1/admin/keys`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+        body: '{"plan":"pro"}',
+      });
+      expect(issued.status).to.equal(201);
+      const fresh = ((await issued.json()) as { key: string }).key;
+      expect((await fetch(`${url}/v1/pets`, { headers: { Authorization: `Bearer ${fresh}` } })).status).to.equal(200);
+      expect((await fetch(`${url}/v1/admin/keys`, { headers: { Authorization: `Bearer ${key}` } })).status, 'the development key is a client key').to.equal(403);
+      const logLines = p.stdout().split('\n').filter((l) => l.startsWith('{'));
+      expect(logLines.join('\n')).not.to.contain(admin).and.not.to.contain(key).and.not.to.contain(fresh);
     } finally {
       p.child.kill('SIGTERM');
       expect(await p.exited).to.equal(0);

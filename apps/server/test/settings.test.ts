@@ -22,6 +22,7 @@ describe('settings (CONTRACT.md §6)', () => {
       port: 8080,
       host: '0.0.0.0',
       apiKeys: [],
+      adminKeys: [],
       store: 'memory',
       mongodbUri: undefined,
       ban: { threshold: 10, seconds: 900 },
@@ -85,6 +86,31 @@ describe('settings (CONTRACT.md §6)', () => {
       'pro:secretkey',
     ]) {
       const message = fails({ PETSTORE_API_KEYS: keys }, 'PETSTORE_API_KEYS');
+      expect(message).not.to.contain('secret');
+    }
+  });
+
+  it('reads PETSTORE_ADMIN_KEYS: admin keys on the business plan, hashed', () => {
+    const s = parseSettings({ PETSTORE_ADMIN_KEYS: ' root-one ,root-two', PETSTORE_API_KEYS: 'client:free' });
+    expect(s.adminKeys).to.deep.equal([
+      { keyHash: sha256Hex('root-one'), role: 'admin', plan: 'business', quota: PLAN_QUOTAS.business },
+      { keyHash: sha256Hex('root-two'), role: 'admin', plan: 'business', quota: PLAN_QUOTAS.business },
+    ]);
+    expect(s.apiKeys.map((k) => k.role)).to.deep.equal(['client']);
+    expect(JSON.stringify(s)).not.to.match(/root-one|root-two/);
+  });
+
+  it('refuses a bad PETSTORE_ADMIN_KEYS entry with one line naming it, never echoing a key; a key in both variables is an error', () => {
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ PETSTORE_ADMIN_KEYS: 'secretadmin,' }, /entry 2 is empty/],
+      [{ PETSTORE_ADMIN_KEYS: 'secret admin' }, /entry 1: the key may hold only/],
+      [{ PETSTORE_ADMIN_KEYS: 'secretadmin:business' }, /entry 1: the key may hold only/],
+      [{ PETSTORE_ADMIN_KEYS: 'secretadmin,secretother,secretadmin' }, /entry 3 repeats a key given earlier/],
+      [{ PETSTORE_ADMIN_KEYS: 'secretother,secretboth', PETSTORE_API_KEYS: 'secretboth:pro' }, /entry 2 repeats a key given in PETSTORE_API_KEYS/],
+    ];
+    for (const [env, pattern] of cases) {
+      const message = fails(env, 'PETSTORE_ADMIN_KEYS');
+      expect(message).to.match(pattern);
       expect(message).not.to.contain('secret');
     }
   });

@@ -1,7 +1,8 @@
 import Koa, { type ParameterizedContext } from 'koa';
-import type { Admission, Adoption, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
+import { addAdminKeyRoutes } from './admin-keys.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -15,6 +16,8 @@ export interface HttpAppDependencies {
   readonly adoption: Adoption;
   readonly authenticator: Authenticator;
   readonly admission: Admission;
+  /** Issuing, changing and revoking keys (`/v1/admin/keys`, admin keys only). */
+  readonly keyAdmin: KeyAdmin;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -37,7 +40,9 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const logger = deps.logger ?? silentLogger;
   const isReady = deps.isReady ?? (async () => true);
   const openApi = JSON.stringify(buildOpenApiDocument());
-  const router = createRouter(deps.catalog, deps.categories, deps.adoption, compileValidators());
+  const validators = compileValidators();
+  const router = createRouter(deps.catalog, deps.categories, deps.adoption, validators);
+  addAdminKeyRoutes(router, deps.keyAdmin, validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Adoption, Caller, CategoryCatalog, DomainError, OrderAction, PetCatalog } from '@petstore/domain';
+import { validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { readJsonBody } from './body.js';
-import { checkNewCategory, checkNewOrder, checkNewPet, readCategoriesQuery, readListQuery, readOrderListQuery, type RequestValidators } from './validation.js';
+import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
 import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
 
@@ -41,7 +42,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
   router.post('createPet', '/v1/pets', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
-    checkNewPet(validators, body);
+    checkBody(validators.newPet, body, validateNewPet);
     const result = await catalog.createPet(body);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 201;
@@ -60,7 +61,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
   });
 
   router.get('listCategories', '/v1/categories', async (ctx) => {
-    const query = readCategoriesQuery(validators, ctx.querystring);
+    const query = readPageQuery(validators.categoriesQuery, ctx.querystring);
     const result = await categories.listCategories(query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
@@ -72,7 +73,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
   router.post('createCategory', '/v1/categories', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
-    checkNewCategory(validators, body);
+    checkBody(validators.newCategory, body, validateNewCategory);
     const result = await categories.createCategory(body);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 201;
@@ -95,7 +96,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
   router.post('placeOrder', '/v1/store/orders', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
-    checkNewOrder(validators, body);
+    checkBody(validators.newOrder, body, validateNewOrder);
     const result = await adoption.place(callerOf(ctx), body);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 201;

@@ -1,17 +1,18 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import {
+  ApiKeyPatchSchema,
   ListCategoriesQuerySchema,
+  ListKeysQuerySchema,
   ListOrdersQuerySchema,
   ListPetsQuerySchema,
+  NewApiKeySchema,
   NewCategorySchema,
   NewOrderSchema,
   NewPetSchema,
   ORDER_STATUSES,
   quoteInput,
-  validateNewCategory,
-  validateNewOrder,
-  validateNewPet,
 } from '@petstore/domain';
+import type { Result, ValidationFailed } from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** The request validators, compiled once at start from the domain's JSON Schemas. */
@@ -22,6 +23,9 @@ export interface RequestValidators {
   readonly categoriesQuery: ValidateFunction;
   readonly newOrder: ValidateFunction;
   readonly listOrdersQuery: ValidateFunction;
+  readonly newApiKey: ValidateFunction;
+  readonly apiKeyPatch: ValidateFunction;
+  readonly listKeysQuery: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
@@ -35,6 +39,9 @@ export const compileValidators = (): RequestValidators => {
     categoriesQuery: ajv.compile(ListCategoriesQuerySchema),
     newOrder: ajv.compile(NewOrderSchema),
     listOrdersQuery: ajv.compile(ListOrdersQuerySchema),
+    newApiKey: ajv.compile(NewApiKeySchema),
+    apiKeyPatch: ajv.compile(ApiKeyPatchSchema),
+    listKeysQuery: ajv.compile(ListKeysQuerySchema),
   };
 };
 
@@ -50,22 +57,6 @@ const describeAjvError = (error: ErrorObject, where: string): string => {
   return `${field || where} ${error.message ?? 'is not valid'}`;
 };
 
-/** Validates a create body; the message names the field and the reason (the domain's wording). */
-export const checkNewPet = (validators: RequestValidators, body: unknown): void => {
-  if (validators.newPet(body)) return;
-  const domain = validateNewPet(body);
-  const message = domain.ok ? describeAjvError(validators.newPet.errors![0]!, 'body') : domain.error.message;
-  throw new HttpError('validation_failed', message);
-};
-
-/** Validates a category create body, as `checkNewPet` does a pet's. */
-export const checkNewCategory = (validators: RequestValidators, body: unknown): void => {
-  if (validators.newCategory(body)) return;
-  const domain = validateNewCategory(body);
-  const message = domain.ok ? describeAjvError(validators.newCategory.errors![0]!, 'body') : domain.error.message;
-  throw new HttpError('validation_failed', message);
-};
-
 type ListQueryKey = 'limit' | 'status' | 'categoryId' | 'cursor';
 const LIST_QUERY_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'status', 'categoryId', 'cursor']);
 /** Query values read as integers, when written canonically (no sign, leading zero, fraction or exponent). */
@@ -76,6 +67,7 @@ const QUERY_MESSAGES: Readonly<Record<string, string>> = {
   limit: 'limit must be an integer from 1 to 100',
   status: 'status must be one of available, pending, sold',
   categoryId: `categoryId must be a positive integer from 1 to ${Number.MAX_SAFE_INTEGER}, written without sign, leading zeros or fraction`,
+  cursor: 'cursor must be the opaque value of a Link: rel="next" header',
 };
 
 /**
@@ -143,16 +135,18 @@ export const readListQuery = (
     cursor?: string;
   };
 
-/** The query of `GET /v1/categories`: `limit` and `cursor` (other parameters, filters of other lists included, are ignored). */
-export const readCategoriesQuery = (validators: RequestValidators, querystring: string): { limit?: number; cursor?: string } =>
-  readQuery(validators.categoriesQuery, querystring, ['limit', 'cursor'] as const) as { limit?: number; cursor?: string };
+/** `limit` and `cursor` of a paged list with no filter of its own (categories, keys): other parameters are ignored. */
+export const readPageQuery = (validate: ValidateFunction, querystring: string): { limit?: number; cursor?: string } =>
+  readQuery(validate, querystring, ['limit', 'cursor'] as const) as { limit?: number; cursor?: string };
 
-/** Validates an order body `{ "petId" }`; the message names the field and the reason (the domain's wording). */
-export const checkNewOrder = (validators: RequestValidators, body: unknown): void => {
-  if (validators.newOrder(body)) return;
-  const domain = validateNewOrder(body);
-  const message = domain.ok ? describeAjvError(validators.newOrder.errors![0]!, 'body') : domain.error.message;
-  throw new HttpError('validation_failed', message);
+/**
+ * Validates a body against its JSON Schema; when it fails, the message is the domain rule's (which
+ * names the field and quotes at most 64 characters of what was sent), else the schema's.
+ */
+export const checkBody = (validate: ValidateFunction, body: unknown, domainRule: (body: unknown) => Result<unknown, ValidationFailed>): void => {
+  if (validate(body)) return;
+  const domain = domainRule(body);
+  throw new HttpError('validation_failed', domain.ok ? describeAjvError(validate.errors![0]!, 'body') : domain.error.message);
 };
 
 /** Messages of the order list's query: as the pet list's, but `status` is an order status. */

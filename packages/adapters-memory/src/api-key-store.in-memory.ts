@@ -1,18 +1,102 @@
-import type { ApiKeyRecord, ApiKeyStore } from '@petstore/domain';
+import type { ApiKeyRecord, ApiKeyStore, KeyChanges, NewApiKey, StoredApiKey } from '@petstore/domain';
+import { API_KEY_POSITION_BASE, publicKeyId, settingsKeyPosition } from '@petstore/domain';
 
-/** Keys in process memory, by SHA-256 hash only. */
+interface Entry {
+  record: StoredApiKey;
+  revoked: boolean;
+}
+
+/**
+ * Keys in process memory, by SHA-256 hash only, with an index by public id. A revoked key stays
+ * (marked) so that its hash and public id are never issued again and its position never reused.
+ */
 export class ApiKeyStoreInMemory implements ApiKeyStore {
-  private readonly byHash = new Map<string, ApiKeyRecord>();
+  private readonly byHash = new Map<string, Entry>();
+  private readonly byId = new Map<string, Entry>();
+  private lastPosition = API_KEY_POSITION_BASE - 1;
 
+  /** Starts with these keys seeded as settings keys. */
   constructor(records: Iterable<ApiKeyRecord> = []) {
-    for (const record of records) this.byHash.set(record.keyHash, record);
+    for (const record of records) this.saveSync(record);
   }
 
-  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    return this.byHash.get(keyHash);
+  async findByHash(keyHash: string): Promise<StoredApiKey | undefined> {
+    const entry = this.byHash.get(keyHash);
+    return entry === undefined || entry.revoked ? undefined : entry.record;
+  }
+
+  async findById(keyId: string): Promise<StoredApiKey | undefined> {
+    const entry = this.byId.get(keyId);
+    return entry === undefined || entry.revoked ? undefined : entry.record;
+  }
+
+  async list(afterPosition: number, limit: number): Promise<readonly StoredApiKey[]> {
+    // Admin listings are rare and short: a sort per call keeps the store one map.
+    return [...this.byHash.values()]
+      .filter((e) => !e.revoked && e.record.position > afterPosition)
+      .map((e) => e.record)
+      .sort((a, b) => a.position - b.position)
+      .slice(0, limit);
   }
 
   async save(record: ApiKeyRecord): Promise<void> {
-    this.byHash.set(record.keyHash, record);
+    this.saveSync(record);
+  }
+
+  async retainSettingsKeys(keyHashes: readonly string[]): Promise<void> {
+    const keep = new Set(keyHashes);
+    for (const [hash, entry] of this.byHash) {
+      if (entry.record.source === 'settings' && !keep.has(hash)) {
+        this.byHash.delete(hash);
+        this.byId.delete(publicKeyId(hash));
+      }
+    }
+  }
+
+  async insert(key: NewApiKey): Promise<StoredApiKey | 'taken'> {
+    const id = publicKeyId(key.keyHash);
+    if (this.byHash.has(key.keyHash) || this.byId.has(id)) return 'taken';
+    const record: StoredApiKey = Object.freeze({ ...key, source: 'api', position: ++this.lastPosition });
+    this.index({ record, revoked: false });
+    return record;
+  }
+
+  async update(keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined> {
+    const entry = this.byId.get(keyId);
+    if (entry === undefined || entry.revoked || entry.record.source !== 'api') return undefined;
+    entry.record = Object.freeze({
+      ...entry.record,
+      ...(changes.grant === undefined ? {} : { plan: changes.grant.plan, quota: changes.grant.quota }),
+      ...(changes.label === undefined ? {} : { label: changes.label }),
+    });
+    return entry.record;
+  }
+
+  async revoke(keyId: string): Promise<boolean> {
+    const entry = this.byId.get(keyId);
+    if (entry === undefined || entry.revoked || entry.record.source !== 'api') return false;
+    entry.revoked = true;
+    return true;
+  }
+
+  private saveSync(record: ApiKeyRecord): void {
+    const existing = this.byHash.get(record.keyHash);
+    const stored: StoredApiKey = Object.freeze({
+      keyHash: record.keyHash,
+      role: record.role,
+      plan: record.plan,
+      quota: record.quota,
+      source: 'settings',
+      position: settingsKeyPosition(record.keyHash),
+    });
+    if (existing !== undefined) {
+      existing.record = stored;
+      existing.revoked = false;
+    } else this.index({ record: stored, revoked: false });
+  }
+
+  private index(entry: Entry): void {
+    this.byHash.set(entry.record.keyHash, entry);
+    this.byId.set(publicKeyId(entry.record.keyHash), entry);
   }
 }

@@ -32,6 +32,9 @@ export interface IndexDefinition {
  *   filter (one owner's, or every owner's for an admin) with `$in` over the states of a status.
  * - `quota_subjects {expireAt}` with `expireAfterSeconds: 0` lets the server delete a subject's state
  *   once its day has ended and no ban runs (`expireAt` is set on every update).
+ * - `api_keys {publicId}` (unique) finds a key by its public id for the admin API and refuses a second key with the same one.
+ * - `api_keys {position}` (unique) serves the key list in order and makes `max + 1` position assignment safe between processes.
+ *   Both are sparse: records written before the admin API lack the fields until the next start seeds them.
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
@@ -42,6 +45,8 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.orders, key: { owner: 1, state: 1, _id: 1 }, options: { name: 'owner_1_state_1__id_1' } },
   { collection: COLLECTIONS.orders, key: { state: 1, _id: 1 }, options: { name: 'state_1__id_1' } },
   { collection: COLLECTIONS.quotas, key: { expireAt: 1 }, options: { name: 'expireAt_1', expireAfterSeconds: 0 } },
+  { collection: COLLECTIONS.apiKeys, key: { publicId: 1 }, options: { name: 'publicId_1', unique: true, sparse: true } },
+  { collection: COLLECTIONS.apiKeys, key: { position: 1 }, options: { name: 'position_1', unique: true, sparse: true } },
 ];
 
 /** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { apiKeyRecord, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
-import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
+import { ApiKeyLookupCache, apiKeyRecord, Authenticator, KeyAdmin, PLAN_QUOTAS, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
+import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract, SeededRandom, type MakeFixture } from '@petstore/domain/testing';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
@@ -111,7 +111,7 @@ if (target.kind === 'skipped') {
       },
       { numRuns },
     );
-    apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)));
+    apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)), { numRuns });
     petHoldContract('MongoDB', fixture('holds', (db) => new PetRepositoryMongo(db)));
     orderRepositoryContract('MongoDB', fixture('orders', (db) => new OrderRepositoryMongo(db)), { numRuns });
     adoptionContract('MongoDB', fixture('adoption', (db) => ({ pets: new PetRepositoryMongo(db), orders: new OrderRepositoryMongo(db) })), { numRuns: 10 });
@@ -362,8 +362,46 @@ if (target.kind === 'skipped') {
           }
           expect(await db.collection(COLLECTIONS.apiKeys).countDocuments()).to.equal(records.length);
           const store = new ApiKeyStoreMongo(db);
-          for (const r of records) expect(await store.findByHash(r.keyHash)).to.deep.equal(r);
+          for (const r of records) expect(await store.findByHash(r.keyHash)).to.deep.include({ ...r, source: 'settings' });
           expect(JSON.stringify(await db.collection(COLLECTIONS.apiKeys).find().toArray())).not.to.match(/alpha|beta|gamma/);
+        } finally {
+          await Promise.all(clients.map((c) => c.close()));
+        }
+      });
+
+      it('a key issued, changed or revoked through one connection takes effect through another, whose lookups are cached, within 1 s', async () => {
+        const db = await tracked('keycache');
+        const clients = [new MongoClient(uri, resolveMongoSettings(uri).driverOptions), new MongoClient(uri, resolveMongoSettings(uri).driverOptions)];
+        try {
+          const clock = { now: () => Date.now() };
+          const [here, there] = clients.map((c) => new ApiKeyLookupCache(new ApiKeyStoreMongo(c.db(db.databaseName)), clock));
+          const admin = new KeyAdmin(here!, new SeededRandom(uniqueName('seed')), clock, clock.now());
+          const elsewhere = new Authenticator(there!);
+          const caller = { keyId: 'key_000000000000', role: 'admin' } as const;
+          const made = await admin.create(caller, { plan: 'free' });
+          if (!made.ok) throw new Error(made.error.message);
+          const bearer = `Bearer ${made.value.key}`;
+          const quotaThere = async () => {
+            const r = await elsewhere.authenticate(bearer);
+            return r.ok ? r.value.quota : undefined;
+          };
+          expect(await quotaThere(), 'issued: accepted elsewhere at once').to.deep.equal(PLAN_QUOTAS.free);
+          /** Milliseconds until `check` holds for lookups made elsewhere (polling every 20 ms, at most 3 s). */
+          const until = async (check: () => Promise<boolean>): Promise<number> => {
+            const started = Date.now();
+            while (!(await check())) {
+              if (Date.now() - started > 3_000) throw new Error('not seen within 3 s');
+              await sleep(20);
+            }
+            return Date.now() - started;
+          };
+          expect((await admin.patch(caller, made.value.id, { plan: 'pro' })).ok).to.equal(true);
+          const changed = await until(async () => (await quotaThere())?.perMinute === PLAN_QUOTAS.pro.perMinute);
+          expect(changed, 'a plan change seen elsewhere (ms)').to.be.at.most(1_000);
+          expect((await admin.revoke(caller, made.value.id)).ok).to.equal(true);
+          const revoked = await until(async () => (await quotaThere()) === undefined);
+          expect(revoked, 'a revocation seen elsewhere (ms)').to.be.at.most(1_000);
+          for (let i = 0; i < 5; i++) expect(await quotaThere(), 'and never accepted again').to.equal(undefined);
         } finally {
           await Promise.all(clients.map((c) => c.close()));
         }

@@ -45,20 +45,37 @@ export type { AdmissionDecision, AdmissionOutcome, WindowView } from './quota/ad
 export { GET_PET_DEPRECATION, isSunset, deprecationHeaders, httpDate, type DeprecationPolicy } from './deprecation/sunset.js';
 
 export { sha256Hex, constantTimeEqual } from './auth/sha256.js';
-export { apiKeyRecord, publicKeyId, KEY_ROLES, type ApiKeyRecord, type KeyRole, type Caller, type Subject } from './auth/api-key.js';
+export {
+  apiKeyRecord,
+  publicKeyId,
+  settingsKeyPosition,
+  API_KEY_POSITION_BASE,
+  KEY_ROLES,
+  type ApiKeyRecord,
+  type StoredApiKey,
+  type KeyRole,
+  type KeySource,
+  type Caller,
+  type Subject,
+} from './auth/api-key.js';
+export { generateApiKey, ISSUED_KEY_PATTERN } from './auth/key-format.js';
+export { validateKeyRequest, validateKeyPatch, QUOTA_MAX } from './auth/key-request.js';
+export { ApiKeyLookupCache, KEY_CACHE_MAX_AGE_MS } from './auth/key-lookup-cache.js';
 
 export type { PetRepository, PetListQuery, PetHold } from './ports/pet-repository.port.js';
 export type { CategoryRepository, CategoryListQuery, CategoryNameTaken } from './ports/category-repository.port.js';
 export type { OrderRepository, OrderListQuery } from './ports/order-repository.port.js';
 export type { QuotaStore } from './ports/quota-store.port.js';
-export type { ApiKeyStore } from './ports/api-key-store.port.js';
+export type { ApiKeyStore, NewApiKey, KeyChanges } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
+export type { Random } from './ports/random.port.js';
 
 export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
 export { CategoryCatalog } from './use-cases/category-catalog.js';
-export { Authenticator, type KeyHasher } from './use-cases/authenticate.js';
+export { Authenticator, type KeyHasher, type KeyLookup } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject } from './use-cases/admit.js';
 export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
+export { KeyAdmin, type ApiKey, type CreatedApiKey } from './use-cases/key-admin.js';
 
 export {
   PetStatusSchema,
@@ -80,4 +97,10 @@ export {
   ListOrdersQuerySchema,
   OrderIdSchema,
   InventorySchema,
+  KeyIdSchema,
+  NewApiKeySchema,
+  ApiKeyPatchSchema,
+  ApiKeySchema,
+  CreatedApiKeySchema,
+  ListKeysQuerySchema,
 } from './schemas/index.js';

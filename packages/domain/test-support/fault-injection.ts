@@ -1,6 +1,9 @@
 import type {
   ApiKeyRecord,
   ApiKeyStore,
+  KeyChanges,
+  NewApiKey,
+  StoredApiKey,
   Category,
   CategoryListQuery,
   CategoryNameTaken,
@@ -47,7 +50,7 @@ export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderReposito
 export interface PortCall {
   readonly port: FaultyPort;
   readonly method: string;
-  /** True for calls that change the store (`create`, `consume`, `save`, `swapHold`, `updateState`). */
+  /** True for calls that change the store (`create`, `consume`, `save`, `insert`, `update`, `revoke`, `swapHold`, `updateState`…). */
   readonly write: boolean;
   /** The call's arguments, as passed (a `decide` function may pick a mode by them). */
   readonly args: readonly unknown[];
@@ -174,10 +177,20 @@ export class FaultInjector {
   }
 
   apiKeyStore(inner: ApiKeyStore): ApiKeyStore {
+    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Promise<T>): Promise<T> =>
+      this.run({ port: 'ApiKeyStore', method, write, args }, forward);
     return {
-      findByHash: (keyHash: string): Promise<ApiKeyRecord | undefined> =>
-        this.run({ port: 'ApiKeyStore', method: 'findByHash', write: false, args: [keyHash] }, () => inner.findByHash(keyHash)),
-      save: (record: ApiKeyRecord): Promise<void> => this.run({ port: 'ApiKeyStore', method: 'save', write: true, args: [record] }, () => inner.save(record)),
+      findByHash: (keyHash: string): Promise<StoredApiKey | undefined> => call('findByHash', false, [keyHash], () => inner.findByHash(keyHash)),
+      findById: (keyId: string): Promise<StoredApiKey | undefined> => call('findById', false, [keyId], () => inner.findById(keyId)),
+      list: (afterPosition: number, limit: number): Promise<readonly StoredApiKey[]> =>
+        call('list', false, [afterPosition, limit], () => inner.list(afterPosition, limit)),
+      save: (record: ApiKeyRecord): Promise<void> => call('save', true, [record], () => inner.save(record)),
+      retainSettingsKeys: (keyHashes: readonly string[]): Promise<void> =>
+        call('retainSettingsKeys', true, [keyHashes], () => inner.retainSettingsKeys(keyHashes)),
+      insert: (key: NewApiKey): Promise<StoredApiKey | 'taken'> => call('insert', true, [key], () => inner.insert(key)),
+      update: (keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined> =>
+        call('update', true, [keyId, changes], () => inner.update(keyId, changes)),
+      revoke: (keyId: string): Promise<boolean> => call('revoke', true, [keyId], () => inner.revoke(keyId)),
     };
   }
 

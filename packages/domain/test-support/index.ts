@@ -5,6 +5,7 @@ export { categoryRepositoryContract } from './category-repository.contract.js';
 export { quotaStoreContract } from './quota-store.contract.js';
 export { apiKeyStoreContract } from './api-key-store.contract.js';
 export { ManualClock } from './manual-clock.js';
+export { SeededRandom } from './seeded-random.js';
 export { petDraftArb, validNameArb, categoryNameArb } from './arbitraries.js';
 export type { Fixture, MakeFixture, ContractOptions } from './fixture.js';
 export { FaultInjector, FAULT_MODES } from './fault-injection.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { ApiKeyRecord, ApiKeyStore, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus, QuotaStore, SubjectState } from '../src/index.js';
+import type { ApiKeyRecord, ApiKeyStore, StoredApiKey, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus, QuotaStore, SubjectState } from '../src/index.js';
 import { apiKeyRecord, consumeQuota, DEFAULT_BAN_RULE, PLAN_QUOTAS, StoreUnavailableError } from '../src/index.js';
 import { FaultInjector } from '../test-support/index.js';
 
@@ -39,14 +39,24 @@ class Quotas implements QuotaStore {
     return result;
   }
 }
+const notUsed = (): never => {
+  throw new Error('not used in these tests');
+};
 class Keys implements ApiKeyStore {
-  readonly byHash = new Map<string, ApiKeyRecord>();
-  async findByHash(h: string): Promise<ApiKeyRecord | undefined> {
+  readonly byHash = new Map<string, StoredApiKey>();
+  async findByHash(h: string): Promise<StoredApiKey | undefined> {
     return this.byHash.get(h);
   }
   async save(r: ApiKeyRecord): Promise<void> {
-    this.byHash.set(r.keyHash, r);
+    this.byHash.set(r.keyHash, { ...r, source: 'settings', position: 1 });
   }
+  // Not used by these tests: the key store has its own contract suite.
+  findById = notUsed;
+  list = notUsed;
+  retainSettingsKeys = notUsed;
+  insert = notUsed;
+  update = notUsed;
+  revoke = notUsed;
 }
 
 const draft: PetDraft = { name: 'Rex', categoryId: 1, status: 'available' };

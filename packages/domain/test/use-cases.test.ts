@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import type {
   ApiKeyRecord,
-  ApiKeyStore,
+  KeyLookup,
   Category,
   CategoryListQuery,
   CategoryNameTaken,
@@ -235,14 +235,13 @@ describe('CategoryCatalog use cases', () => {
 });
 
 describe('Authenticator', () => {
-  class Keys implements ApiKeyStore {
+  class Keys implements KeyLookup {
     readonly seen: string[] = [];
     constructor(private readonly records: ApiKeyRecord[]) {}
     async findByHash(h: string) {
       this.seen.push(h);
       return this.records.find((r) => r.keyHash === h);
     }
-    async save() {}
   }
   const record = apiKeyRecord('S3cret-Key_1', 'pro') as ApiKeyRecord;
 
@@ -294,7 +293,7 @@ describe('Authenticator with a platform hash', () => {
   it('looks keys up with the hash function it is given', async () => {
     const record = apiKeyRecord('K-1', 'free') as ApiKeyRecord;
     const seen: string[] = [];
-    const keys: ApiKeyStore = { findByHash: async (h) => (h === record.keyHash ? record : undefined), save: async () => {} };
+    const keys: KeyLookup = { findByHash: async (h) => (h === record.keyHash ? record : undefined) };
     const native = (key: string) => {
       seen.push(key);
       return createHash('sha256').update(key, 'utf8').digest('hex');

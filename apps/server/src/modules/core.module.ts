@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, Authenticator, CategoryCatalog, PetCatalog } from '@petstore/domain';
+import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
@@ -8,7 +8,9 @@ import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline, unless
  * the store is in-process (the memory store answers synchronously and cannot hang; a timer per
- * call, three per request, would be pure cost on the hot path).
+ * call, three per request, would be pure cost on the hot path). Key lookups of a store behind a
+ * network are cached for at most `KEY_CACHE_MAX_AGE_MS` (one cache, shared by authentication and
+ * key admin, so a change made here takes effect here at once).
  */
 const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<StorePorts>;
 
@@ -22,9 +24,22 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, categories, orders, quotas, keys, ms, store) =>
-        store.inProcess === true ? { pets, categories, orders, quotas, keys } : boundedPorts({ pets, categories, orders, quotas, keys }, ms),
-      [TOKENS.PetRepository, TOKENS.CategoryRepository, TOKENS.OrderRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
+      (pets, categories, orders, quotas, keys, ms, store, clock, keyCacheMs) => {
+        if (store.inProcess === true) return { pets, categories, orders, quotas, keys };
+        const bounded = boundedPorts({ pets, categories, orders, quotas, keys }, ms);
+        return keyCacheMs > 0 ? { ...bounded, keys: new ApiKeyLookupCache(bounded.keys, clock, keyCacheMs) } : bounded;
+      },
+      [
+        TOKENS.PetRepository,
+        TOKENS.CategoryRepository,
+        TOKENS.OrderRepository,
+        TOKENS.QuotaStore,
+        TOKENS.ApiKeyStore,
+        TOKENS.StoreDeadlineMs,
+        TOKENS.StoreLifecycle,
+        TOKENS.Clock,
+        TOKENS.KeyCacheMaxAgeMs,
+      ],
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
@@ -42,9 +57,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Admission)
     .toResolvedValue((ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban), [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Settings])
     .inSingletonScope();
+  bind(TOKENS.KeyAdmin)
+    .toResolvedValue((ports, random, clock) => new KeyAdmin(ports.keys, random, clock, clock.now(), nativeSha256), [BOUNDED_PORTS, TOKENS.Random, TOKENS.Clock])
+    .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms) =>
+      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin) =>
         createHttpApp(
           {
             catalog,
@@ -52,12 +70,24 @@ export const coreModule = new ContainerModule(({ bind }) => {
             adoption,
             authenticator,
             admission,
+            keyAdmin,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
           { trustProxy: settings.trustProxy },
         ),
-      [TOKENS.PetCatalog, TOKENS.CategoryCatalog, TOKENS.Adoption, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
+      [
+        TOKENS.PetCatalog,
+        TOKENS.CategoryCatalog,
+        TOKENS.Adoption,
+        TOKENS.Authenticator,
+        TOKENS.Admission,
+        TOKENS.StoreLifecycle,
+        TOKENS.Logger,
+        TOKENS.Settings,
+        TOKENS.StoreDeadlineMs,
+        TOKENS.KeyAdmin,
+      ],
     )
     .inSingletonScope();
 });

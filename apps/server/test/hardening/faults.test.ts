@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { sha256Hex, type ConsumeRequest, type Pet, type PetDraft } from '@petstore/domain';
+import { KEY_CACHE_MAX_AGE_MS, sha256Hex, type ConsumeRequest, type Pet, type PetDraft } from '@petstore/domain';
 import { FAULT_MODES, ManualClock, type FaultMode } from '@petstore/domain/testing';
 import { errorOf, send, startHarness, type Answer, type Harness } from './support.js';
 
@@ -57,6 +57,27 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
       }
     }
     expect((await send(h.port, { path: '/healthz' })).status).to.equal(200);
+  });
+
+  it('with the key lookup cache on, a key store outage is felt once the cached lookup is older than its bound (by the clock port), and the service recovers', async () => {
+    const cacheClock = new ManualClock(Date.UTC(2027, 4, 5, 13, 0, 0));
+    const cached = await startHarness({ env: { PETSTORE_API_KEYS: 'cached-key:pro' }, clock: cacheClock, storeDeadlineMs: 100, keyCacheMaxAgeMs: KEY_CACHE_MAX_AGE_MS });
+    try {
+      const get = () => send(cached.port, { path: '/v1/pets', headers: { Authorization: 'Bearer cached-key' } });
+      expect((await get()).status).to.equal(200);
+      cached.faults.use((call) => (call.port === 'ApiKeyStore' ? 'fail' : undefined));
+      cacheClock.advance(KEY_CACHE_MAX_AGE_MS - 1);
+      expect((await get()).status, 'answered from the cached lookup').to.equal(200);
+      cacheClock.advance(1);
+      const out = await get();
+      expect(out.status, 'the lookup is too old: the store is asked, and is out').to.equal(503);
+      expect(errorOf(out.text).code).to.equal('unavailable');
+      cached.faults.reset();
+      expect((await get()).status).to.equal(200);
+      expect(cached.faults.count({ port: 'ApiKeyStore', method: 'findByHash' })).to.equal(3);
+    } finally {
+      await cached.stop();
+    }
   });
 
   it('property: under any faults, a 201 create is always found, a 5xx one at most once, ids are unique, and quota units are counted exactly once', async () => {

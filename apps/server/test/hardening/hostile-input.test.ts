@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
+import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, KeyAdmin, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
+import { SystemRandom } from '../../src/system-random.js';
 import { errorOf, parseRaw, rawExchange, send, startHarness, type Answer, type Harness } from './support.js';
 
 const KEY = 'hostile-key';
@@ -142,6 +143,7 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
       adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
     });
     const running = await listen(app, { port: 0, host: '127.0.0.1', headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
     try {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { pino } from 'pino';
-import { constantTimeEqual } from '@petstore/domain';
+import { constantTimeEqual, sha256Hex } from '@petstore/domain';
 import { send, startHarness, type Answer } from './support.js';
 
 // Several configured keys on different plans, and keys nobody configured.
@@ -91,6 +91,78 @@ describe('hardening: secrets (no raw key in any store, log line or response)', f
     for (const c of h.faults.calls.filter((c) => c.port === 'ApiKeyStore' && c.method === 'findByHash')) {
       expect(c.args[0]).to.match(/^[0-9a-f]{64}$/);
     }
+  });
+
+  it('a full admin session (issue, use, list, get, change, refuse, revoke) leaves no raw key but in its one creation answer, and no full hash, in logs or answers', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logger = pino({ level: 'trace', base: { service: 'petstore' } }, sink);
+    const ADMIN = 'sEcReT-admin-9a7c31';
+    const h = await startHarness({ env: { PETSTORE_API_KEYS: `${FREE}:free`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_LOG_LEVEL: 'trace' }, logger });
+    const answers: Answer[] = [];
+    const go = async (method: string, path: string, key: string, body?: string) => {
+      const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+      const a = await send(h.port, { method, path, headers, ...(body === undefined ? {} : { body }) });
+      answers.push(a);
+      return a;
+    };
+    const issued: string[] = [];
+    const creations: Answer[] = [];
+    try {
+      for (const body of ['{"plan":"pro","label":"session"}', '{"plan":"enterprise","perMinute":5,"perDay":50}']) {
+        const a = await go('POST', '/v1/admin/keys', ADMIN, body);
+        expect(a.status).to.equal(201);
+        creations.push(a);
+        issued.push((JSON.parse(a.text) as { key: string }).key);
+      }
+      const ids = creations.map((a) => (JSON.parse(a.text) as { id: string }).id);
+      expect((await go('GET', '/v1/pets', issued[0]!)).status).to.equal(200);
+      expect((await go('POST', '/v1/pets', issued[1]!, `{"name":"Rex","categoryId":1,"key":"${issued[0]}"}`)).status).to.equal(400);
+      expect((await go('GET', '/v1/admin/keys?limit=2', ADMIN)).status).to.equal(200);
+      expect((await go('GET', '/v1/admin/keys', ADMIN)).status).to.equal(200);
+      expect((await go('GET', `/v1/admin/keys/${ids[0]}`, ADMIN)).status).to.equal(200);
+      expect((await go('PATCH', `/v1/admin/keys/${ids[0]}`, ADMIN, '{"plan":"business"}')).status).to.equal(200);
+      expect((await go('PATCH', `/v1/admin/keys/${ids[0]}`, ADMIN, `{"label":"${issued[1]}","oops":"${ADMIN}"}`)).status).to.equal(400);
+      expect((await go('GET', '/v1/admin/keys', FREE)).status).to.equal(403);
+      expect((await go('POST', '/v1/admin/keys', issued[0]!, '{"plan":"business"}')).status).to.equal(403);
+      expect((await go('GET', '/v1/admin/keys', `${ADMIN}x`)).status).to.equal(401);
+      expect((await go('DELETE', `/v1/admin/keys/${ids[1]}`, ADMIN)).status).to.equal(204);
+      expect((await go('GET', '/v1/pets', issued[1]!)).status).to.equal(401);
+      const settingsId = `key_${sha256Hex(FREE).slice(0, 12)}`;
+      expect((await go('DELETE', `/v1/admin/keys/${settingsId}`, ADMIN)).status).to.equal(409);
+      expect((await go('GET', `/v1/admin/keys/${issued[0]}`, ADMIN)).status, 'a key where an id belongs').to.equal(400);
+    } finally {
+      await h.stop();
+    }
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    const logs = lines.join('');
+    expect(logs.split('\n').filter((l) => l.includes('"msg":"request"')).length, 'one log line per request').to.equal(answers.length);
+    expect(logs, 'logs name keys by public id').to.contain('"subject":"key_');
+    const exposedExceptCreations = answers
+      .filter((a) => !creations.includes(a))
+      .map((a) => `${a.status} ${JSON.stringify(a.headers)}\n${a.text}`)
+      .join('\n');
+    const stores = inspect([h.keys], { depth: 20, showHidden: true, maxArrayLength: null, maxStringLength: null });
+    for (const key of [ADMIN, FREE, ...issued]) {
+      for (const sp of spellings(key)) {
+        expect(logs, 'log lines hold a key').not.to.contain(sp);
+        expect(stores, 'the key store holds a key').not.to.contain(sp);
+      }
+      const at = exposedExceptCreations.indexOf(key.slice(0, 20));
+      expect(exposedExceptCreations, `an answer other than its creation holds a key: ${exposedExceptCreations.slice(Math.max(0, at - 300), at + 60)}`).not.to.contain(key.slice(0, 20));
+      expect(logs + exposedExceptCreations, 'a full hash appears').not.to.contain(sha256Hex(key));
+    }
+    expect(logs + answers.map((a) => a.text).join(''), 'no 64-hex string at all').not.to.match(/[0-9a-f]{64}/);
+    issued.forEach((key, i) => {
+      expect(creations[i]!.text.split(key).length - 1, 'the key appears once, in its creation answer').to.equal(1);
+      expect(creations[i]!.headers['cache-control']).to.equal('no-store');
+    });
   });
 
   it('the hash comparison is constant-time in structure: it reads every character whatever the first difference', () => {

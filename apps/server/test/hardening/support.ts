@@ -58,6 +58,11 @@ export interface HarnessOptions {
   readonly storeDeadlineMs?: number;
   /** How long an injected `hang` lasts before the "driver" gives up (default 30 s). */
   readonly hangMs?: number;
+  /**
+   * The key lookup cache (default 0: off, so that a fault injected into a key lookup always meets
+   * a request; the cache has its own tests, and one test here turns it on).
+   */
+  readonly keyCacheMaxAgeMs?: number;
 }
 
 /** Starts the real server (settings, container, HTTP) on 127.0.0.1, port 0, over fault-injected memory stores. */
@@ -74,6 +79,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     logger: options.logger ?? silentLogger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.storeDeadlineMs === undefined ? {} : { storeDeadlineMs: options.storeDeadlineMs }),
+    keyCacheMaxAgeMs: options.keyCacheMaxAgeMs ?? 0,
     stores: { pets: faults.petRepository(pets), categories: faults.categoryRepository(categories), orders: faults.orderRepository(orders), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
   });
   return {

@@ -12,17 +12,18 @@ import {
   apiKeyRecord,
   Authenticator,
   CategoryCatalog,
+  KeyAdmin,
   PetCatalog,
   type ApiKeyRecord,
+  type KeyRole,
   type BanRule,
   type CategoryRepository,
-  type KeyRole,
   type OrderRepository,
   type PetRepository,
   type PlanName,
   type Quota,
 } from '@petstore/domain';
-import { ManualClock } from '@petstore/domain/testing';
+import { ManualClock, SeededRandom } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { createHttpApp, listen, type HttpLogger, type RunningServer } from '../../src/index.js';
 
@@ -43,7 +44,7 @@ export const KEYS = {
   business: 'business-key-0123456789',
   /** Enterprise with a quota no test reaches: for tests that are not about rate limits. */
   huge: 'huge-key-0123456789',
-  /** An admin key (plan business) with the same unreachable quota: order transitions, all orders. */
+  /** An admin key (plan business, as admin keys are): order transitions, all orders, the admin API. */
   admin: 'admin-key-0123456789',
 } as const;
 
@@ -59,7 +60,7 @@ export const DEFAULT_KEYS: readonly KeySpec[] = [
   { key: KEYS.pro, plan: 'pro' },
   { key: KEYS.business, plan: 'business' },
   { key: KEYS.huge, plan: 'enterprise', quota: { perMinute: 100_000_000, perDay: 1_000_000_000 } },
-  { key: KEYS.admin, plan: 'enterprise', quota: { perMinute: 100_000_000, perDay: 1_000_000_000 }, role: 'admin' },
+  { key: KEYS.admin, plan: 'business', role: 'admin' },
 ];
 
 export const record = (spec: KeySpec): ApiKeyRecord => {
@@ -230,6 +231,8 @@ export interface TestServer {
   /** The repository the app uses (the in-memory one unless replaced). */
   readonly repository: PetRepository;
   readonly categoryRepository: CategoryRepository;
+  /** The key store the app uses. */
+  readonly keys: ApiKeyStoreInMemory;
   /** A keep-alive agent with room for 400 simultaneous requests, used by default. */
   readonly agent: Agent;
   request(req: RawRequest): Promise<RawResponse>;
@@ -257,6 +260,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       adoption: new Adoption(repository, options.orders ?? new OrderRepositoryInMemory(), clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
+      keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     },
@@ -271,6 +275,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     clock,
     repository,
     categoryRepository,
+    keys,
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>

@@ -15,11 +15,48 @@ export interface ApiKeyRecord {
   readonly quota: Quota;
 }
 
+/** Where a key comes from: the settings (`PETSTORE_API_KEYS`, `PETSTORE_ADMIN_KEYS`, read-only in the admin API) or the admin API. */
+export const KEY_SOURCES = ['settings', 'api'] as const;
+export type KeySource = (typeof KEY_SOURCES)[number];
+
+/**
+ * A key as a store keeps it: the grant, where it comes from, when it was made and its place in
+ * the key list. Never the key itself.
+ */
+export interface StoredApiKey extends ApiKeyRecord {
+  readonly source: KeySource;
+  /**
+   * The key's place in the list of keys (ascending): settings keys below `API_KEY_POSITION_BASE`
+   * (`settingsKeyPosition`), keys made through the API from it upwards in order of creation, never reused.
+   */
+  readonly position: number;
+  /** Epoch ms of its creation (API keys); settings keys are shown as created at the process's start. */
+  readonly createdAt?: number;
+  readonly label?: string;
+}
+
 /** How many hex digits of the key's SHA-256 its public id shows. */
 const PUBLIC_ID_HEX = 12;
+const PUBLIC_ID = /^key_[0-9a-f]{12}$/;
 
 /** A key's public id: `key_` + the first 12 hex digits of its SHA-256. It names the key in logs, the admin API and as an order's owner. */
 export const publicKeyId = (keyHash: string): string => `key_${keyHash.slice(0, PUBLIC_ID_HEX)}`;
+
+/** True for text shaped like a public key id (`key_` + 12 lowercase hex digits). */
+export const isPublicKeyId = (text: string): boolean => PUBLIC_ID.test(text);
+
+/**
+ * The first list position of keys made through the API: above every settings key's position
+ * (at most 2^48), so settings keys are always listed first (CONTRACT.md §9).
+ */
+export const API_KEY_POSITION_BASE = 2 ** 48 + 1;
+
+/**
+ * The list position of a settings key: its public id read as a number, plus one. Settings keys all
+ * come into being at the process's start, so any stable order among them is creation order; this
+ * one needs no counter, and keys with distinct public ids never share a position.
+ */
+export const settingsKeyPosition = (keyHash: string): number => Number.parseInt(keyHash.slice(0, PUBLIC_ID_HEX), 16) + 1;
 
 /** The key holder behind a request: its public id and its role. */
 export interface Caller {

@@ -1,7 +1,6 @@
-import type { ApiKeyStore } from '../ports/api-key-store.port.js';
 import type { Unauthorized } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
-import { publicKeyId, type Subject } from '../auth/api-key.js';
+import { publicKeyId, type ApiKeyRecord, type Subject } from '../auth/api-key.js';
 import { constantTimeEqual, sha256Hex } from '../auth/sha256.js';
 
 // RFC 6750 §2.1: the scheme is case-insensitive; the credential is a token68.
@@ -19,6 +18,11 @@ const invalid: Unauthorized = {
   message: 'the API key is not valid',
 };
 
+/** What authentication needs of a key store (an `ApiKeyStore` is one). */
+export interface KeyLookup {
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+}
+
 /** SHA-256 of a key's UTF-8 bytes as lowercase hex (a lone surrogate encoded as U+FFFD). */
 export type KeyHasher = (key: string) => string;
 
@@ -29,7 +33,7 @@ export type KeyHasher = (key: string) => string;
  */
 export class Authenticator {
   constructor(
-    private readonly keys: ApiKeyStore,
+    private readonly keys: KeyLookup,
     private readonly hashKey: KeyHasher = sha256Hex,
   ) {}
 

@@ -1,0 +1,80 @@
+import type Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import type { DomainError, KeyAdmin } from '@petstore/domain';
+import { validateKeyPatch, validateKeyRequest } from '@petstore/domain';
+import { HttpError } from './errors.js';
+import { readJsonBody } from './body.js';
+import { checkBody, readPageQuery, type RequestValidators } from './validation.js';
+import type { AppState } from './state.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const BASE = '/v1/admin/keys';
+const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
+
+/** The raw `{keyId}` path segment (not the router's decoded one). */
+const keyIdOf = (path: string): string => path.split('/')[4] ?? '';
+
+/**
+ * The five operations of CONTRACT.md §9 under `/v1/admin/keys`, added to the router the gate
+ * dispatches from. The role check is the domain's (`KeyAdmin`); a client key is refused before
+ * its body is read.
+ */
+export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, validators: RequestValidators): void => {
+  const authorize = (caller: AppState['caller']): void => {
+    const allowed = keys.authorize(caller);
+    if (!allowed.ok) throw fromDomain(allowed.error);
+  };
+  const readBody = async (ctx: ParameterizedContext<AppState>, example: string): Promise<unknown> => {
+    const body = await readJsonBody(ctx.req, ctx.res);
+    if (body === undefined) throw new HttpError('validation_failed', `a JSON body is required: ${example}`);
+    return body;
+  };
+
+  router.post('createApiKey', BASE, async (ctx) => {
+    authorize(ctx.state.caller);
+    const body = await readBody(ctx, '{"plan": …}');
+    checkBody(validators.newApiKey, body, validateKeyRequest);
+    const result = await keys.create(ctx.state.caller, body);
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.status = 201;
+    ctx.set('Location', `${BASE}/${result.value.id}`);
+    // The only answer that ever holds a key: no cache may keep it.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = JSON_TYPE;
+    ctx.body = JSON.stringify(result.value);
+  });
+
+  router.get('listApiKeys', BASE, async (ctx) => {
+    authorize(ctx.state.caller);
+    const query = readPageQuery(validators.listKeysQuery, ctx.querystring);
+    const result = await keys.list(ctx.state.caller, query);
+    if (!result.ok) throw fromDomain(result.error);
+    const { items, nextCursor } = result.value;
+    if (nextCursor !== undefined) ctx.set('Link', `<${BASE}?limit=${items.length}&cursor=${nextCursor}>; rel="next"`);
+    ctx.type = JSON_TYPE;
+    ctx.body = JSON.stringify(items);
+  });
+
+  router.get('getApiKey', `${BASE}/:keyId`, async (ctx) => {
+    const result = await keys.get(ctx.state.caller, keyIdOf(ctx.path));
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.type = JSON_TYPE;
+    ctx.body = JSON.stringify(result.value);
+  });
+
+  router.patch('updateApiKey', `${BASE}/:keyId`, async (ctx) => {
+    authorize(ctx.state.caller);
+    const body = await readBody(ctx, '{"plan": …, "perMinute": …, "perDay": …, "label": …} (any of them)');
+    checkBody(validators.apiKeyPatch, body, validateKeyPatch);
+    const result = await keys.patch(ctx.state.caller, keyIdOf(ctx.path), body);
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.type = JSON_TYPE;
+    ctx.body = JSON.stringify(result.value);
+  });
+
+  router.delete('revokeApiKey', `${BASE}/:keyId`, async (ctx) => {
+    const result = await keys.revoke(ctx.state.caller, keyIdOf(ctx.path));
+    if (!result.ok) throw fromDomain(result.error);
+    ctx.status = 204;
+  });
+};

@@ -1,0 +1,152 @@
+import { quoteInput, validationFailed, type ValidationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+import { isPlanName, PLAN_NAMES, PLAN_QUOTAS, type PlanName, type Quota } from '../quota/plans.js';
+import { isPublicKeyId } from './api-key.js';
+
+/** Bounds of a key's label, in Unicode code points (CONTRACT.md §9). */
+export const LABEL_MIN_LENGTH = 1;
+export const LABEL_MAX_LENGTH = 100;
+/** No lone surrogate anywhere; the JSON Schema carries the same source. */
+export const LABEL_PATTERN = '^[^\\uD800-\\uDFFF]*$';
+const LABEL_REGEXP = new RegExp(LABEL_PATTERN, 'u');
+/** Smallest and largest number a quota may hold: 1 and 2^53 − 1. */
+export const QUOTA_MIN = 1;
+export const QUOTA_MAX = Number.MAX_SAFE_INTEGER;
+
+const CREATE_FIELDS = ['plan', 'label', 'perMinute', 'perDay'] as const;
+const PATCH_FIELDS = ['plan', 'perMinute', 'perDay', 'label'] as const;
+
+/** A checked `POST /admin/keys` body: the plan with its quota, and the label if one was sent. */
+export interface KeyRequest {
+  readonly plan: PlanName;
+  readonly quota: Quota;
+  readonly label?: string;
+}
+
+/** A checked `PATCH /admin/keys/{keyId}` body, before it meets the key it changes. */
+export interface KeyPatch {
+  readonly plan?: PlanName;
+  readonly quota?: Quota;
+  readonly label?: string;
+}
+
+const codePoints = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
+const isObject = (body: unknown): body is Record<string, unknown> => typeof body === 'object' && body !== null && !Array.isArray(body);
+
+const checkFields = (body: Record<string, unknown>, allowed: readonly string[]): ValidationFailed | undefined => {
+  for (const key of Object.keys(body)) {
+    if (!allowed.includes(key)) return validationFailed(key, `unknown property '${quoteInput(key)}' (allowed: ${allowed.join(', ')})`);
+  }
+  return undefined;
+};
+
+const readPlan = (value: unknown): Result<PlanName, ValidationFailed> =>
+  typeof value === 'string' && isPlanName(value) ? ok(value) : fail(validationFailed('plan', `plan must be one of ${PLAN_NAMES.join(', ')}`));
+
+const readLabel = (value: unknown): Result<string, ValidationFailed> => {
+  if (typeof value !== 'string') return fail(validationFailed('label', 'label must be a string'));
+  const length = codePoints(value);
+  if (length < LABEL_MIN_LENGTH || length > LABEL_MAX_LENGTH) {
+    return fail(validationFailed('label', `label must be ${LABEL_MIN_LENGTH} to ${LABEL_MAX_LENGTH} characters long (got ${length})`));
+  }
+  if (!LABEL_REGEXP.test(value)) return fail(validationFailed('label', 'label must be well-formed Unicode (it contains a lone surrogate)'));
+  return ok(value);
+};
+
+const isQuotaNumber = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= QUOTA_MIN && value <= QUOTA_MAX;
+
+/** `perMinute` and `perDay`: both or neither, whole numbers, 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1. */
+const readQuota = (body: Record<string, unknown>): Result<Quota | undefined, ValidationFailed> => {
+  const hasMinute = Object.hasOwn(body, 'perMinute');
+  const hasDay = Object.hasOwn(body, 'perDay');
+  if (!hasMinute && !hasDay) return ok(undefined);
+  if (!hasMinute || !hasDay) {
+    const missing = hasMinute ? 'perDay' : 'perMinute';
+    return fail(validationFailed(missing, 'perMinute and perDay are sent together (an enterprise quota needs both)'));
+  }
+  for (const field of ['perMinute', 'perDay'] as const) {
+    if (!isQuotaNumber(body[field])) return fail(validationFailed(field, `${field} must be an integer from ${QUOTA_MIN} to ${QUOTA_MAX}`));
+  }
+  const quota = { perMinute: body['perMinute'] as number, perDay: body['perDay'] as number };
+  if (quota.perMinute > quota.perDay) return fail(validationFailed('perMinute', 'perMinute must not be greater than perDay'));
+  return ok(quota);
+};
+
+const enterpriseOnly = (plan: PlanName): ValidationFailed =>
+  validationFailed('perMinute', `perMinute and perDay are set only for enterprise keys; the ${plan} plan has fixed numbers`);
+const enterpriseNeedsQuota = (): ValidationFailed =>
+  validationFailed('perMinute', 'an enterprise key needs perMinute and perDay');
+
+/** Checks a key creation body (CONTRACT.md §9): closed, `plan` required, numbers only and both for enterprise. */
+export const validateKeyRequest = (body: unknown): Result<KeyRequest, ValidationFailed> => {
+  if (!isObject(body)) return fail(validationFailed('body', 'the body must be a JSON object: {"plan": …}'));
+  const unknown = checkFields(body, CREATE_FIELDS);
+  if (unknown) return fail(unknown);
+  if (!Object.hasOwn(body, 'plan')) return fail(validationFailed('plan', 'plan is required'));
+  const plan = readPlan(body['plan']);
+  if (!plan.ok) return plan;
+  const quota = readQuota(body);
+  if (!quota.ok) return quota;
+  let label: string | undefined;
+  if (Object.hasOwn(body, 'label')) {
+    const read = readLabel(body['label']);
+    if (!read.ok) return read;
+    label = read.value;
+  }
+  const grant = resolveGrant(plan.value, quota.value, undefined);
+  if (!grant.ok) return grant;
+  return ok(label === undefined ? grant.value : { ...grant.value, label });
+};
+
+/** Checks a key change body on its own: closed, at least one field, each field's rule. */
+export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFailed> => {
+  if (!isObject(body)) return fail(validationFailed('body', 'the body must be a JSON object with any of plan, perMinute, perDay, label'));
+  const unknown = checkFields(body, PATCH_FIELDS);
+  if (unknown) return fail(unknown);
+  if (Object.keys(body).length === 0) return fail(validationFailed('body', `send at least one of ${PATCH_FIELDS.join(', ')}`));
+  let patch: { plan?: PlanName; quota?: Quota; label?: string } = {};
+  if (Object.hasOwn(body, 'plan')) {
+    const plan = readPlan(body['plan']);
+    if (!plan.ok) return plan;
+    patch = { ...patch, plan: plan.value };
+  }
+  const quota = readQuota(body);
+  if (!quota.ok) return quota;
+  if (quota.value !== undefined) patch = { ...patch, quota: quota.value };
+  if (Object.hasOwn(body, 'label')) {
+    const label = readLabel(body['label']);
+    if (!label.ok) return label;
+    patch = { ...patch, label: label.value };
+  }
+  if (patch.plan !== undefined && patch.plan !== 'enterprise' && patch.quota !== undefined) return fail(enterpriseOnly(patch.plan));
+  return ok(patch);
+};
+
+/**
+ * The plan and quota a key ends up with: `plan` with the numbers sent, or else the current ones
+ * (`current`, for a change). Non-enterprise plans take the plan table's numbers and accept none;
+ * an enterprise key needs numbers (sent, or kept from a key that is already enterprise).
+ */
+export const resolveGrant = (
+  plan: PlanName,
+  sent: Quota | undefined,
+  current: { readonly plan: PlanName; readonly quota: Quota } | undefined,
+): Result<{ plan: PlanName; quota: Quota }, ValidationFailed> => {
+  if (plan !== 'enterprise') return sent === undefined ? ok({ plan, quota: PLAN_QUOTAS[plan] }) : fail(enterpriseOnly(plan));
+  if (sent !== undefined) return ok({ plan, quota: sent });
+  if (current?.plan === 'enterprise') return ok({ plan, quota: current.quota });
+  return fail(enterpriseNeedsQuota());
+};
+
+/**
+ * Checks a `keyId` path segment: `key_` and 12 lowercase hex digits. What was sent is not quoted:
+ * a key pasted where its id belongs must not come back in an answer (or a log of answers).
+ */
+export const validateKeyId = (raw: string): Result<string, ValidationFailed> =>
+  isPublicKeyId(raw) ? ok(raw) : fail(validationFailed('keyId', 'keyId must be key_ followed by 12 lowercase hex digits (the public id, never the key itself)'));

@@ -1,0 +1,152 @@
+import type { ApiKeyStore, KeyChanges } from '../ports/api-key-store.port.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { Random } from '../ports/random.port.js';
+import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+import type { PlanName, Quota } from '../quota/plans.js';
+import { publicKeyId, type Caller, type KeyRole, type KeySource, type StoredApiKey } from '../auth/api-key.js';
+import { sha256Hex } from '../auth/sha256.js';
+import { generateApiKey } from '../auth/key-format.js';
+import { resolveGrant, validateKeyId, validateKeyPatch, validateKeyRequest } from '../auth/key-request.js';
+import { pageScope } from '../pagination/cursor.js';
+import { assemblePage, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
+import type { KeyHasher } from './authenticate.js';
+
+/** A key as the admin API shows it (CONTRACT.md §9): never the key, never its hash. */
+export interface ApiKey {
+  readonly id: string;
+  readonly role: KeyRole;
+  readonly plan: PlanName;
+  readonly quota: Quota;
+  readonly label?: string;
+  readonly source: KeySource;
+  /** RFC 3339, UTC, milliseconds. */
+  readonly createdAt: string;
+}
+
+/** The answer to a creation: the only place the key itself ever appears. */
+export interface CreatedApiKey extends ApiKey {
+  readonly key: string;
+}
+
+/** Attempts at a fresh key before giving up (a clash of 48-bit public ids is already rare). */
+const CREATE_ATTEMPTS = 4;
+
+const forbidden: Forbidden = { code: 'forbidden', message: 'this operation needs an admin key' };
+const notFound = (keyId: string): NotFound => ({ code: 'not_found', message: `no key has id ${keyId}` });
+const settingsKey = (keyId: string): Conflict => ({
+  code: 'conflict',
+  message: `key ${keyId} comes from the server's settings (PETSTORE_API_KEYS or PETSTORE_ADMIN_KEYS); change it there`,
+});
+
+/**
+ * Issuing, listing, changing and revoking keys (CONTRACT.md §9). Every operation takes the caller
+ * and answers `forbidden` unless it holds an admin key. Settings keys are listed but read-only.
+ */
+export class KeyAdmin {
+  private readonly listScope = pageScope('keys');
+
+  constructor(
+    private readonly keys: ApiKeyStore,
+    private readonly random: Random,
+    private readonly clock: Clock,
+    /** Epoch ms of the process's start: the `createdAt` shown for settings keys. */
+    private readonly startedAt: number,
+    private readonly hashKey: KeyHasher = sha256Hex,
+  ) {}
+
+  /** `forbidden` unless the caller holds an admin key; lets a transport refuse before it reads a body. */
+  authorize(caller: Caller | undefined): Result<Caller, Forbidden> {
+    return caller?.role === 'admin' ? ok(caller) : fail(forbidden);
+  }
+
+  async create(caller: Caller | undefined, body: unknown): Promise<Result<CreatedApiKey, Forbidden | ValidationFailed>> {
+    const allowed = this.authorize(caller);
+    if (!allowed.ok) return allowed;
+    const request = validateKeyRequest(body);
+    if (!request.ok) return request;
+    const { plan, quota, label } = request.value;
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
+      const key = generateApiKey(this.random);
+      const stored = await this.keys.insert({
+        keyHash: this.hashKey(key),
+        role: 'client',
+        plan,
+        quota,
+        createdAt: this.clock.now(),
+        ...(label === undefined ? {} : { label }),
+      });
+      if (stored === 'taken') continue;
+      const { id, ...view } = this.view(stored);
+      return ok({ id, key, ...view });
+    }
+    throw new Error(`no unused key id after ${CREATE_ATTEMPTS} attempts: the random source repeats itself`);
+  }
+
+  async list(caller: Caller | undefined, input: PageInput = {}): Promise<Result<Page<ApiKey>, Forbidden | ValidationFailed>> {
+    const allowed = this.authorize(caller);
+    if (!allowed.ok) return allowed;
+    const request = readPageRequest(input, this.listScope);
+    if (!request.ok) return request;
+    const { limit, afterId } = request.value;
+    const rows = await this.keys.list(afterId, limit + 1);
+    const page = assemblePage(rows, limit, this.listScope, (row) => row.position);
+    const items = page.items.map((row) => this.view(row));
+    return ok(page.nextCursor === undefined ? { items } : { items, nextCursor: page.nextCursor });
+  }
+
+  async get(caller: Caller | undefined, keyId: string): Promise<Result<ApiKey, Forbidden | ValidationFailed | NotFound>> {
+    const found = await this.find(caller, keyId);
+    return found.ok ? ok(this.view(found.value)) : found;
+  }
+
+  async patch(caller: Caller | undefined, keyId: string, body: unknown): Promise<Result<ApiKey, Forbidden | ValidationFailed | NotFound | Conflict>> {
+    const allowed = this.authorize(caller);
+    if (!allowed.ok) return allowed;
+    const id = validateKeyId(keyId);
+    if (!id.ok) return id;
+    const patch = validateKeyPatch(body);
+    if (!patch.ok) return patch;
+    const current = await this.keys.findById(id.value);
+    if (current === undefined) return fail(notFound(id.value));
+    if (current.source === 'settings') return fail(settingsKey(id.value));
+    let changes: KeyChanges = {};
+    if (patch.value.plan !== undefined || patch.value.quota !== undefined) {
+      const grant = resolveGrant(patch.value.plan ?? current.plan, patch.value.quota, current);
+      if (!grant.ok) return grant;
+      changes = { grant: grant.value };
+    }
+    if (patch.value.label !== undefined) changes = { ...changes, label: patch.value.label };
+    const updated = await this.keys.update(id.value, changes);
+    return updated === undefined ? fail(notFound(id.value)) : ok(this.view(updated));
+  }
+
+  async revoke(caller: Caller | undefined, keyId: string): Promise<Result<void, Forbidden | ValidationFailed | NotFound | Conflict>> {
+    const found = await this.find(caller, keyId);
+    if (!found.ok) return found;
+    if (found.value.source === 'settings') return fail(settingsKey(keyId));
+    return (await this.keys.revoke(keyId)) ? ok(undefined) : fail(notFound(keyId));
+  }
+
+  private async find(caller: Caller | undefined, keyId: string): Promise<Result<StoredApiKey, Forbidden | ValidationFailed | NotFound>> {
+    const allowed = this.authorize(caller);
+    if (!allowed.ok) return allowed;
+    const id = validateKeyId(keyId);
+    if (!id.ok) return id;
+    const found = await this.keys.findById(id.value);
+    return found === undefined ? fail(notFound(id.value)) : ok(found);
+  }
+
+  /** The public view of a stored key: its public id, never the hash. */
+  private view(record: StoredApiKey): ApiKey {
+    return {
+      id: publicKeyId(record.keyHash),
+      role: record.role,
+      plan: record.plan,
+      quota: { perMinute: record.quota.perMinute, perDay: record.quota.perDay },
+      ...(record.label === undefined ? {} : { label: record.label }),
+      source: record.source,
+      createdAt: new Date(record.createdAt ?? this.startedAt).toISOString(),
+    };
+  }
+}

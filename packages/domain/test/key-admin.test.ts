@@ -1,0 +1,362 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Caller, StoredApiKey } from '../src/index.js';
+import {
+  ApiKeyLookupCache,
+  ApiKeyPatchSchema,
+  apiKeyRecord,
+  CreatedApiKeySchema,
+  generateApiKey,
+  ISSUED_KEY_PATTERN,
+  KEY_CACHE_MAX_AGE_MS,
+  KeyAdmin,
+  NewApiKeySchema,
+  PLAN_QUOTAS,
+  publicKeyId,
+  QUOTA_MAX,
+  sha256Hex,
+} from '../src/index.js';
+import { ManualClock, SeededRandom } from '../test-support/index.js';
+import { ApiKeyStoreModel } from './support/api-key-store-model.js';
+
+const ADMIN: Caller = { keyId: 'key_000000000000', role: 'admin' };
+const CLIENT: Caller = { keyId: 'key_111111111111', role: 'client' };
+const T0 = Date.UTC(2027, 0, 1, 12);
+
+const ajv = new Ajv2020({ strict: true, allErrors: false });
+ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(Date.parse(s)) });
+const createAccepts = ajv.compile(NewApiKeySchema);
+const patchAccepts = ajv.compile(ApiKeyPatchSchema);
+const createdShape = ajv.compile(CreatedApiKeySchema);
+
+const setup = (startedAt = T0 - 60_000) => {
+  const store = new ApiKeyStoreModel();
+  const clock = new ManualClock(T0);
+  const admin = new KeyAdmin(store, new SeededRandom('key-admin-test'), clock, startedAt);
+  return { store, clock, admin };
+};
+
+describe('issued keys: format', () => {
+  it('property: pet_ + base64url of the 32 bytes the Random port gives (43 characters, 256 bits)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (bytes) => {
+        const key = generateApiKey({ bytes: () => bytes });
+        expect(key).to.equal(`pet_${Buffer.from(bytes).toString('base64url')}`);
+        expect(key).to.match(ISSUED_KEY_PATTERN);
+        expect(key).to.have.length(47);
+      }),
+    );
+  });
+
+  it('asks the port for exactly 32 bytes and refuses a source that gives fewer', () => {
+    const asked: number[] = [];
+    generateApiKey({ bytes: (n) => (asked.push(n), new Uint8Array(n)) });
+    expect(asked).to.deep.equal([32]);
+    expect(() => generateApiKey({ bytes: () => new Uint8Array(16) })).to.throw(/16 bytes/);
+  });
+});
+
+describe('KeyAdmin: the rules of CONTRACT.md §9', () => {
+  it('creates a key: the answer holds the key once, its public id, plan, quota, label, source api and createdAt (RFC 3339 UTC ms)', async () => {
+    const { admin, store } = setup();
+    const made = await admin.create(ADMIN, { plan: 'pro', label: 'CI runner ✓' });
+    if (!made.ok) throw new Error(made.error.message);
+    expect(createdShape(made.value), JSON.stringify(createdShape.errors)).to.equal(true);
+    const { key, ...view } = made.value;
+    expect(view).to.deep.equal({
+      id: publicKeyId(sha256Hex(key)),
+      role: 'client',
+      plan: 'pro',
+      quota: PLAN_QUOTAS.pro,
+      label: 'CI runner ✓',
+      source: 'api',
+      createdAt: '2027-01-01T12:00:00.000Z',
+    });
+    // The store holds the hash only.
+    expect(JSON.stringify([...store.rows()])).not.to.contain(key);
+    const got = await admin.get(ADMIN, view.id);
+    expect(got).to.deep.equal({ ok: true, value: view });
+  });
+
+  it('enterprise keys carry both numbers, 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1; other plans none', async () => {
+    const { admin } = setup();
+    const good = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 5, perDay: QUOTA_MAX });
+    expect(good.ok && good.value.quota).to.deep.equal({ perMinute: 5, perDay: QUOTA_MAX });
+    const equal = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 7, perDay: 7 });
+    expect(equal.ok).to.equal(true);
+    const refused: Array<[unknown, string]> = [
+      [{ plan: 'enterprise' }, 'perMinute'],
+      [{ plan: 'enterprise', perMinute: 5 }, 'perDay'],
+      [{ plan: 'enterprise', perDay: 5 }, 'perMinute'],
+      [{ plan: 'enterprise', perMinute: 6, perDay: 5 }, 'perMinute'],
+      [{ plan: 'enterprise', perMinute: 0, perDay: 5 }, 'perMinute'],
+      [{ plan: 'enterprise', perMinute: 1, perDay: QUOTA_MAX + 1 }, 'perDay'],
+      [{ plan: 'enterprise', perMinute: 1.5, perDay: 5 }, 'perMinute'],
+      [{ plan: 'enterprise', perMinute: '1', perDay: 5 }, 'perMinute'],
+      [{ plan: 'pro', perMinute: 1, perDay: 5 }, 'perMinute'],
+      [{ plan: 'gold' }, 'plan'],
+      [{ plan: 'Pro' }, 'plan'],
+      [{ plan: null }, 'plan'],
+      [{}, 'plan'],
+      [{ label: 'x' }, 'plan'],
+      [{ plan: 'free', label: '' }, 'label'],
+      [{ plan: 'free', label: 'x'.repeat(101) }, 'label'],
+      [{ plan: 'free', label: '\ud800' }, 'label'],
+      [{ plan: 'free', label: 5 }, 'label'],
+      [{ plan: 'free', role: 'admin' }, 'role'],
+      [{ plan: 'free', key: 'pet_mine' }, 'key'],
+      [JSON.parse('{"plan":"free","__proto__":{"x":1}}'), '__proto__'],
+      [[], 'body'],
+      ['free', 'body'],
+      [null, 'body'],
+    ];
+    for (const [body, field] of refused) {
+      const r = await admin.create(ADMIN, body);
+      expect(!r.ok && r.error, JSON.stringify(body)).to.deep.include({ code: 'validation_failed', field });
+    }
+    expect((await admin.create(ADMIN, { plan: 'free', label: '🐕'.repeat(100) })).ok, '100 code points').to.equal(true);
+  });
+
+  it('property: NewApiKeySchema and the domain agree on every body (the schema cannot say perMinute ≤ perDay, nor numbers exactly with enterprise)', async () => {
+    const { admin } = setup();
+    const value = fc.oneof(fc.integer({ min: -2, max: 10 }), fc.constant(QUOTA_MAX + 1), fc.constant(1.5), fc.string(), fc.constant(null));
+    const body = fc.record(
+      {
+        plan: fc.oneof(fc.constantFrom('free', 'pro', 'business', 'enterprise'), fc.string()),
+        label: fc.oneof(fc.string({ maxLength: 102 }), fc.constant('\udc00'), fc.integer()),
+        perMinute: value,
+        perDay: value,
+        extra: fc.string(),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const domain = await admin.create(ADMIN, b);
+        const m = b.perMinute, d = b.perDay;
+        const ordered = !(typeof m === 'number' && typeof d === 'number' && m > d);
+        const numbersIffEnterprise = (b.plan === 'enterprise') === (m !== undefined);
+        expect(domain.ok, JSON.stringify(b)).to.equal(createAccepts(b) && ordered && numbersIffEnterprise);
+      }),
+    );
+  });
+
+  it('property: ApiKeyPatchSchema and the domain agree on the shape of a change', async () => {
+    const value = fc.oneof(fc.integer({ min: -1, max: 10 }), fc.constant(1.5), fc.string());
+    const body = fc.record(
+      {
+        plan: fc.oneof(fc.constantFrom('free', 'pro', 'business', 'enterprise'), fc.string()),
+        label: fc.oneof(fc.string({ maxLength: 102 }), fc.integer()),
+        perMinute: value,
+        perDay: value,
+        extra: fc.string(),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const { admin } = setup();
+        const made = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 1, perDay: 100 });
+        if (!made.ok) throw new Error('create');
+        const changed = await admin.patch(ADMIN, made.value.id, b);
+        const m = b.perMinute, d = b.perDay;
+        const ordered = !(typeof m === 'number' && typeof d === 'number' && m > d);
+        const numbersWithFixedPlan = b.plan !== undefined && b.plan !== 'enterprise' && (m !== undefined || d !== undefined);
+        expect(changed.ok, JSON.stringify(b)).to.equal(patchAccepts(b) && ordered && !numbersWithFixedPlan);
+      }),
+    );
+  });
+
+  it('changes plan, numbers and label; a change to enterprise needs the numbers, an enterprise key keeps its own', async () => {
+    const { admin } = setup();
+    const made = await admin.create(ADMIN, { plan: 'free' });
+    if (!made.ok) throw new Error('create');
+    const id = made.value.id;
+    const toPro = await admin.patch(ADMIN, id, { plan: 'pro' });
+    expect(toPro.ok && toPro.value).to.deep.include({ plan: 'pro', quota: PLAN_QUOTAS.pro });
+    const noNumbers = await admin.patch(ADMIN, id, { plan: 'enterprise' });
+    expect(!noNumbers.ok && noNumbers.error.code).to.equal('validation_failed');
+    const numbersOnPro = await admin.patch(ADMIN, id, { perMinute: 1, perDay: 2 });
+    expect(!numbersOnPro.ok && numbersOnPro.error).to.deep.include({ code: 'validation_failed', field: 'perMinute' });
+    const toEnterprise = await admin.patch(ADMIN, id, { plan: 'enterprise', perMinute: 2, perDay: 3 });
+    expect(toEnterprise.ok && toEnterprise.value.quota).to.deep.equal({ perMinute: 2, perDay: 3 });
+    const numbers = await admin.patch(ADMIN, id, { perMinute: 4, perDay: 5 });
+    expect(numbers.ok && numbers.value).to.deep.include({ plan: 'enterprise', quota: { perMinute: 4, perDay: 5 } });
+    const keeps = await admin.patch(ADMIN, id, { plan: 'enterprise', label: 'big' });
+    expect(keeps.ok && keeps.value).to.deep.include({ plan: 'enterprise', quota: { perMinute: 4, perDay: 5 }, label: 'big' });
+    const down = await admin.patch(ADMIN, id, { plan: 'business' });
+    expect(down.ok && down.value).to.deep.include({ plan: 'business', quota: PLAN_QUOTAS.business, label: 'big' });
+    const empty = await admin.patch(ADMIN, id, {});
+    expect(!empty.ok && empty.error).to.deep.include({ code: 'validation_failed', field: 'body' });
+    const unknown = await admin.patch(ADMIN, id, { role: 'admin' });
+    expect(!unknown.ok && unknown.error).to.deep.include({ code: 'validation_failed', field: 'role' });
+  });
+
+  it('settings keys are listed first (created at the process start) and are read-only: conflict on change and revoke', async () => {
+    const startedAt = Date.UTC(2026, 11, 31, 23, 59, 59, 123);
+    const { admin, store } = setup(startedAt);
+    const issued = await admin.create(ADMIN, { plan: 'pro' });
+    if (!issued.ok) throw new Error('create');
+    await store.save(apiKeyRecord('settings-admin', 'business', undefined, 'admin') as never);
+    const page = await admin.list(ADMIN);
+    if (!page.ok) throw new Error('list');
+    expect(page.value.items.map((k) => k.source)).to.deep.equal(['settings', 'api']);
+    const settings = page.value.items[0]!;
+    expect(settings).to.deep.equal({
+      id: publicKeyId(sha256Hex('settings-admin')),
+      role: 'admin',
+      plan: 'business',
+      quota: PLAN_QUOTAS.business,
+      source: 'settings',
+      createdAt: '2026-12-31T23:59:59.123Z',
+    });
+    for (const r of [await admin.patch(ADMIN, settings.id, { label: 'x' }), await admin.revoke(ADMIN, settings.id)]) {
+      expect(!r.ok && r.error.code).to.equal('conflict');
+      expect(!r.ok && r.error.message).to.contain('PETSTORE_ADMIN_KEYS');
+    }
+    expect(await store.findById(settings.id)).to.not.equal(undefined);
+  });
+
+  it('unknown and malformed key ids: not_found and validation_failed (the id quoted at most 64 characters)', async () => {
+    const { admin } = setup();
+    for (const op of [(id: string) => admin.get(ADMIN, id), (id: string) => admin.patch(ADMIN, id, { label: 'x' }), (id: string) => admin.revoke(ADMIN, id)]) {
+      const none = await op('key_abcdefabcdef');
+      expect(!none.ok && none.error.code).to.equal('not_found');
+      for (const bad of ['key_ABCDEFABCDEF', 'key_abc', 'pet_x', '', `key_${'a'.repeat(500)}`]) {
+        const r = await op(bad);
+        expect(!r.ok && r.error, bad).to.deep.include({ code: 'validation_failed', field: 'keyId' });
+        expect(!r.ok && r.error.message.length).to.be.below(200);
+      }
+    }
+  });
+
+  it('every operation answers forbidden to a client key (or no caller), before it reads the store or the body', async () => {
+    const { admin, store } = setup();
+    const made = await admin.create(ADMIN, { plan: 'free' });
+    if (!made.ok) throw new Error('create');
+    const reads = store.calls;
+    for (const caller of [CLIENT, undefined]) {
+      const answers = [
+        await admin.create(caller, { nonsense: true }),
+        await admin.list(caller, { limit: 0 }),
+        await admin.get(caller, 'not an id'),
+        await admin.patch(caller, made.value.id, {}),
+        await admin.revoke(caller, made.value.id),
+      ];
+      for (const a of answers) expect(!a.ok && a.error.code).to.equal('forbidden');
+      expect(admin.authorize(caller).ok).to.equal(false);
+    }
+    expect(store.calls).to.equal(reads);
+    expect(admin.authorize(ADMIN)).to.deep.equal({ ok: true, value: ADMIN });
+  });
+
+  it('lists in pages with the one pager: a cursor bound to the key list, refused elsewhere', async () => {
+    const { admin } = setup();
+    for (let i = 0; i < 5; i++) await admin.create(ADMIN, { plan: 'free', label: `k${i}` });
+    const first = await admin.list(ADMIN, { limit: 2 });
+    if (!first.ok) throw new Error('list');
+    expect(first.value.items.map((k) => k.label)).to.deep.equal(['k0', 'k1']);
+    const second = await admin.list(ADMIN, { limit: 3, cursor: first.value.nextCursor });
+    expect(second.ok && second.value.items.map((k) => k.label)).to.deep.equal(['k2', 'k3', 'k4']);
+    expect(second.ok && second.value.nextCursor).to.equal(undefined);
+    const foreign = await admin.list(ADMIN, { cursor: 'Yz' });
+    expect(!foreign.ok && foreign.error).to.deep.include({ code: 'validation_failed', field: 'cursor' });
+    const badLimit = await admin.list(ADMIN, { limit: 101 });
+    expect(!badLimit.ok && badLimit.error).to.deep.include({ code: 'validation_failed', field: 'limit' });
+  });
+
+  it('revoked keys are gone from get, change, revoke and the list', async () => {
+    const { admin } = setup();
+    const made = await admin.create(ADMIN, { plan: 'free' });
+    if (!made.ok) throw new Error('create');
+    expect(await admin.revoke(ADMIN, made.value.id)).to.deep.equal({ ok: true, value: undefined });
+    for (const r of [await admin.get(ADMIN, made.value.id), await admin.patch(ADMIN, made.value.id, { plan: 'pro' }), await admin.revoke(ADMIN, made.value.id)]) {
+      expect(!r.ok && r.error.code).to.equal('not_found');
+    }
+    const page = await admin.list(ADMIN);
+    expect(page.ok && page.value.items).to.deep.equal([]);
+  });
+
+  it('tries another key when the store says its public id is taken', async () => {
+    const { admin, store } = setup();
+    let refusals = 1;
+    const insert = store.insert.bind(store);
+    store.insert = async (key) => (refusals-- > 0 ? 'taken' : insert(key));
+    const made = await admin.create(ADMIN, { plan: 'free' });
+    expect(made.ok).to.equal(true);
+    store.insert = async () => 'taken';
+    let thrown: unknown;
+    await admin.create(ADMIN, { plan: 'free' }).catch((e: unknown) => (thrown = e));
+    expect(String(thrown)).to.match(/no unused key id/);
+  });
+});
+
+describe('ApiKeyLookupCache', () => {
+  const stored = (key: string): StoredApiKey => ({ ...(apiKeyRecord(key, 'pro') as never as StoredApiKey), source: 'settings', position: 1 });
+
+  /** A store whose lookups count and can be held open. */
+  class SlowStore extends ApiKeyStoreModel {
+    lookups = 0;
+    gate: Promise<void> | undefined;
+    override async findByHash(keyHash: string) {
+      this.lookups++;
+      const answer = await super.findByHash(keyHash);
+      await this.gate;
+      return answer;
+    }
+  }
+
+  it(`answers from memory for less than ${KEY_CACHE_MAX_AGE_MS} ms by the clock port, then asks the store again`, async () => {
+    const inner = new SlowStore();
+    const clock = new ManualClock(T0);
+    const cache = new ApiKeyLookupCache(inner, clock);
+    await inner.save(stored('a'));
+    const hash = sha256Hex('a');
+    expect(await cache.findByHash(hash)).to.not.equal(undefined);
+    clock.advance(KEY_CACHE_MAX_AGE_MS - 1);
+    await cache.findByHash(hash);
+    expect(inner.lookups).to.equal(1);
+    // Changed behind the cache's back (another process): seen once the entry is too old.
+    await inner.revokeBehindTheBack(hash);
+    expect(await cache.findByHash(hash), 'still within the bound').to.not.equal(undefined);
+    clock.advance(1);
+    expect(await cache.findByHash(hash), 'past the bound').to.equal(undefined);
+    expect(inner.lookups).to.equal(2);
+    expect(KEY_CACHE_MAX_AGE_MS).to.be.at.most(1000);
+  });
+
+  it('a write through the cache takes effect at once, also over a lookup that was under way during it', async () => {
+    const inner = new SlowStore();
+    const clock = new ManualClock(T0);
+    const cache = new ApiKeyLookupCache(inner, clock);
+    const admin = new KeyAdmin(cache, new SeededRandom(), clock, T0);
+    const made = await admin.create(ADMIN, { plan: 'free' });
+    if (!made.ok) throw new Error('create');
+    const hash = sha256Hex(made.value.key);
+    expect((await cache.findByHash(hash))?.plan).to.equal('free');
+    await admin.patch(ADMIN, made.value.id, { plan: 'pro' });
+    expect((await cache.findByHash(hash))?.plan, 'the change, at once').to.equal('pro');
+
+    // A lookup reads the key, the key is revoked before the lookup returns: that answer is not kept.
+    let open!: () => void;
+    inner.gate = new Promise<void>((resolve) => (open = resolve));
+    const racing = cache.findByHash(hash);
+    await new Promise((r) => setImmediate(r));
+    inner.gate = undefined;
+    await admin.revoke(ADMIN, made.value.id);
+    open();
+    expect((await racing)?.plan, 'the racing lookup read before the revocation').to.equal('pro');
+    expect(await cache.findByHash(hash), 'but it was not kept').to.equal(undefined);
+  });
+
+  it('remembers unknown keys too, and starts again empty when full (a flood of guesses cannot grow it)', async () => {
+    const inner = new SlowStore();
+    const cache = new ApiKeyLookupCache(inner, new ManualClock(T0), 500, 3);
+    for (const h of ['1', '2', '1', '2']) await cache.findByHash(h);
+    expect(inner.lookups).to.equal(2);
+    for (const h of ['3', '4', '1']) await cache.findByHash(h);
+    expect(inner.lookups, 'the fourth entry emptied the cache').to.equal(5);
+  });
+});
