@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
 import { compileValidators } from './validation.js';
@@ -55,7 +56,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', PROBE_ALLOW);
-      answerError(ctx, 'method_not_allowed', `${ctx.method.slice(0, 20)} is not allowed here; use ${PROBE_ALLOW}`);
+      answerError(ctx, 'method_not_allowed', `${quoteInput(ctx.method)} is not allowed here; use ${PROBE_ALLOW}`);
       return;
     }
     if (ctx.path === '/healthz') {

@@ -1,5 +1,5 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { ListPetsQuerySchema, NewPetSchema, validateNewPet } from '@petstore/domain';
+import { ListPetsQuerySchema, NewPetSchema, quoteInput, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** The request validators, compiled once at start from the domain's JSON Schemas. */
@@ -16,10 +16,11 @@ export const compileValidators = (): RequestValidators => {
 };
 
 const describeAjvError = (error: ErrorObject, where: string): string => {
-  const field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  // A path into the body may hold the client's own property names: quoted, so bounded.
+  const field = quoteInput(error.instancePath.replace(/^\//, '').replace(/\//g, '.'));
   if (error.keyword === 'additionalProperties') {
     const extra = String((error.params as { additionalProperty?: unknown }).additionalProperty);
-    return `unknown ${where} property '${extra}'`;
+    return `unknown ${where} property '${quoteInput(extra)}'`;
   }
   if (error.keyword === 'required') {
     return `${String((error.params as { missingProperty?: unknown }).missingProperty)} is required`;

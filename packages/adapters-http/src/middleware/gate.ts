@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
-import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION } from '@petstore/domain';
+import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, quoteInput } from '@petstore/domain';
 import { HttpError } from '../errors.js';
 import { BODY_LIMIT_BYTES } from '../body.js';
 import { answerError } from './request-context.js';
@@ -77,14 +77,14 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
 
     if (!layer) {
       const methods = new Set(match.path.flatMap((l) => l.methods));
-      if (methods.size === 0) throw new HttpError('not_found', `no such path: ${path.slice(0, 200) || ctx.url.slice(0, 200)}`);
+      if (methods.size === 0) throw new HttpError('not_found', `no such path: ${quoteInput(path || ctx.url)}`);
       const allow = [...methods, 'OPTIONS'].join(', ');
       if (ctx.method === 'OPTIONS') {
         ctx.set('Allow', allow);
         ctx.status = 204;
         return;
       }
-      throw new HttpError('method_not_allowed', `${ctx.method.slice(0, 20)} is not allowed here; use ${allow}`, { Allow: allow });
+      throw new HttpError('method_not_allowed', `${quoteInput(ctx.method)} is not allowed here; use ${allow}`, { Allow: allow });
     }
 
     if (!auth.ok) {

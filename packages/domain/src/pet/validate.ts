@@ -1,5 +1,5 @@
 import { fail, ok, type Result } from '../result.js';
-import { validationFailed, type ValidationFailed } from '../errors.js';
+import { quoteInput, validationFailed, type ValidationFailed } from '../errors.js';
 import {
   DEFAULT_PET_STATUS,
   isPetStatus,
@@ -64,7 +64,7 @@ export const validateNewPet = (body: unknown): Result<PetDraft, ValidationFailed
   for (const key of Object.keys(body)) {
     if (ALLOWED_KEYS.has(key)) continue;
     if (key === 'id') return fail(validationFailed('id', 'id is assigned by the service; leave it out'));
-    return fail(validationFailed(key, `unknown property '${key}' (allowed: name, categoryId, status)`));
+    return fail(validationFailed(key, `unknown property '${quoteInput(key)}' (allowed: name, categoryId, status)`));
   }
   const record = body as Record<string, unknown>;
   if (!Object.hasOwn(record, 'name')) return fail(validationFailed('name', 'name is required'));
