@@ -1,6 +1,6 @@
 import { Container, ContainerModule } from 'inversify';
 import type { Clock } from '@petstore/domain';
-import { SystemClock } from '@petstore/adapters-memory';
+import { IdempotencyStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import type { HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 import { TOKENS } from './tokens.js';
@@ -10,7 +10,9 @@ import { mongoStoreModule } from './modules/mongo.module.js';
 import { STORE_DEADLINE_MS, type StorePorts } from './deadline.js';
 
 /** Ports supplied by the caller instead of the store the settings pick (an embedder's own adapters, or tests wrapping adapters with faults). */
-export interface ProvidedStores extends StorePorts {
+export interface ProvidedStores extends Omit<StorePorts, 'idempotency'> {
+  /** The idempotency records; in process memory when absent. */
+  readonly idempotency?: StorePorts['idempotency'];
   /** Readiness of these ports; always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
 }
@@ -40,6 +42,7 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
     bind(TOKENS.PetRepository).toConstantValue(stores.pets);
     bind(TOKENS.QuotaStore).toConstantValue(stores.quotas);
     bind(TOKENS.ApiKeyStore).toConstantValue(stores.keys);
+    bind(TOKENS.IdempotencyStore).toConstantValue(stores.idempotency ?? new IdempotencyStoreInMemory());
     bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: stores.isReady ?? (async () => true), close: async () => {} });
   });
 

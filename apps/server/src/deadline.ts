@@ -1,4 +1,4 @@
-import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, IdempotencyStore, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -32,6 +32,7 @@ export interface StorePorts {
   readonly pets: PetRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
+  readonly idempotency: IdempotencyStore;
 }
 
 /** The same ports, each call bounded by `withDeadline`. */
@@ -47,5 +48,10 @@ export const boundedPorts = (ports: StorePorts, ms: number): StorePorts => ({
   keys: {
     findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash'),
     save: (record) => withDeadline(ports.keys.save(record), ms, 'ApiKeyStore.save'),
+  },
+  idempotency: {
+    claim: (id, claim, now) => withDeadline(ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim'),
+    complete: (id, claim, record) => withDeadline(ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete'),
+    release: (id, claim) => withDeadline(ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release'),
   },
 });

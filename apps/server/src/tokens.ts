@@ -1,5 +1,5 @@
 import type { ServiceIdentifier } from 'inversify';
-import type { Admission, ApiKeyStore, Authenticator, Clock, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
+import type { Admission, ApiKeyStore, Authenticator, Clock, IdempotencyStore, IdempotentRequests, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
 import type { HttpApp, HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 
@@ -24,9 +24,11 @@ export const TOKENS = {
   PetRepository: token<PetRepository>('PetRepository'),
   QuotaStore: token<QuotaStore>('QuotaStore'),
   ApiKeyStore: token<ApiKeyStore>('ApiKeyStore'),
+  IdempotencyStore: token<IdempotencyStore>('IdempotencyStore'),
   StoreLifecycle: token<StoreLifecycle>('StoreLifecycle'),
   PetCatalog: token<PetCatalog>('PetCatalog'),
   Authenticator: token<Authenticator>('Authenticator'),
   Admission: token<Admission>('Admission'),
+  IdempotentRequests: token<IdempotentRequests>('IdempotentRequests'),
   HttpApp: token<HttpApp>('HttpApp'),
 } as const;

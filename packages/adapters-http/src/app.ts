@@ -1,11 +1,12 @@
 import Koa from 'koa';
-import type { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import type { Admission, Authenticator, IdempotentRequests, PetCatalog } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
+import { idempotent } from './middleware/idempotency.js';
 import { silentLogger, type HttpLogger } from './logger.js';
 import type { AppState } from './state.js';
 
@@ -14,6 +15,11 @@ export interface HttpAppDependencies {
   readonly catalog: PetCatalog;
   readonly authenticator: Authenticator;
   readonly admission: Admission;
+  /**
+   * Idempotent creation (CONTRACT.md §10) for the creates of `IDEMPOTENT_CREATES`. The server
+   * always supplies it; an embedder that leaves it out gets creates that ignore `Idempotency-Key`.
+   */
+  readonly idempotency?: IdempotentRequests;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -79,6 +85,6 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     }
   });
   // The gate also dispatches the route it matched: the router is its table, not a middleware.
-  app.use(gate(router, deps.authenticator, deps.admission));
+  app.use(gate(router, deps.authenticator, deps.admission, deps.idempotency === undefined ? {} : { idempotent: idempotent(deps.idempotency, logger) }));
   return app;
 };

@@ -5,3 +5,4 @@ export { buildOpenApiDocument } from './openapi.js';
 export { ERROR_STATUS } from './errors.js';
 export { silentLogger, type HttpLogger } from './logger.js';
 export { BODY_LIMIT_BYTES } from './body.js';
+export { IDEMPOTENT_CREATES } from './middleware/idempotency.js';

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { apiKeyStoreContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import { apiKeyStoreContract, idempotencyStoreContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
 import { DAY_MS } from '@petstore/domain';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
+import { ApiKeyStoreInMemory, IdempotencyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
 
 petRepositoryContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
 quotaStoreContract('in memory', async () => ({ subject: new QuotaStoreInMemory() }));
 apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory() }));
+idempotencyStoreContract('in memory', async () => ({ subject: new IdempotencyStoreInMemory() }));
 
 describe('in-memory adapters beyond the contract', () => {
   it('drops rate-limit state that can no longer matter once a UTC day has passed', async () => {

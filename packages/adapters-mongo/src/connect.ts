@@ -1,7 +1,8 @@
-import type { ApiKeyStore, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, IdempotencyStore, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient, MongoServerError } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
+import { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
 import { classifyMongoError } from './errors.js';
 import { ensureIndexes } from './indexes.js';
 import { PetRepositoryMongo } from './pet-repository.mongo.js';
@@ -13,11 +14,12 @@ export interface ConnectMongoOptions {
   readonly database?: string;
 }
 
-/** The three stores on one MongoDB connection pool, for the composition root. */
+/** The stores on one MongoDB connection pool, for the composition root. */
 export interface MongoStores {
   readonly pets: PetRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
+  readonly idempotency: IdempotencyStore;
   /** The database in use and the hosts (no credentials): for the start-up log line. */
   readonly database: string;
   readonly endpoint: string;
@@ -70,6 +72,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
       pets: new PetRepositoryMongo(db),
       quotas: new QuotaStoreMongo(db),
       keys: new ApiKeyStoreMongo(db),
+      idempotency: new IdempotencyStoreMongo(db),
       database,
       endpoint,
       ping: async () => {

@@ -4,6 +4,7 @@ export { connectMongo, type ConnectMongoOptions, type MongoStores } from './conn
 export { PetRepositoryMongo } from './pet-repository.mongo.js';
 export { QuotaStoreMongo, consumePipeline } from './quota-store.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
+export { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
 export { classifyMongoError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
 export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, type IndexDefinition } from './indexes.js';

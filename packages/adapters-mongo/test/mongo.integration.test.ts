@@ -2,13 +2,14 @@ import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { apiKeyRecord, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
-import { apiKeyStoreContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
+import { apiKeyStoreContract, idempotencyStoreContract, petRepositoryContract, quotaStoreContract, type MakeFixture } from '@petstore/domain/testing';
 import { MongoClient, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
   COLLECTIONS,
   connectMongo,
   ensureIndexes,
+  IdempotencyStoreMongo,
   MONGO_INDEXES,
   PetRepositoryMongo,
   QuotaStoreMongo,
@@ -87,6 +88,7 @@ if (target.kind === 'skipped') {
     petRepositoryContract('MongoDB', fixture('pets', (db) => new PetRepositoryMongo(db)), { numRuns });
     quotaStoreContract('MongoDB', fixture('quota', (db) => new QuotaStoreMongo(db)), { numRuns });
     apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)));
+    idempotencyStoreContract('MongoDB', fixture('idem', (db) => new IdempotencyStoreMongo(db)), { numRuns });
 
     describe('beyond the contract', () => {
       const tracked = async (tag: string): Promise<Db> => {
@@ -150,6 +152,30 @@ if (target.kind === 'skipped') {
         expect(stats.totalDocsExamined).to.equal(6);
         expect(stats.totalKeysExamined).to.be.at.most(7);
         expect(JSON.stringify(explain.queryPlanner)).to.include('status_1__id_1').and.not.to.include('SORT"');
+      });
+
+      it('stores idempotency records under _id = scope:key with expiresAt as a date (what the TTL index reads), the answer beside it', async () => {
+        const db = await tracked('idem-shape');
+        const store = new IdempotencyStoreMongo(db);
+        const now = Date.UTC(2027, 0, 1, 12);
+        const claim = { state: 'in_progress' as const, fingerprint: 'f'.repeat(64), expiresAt: now + 60_000 };
+        expect(await store.claim('key_0123456789ab:order-1', claim, now)).to.deep.equal({ claimed: true });
+        const docs = db.collection<{ _id: string }>(COLLECTIONS.idempotency);
+        expect(await docs.findOne({ _id: 'key_0123456789ab:order-1' })).to.deep.equal({
+          _id: 'key_0123456789ab:order-1',
+          state: 'in_progress',
+          fingerprint: 'f'.repeat(64),
+          expiresAt: new Date(now + 60_000),
+        });
+        const answer = { status: 201, body: '{"id":1}', location: '/v1/pets/1' };
+        await store.complete('key_0123456789ab:order-1', claim, { state: 'completed', fingerprint: claim.fingerprint, expiresAt: now + 86_400_000, answer });
+        expect(await docs.findOne({ _id: 'key_0123456789ab:order-1' })).to.deep.equal({
+          _id: 'key_0123456789ab:order-1',
+          state: 'completed',
+          fingerprint: 'f'.repeat(64),
+          expiresAt: new Date(now + 86_400_000),
+          ...answer,
+        });
       });
 
       it('stores the quota state with an expiry at the end of its day, or of its ban when that is later', async () => {

@@ -8,3 +8,4 @@ export { petDraftArb, validNameArb } from './arbitraries.js';
 export type { Fixture, MakeFixture, ContractOptions } from './fixture.js';
 export { FaultInjector, FAULT_MODES } from './fault-injection.js';
 export type { FaultMode, FaultyPort, PortCall, InjectedCall, FaultInjectorOptions } from './fault-injection.js';
+export { idempotencyStoreContract } from './idempotency-store.contract.js';

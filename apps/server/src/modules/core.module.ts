@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Authenticator, PetCatalog } from '@petstore/domain';
+import { Admission, Authenticator, IdempotentRequests, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
@@ -22,8 +22,9 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, quotas, keys, ms, store) => (store.inProcess === true ? { pets, quotas, keys } : boundedPorts({ pets, quotas, keys }, ms)),
-      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
+      (pets, quotas, keys, idempotency, ms, store) =>
+        store.inProcess === true ? { pets, quotas, keys, idempotency } : boundedPorts({ pets, quotas, keys, idempotency }, ms),
+      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.IdempotencyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
@@ -35,20 +36,24 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Admission)
     .toResolvedValue((ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban), [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Settings])
     .inSingletonScope();
+  bind(TOKENS.IdempotentRequests)
+    .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, authenticator, admission, store, logger, settings, ms) =>
+      (catalog, authenticator, admission, idempotency, store, logger, settings, ms) =>
         createHttpApp(
           {
             catalog,
             authenticator,
             admission,
+            idempotency,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
           { trustProxy: settings.trustProxy },
         ),
-      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
+      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.IdempotentRequests, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
     )
     .inSingletonScope();
 });

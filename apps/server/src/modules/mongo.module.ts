@@ -2,7 +2,7 @@ import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { connectMongo, type MongoStores } from '@petstore/adapters-mongo';
 import { TOKENS } from '../tokens.js';
 
-/** The connection and its three stores: private to this module. */
+/** The connection and its stores: private to this module. */
 const MONGO_STORES = Symbol.for('petstore.MongoStores') as ServiceIdentifier<MongoStores>;
 
 /**
@@ -15,6 +15,7 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(TOKENS.PetRepository).toResolvedValue((m) => m.pets, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.IdempotencyStore).toResolvedValue((m) => m.idempotency, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.StoreLifecycle)
       .toResolvedValue((m) => ({ isReady: () => m.ping(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();

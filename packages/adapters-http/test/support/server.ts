@@ -10,6 +10,7 @@ import {
   Admission,
   apiKeyRecord,
   Authenticator,
+  IdempotentRequests,
   PetCatalog,
   type ApiKeyRecord,
   type BanRule,
@@ -18,7 +19,7 @@ import {
   type Quota,
 } from '@petstore/domain';
 import { ManualClock } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, IdempotencyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { createHttpApp, listen, type HttpLogger, type RunningServer } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
@@ -207,6 +208,8 @@ export interface TestServer {
   readonly clock: ManualClock;
   /** The repository the app uses (the in-memory one unless replaced). */
   readonly repository: PetRepository;
+  /** The idempotency records the app keeps. */
+  readonly idempotencyStore: IdempotencyStoreInMemory;
   /** A keep-alive agent with room for 400 simultaneous requests, used by default. */
   readonly agent: Agent;
   request(req: RawRequest): Promise<RawResponse>;
@@ -220,11 +223,13 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   const clock = options.clock ?? new ManualClock(T0);
   const repository = options.repository ?? new PetRepositoryInMemory();
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
+  const idempotencyStore = new IdempotencyStoreInMemory();
   const app = createHttpApp(
     {
       catalog: new PetCatalog(repository, clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
+      idempotency: new IdempotentRequests(idempotencyStore, clock),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     },
@@ -238,6 +243,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     url: running.url,
     clock,
     repository,
+    idempotencyStore,
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>
