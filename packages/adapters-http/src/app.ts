@@ -7,6 +7,7 @@ import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
 import { idempotent } from './middleware/idempotency.js';
+import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
 import { silentLogger, type HttpLogger } from './logger.js';
 import type { AppState } from './state.js';
 
@@ -28,6 +29,8 @@ export interface HttpAppDependencies {
 export interface HttpAppOptions {
   /** Take the client address from `X-Forwarded-For` (the address the trusted proxy saw). */
   readonly trustProxy?: boolean;
+  /** Browser origins allowed to call (CONTRACT.md §11); no CORS header at all when absent. */
+  readonly corsOrigins?: CorsOrigins;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -51,6 +54,8 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   });
 
   app.use(requestContext(logger));
+  // Preflights are answered here: before the credential and the rate limiter.
+  if (options.corsOrigins !== undefined) app.use(corsMiddleware(options.corsOrigins));
   // Probes and the description: outside the credential and the rate limit.
   app.use(async function probes(ctx, next) {
     if (!PROBE_PATHS.has(ctx.path)) return next();

@@ -51,7 +51,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
-          { trustProxy: settings.trustProxy },
+          { trustProxy: settings.trustProxy, ...(settings.corsOrigins === undefined ? {} : { corsOrigins: settings.corsOrigins }) },
         ),
       [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.IdempotentRequests, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
     )

@@ -20,7 +20,7 @@ import {
 } from '@petstore/domain';
 import { ManualClock } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, IdempotencyStoreInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
-import { createHttpApp, listen, type HttpLogger, type RunningServer } from '../../src/index.js';
+import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type RunningServer } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
 export const T0 = Date.UTC(2027, 0, 1);
@@ -63,6 +63,7 @@ export interface TestServerOptions {
   readonly repository?: PetRepository;
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
+  readonly corsOrigins?: CorsOrigins;
 }
 
 export interface RawRequest {
@@ -233,7 +234,10 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     },
-    options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy },
+    {
+      ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+      ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    },
   );
   const running: RunningServer = await listen(app, { port: 0, host: '127.0.0.1' });
   const agent = new Agent({ keepAlive: true, maxSockets: 400 });
