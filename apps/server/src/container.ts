@@ -1,7 +1,7 @@
 import { Container, ContainerModule } from 'inversify';
 import type { Clock } from '@petstore/domain';
 import { IdempotencyStoreInMemory, SystemClock } from '@petstore/adapters-memory';
-import type { HttpLogger } from '@petstore/adapters-http';
+import { noMetrics, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
@@ -21,6 +21,7 @@ export interface ProvidedStores extends Omit<StorePorts, 'idempotency'> {
 interface ContainerOverrides {
   readonly clock?: Clock;
   readonly logger: HttpLogger;
+  readonly metrics?: HttpMetrics;
   readonly stores?: ProvidedStores;
   /** The store deadline in ms (default `STORE_DEADLINE_MS`, 5 s). */
   readonly storeDeadlineMs?: number;
@@ -31,6 +32,7 @@ export const createContainer = async (settings: Settings, overrides: ContainerOv
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(overrides.logger);
+  container.bind(TOKENS.Metrics).toConstantValue(overrides.metrics ?? noMetrics);
   container.bind(TOKENS.Clock).toConstantValue(overrides.clock ?? new SystemClock());
   container.bind(TOKENS.StoreDeadlineMs).toConstantValue(overrides.storeDeadlineMs ?? STORE_DEADLINE_MS);
   await container.load(overrides.stores === undefined ? storeModule(settings) : providedStoreModule(overrides.stores), coreModule);

@@ -11,11 +11,15 @@ export const STORE_DEADLINE_MS = 5_000;
 /**
  * Settles like `work`, or rejects with `StoreUnavailableError` after `ms`, whichever comes first.
  * A late outcome of `work` is absorbed (never an unhandled rejection); the timer never outlives
- * the call.
+ * the call. `onUnavailable` hears of every outage (the deadline passing, or `work` rejecting
+ * with `StoreUnavailableError`), for the store-failure metric.
  */
-export const withDeadline = <T>(work: Promise<T>, ms: number, what: string): Promise<T> =>
+export const withDeadline = <T>(work: Promise<T>, ms: number, what: string, onUnavailable?: () => void): Promise<T> =>
   new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => {
+      onUnavailable?.();
+      reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`));
+    }, ms);
     work.then(
       (value) => {
         clearTimeout(timer);
@@ -23,6 +27,7 @@ export const withDeadline = <T>(work: Promise<T>, ms: number, what: string): Pro
       },
       (error: unknown) => {
         clearTimeout(timer);
+        if (error instanceof StoreUnavailableError) onUnavailable?.();
         reject(error);
       },
     );
@@ -35,23 +40,33 @@ export interface StorePorts {
   readonly idempotency: IdempotencyStore;
 }
 
-/** The same ports, each call bounded by `withDeadline`. */
-export const boundedPorts = (ports: StorePorts, ms: number): StorePorts => ({
-  pets: {
-    create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create'),
-    findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById'),
-    list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list'),
-  },
-  quotas: {
-    consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume'),
-  },
-  keys: {
-    findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash'),
-    save: (record) => withDeadline(ports.keys.save(record), ms, 'ApiKeyStore.save'),
-  },
-  idempotency: {
-    claim: (id, claim, now) => withDeadline(ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim'),
-    complete: (id, claim, record) => withDeadline(ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete'),
-    release: (id, claim) => withDeadline(ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release'),
-  },
-});
+/** Hears of each store call that failed with an outage, by port name (`PetRepository`…). */
+export type StoreFailureListener = (port: string) => void;
+
+/** The same ports, each call bounded by `withDeadline`; outages are reported to `onFailure`. */
+export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFailureListener = () => {}): StorePorts => {
+  const failed = (port: string) => () => onFailure(port);
+  const pets = failed('PetRepository');
+  const quotas = failed('QuotaStore');
+  const keys = failed('ApiKeyStore');
+  const idempotency = failed('IdempotencyStore');
+  return {
+    pets: {
+      create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create', pets),
+      findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById', pets),
+      list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list', pets),
+    },
+    quotas: {
+      consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume', quotas),
+    },
+    keys: {
+      findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash', keys),
+      save: (record) => withDeadline(ports.keys.save(record), ms, 'ApiKeyStore.save', keys),
+    },
+    idempotency: {
+      claim: (id, claim, now) => withDeadline(ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', idempotency),
+      complete: (id, claim, record) => withDeadline(ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', idempotency),
+      release: (id, claim) => withDeadline(ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', idempotency),
+    },
+  };
+};

@@ -1,6 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { Admission, ApiKeyStore, Authenticator, Clock, IdempotencyStore, IdempotentRequests, PetCatalog, PetRepository, QuotaStore } from '@petstore/domain';
-import type { HttpApp, HttpLogger } from '@petstore/adapters-http';
+import type { HttpApp, HttpLogger, HttpMetrics } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 
 /** What the composition root needs from a store besides its ports: readiness and shutdown. */
@@ -18,6 +18,8 @@ const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`petstore.${
 export const TOKENS = {
   Settings: token<Settings>('Settings'),
   Logger: token<HttpLogger>('Logger'),
+  /** What the service counts (a no-op unless the metrics listener is configured). */
+  Metrics: token<HttpMetrics>('Metrics'),
   Clock: token<Clock>('Clock'),
   /** The longest any one store call may take before the request is answered 503. */
   StoreDeadlineMs: token<number>('StoreDeadlineMs'),

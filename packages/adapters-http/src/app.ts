@@ -9,6 +9,7 @@ import { gate } from './middleware/gate.js';
 import { idempotent } from './middleware/idempotency.js';
 import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
 import { silentLogger, type HttpLogger } from './logger.js';
+import { noMetrics, type HttpMetrics } from './metrics.js';
 import type { AppState } from './state.js';
 
 /** The use cases the HTTP adapter serves, and how it tells whether the store answers. */
@@ -24,6 +25,8 @@ export interface HttpAppDependencies {
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
+  /** Where requests, rate-limit decisions (and, from the routes, order transitions) are counted; nothing counted when absent. */
+  readonly metrics?: HttpMetrics;
 }
 
 export interface HttpAppOptions {
@@ -53,7 +56,8 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     logger.error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'response error');
   });
 
-  app.use(requestContext(logger));
+  const metrics = deps.metrics ?? noMetrics;
+  app.use(requestContext(logger, metrics));
   // Preflights are answered here: before the credential and the rate limiter.
   if (options.corsOrigins !== undefined) app.use(corsMiddleware(options.corsOrigins));
   // Probes and the description: outside the credential and the rate limit.
@@ -90,6 +94,11 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     }
   });
   // The gate also dispatches the route it matched: the router is its table, not a middleware.
-  app.use(gate(router, deps.authenticator, deps.admission, deps.idempotency === undefined ? {} : { idempotent: idempotent(deps.idempotency, logger) }));
+  app.use(
+    gate(router, deps.authenticator, deps.admission, {
+      metrics,
+      ...(deps.idempotency === undefined ? {} : { idempotent: idempotent(deps.idempotency, logger) }),
+    }),
+  );
   return app;
 };

@@ -30,6 +30,14 @@ const live = (m: Model, id: string): IdempotencyRecord | undefined => {
 const isSame = (a: IdempotencyRecord | undefined, b: InProgressRecord): boolean =>
   a !== undefined && a.state === 'in_progress' && a.fingerprint === b.fingerprint && a.expiresAt === b.expiresAt;
 
+/**
+ * Completing or releasing a claim whose lease has passed is left to the adapter (it may already
+ * have deleted the record; a live request never outlives its lease): the model only does it
+ * before the lease ends. A stale claim meeting a later claim is checked on its own above.
+ */
+const unexpiredPick = (m: Readonly<Model>, pick: number): boolean =>
+  m.claims.length > 0 && m.claims[pick % m.claims.length]!.claim.expiresAt > m.now;
+
 class ClaimCommand implements fc.AsyncCommand<Model, Real> {
   constructor(readonly id: string, readonly fingerprint: string, readonly advance: number) {}
   check = () => true;
@@ -51,7 +59,7 @@ class ClaimCommand implements fc.AsyncCommand<Model, Real> {
 
 class CompleteCommand implements fc.AsyncCommand<Model, Real> {
   constructor(readonly pick: number, readonly status: number) {}
-  check = (m: Readonly<Model>) => m.claims.length > 0;
+  check = (m: Readonly<Model>) => unexpiredPick(m, this.pick);
   async run(m: Model, store: Real): Promise<void> {
     const { id, claim } = m.claims[this.pick % m.claims.length]!;
     const record = done(claim, m.now, this.status, this.status === 201 ? '/v1/pets/7' : null);
@@ -63,7 +71,7 @@ class CompleteCommand implements fc.AsyncCommand<Model, Real> {
 
 class ReleaseCommand implements fc.AsyncCommand<Model, Real> {
   constructor(readonly pick: number) {}
-  check = (m: Readonly<Model>) => m.claims.length > 0;
+  check = (m: Readonly<Model>) => unexpiredPick(m, this.pick);
   async run(m: Model, store: Real): Promise<void> {
     const { id, claim } = m.claims[this.pick % m.claims.length]!;
     await store.release(id, claim);

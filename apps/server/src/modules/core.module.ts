@@ -22,9 +22,11 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, quotas, keys, idempotency, ms, store) =>
-        store.inProcess === true ? { pets, quotas, keys, idempotency } : boundedPorts({ pets, quotas, keys, idempotency }, ms),
-      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.IdempotencyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle],
+      (pets, quotas, keys, idempotency, ms, store, metrics) =>
+        store.inProcess === true
+          ? { pets, quotas, keys, idempotency }
+          : boundedPorts({ pets, quotas, keys, idempotency }, ms, (port) => metrics.storeFailure(port)),
+      [TOKENS.PetRepository, TOKENS.QuotaStore, TOKENS.ApiKeyStore, TOKENS.IdempotencyStore, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle, TOKENS.Metrics],
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
@@ -41,19 +43,20 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, authenticator, admission, idempotency, store, logger, settings, ms) =>
+      (catalog, authenticator, admission, idempotency, store, logger, settings, ms, metrics) =>
         createHttpApp(
           {
             catalog,
             authenticator,
             admission,
             idempotency,
+            metrics,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
           { trustProxy: settings.trustProxy, ...(settings.corsOrigins === undefined ? {} : { corsOrigins: settings.corsOrigins }) },
         ),
-      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.IdempotentRequests, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs],
+      [TOKENS.PetCatalog, TOKENS.Authenticator, TOKENS.Admission, TOKENS.IdempotentRequests, TOKENS.StoreLifecycle, TOKENS.Logger, TOKENS.Settings, TOKENS.StoreDeadlineMs, TOKENS.Metrics],
     )
     .inSingletonScope();
 });

@@ -6,6 +6,7 @@ import { HttpError } from '../errors.js';
 import { BODY_LIMIT_BYTES } from '../body.js';
 import { answerError } from './request-context.js';
 import { IDEMPOTENT_CREATES, type IdempotentRun } from './idempotency.js';
+import { noMetrics, type HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
 
 const REALM = 'Bearer realm="petstore"';
@@ -38,10 +39,13 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
 export interface GateOptions {
   /** Runs the creates of `IDEMPOTENT_CREATES` under their `Idempotency-Key`. */
   readonly idempotent?: IdempotentRun;
+  /** Counts the rate limiter's decisions. */
+  readonly metrics?: HttpMetrics;
 }
 
 export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission, options: GateOptions = {}): Middleware<AppState> =>
   async function gate(ctx, next) {
+    const metrics = options.metrics ?? noMetrics;
     // A request target with no path (authority form, `CONNECT host:port`) matches nothing.
     const path: string = ctx.path ?? '';
     const match = router.match(path, ctx.method);
@@ -54,6 +58,7 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     ctx.state.subjectTag = subject.caller?.keyId ?? subject.id;
 
     const decision = await admission.admit(subject);
+    metrics.rateLimitDecision(decision.outcome);
     const { binding } = decision;
     ctx.set({
       'X-RateLimit-Limit': String(binding.limit),
