@@ -1,17 +1,18 @@
 import {
   ErrorSchema,
   GET_PET_DEPRECATION,
+  IdempotencyKeySchema,
   LIMIT_DEFAULT,
   ListPetsQuerySchema,
   NewPetSchema,
   PetIdSchema,
   PetSchema,
-  PetStatusSchema,
   PLAN_QUOTAS,
   deprecationHeaders,
 } from '@petstore/domain';
 import type { ErrorCode } from '@petstore/domain';
 import { ERROR_STATUS } from './errors.js';
+import { IDEMPOTENT_CREATES } from './middleware/idempotency.js';
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
 
@@ -24,20 +25,49 @@ const DEPRECATION_HEADERS = ['Deprecation', 'Sunset', 'Link-Successor'];
 
 const headerRefs = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n === 'Link-Successor' ? 'Link' : n, ref('headers', n)]));
 
-const errorResponse = (codes: readonly ErrorCode[], description: string, extraHeaders: readonly string[] = []) => ({
-  description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-  headers: headerRefs([...COMMON_HEADERS, ...extraHeaders]),
-  content: {
-    'application/json': {
-      schema: {
-        allOf: [ref('schemas', 'Error'), { properties: { code: { enum: [...codes] }, status: { const: ERROR_STATUS[codes[0]!] } } }],
+/** What an `Error` body of each code says, for the examples of the document. */
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  validation_failed: 'name must be 1 to 200 characters long (got 0)',
+  malformed_json: 'the body is not valid JSON',
+  unauthorized: 'send your API key as "Authorization: Bearer <API_KEY>"',
+  not_found: 'no pet has id 42',
+  request_timeout: 'the request did not arrive in time: send the headers within 10 s and the whole request within 30 s',
+  conflict: 'a request with this Idempotency-Key is still being processed; retry in a moment',
+  gone: 'this operation was removed; use GET /v1/pets instead',
+  payload_too_large: 'the body is larger than 1048576 bytes',
+  unsupported_media_type: 'send the body as application/json (UTF-8)',
+  idempotency_key_reused: 'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
+  rate_limited: 'rate limit of 60 requests per minute exceeded; retry in 17 seconds',
+  headers_too_large: 'the request headers are larger than 16 KB',
+  internal_error: 'an internal error occurred; quote request id 3f1c…',
+  unavailable: 'the pet store is unavailable right now; retry shortly',
+};
+
+const errorResponse = (codes: readonly ErrorCode[], description: string, extraHeaders: readonly string[] = [], headers: readonly string[] = COMMON_HEADERS) => {
+  const code = codes[0]!;
+  return {
+    description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+    headers: headerRefs([...headers, ...extraHeaders]),
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [ref('schemas', 'Error'), { properties: { code: { enum: [...codes] }, status: { const: ERROR_STATUS[code] } } }],
+        },
+        example: { code, message: EXAMPLE_MESSAGES[code] ?? `an example of ${code}`, status: ERROR_STATUS[code] },
       },
     },
-  },
-});
+  };
+};
+
+/** Answers the server gives before any operation runs, on every operation (CONTRACT.md §3, §6). */
+const transportErrors = {
+  '408': ref('responses', 'RequestTimeout'),
+  '431': ref('responses', 'HeadersTooLarge'),
+};
 
 /** Responses every `/v1` operation can give (besides its own). */
 const sharedErrors = {
+  ...transportErrors,
   '401': ref('responses', 'Unauthorized'),
   '429': ref('responses', 'TooManyRequests'),
   '500': ref('responses', 'InternalError'),
@@ -48,6 +78,33 @@ const withHeaders = (names: readonly string[], response: Record<string, unknown>
   ...response,
   headers: { ...headerRefs(names), ...((response['headers'] as object | undefined) ?? {}) },
 });
+
+const PET_EXAMPLE = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+type Operation = { parameters?: unknown[]; responses: Record<string, unknown> };
+type Document = { paths: Record<string, Record<string, Operation>> } & Record<string, unknown>;
+
+/**
+ * Every create of `IDEMPOTENT_CREATES` present in the document (whichever operations it holds)
+ * takes the optional `Idempotency-Key` header and may answer 409 (in progress) and 422 (reused);
+ * its answers may carry `Idempotent-Replayed`.
+ */
+const withIdempotentCreates = <D extends Document>(doc: D): D => {
+  for (const path of IDEMPOTENT_CREATES) {
+    const post = doc.paths[path.replace(/^\/v1/, '')]?.['post'];
+    if (post === undefined) continue;
+    post.parameters = [...(post.parameters ?? []), ref('parameters', 'IdempotencyKey')];
+    for (const [status, response] of Object.entries(post.responses)) {
+      if (/^2/.test(status)) {
+        const r = response as { headers?: Record<string, unknown> };
+        r.headers = { ...r.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') };
+      }
+    }
+    // An operation with a 409 of its own (a category name taken) keeps it: its code is `conflict` too.
+    post.responses = { '409': ref('responses', 'IdempotencyInProgress'), ...post.responses, '422': ref('responses', 'IdempotencyKeyReused') };
+  }
+  return doc;
+};
 
 /**
  * The OpenAPI 3.1 description of the v1 API, built from the domain's JSON Schemas: the same
@@ -66,11 +123,12 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   const { description: petIdDescription, ...petIdSchema } = PetIdSchema;
   const deprecated = (response: Record<string, unknown>) => withHeaders(DEPRECATION_HEADERS, response);
 
-  return {
+  return withIdempotentCreates({
     openapi: '3.1.0',
     info: {
       title: 'Animal Adoption Store',
       version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
@@ -96,7 +154,15 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
             '200': withHeaders(COMMON_HEADERS, {
               description: `A page of animals (default ${LIMIT_DEFAULT}).`,
               headers: { Link: ref('headers', 'Link-Next') },
-              content: { 'application/json': { schema: ref('schemas', 'Pets') } },
+              content: {
+                'application/json': {
+                  schema: ref('schemas', 'Pets'),
+                  example: [
+                    { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+                    { id: 2, name: 'Mia', categoryId: 2, status: 'available' },
+                  ],
+                },
+              },
             }),
             '400': ref('responses', 'BadRequest'),
             ...sharedErrors,
@@ -106,12 +172,15 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           operationId: 'createPet',
           summary: 'Add an animal',
           tags: ['pets'],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'NewPet') } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('schemas', 'NewPet'), example: { name: 'Rex', categoryId: 1, status: 'available' } } },
+          },
           responses: {
             '201': withHeaders(COMMON_HEADERS, {
               description: 'The animal, with the id the service assigned.',
               headers: { Location: ref('headers', 'Location') },
-              content: { 'application/json': { schema: ref('schemas', 'Pet') } },
+              content: { 'application/json': { schema: ref('schemas', 'Pet'), example: PET_EXAMPLE } },
             }),
             '400': ref('responses', 'BadRequest'),
             '413': errorResponse(['payload_too_large'], 'The body is larger than 1 MiB.'),
@@ -128,11 +197,14 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           deprecated: true,
           'x-sunset': sunset,
           tags: ['pets'],
-          parameters: [{ name: 'petId', in: 'path', required: true, description: petIdDescription, schema: petIdSchema }],
+          parameters: [{ name: 'petId', in: 'path', required: true, description: petIdDescription, schema: petIdSchema, example: 1 }],
           responses: {
-            '200': deprecated(withHeaders(COMMON_HEADERS, { description: 'The animal.', content: { 'application/json': { schema: ref('schemas', 'Pet') } } })),
+            '200': deprecated(
+              withHeaders(COMMON_HEADERS, { description: 'The animal.', content: { 'application/json': { schema: ref('schemas', 'Pet'), example: PET_EXAMPLE } } }),
+            ),
             '400': deprecated(errorResponse(['validation_failed'], 'petId is not a positive int64 written canonically.')),
             '401': deprecated(errorResponse(['unauthorized'], 'Credential missing or invalid.', ['WWW-Authenticate'])),
+            ...transportErrors,
             '404': deprecated(errorResponse(['not_found'], 'No animal has this id.')),
             '410': deprecated(errorResponse(['gone'], 'The operation is past its sunset.')),
             '429': deprecated(errorResponse(['rate_limited', 'temporarily_banned'], 'Over the rate limit, or banned for a while.', ['Retry-After'])),
@@ -145,15 +217,31 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         get: {
           operationId: 'getOpenApiDocument',
           summary: 'This document',
+          description: 'No credential needed, not rate-limited. Rendered for people at `/docs` on this server.',
+          tags: ['pets'],
           security: [],
-          responses: { '200': { description: 'The OpenAPI description.', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: {
+            '200': {
+              description: 'The OpenAPI description.',
+              headers: headerRefs(['X-Request-Id']),
+              content: { 'application/json': { schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Animal Adoption Store', version: '1.0.0' }, paths: {} } } },
+            },
+            ...transportErrors,
+          },
         },
       },
     },
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' } },
-      schemas: { Pet: PetSchema, NewPet: NewPetSchema, Pets: { type: 'array', items: ref('schemas', 'Pet') }, PetStatus: PetStatusSchema, Error: ErrorSchema },
+      schemas: { Pet: PetSchema, NewPet: NewPetSchema, Pets: { type: 'array', items: ref('schemas', 'Pet') }, Error: ErrorSchema },
+      parameters: {
+        IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, description: IdempotencyKeySchema.description, schema: { ...IdempotencyKeySchema, description: undefined }, example: '5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c' },
+      },
       responses: {
+        RequestTimeout: errorResponse(['request_timeout'], 'The headers (10 s) or the whole request (30 s) did not arrive in time; the connection closes.', [], ['X-Request-Id']),
+        HeadersTooLarge: errorResponse(['headers_too_large'], 'The request headers are over 16 KB; the connection closes.', [], ['X-Request-Id']),
+        IdempotencyInProgress: errorResponse(['conflict'], 'A request with this `Idempotency-Key` is still being processed; retry in a moment.'),
+        IdempotencyKeyReused: errorResponse(['idempotency_key_reused'], 'This `Idempotency-Key` was sent before with a different request (another path or body).'),
         BadRequest: errorResponse(['validation_failed', 'malformed_json'], 'The request breaks a rule; the message names the field and why.'),
         Unauthorized: errorResponse(['unauthorized'], 'Credential missing or invalid.', ['WWW-Authenticate']),
         TooManyRequests: errorResponse(['rate_limited', 'temporarily_banned'], 'Over the rate limit, or banned for a while after repeated requests past a 429.', ['Retry-After']),
@@ -174,8 +262,8 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         Deprecation: header(`When the operation was deprecated (RFC 9745): \`${dep.Deprecation}\`.`),
         Sunset: header(`When the operation goes away (RFC 8594): \`${dep.Sunset}\`.`),
         'Link-Successor': header(`The replacement: \`${dep.Link}\`.`),
-        Allow: header('Methods the path supports.'),
+        'Idempotent-Replayed': header('`true` on an answer replayed for a repeated `Idempotency-Key`; absent otherwise.'),
       },
     },
-  };
+  });
 };

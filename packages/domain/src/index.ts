@@ -48,6 +48,7 @@ export {
   IDEMPOTENCY_TTL_MS,
   IN_PROGRESS_LEASE_MS,
   IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
   checkIdempotencyKey,
   requestFingerprint,
   idempotencyId,
@@ -73,4 +74,5 @@ export {
   ErrorSchema,
   ListPetsQuerySchema,
   PetIdSchema,
+  IdempotencyKeySchema,
 } from './schemas/index.js';

@@ -18,7 +18,9 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IN_PROGRESS_LEASE_MS = 60 * 1000;
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
-const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
+/** 1–255 printable ASCII characters: the rule, as the source of a regular expression (shared with the JSON Schema). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
+const PRINTABLE_ASCII = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /**
  * The `Idempotency-Key` header: absent (undefined), or 1–255 printable ASCII characters
