@@ -8,6 +8,7 @@ import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './
 import { gate } from './middleware/gate.js';
 import { idempotent } from './middleware/idempotency.js';
 import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
+import { docs } from './docs.js';
 import { silentLogger, type HttpLogger } from './logger.js';
 import { noMetrics, type HttpMetrics } from './metrics.js';
 import type { AppState } from './state.js';
@@ -60,7 +61,8 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   app.use(requestContext(logger, metrics));
   // Preflights are answered here: before the credential and the rate limiter.
   if (options.corsOrigins !== undefined) app.use(corsMiddleware(options.corsOrigins));
-  // Probes and the description: outside the credential and the rate limit.
+  // The documentation page, the probes and the description: outside the credential and the rate limit.
+  app.use(docs());
   app.use(async function probes(ctx, next) {
     if (!PROBE_PATHS.has(ctx.path)) return next();
     // Known paths: OPTIONS and other methods answer as on every other known path (204 / 405 with Allow).
