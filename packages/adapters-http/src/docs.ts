@@ -10,7 +10,7 @@ import type { AppState } from './state.js';
  * this service from the `swagger-ui-dist` package (no CDN: it works with no internet), under a
  * Content-Security-Policy that names no other host.
  */
-export const DOCS_PATH = '/docs';
+const DOCS_PATH = '/docs';
 const ASSETS = `${DOCS_PATH}/assets/`;
 
 /**

@@ -6,6 +6,6 @@ export { ERROR_STATUS } from './errors.js';
 export { silentLogger, type HttpLogger } from './logger.js';
 export { noMetrics, PrometheusMetrics, listenMetrics, UNMATCHED_ROUTE, type HttpMetrics, type MetricsListener } from './metrics.js';
 export { BODY_LIMIT_BYTES } from './body.js';
-export { DOCS_PATH, DOCS_CSP } from './docs.js';
+export { DOCS_CSP } from './docs.js';
 export { IDEMPOTENT_CREATES } from './middleware/idempotency.js';
-export { CORS_EXPOSED_HEADERS, CORS_ALLOWED_HEADERS, CORS_MAX_AGE_SECONDS, type CorsOrigins } from './middleware/cors.js';
+export { CORS_EXPOSED_HEADERS, type CorsOrigins } from './middleware/cors.js';

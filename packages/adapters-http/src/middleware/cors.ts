@@ -28,10 +28,10 @@ export const CORS_EXPOSED_HEADERS = [
 ] as const;
 
 /** The request headers a browser may send beyond the CORS-safelisted ones. */
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'] as const;
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'] as const;
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
 /** How long a browser may cache a preflight's answer (seconds). */
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 /**
  * CORS with `@koa/cors`, outermost after the request context: an allowed origin gets
