@@ -10,6 +10,13 @@
 // Wherever MONGODB_URI is set, a section counts the round trips to MongoDB per request
 // (bench/mongo-round-trips.mjs, a few hundred requests); BENCH_ONLY=mongo runs only that section and
 // replaces it in BENCH_OUT, leaving the rest of the file; BENCH_MONGO_LABEL names the server in it.
+//   BENCH_CORS (on): (a) runs with PETSTORE_CORS_ORIGINS set and every request of the load carries an
+//     allowed Origin, so each answer goes through @koa/cors; `off`: no CORS setting, no Origin.
+//   BENCH_METRICS (on): (a) runs with PETSTORE_METRICS_PORT set, so each answer is counted by
+//     prom-client (requests, durations, rate-limit decisions); `off`: no metrics listener.
+//   The per-request cost of each: run once with both on (the default, the headline) and once with
+//   one of them `off`, and compare (a)'s µs per response (1e6 / req/s on the one pinned core), or
+//   read their functions' self time in the profile section (see BENCHMARKS.md, "Client features").
 import { mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -29,6 +36,14 @@ const WARMUP = num('BENCH_WARMUP', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
 const PIPELINING = 1;
 const PROFILE_DURATION = num('BENCH_PROFILE_DURATION', 6);
+const onOff = (/** @type {string} */ name) => {
+  const raw = (process.env[name] ?? 'on').toLowerCase();
+  if (raw !== 'on' && raw !== 'off') throw new Error(`${name} must be on or off`);
+  return raw === 'on';
+};
+const CORS_ON = onOff('BENCH_CORS');
+const METRICS_ON = onOff('BENCH_METRICS');
+const BENCH_ORIGIN = 'https://app.bench.test';
 const OUT = join(ROOT, process.env.BENCH_OUT ?? 'BENCHMARKS.md');
 const SEED_PETS = 10_000;
 const RESULTS = join(ROOT, 'bench/results');
@@ -78,7 +93,7 @@ const FREE_BANNED = 'bench-free-banned-2c8e4a6f0b1d3957';
 const FREE_LIMITED = 'bench-free-limited-9d1f3b5a7c2e4680';
 const HUGE = '100000000000000';
 const KEYS = `${ENTERPRISE}:enterprise:${HUGE}:${HUGE},${FREE_BANNED}:free,${FREE_LIMITED}:free`;
-const AUTH = { authorization: `Bearer ${ENTERPRISE}` };
+const AUTH = { authorization: `Bearer ${ENTERPRISE}`, ...(CORS_ON ? { origin: BENCH_ORIGIN } : {}) };
 const JSON_BODY = { ...AUTH, 'content-type': 'application/json' };
 const CREATE_BODY = '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}';
 
@@ -128,6 +143,12 @@ const getExact = async (/** @type {string} */ url, /** @type {Record<string, str
   return { status: res.status, type: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
 };
 
+/** The settings of the client features the headline includes (CORS, metrics), as BENCH_CORS and BENCH_METRICS say. */
+const featureEnv = (/** @type {number} */ metricsPort) => ({
+  ...(CORS_ON ? { PETSTORE_CORS_ORIGINS: BENCH_ORIGIN } : {}),
+  ...(METRICS_ON ? { PETSTORE_METRICS_PORT: String(metricsPort) } : {}),
+});
+
 /** Sends requests with `key` until the server answers 429 with `code`. */
 const driveOverLimit = async (/** @type {string} */ url, /** @type {string} */ key, /** @type {string} */ code) => {
   for (let i = 0; i < 500; i++) {
@@ -159,19 +180,25 @@ process.on('SIGINT', () => {
 try {
   say(`machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; taskset ${HAS_TASKSET ? 'yes: servers on core 0, load generator on core 1' : 'not found: no pinning'}`);
 
-  // (a) the real server: apps/server/dist/src/main.js, production settings, logging at the default level (info) on stdout, a pipe whose lines this process counts.
+  // (a) the real server: apps/server/dist/src/main.js, production settings, logging at the default level (info) on stdout, a pipe whose lines this process counts;
+  // CORS and metrics on unless switched off (BENCH_CORS, BENCH_METRICS).
   const portA = await freePort();
+  const metricsPortA = await freePort();
   const a = await startProcess({
     name: '(a) full stack',
     core: 0,
     nodeArgs: ['apps/server/dist/src/main.js'],
-    env: { PORT: String(portA), PETSTORE_API_KEYS: KEYS },
+    env: { PORT: String(portA), PETSTORE_API_KEYS: KEYS, ...featureEnv(metricsPortA) },
     port: portA,
     readyPath: '/v1/openapi.json',
     stdout: 'count',
   });
   running.push(a);
-  say(`(a) full stack on ${a.url}; seeding ${fmt(SEED_PETS)} pets through POST /v1/pets`);
+  say(`(a) full stack on ${a.url} (CORS ${CORS_ON ? 'on' : 'off'}, metrics ${METRICS_ON ? 'on' : 'off'}); seeding ${fmt(SEED_PETS)} pets through POST /v1/pets`);
+  if (CORS_ON) {
+    const res = await fetch(`${a.url}/v1/pets?limit=1`, { headers: AUTH });
+    if (res.headers.get('access-control-allow-origin') !== BENCH_ORIGIN) throw new Error('(a) does not answer the bench Origin with CORS headers');
+  }
   await seedThroughApi(a.url, SEED_PETS);
 
   // The exact bytes (a) answers; (b) and (c) serve the same JSON.
@@ -297,6 +324,13 @@ try {
     }
   }
   const logA = a.output();
+  let scrapedRequests = 0;
+  if (METRICS_ON) {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPortA}/metrics`)).text();
+    for (const m of text.matchAll(/^http_requests_total\{[^}]*\} (\d+)$/gm)) scrapedRequests += Number(m[1]);
+    if (scrapedRequests === 0) throw new Error('(a) counted no request in its metrics');
+    say(`(a) counted ${fmt(scrapedRequests)} requests in http_requests_total`);
+  }
   await stopAll();
   say(`(a) wrote ${fmt(logA.lines)} log lines (${fmt(logA.bytes / 2 ** 20, 1)} MiB) on its stdout during the run`);
 
@@ -307,7 +341,7 @@ try {
     name: '(a) profiled',
     core: 0,
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, '--cpu-prof-name=full-stack.cpuprofile', 'apps/server/dist/src/main.js'],
-    env: { PORT: String(portP), PETSTORE_API_KEYS: KEYS },
+    env: { PORT: String(portP), PETSTORE_API_KEYS: KEYS, ...featureEnv(await freePort()) },
     port: portP,
     readyPath: '/v1/openapi.json',
     stdout: 'count',
@@ -478,7 +512,9 @@ try {
     `- **(a) full stack**: \`node apps/server/dist/src/main.js\` (the product's entry) on the memory store, production settings ` +
       '(defaults: ban threshold 10, 900 s; logging on at the default level `info`, one JSON line per request, pino with its asynchronous ' +
       'destination on stdout; stdout is a pipe, as under a container runtime, read by the orchestrator on core 1 which only counts the lines: ' +
-      `${fmt(logA.lines)} lines, ${fmt(logA.bytes / 2 ** 20, 1)} MiB in this run). Only \`PORT\` and \`PETSTORE_API_KEYS\` are set: ` +
+      `${fmt(logA.lines)} lines, ${fmt(logA.bytes / 2 ** 20, 1)} MiB in this run). Set: \`PORT\`, \`PETSTORE_API_KEYS\`` +
+      `${CORS_ON ? `, \`PETSTORE_CORS_ORIGINS=${BENCH_ORIGIN}\` (every request of the load sends that \`Origin\`, so every answer carries the CORS headers)` : ' (CORS off: BENCH_CORS=off)'}` +
+      `${METRICS_ON ? `, \`PETSTORE_METRICS_PORT\` (every answer counted by prom-client; ${fmt(scrapedRequests)} requests scraped from /metrics after the run)` : ' (metrics off: BENCH_METRICS=off)'}: ` +
       `an enterprise key with quotas of 10¹⁴ (every 200 scenario), and free keys driven over their limit. ` +
       `${fmt(SEED_PETS)} pets are created through \`POST /v1/pets\` before measuring (deterministic names, 3–25 characters, categories 1–12, 60 % available).`,
     `- **(b) bare node:http** (bench/bare-server.mjs, the floor) and **(c) minimal Koa** (bench/koa-server.mjs, Koa 3 with @koa/router as the only middleware, the limit): ` +

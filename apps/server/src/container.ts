@@ -1,8 +1,8 @@
 import { Container, ContainerModule } from 'inversify';
 import { KEY_CACHE_MAX_AGE_MS, type Clock } from '@petstore/domain';
-import { SystemClock } from '@petstore/adapters-memory';
+import { IdempotencyStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import { noMetrics, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import { SystemRandom } from './system-random.js';
-import type { HttpLogger } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
@@ -11,7 +11,9 @@ import { mongoStoreModule } from './modules/mongo.module.js';
 import { STORE_DEADLINE_MS, type StorePorts } from './deadline.js';
 
 /** Ports supplied by the caller instead of the store the settings pick (an embedder's own adapters, or tests wrapping adapters with faults). */
-export interface ProvidedStores extends StorePorts {
+export interface ProvidedStores extends Omit<StorePorts, 'idempotency'> {
+  /** The idempotency records; in process memory when absent. */
+  readonly idempotency?: StorePorts['idempotency'];
   /** Readiness of these ports; always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
 }
@@ -20,6 +22,7 @@ export interface ProvidedStores extends StorePorts {
 interface ContainerOverrides {
   readonly clock?: Clock;
   readonly logger: HttpLogger;
+  readonly metrics?: HttpMetrics;
   readonly stores?: ProvidedStores;
   /** The store deadline in ms (default `STORE_DEADLINE_MS`, 5 s). */
   readonly storeDeadlineMs?: number;
@@ -32,6 +35,7 @@ export const createContainer = async (settings: Settings, overrides: ContainerOv
   const container = new Container({ defaultScope: 'Singleton' });
   container.bind(TOKENS.Settings).toConstantValue(settings);
   container.bind(TOKENS.Logger).toConstantValue(overrides.logger);
+  container.bind(TOKENS.Metrics).toConstantValue(overrides.metrics ?? noMetrics);
   container.bind(TOKENS.Clock).toConstantValue(overrides.clock ?? new SystemClock());
   container.bind(TOKENS.Random).toConstantValue(new SystemRandom());
   container.bind(TOKENS.StoreDeadlineMs).toConstantValue(overrides.storeDeadlineMs ?? STORE_DEADLINE_MS);
@@ -47,6 +51,7 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
     bind(TOKENS.OrderRepository).toConstantValue(stores.orders);
     bind(TOKENS.QuotaStore).toConstantValue(stores.quotas);
     bind(TOKENS.ApiKeyStore).toConstantValue(stores.keys);
+    bind(TOKENS.IdempotencyStore).toConstantValue(stores.idempotency ?? new IdempotencyStoreInMemory());
     bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: stores.isReady ?? (async () => true), close: async () => {} });
   });
 

@@ -1,4 +1,4 @@
-import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, CategoryRepository, IdempotencyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -11,11 +11,15 @@ export const STORE_DEADLINE_MS = 5_000;
 /**
  * Settles like `work`, or rejects with `StoreUnavailableError` after `ms`, whichever comes first.
  * A late outcome of `work` is absorbed (never an unhandled rejection); the timer never outlives
- * the call.
+ * the call. `onUnavailable` hears of every outage (the deadline passing, or `work` rejecting
+ * with `StoreUnavailableError`), for the store-failure metric.
  */
-export const withDeadline = <T>(work: Promise<T>, ms: number, what: string): Promise<T> =>
+export const withDeadline = <T>(work: Promise<T>, ms: number, what: string, onUnavailable?: () => void): Promise<T> =>
   new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => {
+      onUnavailable?.();
+      reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`));
+    }, ms);
     work.then(
       (value) => {
         clearTimeout(timer);
@@ -23,6 +27,7 @@ export const withDeadline = <T>(work: Promise<T>, ms: number, what: string): Pro
       },
       (error: unknown) => {
         clearTimeout(timer);
+        if (error instanceof StoreUnavailableError) onUnavailable?.();
         reject(error);
       },
     );
@@ -34,41 +39,59 @@ export interface StorePorts {
   readonly orders: OrderRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
+  readonly idempotency: IdempotencyStore;
 }
 
-/** The same ports, each call bounded by `withDeadline`. */
-export const boundedPorts = (ports: StorePorts, ms: number): StorePorts => ({
-  pets: {
-    create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create'),
-    findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById'),
-    list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list'),
-    findHold: (id) => withDeadline(ports.pets.findHold(id), ms, 'PetRepository.findHold'),
-    swapHold: (id, expected, next) => withDeadline(ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold'),
-    countByStatus: () => withDeadline(ports.pets.countByStatus(), ms, 'PetRepository.countByStatus'),
-  },
-  categories: {
-    create: (category) => withDeadline(ports.categories.create(category), ms, 'CategoryRepository.create'),
-    findById: (id) => withDeadline(ports.categories.findById(id), ms, 'CategoryRepository.findById'),
-    findByName: (name) => withDeadline(ports.categories.findByName(name), ms, 'CategoryRepository.findByName'),
-    list: (query) => withDeadline(ports.categories.list(query), ms, 'CategoryRepository.list'),
-  },
-  orders: {
-    create: (draft) => withDeadline(ports.orders.create(draft), ms, 'OrderRepository.create'),
-    findById: (id) => withDeadline(ports.orders.findById(id), ms, 'OrderRepository.findById'),
-    updateState: (id, expected, next, updatedAt) => withDeadline(ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState'),
-    list: (query) => withDeadline(ports.orders.list(query), ms, 'OrderRepository.list'),
-  },
-  quotas: {
-    consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume'),
-  },
-  keys: {
-    findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash'),
-    findById: (keyId) => withDeadline(ports.keys.findById(keyId), ms, 'ApiKeyStore.findById'),
-    list: (afterPosition, limit) => withDeadline(ports.keys.list(afterPosition, limit), ms, 'ApiKeyStore.list'),
-    save: (record) => withDeadline(ports.keys.save(record), ms, 'ApiKeyStore.save'),
-    retainSettingsKeys: (keyHashes) => withDeadline(ports.keys.retainSettingsKeys(keyHashes), ms, 'ApiKeyStore.retainSettingsKeys'),
-    insert: (key) => withDeadline(ports.keys.insert(key), ms, 'ApiKeyStore.insert'),
-    update: (keyId, changes) => withDeadline(ports.keys.update(keyId, changes), ms, 'ApiKeyStore.update'),
-    revoke: (keyId) => withDeadline(ports.keys.revoke(keyId), ms, 'ApiKeyStore.revoke'),
-  },
-});
+/** Hears of each store call that failed with an outage, by port name (`PetRepository`…). */
+export type StoreFailureListener = (port: string) => void;
+
+/** The same ports, each call bounded by `withDeadline`; outages are reported to `onFailure`. */
+export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFailureListener = () => {}): StorePorts => {
+  const failed = (port: string) => () => onFailure(port);
+  const pets = failed('PetRepository');
+  const categories = failed('CategoryRepository');
+  const orders = failed('OrderRepository');
+  const quotas = failed('QuotaStore');
+  const keys = failed('ApiKeyStore');
+  const idempotency = failed('IdempotencyStore');
+  return {
+    pets: {
+      create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create', pets),
+      findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById', pets),
+      list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list', pets),
+      findHold: (id) => withDeadline(ports.pets.findHold(id), ms, 'PetRepository.findHold', pets),
+      swapHold: (id, expected, next) => withDeadline(ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold', pets),
+      countByStatus: () => withDeadline(ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', pets),
+    },
+    categories: {
+      create: (category) => withDeadline(ports.categories.create(category), ms, 'CategoryRepository.create', categories),
+      findById: (id) => withDeadline(ports.categories.findById(id), ms, 'CategoryRepository.findById', categories),
+      findByName: (name) => withDeadline(ports.categories.findByName(name), ms, 'CategoryRepository.findByName', categories),
+      list: (query) => withDeadline(ports.categories.list(query), ms, 'CategoryRepository.list', categories),
+    },
+    orders: {
+      create: (draft) => withDeadline(ports.orders.create(draft), ms, 'OrderRepository.create', orders),
+      findById: (id) => withDeadline(ports.orders.findById(id), ms, 'OrderRepository.findById', orders),
+      updateState: (id, expected, next, updatedAt) => withDeadline(ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState', orders),
+      list: (query) => withDeadline(ports.orders.list(query), ms, 'OrderRepository.list', orders),
+    },
+    quotas: {
+      consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume', quotas),
+    },
+    keys: {
+      findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash', keys),
+      findById: (keyId) => withDeadline(ports.keys.findById(keyId), ms, 'ApiKeyStore.findById', keys),
+      list: (afterPosition, limit) => withDeadline(ports.keys.list(afterPosition, limit), ms, 'ApiKeyStore.list', keys),
+      save: (record) => withDeadline(ports.keys.save(record), ms, 'ApiKeyStore.save', keys),
+      retainSettingsKeys: (keyHashes) => withDeadline(ports.keys.retainSettingsKeys(keyHashes), ms, 'ApiKeyStore.retainSettingsKeys', keys),
+      insert: (key) => withDeadline(ports.keys.insert(key), ms, 'ApiKeyStore.insert', keys),
+      update: (keyId, changes) => withDeadline(ports.keys.update(keyId, changes), ms, 'ApiKeyStore.update', keys),
+      revoke: (keyId) => withDeadline(ports.keys.revoke(keyId), ms, 'ApiKeyStore.revoke', keys),
+    },
+    idempotency: {
+      claim: (id, claim, now) => withDeadline(ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', idempotency),
+      complete: (id, claim, record) => withDeadline(ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', idempotency),
+      release: (id, claim) => withDeadline(ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', idempotency),
+    },
+  };
+};

@@ -20,7 +20,7 @@ const logger = createServerLogger(settings.logLevel);
 
 try {
   const server = await startServer(settings, { logger });
-  logger.info({ url: server.url, store: settings.store, keys: settings.apiKeys.length, adminKeys: settings.adminKeys.length }, 'listening');
+  logger.info({ url: server.url, store: settings.store, keys: settings.apiKeys.length, adminKeys: settings.adminKeys.length, ...(server.metricsUrl === undefined ? {} : { metrics: `${server.metricsUrl}/metrics` }) }, 'listening');
   if (server.devKey !== undefined) {
     // Printed once, on purpose, for a first try; never logged. Configure PETSTORE_API_KEYS for real use.
     process.stdout.write(

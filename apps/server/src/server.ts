@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { apiKeyRecord, generateApiKey, type ApiKeyRecord, type Clock } from '@petstore/domain';
-import { listen, type HttpLogger } from '@petstore/adapters-http';
+import { listen, listenMetrics, PrometheusMetrics, type HttpLogger, type MetricsListener } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
 import { TOKENS } from './tokens.js';
@@ -19,6 +19,8 @@ interface StartOptions {
 export interface StartedServer {
   readonly url: string;
   readonly port: number;
+  /** The `GET /metrics` listener's address, when `PETSTORE_METRICS_PORT` is set. */
+  readonly metricsUrl?: string;
   /** The development key generated because no key was configured (memory store only). */
   readonly devKey?: string;
   /** The development admin key generated because no key at all was configured (memory store only). */
@@ -29,7 +31,8 @@ export interface StartedServer {
 
 /** Builds the container from the settings, seeds the keys, and serves HTTP until `stop`. */
 export const startServer = async (settings: Settings, options: StartOptions): Promise<StartedServer> => {
-  const container = await createContainer(settings, options);
+  const metrics = settings.metricsPort === undefined ? undefined : new PrometheusMetrics();
+  const container = await createContainer(settings, metrics === undefined ? options : { ...options, metrics });
   const store = await container.getAsync(TOKENS.StoreLifecycle);
   try {
     const keys = await container.getAsync(TOKENS.ApiKeyStore);
@@ -54,13 +57,22 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
       const code = (error as { code?: unknown }).code;
       throw new Error(`HOST/PORT: cannot listen on ${settings.host}:${settings.port} (${typeof code === 'string' ? code : 'error'})`);
     });
+    let metricsListener: MetricsListener | undefined;
+    if (metrics !== undefined) {
+      metricsListener = await listenMetrics(metrics, { port: settings.metricsPort ?? 0, host: settings.host }).catch(async (error: unknown) => {
+        await running.close(0);
+        const code = (error as { code?: unknown }).code;
+        throw new Error(`PETSTORE_METRICS_PORT: cannot listen on ${settings.host}:${settings.metricsPort ?? 0} (${typeof code === 'string' ? code : 'error'})`);
+      });
+    }
     return {
       url: running.url,
       port: running.port,
+      ...(metricsListener === undefined ? {} : { metricsUrl: metricsListener.url }),
       ...(devKey === undefined ? {} : { devKey }),
       ...(devAdminKey === undefined ? {} : { devAdminKey }),
       async stop() {
-        await running.close();
+        await Promise.all([running.close(), metricsListener?.close()]);
         await store.close();
       },
     };

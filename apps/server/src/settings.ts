@@ -18,6 +18,10 @@ export interface Settings {
   readonly ban: BanRule;
   readonly trustProxy: boolean;
   readonly logLevel: LogLevel;
+  /** `PETSTORE_CORS_ORIGINS`: the browser origins allowed (exact `scheme://host[:port]`), or `*`; unset: no CORS. */
+  readonly corsOrigins: readonly string[] | '*' | undefined;
+  /** `PETSTORE_METRICS_PORT`: where the `GET /metrics` listener runs (on HOST); unset: none. */
+  readonly metricsPort: number | undefined;
 }
 
 /** A setting that cannot be used; the message is one line naming the variable and the fault. */
@@ -100,6 +104,31 @@ const parseAdminKeys = (raw: string | undefined, apiKeys: readonly ApiKeyRecord[
   return records;
 };
 
+/**
+ * `PETSTORE_CORS_ORIGINS`: `*`, or comma-separated origins, each exactly as a browser sends it in
+ * `Origin`: `http` or `https`, a host, an optional port, nothing else (no path, no trailing slash).
+ */
+const parseCorsOrigins = (raw: string | undefined): readonly string[] | '*' | undefined => {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  if (raw.trim() === '*') return '*';
+  const origins = raw.split(',').map((entry) => entry.trim());
+  origins.forEach((origin, index) => {
+    let canonical: string | undefined;
+    try {
+      const url = new URL(origin);
+      canonical = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+    } catch {
+      canonical = undefined;
+    }
+    if (canonical !== origin) {
+      throw new SettingsError(
+        `PETSTORE_CORS_ORIGINS entry ${index + 1} must be * or an origin such as https://app.example.com:8443 (scheme, host, optional port; no path or trailing slash; got "${origin.slice(0, 60)}")`,
+      );
+    }
+  });
+  return origins;
+};
+
 /** Reads the settings from the environment; throws `SettingsError` on the first bad one. */
 export const parseSettings = (env: Env): Settings => {
   const port = wholeNumber(env, 'PORT', Number(DEFAULTS.PORT), 0, 65535);
@@ -137,5 +166,7 @@ export const parseSettings = (env: Env): Settings => {
     },
     trustProxy,
     logLevel: logLevel as LogLevel,
+    corsOrigins: parseCorsOrigins(env['PETSTORE_CORS_ORIGINS']),
+    metricsPort: env['PETSTORE_METRICS_PORT'] === undefined || env['PETSTORE_METRICS_PORT'] === '' ? undefined : wholeNumber(env, 'PETSTORE_METRICS_PORT', 0, 0, 65535),
   };
 };

@@ -1,6 +1,22 @@
 import type { ServiceIdentifier } from 'inversify';
-import type { Admission, Adoption, ApiKeyStore, Authenticator, CategoryCatalog, CategoryRepository, Clock, KeyAdmin, OrderRepository, PetCatalog, PetRepository, QuotaStore, Random } from '@petstore/domain';
-import type { HttpApp, HttpLogger } from '@petstore/adapters-http';
+import type {
+  Admission,
+  Adoption,
+  ApiKeyStore,
+  Authenticator,
+  CategoryCatalog,
+  CategoryRepository,
+  Clock,
+  IdempotencyStore,
+  IdempotentRequests,
+  KeyAdmin,
+  OrderRepository,
+  PetCatalog,
+  PetRepository,
+  QuotaStore,
+  Random,
+} from '@petstore/domain';
+import type { HttpApp, HttpLogger, HttpMetrics } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 
 /** What the composition root needs from a store besides its ports: readiness and shutdown. */
@@ -18,6 +34,8 @@ const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`petstore.${
 export const TOKENS = {
   Settings: token<Settings>('Settings'),
   Logger: token<HttpLogger>('Logger'),
+  /** What the service counts (a no-op unless the metrics listener is configured). */
+  Metrics: token<HttpMetrics>('Metrics'),
   Clock: token<Clock>('Clock'),
   Random: token<Random>('Random'),
   /** The longest any one store call may take before the request is answered 503. */
@@ -29,6 +47,7 @@ export const TOKENS = {
   OrderRepository: token<OrderRepository>('OrderRepository'),
   QuotaStore: token<QuotaStore>('QuotaStore'),
   ApiKeyStore: token<ApiKeyStore>('ApiKeyStore'),
+  IdempotencyStore: token<IdempotencyStore>('IdempotencyStore'),
   StoreLifecycle: token<StoreLifecycle>('StoreLifecycle'),
   PetCatalog: token<PetCatalog>('PetCatalog'),
   CategoryCatalog: token<CategoryCatalog>('CategoryCatalog'),
@@ -36,5 +55,6 @@ export const TOKENS = {
   Authenticator: token<Authenticator>('Authenticator'),
   Admission: token<Admission>('Admission'),
   KeyAdmin: token<KeyAdmin>('KeyAdmin'),
+  IdempotentRequests: token<IdempotentRequests>('IdempotentRequests'),
   HttpApp: token<HttpApp>('HttpApp'),
 } as const;

@@ -28,6 +28,8 @@ describe('settings (CONTRACT.md §6)', () => {
       ban: { threshold: 10, seconds: 900 },
       trustProxy: false,
       logLevel: 'info',
+      corsOrigins: undefined,
+      metricsPort: undefined,
     });
   });
 
@@ -42,7 +44,13 @@ describe('settings (CONTRACT.md §6)', () => {
       PETSTORE_BAN_SECONDS: '60',
       PETSTORE_TRUST_PROXY: 'true',
       PETSTORE_LOG_LEVEL: 'warn',
+      PETSTORE_CORS_ORIGINS: 'https://app.example.com, http://localhost:3000,https://[::1]:8443',
+      PETSTORE_METRICS_PORT: '9464',
     });
+    expect(s.corsOrigins).to.deep.equal(['https://app.example.com', 'http://localhost:3000', 'https://[::1]:8443']);
+    expect(s.metricsPort).to.equal(9464);
+    expect(parseSettings({ PETSTORE_CORS_ORIGINS: '*' }).corsOrigins).to.equal('*');
+    expect(parseSettings({ PETSTORE_CORS_ORIGINS: ' ' }).corsOrigins).to.equal(undefined);
     expect(s.port).to.equal(0);
     expect(s.host).to.equal('127.0.0.1');
     expect(s.store).to.equal('mongo');
@@ -73,6 +81,10 @@ describe('settings (CONTRACT.md §6)', () => {
     for (const v of ['0', '1.5']) fails({ PETSTORE_BAN_SECONDS: v }, 'PETSTORE_BAN_SECONDS');
     fails({ PETSTORE_TRUST_PROXY: 'maybe' }, 'PETSTORE_TRUST_PROXY');
     fails({ PETSTORE_LOG_LEVEL: 'loud' }, 'PETSTORE_LOG_LEVEL');
+    for (const origins of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://files.example.com', 'https://a.example,', '*,https://a.example', 'https://user@a.example', 'HTTPS://A.EXAMPLE', 'null']) {
+      fails({ PETSTORE_CORS_ORIGINS: origins }, 'PETSTORE_CORS_ORIGINS');
+    }
+    for (const port of ['-1', '65536', 'metrics']) fails({ PETSTORE_METRICS_PORT: port }, 'PETSTORE_METRICS_PORT');
     for (const keys of [
       'secretkey',
       'secretkey:gold',

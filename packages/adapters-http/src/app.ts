@@ -1,12 +1,17 @@
 import Koa, { type ParameterizedContext } from 'koa';
-import type { Admission, Adoption, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog } from '@petstore/domain';
+import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { createRouter } from './routes.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
+import { idempotent } from './middleware/idempotency.js';
+import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
+import { docs } from './docs.js';
 import { silentLogger, type HttpLogger } from './logger.js';
+import { noMetrics, type HttpMetrics } from './metrics.js';
 import type { AppState } from './state.js';
 
 /** The use cases the HTTP adapter serves, and how it tells whether the store answers. */
@@ -18,19 +23,29 @@ export interface HttpAppDependencies {
   readonly admission: Admission;
   /** Issuing, changing and revoking keys (`/v1/admin/keys`, admin keys only). */
   readonly keyAdmin: KeyAdmin;
+  /**
+   * Idempotent creation (CONTRACT.md §10) for the creates of `IDEMPOTENT_CREATES`. The server
+   * always supplies it; an embedder that leaves it out gets creates that ignore `Idempotency-Key`.
+   */
+  readonly idempotency?: IdempotentRequests;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
+  /** Where requests, rate-limit decisions and order transitions are counted; nothing counted when absent. */
+  readonly metrics?: HttpMetrics;
 }
 
 export interface HttpAppOptions {
   /** Take the client address from `X-Forwarded-For` (the address the trusted proxy saw). */
   readonly trustProxy?: boolean;
+  /** Browser origins allowed to call (CONTRACT.md §11); no CORS header at all when absent. */
+  readonly corsOrigins?: CorsOrigins;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json']);
 const PROBE_ALLOW = 'GET, HEAD, OPTIONS';
+const DOCS_PREFIX = '/docs';
 
 /** The Koa application of the v1 API (mountable in another Koa app, or served with `listen`). */
 export type HttpApp = Koa<AppState>;
@@ -38,6 +53,7 @@ export type HttpApp = Koa<AppState>;
 /** Builds the Koa application of the v1 API. No globals: everything comes in `deps`. */
 export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions = {}): HttpApp => {
   const logger = deps.logger ?? silentLogger;
+  const metrics = deps.metrics ?? noMetrics;
   const isReady = deps.isReady ?? (async () => true);
   const openApi = JSON.stringify(buildOpenApiDocument());
   const validators = compileValidators();
@@ -60,7 +76,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', PROBE_ALLOW);
-      answerError(ctx, 'method_not_allowed', `${ctx.method.slice(0, 20)} is not allowed here; use ${PROBE_ALLOW}`);
+      answerError(ctx, 'method_not_allowed', `${quoteInput(ctx.method)} is not allowed here; use ${PROBE_ALLOW}`);
       return;
     }
     if (ctx.path === '/healthz') {
@@ -82,14 +98,24 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
       ctx.body = openApi;
     }
   };
+  // The documentation page: outside the credential and the rate limit.
+  const docsPage = docs();
   // The gate also dispatches the route it matched: the router is its table, not a middleware.
-  const gated = gate(router, deps.authenticator, deps.admission);
+  const gated = gate(router, deps.authenticator, deps.admission, {
+    metrics,
+    ...(deps.idempotency === undefined ? {} : { idempotent: idempotent(deps.idempotency, logger) }),
+  });
 
-  app.use(requestContext(logger));
-  // Two middleware, not three: a probe path is answered here, every other request goes through the gate
-  // (one Koa layer less, and its promise, on every API request).
+  app.use(requestContext(logger, metrics));
+  // Preflights are answered here: before the credential and the rate limiter.
+  if (options.corsOrigins !== undefined) app.use(corsMiddleware(options.corsOrigins));
+  // One middleware for the rest, not three: a probe or docs path is answered here, every other
+  // request goes through the gate (fewer Koa layers, and their promises, on every API request).
   app.use(function probeOrGate(ctx, next) {
-    return PROBE_PATHS.has(ctx.path) ? probe(ctx) : gated(ctx, next);
+    if (PROBE_PATHS.has(ctx.path)) return probe(ctx);
+    // A request target with no path (authority form, `CONNECT host:port`) has none: it goes to the gate's 404.
+    if ((ctx.path ?? '').startsWith(DOCS_PREFIX)) return docsPage(ctx, () => gated(ctx, next));
+    return gated(ctx, next);
   });
   return app;
 };

@@ -7,13 +7,24 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
+/** The bytes of a request body, read once: the idempotency check and the route share them. */
+const bodies = new WeakMap<IncomingMessage, Promise<Buffer | undefined>>();
+
 /**
- * Reads a JSON request body under CONTRACT.md §1: `application/json` only (415), at most 1 MiB
- * (413 as soon as the stream passes it), UTF-8 (`malformed_json`
- * otherwise), and parsed with `JSON.parse`, which makes `__proto__` an own property and never
- * touches a prototype. Returns `undefined` when the request has no body.
+ * The body's bytes under CONTRACT.md §1: `application/json` only (415), at most 1 MiB (413 as
+ * soon as the stream passes it); `undefined` when the request has no body. Read at most once per
+ * request: later calls get the same bytes (or the same refusal).
  */
-export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
+export const readBodyBytes = (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<Buffer | undefined> => {
+  let read = bodies.get(req);
+  if (read === undefined) {
+    read = readBytes(req, res, limit);
+    bodies.set(req, read);
+  }
+  return read;
+};
+
+const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> => {
   // A declared length over the limit never gets here: the gate refuses it on every path.
   const declared = req.headers['content-length'];
   const chunked = req.headers['transfer-encoding'] !== undefined;
@@ -52,9 +63,20 @@ export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, li
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
   if (size === 0) return undefined;
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+};
+
+/**
+ * Reads a JSON request body under CONTRACT.md §1 (see `readBodyBytes`), UTF-8 (`malformed_json`
+ * otherwise), parsed with `JSON.parse`, which makes `__proto__` an own property and never
+ * touches a prototype. Returns `undefined` when the request has no body.
+ */
+export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
+  const bytes = await readBodyBytes(req, res, limit);
+  if (bytes === undefined) return undefined;
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new HttpError('malformed_json', 'the body is not valid UTF-8');
   }

@@ -16,17 +16,18 @@ import {
   ListCategoriesQuerySchema,
   NewCategorySchema,
   GET_PET_DEPRECATION,
+  IdempotencyKeySchema,
   LIMIT_DEFAULT,
   ListPetsQuerySchema,
   NewPetSchema,
   PetIdSchema,
   PetSchema,
-  PetStatusSchema,
   PLAN_QUOTAS,
   deprecationHeaders,
 } from '@petstore/domain';
 import type { ErrorCode } from '@petstore/domain';
 import { ERROR_STATUS } from './errors.js';
+import { IDEMPOTENT_CREATES } from './middleware/idempotency.js';
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
 
@@ -39,21 +40,60 @@ const DEPRECATION_HEADERS = ['Deprecation', 'Sunset', 'Link-Successor'];
 
 const headerRefs = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n === 'Link-Successor' ? 'Link' : n, ref('headers', n)]));
 
-const errorResponse = (codes: readonly ErrorCode[], description: string, extraHeaders: readonly string[] = [], exampleMessage?: string) => ({
-  description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
-  headers: headerRefs([...COMMON_HEADERS, ...extraHeaders]),
-  content: {
-    'application/json': {
-      schema: {
-        allOf: [ref('schemas', 'Error'), { properties: { code: { enum: [...codes] }, status: { const: ERROR_STATUS[codes[0]!] } } }],
+/** What an `Error` body of each code says, for the examples of the document. */
+const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  validation_failed: 'name must be 1 to 200 characters long (got 0)',
+  malformed_json: 'the body is not valid JSON',
+  unauthorized: 'send your API key as "Authorization: Bearer <API_KEY>"',
+  forbidden: 'this operation needs an admin key',
+  not_found: 'no pet has id 42',
+  request_timeout: 'the request did not arrive in time: send the headers within 10 s and the whole request within 30 s',
+  conflict: 'a request with this Idempotency-Key is still being processed; retry in a moment',
+  gone: 'this operation was removed; use GET /v1/pets instead',
+  payload_too_large: 'the body is larger than 1048576 bytes',
+  unsupported_media_type: 'send the body as application/json (UTF-8)',
+  idempotency_key_reused: 'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
+  rate_limited: 'rate limit of 60 requests per minute exceeded; retry in 17 seconds',
+  headers_too_large: 'the request headers are larger than 16 KB',
+  internal_error: 'an internal error occurred; quote request id 3f1c…',
+  unavailable: 'the pet store is unavailable right now; retry shortly',
+};
+
+/**
+ * An error response: its codes, the headers it carries, and an example body (`exampleMessage`, or
+ * the code's usual message).
+ */
+const errorResponse = (
+  codes: readonly ErrorCode[],
+  description: string,
+  extraHeaders: readonly string[] = [],
+  exampleMessage?: string,
+  headers: readonly string[] = COMMON_HEADERS,
+) => {
+  const code = codes[0]!;
+  return {
+    description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+    headers: headerRefs([...headers, ...extraHeaders]),
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [ref('schemas', 'Error'), { properties: { code: { enum: [...codes] }, status: { const: ERROR_STATUS[code] } } }],
+        },
+        example: { code, message: exampleMessage ?? EXAMPLE_MESSAGES[code] ?? `an example of ${code}`, status: ERROR_STATUS[code] },
       },
-      ...(exampleMessage === undefined ? {} : { example: { code: codes[0]!, message: exampleMessage, status: ERROR_STATUS[codes[0]!] } }),
     },
-  },
-});
+  };
+};
+
+/** Answers the server gives before any operation runs, on every operation (CONTRACT.md §3, §6). */
+const transportErrors = {
+  '408': ref('responses', 'RequestTimeout'),
+  '431': ref('responses', 'HeadersTooLarge'),
+};
 
 /** Responses every `/v1` operation can give (besides its own). */
 const sharedErrors = {
+  ...transportErrors,
   '401': ref('responses', 'Unauthorized'),
   '429': ref('responses', 'TooManyRequests'),
   '500': ref('responses', 'InternalError'),
@@ -65,14 +105,37 @@ const errorExample = (code: ErrorCode, message: string) => ({ value: { code, mes
 
 /** `response` with one named example of its JSON body. */
 const withExample = (response: Record<string, unknown>, name: string, example: { summary?: string; value: Json }) => {
-  const content = response['content'] as { 'application/json': Record<string, unknown> };
-  return { ...response, content: { 'application/json': { ...content['application/json'], examples: { [name]: example } } } };
+  // `examples` replaces the media type's single `example` (OpenAPI allows one or the other).
+  const { example: _single, ...media } = (response['content'] as { 'application/json': Record<string, unknown> })['application/json'];
+  return { ...response, content: { 'application/json': { ...media, examples: { [name]: example } } } };
 };
 
 const withHeaders = (names: readonly string[], response: Record<string, unknown>) => ({
   ...response,
   headers: { ...headerRefs(names), ...((response['headers'] as object | undefined) ?? {}) },
 });
+
+const PET_EXAMPLE = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
+
+type Operation = { parameters?: unknown[]; responses: Record<string, unknown> };
+
+const withIdempotentCreates = <D extends { readonly paths: object }>(doc: D): D => {
+  const paths = doc.paths as Readonly<Record<string, Readonly<Record<string, Operation | undefined>> | undefined>>;
+  for (const path of IDEMPOTENT_CREATES) {
+    const post = paths[path.replace(/^\/v1/, '')]?.['post'];
+    if (post === undefined) continue;
+    post.parameters = [...(post.parameters ?? []), ref('parameters', 'IdempotencyKey')];
+    for (const [status, response] of Object.entries(post.responses)) {
+      if (/^2/.test(status)) {
+        const r = response as { headers?: Record<string, unknown> };
+        r.headers = { ...r.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') };
+      }
+    }
+    // An operation with a 409 of its own (a category name taken) keeps it: its code is `conflict` too.
+    post.responses = { '409': ref('responses', 'IdempotencyInProgress'), ...post.responses, '422': ref('responses', 'IdempotencyKeyReused') };
+  }
+  return doc;
+};
 
 /**
  * The OpenAPI 3.1 description of the v1 API, built from the domain's JSON Schemas: the same
@@ -101,11 +164,12 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   const store = storeOperations();
   const deprecated = (response: Record<string, unknown>) => withHeaders(DEPRECATION_HEADERS, response);
 
-  return {
+  return withIdempotentCreates({
     openapi: '3.1.0',
     info: {
       title: 'Animal Adoption Store',
       version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
@@ -138,7 +202,15 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
             '200': withHeaders(COMMON_HEADERS, {
               description: `A page of animals (default ${LIMIT_DEFAULT}).`,
               headers: { Link: ref('headers', 'Link-Next') },
-              content: { 'application/json': { schema: ref('schemas', 'Pets') } },
+              content: {
+                'application/json': {
+                  schema: ref('schemas', 'Pets'),
+                  example: [
+                    { id: 1, name: 'Rex', categoryId: 1, status: 'available' },
+                    { id: 2, name: 'Mia', categoryId: 2, status: 'available' },
+                  ],
+                },
+              },
             }),
             '400': ref('responses', 'BadRequest'),
             ...sharedErrors,
@@ -150,12 +222,15 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           description: 'Adds an animal to a category: `categoryId` must name an existing category (create one with `POST /categories`), else 400.',
           'x-stability': 'stable',
           tags: ['pets'],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'NewPet') } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('schemas', 'NewPet'), example: { name: 'Rex', categoryId: 1, status: 'available' } } },
+          },
           responses: {
             '201': withHeaders(COMMON_HEADERS, {
               description: 'The animal, with the id the service assigned.',
               headers: { Location: ref('headers', 'Location') },
-              content: { 'application/json': { schema: ref('schemas', 'Pet') } },
+              content: { 'application/json': { schema: ref('schemas', 'Pet'), example: PET_EXAMPLE } },
             }),
             '400': ref('responses', 'BadRequest'),
             '413': errorResponse(['payload_too_large'], 'The body is larger than 1 MiB.'),
@@ -173,11 +248,14 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           'x-sunset': sunset,
           'x-stability': 'stable',
           tags: ['pets'],
-          parameters: [{ name: 'petId', in: 'path', required: true, description: petIdDescription, schema: petIdSchema }],
+          parameters: [{ name: 'petId', in: 'path', required: true, description: petIdDescription, schema: petIdSchema, example: 1 }],
           responses: {
-            '200': deprecated(withHeaders(COMMON_HEADERS, { description: 'The animal.', content: { 'application/json': { schema: ref('schemas', 'Pet') } } })),
+            '200': deprecated(
+              withHeaders(COMMON_HEADERS, { description: 'The animal.', content: { 'application/json': { schema: ref('schemas', 'Pet'), example: PET_EXAMPLE } } }),
+            ),
             '400': deprecated(errorResponse(['validation_failed'], 'petId is not a positive int64 written canonically.')),
             '401': deprecated(errorResponse(['unauthorized'], 'Credential missing or invalid.', ['WWW-Authenticate'])),
+            ...transportErrors,
             '404': deprecated(errorResponse(['not_found'], 'No animal has this id.')),
             '410': deprecated(errorResponse(['gone'], 'The operation is past its sunset.')),
             '429': deprecated(errorResponse(['rate_limited', 'temporarily_banned'], 'Over the rate limit, or banned for a while.', ['Retry-After'])),
@@ -192,10 +270,19 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         get: {
           operationId: 'getOpenApiDocument',
           summary: 'This document',
-          description: 'The OpenAPI 3.1 description of this API, built from the JSON Schemas that validate requests. No credential needed.',
+          description:
+            'The OpenAPI 3.1 description of this API, built from the JSON Schemas that validate requests. No credential needed, not rate-limited. Rendered for people at `/docs` on this server.',
+          tags: ['pets'],
           'x-stability': 'stable',
           security: [],
-          responses: { '200': { description: 'The OpenAPI description.', content: { 'application/json': { schema: { type: 'object' } } } } },
+          responses: {
+            '200': {
+              description: 'The OpenAPI description.',
+              headers: headerRefs(['X-Request-Id']),
+              content: { 'application/json': { schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Animal Adoption Store', version: '1.0.0' }, paths: {} } } },
+            },
+            ...transportErrors,
+          },
         },
       },
       '/categories': {
@@ -299,7 +386,6 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         Pet: PetSchema,
         NewPet: NewPetSchema,
         Pets: { type: 'array', items: ref('schemas', 'Pet') },
-        PetStatus: PetStatusSchema,
         Category: CategorySchema,
         NewCategory: NewCategorySchema,
         Categories: { type: 'array', items: ref('schemas', 'Category') },
@@ -311,7 +397,21 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         NewApiKey: NewApiKeySchema,
         ApiKeyPatch: ApiKeyPatchSchema,
       },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: IdempotencyKeySchema.description,
+          schema: { ...IdempotencyKeySchema, description: undefined },
+          example: '5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c',
+        },
+      },
       responses: {
+        RequestTimeout: errorResponse(['request_timeout'], 'The headers (10 s) or the whole request (30 s) did not arrive in time; the connection closes.', [], undefined, ['X-Request-Id']),
+        HeadersTooLarge: errorResponse(['headers_too_large'], 'The request headers are over 16 KB; the connection closes.', [], undefined, ['X-Request-Id']),
+        IdempotencyInProgress: errorResponse(['conflict'], 'A request with this `Idempotency-Key` is still being processed; retry in a moment.'),
+        IdempotencyKeyReused: errorResponse(['idempotency_key_reused'], 'This `Idempotency-Key` was sent before with a different request (another path or body).'),
         BadRequest: errorResponse(['validation_failed', 'malformed_json'], 'The request breaks a rule; the message names the field and why.'),
         Unauthorized: errorResponse(['unauthorized'], 'Credential missing or invalid.', ['WWW-Authenticate']),
         TooManyRequests: errorResponse(['rate_limited', 'temporarily_banned'], 'Over the rate limit, or banned for a while after repeated requests past a 429.', ['Retry-After']),
@@ -336,11 +436,11 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         Deprecation: header(`When the operation was deprecated (RFC 9745): \`${dep.Deprecation}\`.`),
         Sunset: header(`When the operation goes away (RFC 8594): \`${dep.Sunset}\`.`),
         'Link-Successor': header(`The replacement: \`${dep.Link}\`.`),
-        Allow: header('Methods the path supports.'),
         'Location-Order': header('Path of the created order, `/v1/store/orders/{id}`.'),
+        'Idempotent-Replayed': header('`true` on an answer replayed for a repeated `Idempotency-Key`; absent otherwise.'),
       },
     },
-  };
+  });
 };
 
 const BETA = 'Beta (`x-stability: beta`): this operation may still change within v1.';

@@ -6,26 +6,25 @@ import { errorBody } from './errors.js';
 
 /**
  * Requests that Node's parser refuses before the app sees them (a control character or line
- * break in a header, a malformed request line…) still get a request id of their own, and the
- * `Error` body (a 408 for a slow client, which CONTRACT.md §6 names, has none: the code table has
- * no code for it); nothing of the request is echoed. Node's own answer has neither. As Node does,
- * nothing is written when a response is already under way.
+ * break in a header, headers over the size limit, a malformed request line, a request not
+ * complete in time…) still get a request id of their own and the `Error` body of CONTRACT.md §3:
+ * 431 `headers_too_large`, 408 `request_timeout`, 413 for chunk extensions, else 400. Nothing of
+ * the request is echoed. Node's own answer has neither. As Node does, nothing is written when a
+ * response is already under way (then the connection is only closed).
  */
-const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+const clientErrorAnswer = (headersSeconds: number, requestSeconds: number) => (error: NodeJS.ErrnoException, socket: Duplex): void => {
   const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
     const [status, reason, body] =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', '']
+        ? [408, 'Request Timeout', errorBody('request_timeout', `the request did not arrive in time: send the headers within ${headersSeconds} s and the whole request within ${requestSeconds} s`)]
         : error.code === 'HPE_HEADER_OVERFLOW'
-          ? // The contract's code table has no code for 431: answered as the 400 it names for a request that breaks a rule.
-            [400, 'Bad Request', errorBody('validation_failed', 'the request headers are larger than 16 KB')]
+          ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', 'the request headers are larger than 16 KB')]
           : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
             ? [413, 'Payload Too Large', errorBody('payload_too_large', 'the chunk extensions are too large')]
             : [400, 'Bad Request', errorBody('validation_failed', 'the request is not valid HTTP/1.1: check the request line and the headers')];
-    const type = body === '' ? '' : 'Content-Type: application/json; charset=utf-8\r\n';
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nX-Request-Id: ${randomUUID()}\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nX-Request-Id: ${randomUUID()}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
@@ -55,10 +54,12 @@ export interface RunningServer {
 /** Serves a Koa app over HTTP/1.1 with the timeouts that keep slow clients from holding sockets. */
 export const listen = async (app: { callback(): RequestListener }, options: ListenOptions): Promise<RunningServer> => {
   const handler = app.callback();
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const server = createServer(
     {
-      headersTimeout: options.headersTimeoutMs ?? 10_000,
-      requestTimeout: options.requestTimeoutMs ?? 30_000,
+      headersTimeout,
+      requestTimeout,
       // Check for expired header/request deadlines every second, not every 30 s.
       connectionsCheckingInterval: 1_000,
       keepAliveTimeout: 5_000,
@@ -71,7 +72,7 @@ export const listen = async (app: { callback(): RequestListener }, options: List
   // No header is dropped silently (Node keeps only the first 1,000 by default, Host included):
   // the 16 KB header size limit (431) already bounds what a request can carry.
   server.maxHeadersCount = 0;
-  server.on('clientError', answerClientError);
+  server.on('clientError', clientErrorAnswer(headersTimeout / 1000, requestTimeout / 1000));
   // `Expect: 100-continue` goes to the app like any request (Node would answer 100 at once, before
   // the credential or the rate limit is checked); the body reader sends the 100 when it starts.
   server.on('checkContinue', handler);

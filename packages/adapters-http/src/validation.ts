@@ -46,7 +46,8 @@ export const compileValidators = (): RequestValidators => {
 };
 
 const describeAjvError = (error: ErrorObject, where: string): string => {
-  const field = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  // A path into the body may hold the client's own property names: quoted, so bounded.
+  const field = quoteInput(error.instancePath.replace(/^\//, '').replace(/\//g, '.'));
   if (error.keyword === 'additionalProperties') {
     const extra = String((error.params as { additionalProperty?: unknown }).additionalProperty);
     return `unknown ${where} property '${quoteInput(extra)}'`;

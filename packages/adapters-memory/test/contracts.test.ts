@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
 import { DAY_MS } from '@petstore/domain';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
 import { OrderedIndex } from '../src/ordered-index.js';
 
 petRepositoryContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
@@ -11,6 +11,7 @@ apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory
 petHoldContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
 orderRepositoryContract('in memory', async () => ({ subject: new OrderRepositoryInMemory() }));
 adoptionContract('in memory', async () => ({ subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() } }));
+idempotencyStoreContract('in memory', async () => ({ subject: new IdempotencyStoreInMemory() }));
 
 describe('in-memory adapters beyond the contract', () => {
   it('drops rate-limit state that can no longer matter once a UTC day has passed', async () => {

@@ -1,8 +1,9 @@
-import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
+import type { ApiKeyStore, CategoryRepository, IdempotencyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 import { CategoryRepositoryMongo } from './category-repository.mongo.js';
+import { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
 import { classifyMongoError } from './errors.js';
 import { COLLECTIONS, ensureIndexes } from './indexes.js';
 import { PetRepositoryMongo } from './pet-repository.mongo.js';
@@ -22,6 +23,7 @@ export interface MongoStores {
   readonly orders: OrderRepository;
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
+  readonly idempotency: IdempotencyStore;
   /** The database in use and the hosts (no credentials): for the start-up log line. */
   readonly database: string;
   readonly endpoint: string;
@@ -100,6 +102,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
       orders: new OrderRepositoryMongo(db),
       quotas: new QuotaStoreMongo(db),
       keys: new ApiKeyStoreMongo(db),
+      idempotency: new IdempotencyStoreMongo(db),
       database,
       endpoint,
       isReady: async () => {

@@ -6,6 +6,7 @@ export { QuotaStoreMongo } from './quota-store.mongo.js';
 export { CategoryRepositoryMongo } from './category-repository.mongo.js';
 export { OrderRepositoryMongo } from './order-repository.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
+export { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
 export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, COUNTERS, type IndexDefinition } from './indexes.js';

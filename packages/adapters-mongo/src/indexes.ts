@@ -12,6 +12,8 @@ export const COLLECTIONS = {
   orders: 'orders',
   /** Counters handing out ids (`{ _id: 'orders', value }`). */
   counters: 'counters',
+  /** One document per (API key, Idempotency-Key): the kept answer or the claim in progress. */
+  idempotency: 'idempotency_keys',
 } as const;
 
 export interface IndexDefinition {
@@ -35,6 +37,8 @@ export interface IndexDefinition {
  * - `api_keys {publicId}` (unique) finds a key by its public id for the admin API and refuses a second key with the same one.
  * - `api_keys {position}` (unique) serves the key list in order and makes `max + 1` position assignment safe between processes.
  *   Both are sparse: records written before the admin API lack the fields until the next start seeds them.
+ * - `idempotency_keys {expiresAt}` with `expireAfterSeconds: 0`: a kept answer goes 24 h after it
+ *   was given, a claim left by a process that died mid-request when its lease ends.
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
@@ -47,6 +51,7 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.quotas, key: { expireAt: 1 }, options: { name: 'expireAt_1', expireAfterSeconds: 0 } },
   { collection: COLLECTIONS.apiKeys, key: { publicId: 1 }, options: { name: 'publicId_1', unique: true, sparse: true } },
   { collection: COLLECTIONS.apiKeys, key: { position: 1 }, options: { name: 'position_1', unique: true, sparse: true } },
+  { collection: COLLECTIONS.idempotency, key: { expiresAt: 1 }, options: { name: 'expiresAt_1', expireAfterSeconds: 0 } },
 ];
 
 /** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */

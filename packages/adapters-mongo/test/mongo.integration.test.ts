@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ApiKeyLookupCache, apiKeyRecord, Authenticator, KeyAdmin, PLAN_QUOTAS, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
-import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract, SeededRandom, type MakeFixture } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract, SeededRandom, type MakeFixture } from '@petstore/domain/testing';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
@@ -11,6 +11,7 @@ import {
   COLLECTIONS,
   connectMongo,
   ensureIndexes,
+  IdempotencyStoreMongo,
   MONGO_INDEXES,
   OrderRepositoryMongo,
   PetRepositoryMongo,
@@ -115,6 +116,7 @@ if (target.kind === 'skipped') {
     petHoldContract('MongoDB', fixture('holds', (db) => new PetRepositoryMongo(db)));
     orderRepositoryContract('MongoDB', fixture('orders', (db) => new OrderRepositoryMongo(db)), { numRuns });
     adoptionContract('MongoDB', fixture('adoption', (db) => ({ pets: new PetRepositoryMongo(db), orders: new OrderRepositoryMongo(db) })), { numRuns: 10 });
+    idempotencyStoreContract('MongoDB', fixture('idem', (db) => new IdempotencyStoreMongo(db)), { numRuns });
 
     describe('beyond the contract', () => {
       const tracked = async (tag: string): Promise<Db> => {
@@ -261,6 +263,30 @@ if (target.kind === 'skipped') {
         const pet = await pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
         expect(await pets.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 })).to.equal(true);
         expect(await db.collection(COLLECTIONS.pets).findOne({ _id: pet.id } as object)).to.deep.equal({ _id: pet.id, name: 'Rex', categoryId: 1, status: 'pending', orderId: 9 });
+      });
+
+      it('stores idempotency records under _id = scope:key with expiresAt as a date (what the TTL index reads), the answer beside it', async () => {
+        const db = await tracked('idem-shape');
+        const store = new IdempotencyStoreMongo(db);
+        const now = Date.UTC(2027, 0, 1, 12);
+        const claim = { state: 'in_progress' as const, fingerprint: 'f'.repeat(64), expiresAt: now + 60_000 };
+        expect(await store.claim('key_0123456789ab:order-1', claim, now)).to.deep.equal({ claimed: true });
+        const docs = db.collection<{ _id: string }>(COLLECTIONS.idempotency);
+        expect(await docs.findOne({ _id: 'key_0123456789ab:order-1' })).to.deep.equal({
+          _id: 'key_0123456789ab:order-1',
+          state: 'in_progress',
+          fingerprint: 'f'.repeat(64),
+          expiresAt: new Date(now + 60_000),
+        });
+        const answer = { status: 201, body: '{"id":1}', location: '/v1/pets/1' };
+        await store.complete('key_0123456789ab:order-1', claim, { state: 'completed', fingerprint: claim.fingerprint, expiresAt: now + 86_400_000, answer });
+        expect(await docs.findOne({ _id: 'key_0123456789ab:order-1' })).to.deep.equal({
+          _id: 'key_0123456789ab:order-1',
+          state: 'completed',
+          fingerprint: 'f'.repeat(64),
+          expiresAt: new Date(now + 86_400_000),
+          ...answer,
+        });
       });
 
       it('stores the quota state with an expiry at the end of its day, or of its ban when that is later', async () => {

@@ -56,7 +56,13 @@ export interface Conflict {
   readonly message: string;
 }
 
-export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized | Forbidden | Conflict;
+/** An `Idempotency-Key` sent again with a different request (CONTRACT.md §10). */
+export interface IdempotencyKeyReused {
+  readonly code: 'idempotency_key_reused';
+  readonly message: string;
+}
+
+export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized | Forbidden | Conflict | IdempotencyKeyReused;
 
 export const validationFailed = (field: string, message: string): ValidationFailed => ({
   code: 'validation_failed',

@@ -13,6 +13,7 @@ export {
   type Unauthorized,
   type Forbidden,
   type Conflict,
+  type IdempotencyKeyReused,
 } from './errors.js';
 
 export { PetStatus, PET_STATUSES, DEFAULT_PET_STATUS, MAX_CATEGORY_ID, isPetStatus } from './pet/pet.js';
@@ -69,6 +70,25 @@ export type { QuotaStore } from './ports/quota-store.port.js';
 export type { ApiKeyStore, NewApiKey, KeyChanges } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
 export type { Random } from './ports/random.port.js';
+export type { IdempotencyStore, ClaimOutcome } from './ports/idempotency-store.port.js';
+
+export {
+  IDEMPOTENCY_TTL_MS,
+  IN_PROGRESS_LEASE_MS,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_PATTERN,
+  checkIdempotencyKey,
+  requestFingerprint,
+  idempotencyId,
+  isKeptStatus,
+  decideReplay,
+  type KeptAnswer,
+  type InProgressRecord,
+  type CompletedRecord,
+  type IdempotencyRecord,
+  type ReplayDecision,
+} from './idempotency/idempotency.js';
+export { IdempotentRequests, type IdempotentStart, type IdempotencyTicket } from './use-cases/idempotent-requests.js';
 
 export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
 export { CategoryCatalog } from './use-cases/category-catalog.js';
@@ -103,4 +123,5 @@ export {
   ApiKeySchema,
   CreatedApiKeySchema,
   ListKeysQuerySchema,
+  IdempotencyKeySchema,
 } from './schemas/index.js';

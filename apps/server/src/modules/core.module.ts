@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog } from '@petstore/domain';
+import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
@@ -24,9 +24,9 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, categories, orders, quotas, keys, ms, store, clock, keyCacheMs) => {
-        if (store.inProcess === true) return { pets, categories, orders, quotas, keys };
-        const bounded = boundedPorts({ pets, categories, orders, quotas, keys }, ms);
+      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, metrics) => {
+        if (store.inProcess === true) return { pets, categories, orders, quotas, keys, idempotency };
+        const bounded = boundedPorts({ pets, categories, orders, quotas, keys, idempotency }, ms, (port) => metrics.storeFailure(port));
         return keyCacheMs > 0 ? { ...bounded, keys: new ApiKeyLookupCache(bounded.keys, clock, keyCacheMs) } : bounded;
       },
       [
@@ -35,10 +35,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.OrderRepository,
         TOKENS.QuotaStore,
         TOKENS.ApiKeyStore,
+        TOKENS.IdempotencyStore,
         TOKENS.StoreDeadlineMs,
         TOKENS.StoreLifecycle,
         TOKENS.Clock,
         TOKENS.KeyCacheMaxAgeMs,
+        TOKENS.Metrics,
       ],
     )
     .inSingletonScope();
@@ -49,7 +51,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .toResolvedValue((ports) => new CategoryCatalog(ports.categories), [BOUNDED_PORTS])
     .inSingletonScope();
   bind(TOKENS.Adoption)
-    .toResolvedValue((ports, clock) => new Adoption(ports.pets, ports.orders, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .toResolvedValue(
+      (ports, clock, metrics) => new Adoption(ports.pets, ports.orders, clock, (action) => metrics.orderTransition(action)),
+      [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Metrics],
+    )
     .inSingletonScope();
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
@@ -60,9 +65,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.KeyAdmin)
     .toResolvedValue((ports, random, clock) => new KeyAdmin(ports.keys, random, clock, clock.now(), nativeSha256), [BOUNDED_PORTS, TOKENS.Random, TOKENS.Clock])
     .inSingletonScope();
+  bind(TOKENS.IdempotentRequests)
+    .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin) =>
+      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics) =>
         createHttpApp(
           {
             catalog,
@@ -71,10 +79,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
             authenticator,
             admission,
             keyAdmin,
+            idempotency,
+            metrics,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
-          { trustProxy: settings.trustProxy },
+          { trustProxy: settings.trustProxy, ...(settings.corsOrigins === undefined ? {} : { corsOrigins: settings.corsOrigins }) },
         ),
       [
         TOKENS.PetCatalog,
@@ -87,6 +97,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.Settings,
         TOKENS.StoreDeadlineMs,
         TOKENS.KeyAdmin,
+        TOKENS.IdempotentRequests,
+        TOKENS.Metrics,
       ],
     )
     .inSingletonScope();

@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { TOKENS } from '../tokens.js';
 
 /** The ports on process memory: nothing to connect, always ready, nothing to close, nothing that can hang. */
@@ -9,5 +9,6 @@ export const memoryStoreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.OrderRepository).toResolvedValue(() => new OrderRepositoryInMemory()).inSingletonScope();
   bind(TOKENS.QuotaStore).toResolvedValue(() => new QuotaStoreInMemory()).inSingletonScope();
   bind(TOKENS.ApiKeyStore).toResolvedValue(() => new ApiKeyStoreInMemory()).inSingletonScope();
+  bind(TOKENS.IdempotencyStore).toResolvedValue(() => new IdempotencyStoreInMemory()).inSingletonScope();
   bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: async () => true, close: async () => {}, inProcess: true });
 });

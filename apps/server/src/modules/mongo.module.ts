@@ -17,6 +17,7 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(TOKENS.OrderRepository).toResolvedValue((m) => m.orders, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.IdempotencyStore).toResolvedValue((m) => m.idempotency, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.StoreLifecycle)
       .toResolvedValue((m) => ({ isReady: () => m.isReady(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();

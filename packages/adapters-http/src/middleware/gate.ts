@@ -1,10 +1,12 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
-import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION } from '@petstore/domain';
+import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, quoteInput } from '@petstore/domain';
 import { HttpError } from '../errors.js';
 import { BODY_LIMIT_BYTES } from '../body.js';
 import { answerError } from './request-context.js';
+import { IDEMPOTENT_CREATES, type IdempotentRun } from './idempotency.js';
+import { noMetrics, type HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
 
 const REALM = 'Bearer realm="petstore"';
@@ -29,12 +31,21 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
  * 4. no Host (HTTP/1.1) → 400; a declared body over 1 MiB → 413, unread; unknown path → 404,
  *    known path with another method → 405 with `Allow`, `OPTIONS` → 204;
  * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
- * 6. run the route matched at step 1 (the router's own dispatch would match it a second time).
+ * 6. run the route matched at step 1 (the router's own dispatch would match it a second time),
+ *    a create under its `Idempotency-Key` when it has one.
  * A refusal at step 3 is answered here, without an exception: it is the path a client hammering
  * past its limit keeps hitting, so it must stay cheaper than the work it refuses.
  */
-export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission): Middleware<AppState> =>
+export interface GateOptions {
+  /** Runs the creates of `IDEMPOTENT_CREATES` under their `Idempotency-Key`. */
+  readonly idempotent?: IdempotentRun;
+  /** Counts the rate limiter's decisions. */
+  readonly metrics?: HttpMetrics;
+}
+
+export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission, options: GateOptions = {}): Middleware<AppState> =>
   async function gate(ctx, next) {
+    const metrics = options.metrics ?? noMetrics;
     // A request target with no path (authority form, `CONNECT host:port`) matches nothing.
     const path: string = ctx.path ?? '';
     const match = router.match(path, ctx.method);
@@ -47,6 +58,7 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     ctx.state.subjectTag = subject.caller?.keyId ?? subject.id;
 
     const decision = await admission.admit(subject);
+    metrics.rateLimitDecision(decision.outcome);
     const { binding } = decision;
     ctx.set({
       'X-RateLimit-Limit': String(binding.limit),
@@ -77,14 +89,14 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
 
     if (!layer) {
       const methods = new Set(match.path.flatMap((l) => l.methods));
-      if (methods.size === 0) throw new HttpError('not_found', `no such path: ${path.slice(0, 200) || ctx.url.slice(0, 200)}`);
+      if (methods.size === 0) throw new HttpError('not_found', `no such path: ${quoteInput(path || ctx.url)}`);
       const allow = [...methods, 'OPTIONS'].join(', ');
       if (ctx.method === 'OPTIONS') {
         ctx.set('Allow', allow);
         ctx.status = 204;
         return;
       }
-      throw new HttpError('method_not_allowed', `${ctx.method.slice(0, 20)} is not allowed here; use ${allow}`, { Allow: allow });
+      throw new HttpError('method_not_allowed', `${quoteInput(ctx.method)} is not allowed here; use ${allow}`, { Allow: allow });
     }
 
     if (!auth.ok) {
@@ -94,7 +106,9 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     if (auth.value.caller) ctx.state.caller = auth.value.caller;
     // Our handlers read nothing the router's dispatch adds to the context (no `ctx.params`: getPet reads the raw path).
     const stack = layer.stack as unknown as readonly Middleware<AppState>[];
-    await (stack.length === 1 ? stack[0]!(ctx, next) : runStack(stack, ctx, next));
+    const run = (): Promise<unknown> => (stack.length === 1 ? stack[0]!(ctx, next) : runStack(stack, ctx, next));
+    if (options.idempotent !== undefined && ctx.method === 'POST' && IDEMPOTENT_CREATES.has(String(layer.path))) await options.idempotent(ctx, run);
+    else await run();
   };
 
 /** Runs a route's middleware in order (what the router's dispatch does once it has matched). */

@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import { StoreUnavailableError } from '@petstore/domain';
 import { codeForStatus, errorBody, ERROR_STATUS, HttpError } from '../errors.js';
 import type { HttpLogger } from '../logger.js';
+import { UNMATCHED_ROUTE, type HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
 
 const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -14,9 +15,10 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /**
  * The outermost middleware: request id in and out, one log line per request, and the one place
  * where every failure becomes an `Error` body. Unknown failures answer 500 with nothing
- * internal in the body, and are logged with the request id.
+ * internal in the body, and are logged with the request id. Every answer is counted in `metrics`
+ * under its route template (`unmatched` when no operation matched).
  */
-export const requestContext = (logger: HttpLogger): Middleware<AppState> =>
+export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middleware<AppState> =>
   async function requestContext(ctx, next) {
     const started = performance.now();
     const incoming = ctx.get('X-Request-Id');
@@ -47,13 +49,17 @@ export const requestContext = (logger: HttpLogger): Middleware<AppState> =>
     // A body left unread (the request was refused before its body mattered) is not drained:
     // the connection closes after the answer instead.
     if (!ctx.req.complete && hasBody(ctx.req.headers)) ctx.set('Connection', 'close');
+    const seconds = (performance.now() - started) / 1000;
+    const route = ctx.state.route;
+    // `route` is `<METHOD> <template>`: the label is the template alone.
+    metrics.request(ctx.method, route === undefined ? UNMATCHED_ROUTE : route.slice(route.indexOf(' ') + 1), ctx.status, seconds);
     logger.info(
       {
         requestId,
         method: ctx.method,
         route: ctx.state.route ?? null,
         status: ctx.status,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        durationMs: Math.round(seconds * 1_000_000) / 1000,
         subject: ctx.state.subjectTag ?? null,
       },
       'request',

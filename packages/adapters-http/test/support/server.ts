@@ -13,6 +13,7 @@ import {
   Authenticator,
   CategoryCatalog,
   KeyAdmin,
+  IdempotentRequests,
   PetCatalog,
   type ApiKeyRecord,
   type KeyRole,
@@ -24,8 +25,8 @@ import {
   type Quota,
 } from '@petstore/domain';
 import { ManualClock, SeededRandom } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
-import { createHttpApp, listen, type HttpLogger, type RunningServer } from '../../src/index.js';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type RunningServer } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
 export const T0 = Date.UTC(2027, 0, 1);
@@ -85,6 +86,7 @@ export interface TestServerOptions {
   readonly orders?: OrderRepository;
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
+  readonly corsOrigins?: CorsOrigins;
 }
 
 export interface RawRequest {
@@ -233,6 +235,8 @@ export interface TestServer {
   readonly categoryRepository: CategoryRepository;
   /** The key store the app uses. */
   readonly keys: ApiKeyStoreInMemory;
+  /** The idempotency records the app keeps. */
+  readonly idempotencyStore: IdempotencyStoreInMemory;
   /** A keep-alive agent with room for 400 simultaneous requests, used by default. */
   readonly agent: Agent;
   request(req: RawRequest): Promise<RawResponse>;
@@ -253,6 +257,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     if (!created.ok || created.value.id !== i) throw new Error(`seeding categories: expected category ${i}`);
   }
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
+  const idempotencyStore = new IdempotencyStoreInMemory();
   const app = createHttpApp(
     {
       catalog: new PetCatalog(repository, categoryRepository, clock),
@@ -261,10 +266,14 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
       keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
+      idempotency: new IdempotentRequests(idempotencyStore, clock),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     },
-    options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy },
+    {
+      ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+      ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    },
   );
   const running: RunningServer = await listen(app, { port: 0, host: '127.0.0.1' });
   const agent = new Agent({ keepAlive: true, maxSockets: 400 });
@@ -276,6 +285,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     repository,
     categoryRepository,
     keys,
+    idempotencyStore,
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>

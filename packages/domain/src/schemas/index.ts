@@ -13,6 +13,7 @@ import { MAX_PET_ID } from '../order/validate.js';
 import { PLAN_NAMES } from '../quota/plans.js';
 import { KEY_ROLES, KEY_SOURCES } from '../auth/api-key.js';
 import { LABEL_MAX_LENGTH, LABEL_MIN_LENGTH, LABEL_PATTERN, QUOTA_MAX, QUOTA_MIN } from '../auth/key-request.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../idempotency/idempotency.js';
 
 export const PetStatusSchema = {
   type: 'string',
@@ -350,4 +351,14 @@ export const ListKeysQuerySchema = {
     },
   },
   additionalProperties: true,
+} as const;
+
+/** The `Idempotency-Key` request header of the creates (CONTRACT.md §10). */
+export const IdempotencyKeySchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+  pattern: IDEMPOTENCY_KEY_PATTERN,
+  description:
+    'Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`.',
 } as const;

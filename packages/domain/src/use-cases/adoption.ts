@@ -47,6 +47,8 @@ export class Adoption {
     private readonly pets: PetRepository,
     private readonly orders: OrderRepository,
     private readonly clock: Clock,
+    /** Told of every order this use case moved by an action (not of a repeat that changed nothing): for metrics. */
+    private readonly onTransition: (action: OrderAction) => void = () => {},
   ) {}
 
   /** `POST /v1/store/orders`: reserves an available pet for the caller. */
@@ -135,13 +137,15 @@ export class Adoption {
       const now = timestamp(this.clock.now());
       const done = { ...record, state: transition.to, updatedAt: now };
       if (transition.via === undefined) {
-        if (await this.orders.updateState(record.id, record.state, transition.to, now)) return ok(toOrder(done, done.state));
-        continue;
+        if (!(await this.orders.updateState(record.id, record.state, transition.to, now))) continue;
+        this.onTransition(action);
+        return ok(toOrder(done, done.state));
       }
       // The decision: of a racing cancel and deliver, one compare-and-set wins here. Then the pet follows, then the record settles.
       if (!(await this.orders.updateState(record.id, record.state, transition.via, now))) continue;
       await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null });
       await this.orders.updateState(record.id, transition.via, transition.to, now);
+      this.onTransition(action);
       return ok(toOrder(done, done.state));
     }
     throw new StoreUnavailableError(`order ${String(id)} kept changing under this request; retry`);

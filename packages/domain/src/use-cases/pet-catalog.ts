@@ -2,7 +2,7 @@ import type { Clock } from '../ports/clock.port.js';
 import type { PetListQuery, PetRepository } from '../ports/pet-repository.port.js';
 import type { CategoryRepository } from '../ports/category-repository.port.js';
 import type { Gone, NotFound, ValidationFailed } from '../errors.js';
-import { validationFailed } from '../errors.js';
+import { quoteInput, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import type { Pet, PetStatus } from '../pet/pet.js';
 import { isPetStatus, PET_STATUSES } from '../pet/pet.js';
@@ -81,6 +81,6 @@ export class PetCatalog {
     const parsed = parsePetId(String(id));
     if (!parsed.ok) return parsed;
     const pet = parsed.value === null ? undefined : await this.pets.findById(parsed.value);
-    return pet ? ok(pet) : fail({ code: 'not_found', message: `no pet has id ${String(id)}` });
+    return pet ? ok(pet) : fail({ code: 'not_found', message: `no pet has id ${quoteInput(String(id))}` });
   }
 }

@@ -1,0 +1,134 @@
+// The composition root wires the features of issue 13 from the settings: metrics on a second
+// listener (CONTRACT.md §11), CORS, and idempotent creates on the store the settings pick.
+import { expect } from 'chai';
+import { sha256Hex, publicKeyId } from '@petstore/domain';
+import { ManualClock } from '@petstore/domain/testing';
+import { send, startHarness, type Answer, type Harness } from './hardening/support.js';
+
+const KEY = 'metrics-key-0123456789';
+const FREE = 'metrics-free-key-0123';
+const auth = { Authorization: `Bearer ${KEY}` };
+
+/** Parses the Prometheus text format: sample name + labels → value. */
+const parseMetrics = (text: string): { samples: Map<string, number>; labelValues: string[] } => {
+  const samples = new Map<string, number>();
+  const labelValues: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
+    for (const m of line.matchAll(/[a-z_]+="((?:[^"\\]|\\.)*)"/g)) labelValues.push(m[1]!);
+  }
+  return { samples, labelValues };
+};
+
+const scrape = async (h: Harness): Promise<{ text: string; samples: Map<string, number>; labelValues: string[] }> => {
+  const url = new URL(`${h.server.metricsUrl!}/metrics`);
+  const res = await send(Number(url.port), { path: '/metrics' });
+  expect(res.status).to.equal(200);
+  expect(res.headers['content-type']).to.match(/^text\/plain; version=0\.0\.4/);
+  return { text: res.text, ...parseMetrics(res.text) };
+};
+
+describe('metrics on PETSTORE_METRICS_PORT (CONTRACT.md §11)', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  before(async () => {
+    // A clock that stands still: the free key's 61st request is over its minute, whatever the wall clock does.
+    h = await startHarness({ clock: new ManualClock(Date.UTC(2027, 0, 1, 12)), env: { PETSTORE_API_KEYS: `${KEY}:enterprise:100000:1000000,${FREE}:free`, PETSTORE_METRICS_PORT: '0' } });
+  });
+  after(() => h.stop());
+
+  it('a session moves every series; route labels are templates; no key, key hash or address appears in any label', async () => {
+    const before = await scrape(h);
+    const get = (path: string, headers: Record<string, string> = auth): Promise<Answer> => send(h.port, { path, headers });
+    expect((await send(h.port, { method: 'POST', path: '/v1/pets', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
+    expect((await get('/v1/pets')).status).to.equal(200);
+    expect((await get('/v1/pets/1')).status).to.equal(200);
+    expect((await get('/v1/pets/987654')).status).to.equal(404);
+    expect((await get('/v1/no/such/path')).status).to.equal(404);
+    expect((await get('/v1/pets', { Authorization: 'Bearer wrong-key' })).status).to.equal(401);
+    expect((await get('/healthz', {})).status).to.equal(200);
+    for (let i = 0; i < 61; i++) await get('/v1/pets?limit=1', { Authorization: `Bearer ${FREE}` });
+    h.faults.use((call) => (call.port === 'PetRepository' ? 'fail' : undefined));
+    expect((await get('/v1/pets')).status).to.equal(503);
+    h.faults.use(undefined);
+
+    const after = await scrape(h);
+    const moved = (sample: string, by = 1): void => {
+      expect((after.samples.get(sample) ?? 0) - (before.samples.get(sample) ?? 0), sample).to.be.at.least(by);
+    };
+    moved('http_requests_total{method="POST",route="/v1/pets",status="201"}');
+    moved('http_requests_total{method="GET",route="/v1/pets",status="200"}', 61);
+    moved('http_requests_total{method="GET",route="/v1/pets/:petId",status="200"}');
+    moved('http_requests_total{method="GET",route="/v1/pets/:petId",status="404"}');
+    moved('http_requests_total{method="GET",route="unmatched",status="404"}');
+    moved('http_requests_total{method="GET",route="/v1/pets",status="401"}');
+    moved('http_requests_total{method="GET",route="/v1/pets",status="429"}');
+    moved('http_requests_total{method="GET",route="/v1/pets",status="503"}');
+    moved('http_requests_total{method="GET",route="/healthz",status="200"}');
+    moved('http_request_duration_seconds_count{method="GET",route="/v1/pets"}', 63);
+    moved('http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/v1/pets"}', 63);
+    moved('petstore_rate_limit_decisions_total{outcome="admitted"}', 65);
+    moved('petstore_rate_limit_decisions_total{outcome="rate_limited"}');
+    moved('petstore_store_failures_total{port="PetRepository"}');
+    // The order-transition counter is declared (the order routes count into it) and the process's own metrics are there.
+    for (const name of ['petstore_order_transitions_total', 'process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds']) {
+      expect(after.text, name).to.match(new RegExp(`^# TYPE ${name} `, 'm'));
+    }
+    // Route labels are templates: never a raw path with an id or an unknown path.
+    const routes = after.labelValues.filter((v) => v.startsWith('/') || v === 'unmatched');
+    expect(routes).not.to.include.members(['/v1/pets/1', '/v1/pets/987654', '/v1/no/such/path']);
+    // No key, key hash, public key id or address in any label.
+    const hash = sha256Hex(KEY);
+    for (const value of after.labelValues) {
+      for (const secret of [KEY, FREE, 'wrong-key', hash, sha256Hex(FREE), publicKeyId(hash), '127.0.0.1', '::1']) {
+        expect(value, `label value ${value}`).not.to.include(secret);
+      }
+      expect(value, 'no hex run that could be a hash').not.to.match(/[0-9a-f]{12}/);
+    }
+  });
+
+  it('the metrics listener serves GET /metrics only (Error bodies otherwise), with no credential', async () => {
+    const port = Number(new URL(h.server.metricsUrl!).port);
+    expect(port).not.to.equal(h.port);
+    const other = await send(port, { path: '/v1/pets', headers: auth });
+    expect(other.status).to.equal(404);
+    expect(JSON.parse(other.text)).to.deep.include({ code: 'not_found', status: 404 });
+    const post = await send(port, { method: 'POST', path: '/metrics' });
+    expect(post.status).to.equal(405);
+    expect(post.headers['allow']).to.equal('GET, HEAD');
+    // And the API does not serve /metrics.
+    expect((await send(h.port, { path: '/metrics', headers: auth })).status).to.equal(404);
+  });
+
+  it('without PETSTORE_METRICS_PORT there is no metrics listener', async () => {
+    const plain = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro` } });
+    try {
+      expect(plain.server.metricsUrl).to.equal(undefined);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
+
+describe('the server wires CORS and idempotent creates from its settings', function () {
+  this.timeout(30_000);
+
+  it('PETSTORE_CORS_ORIGINS reaches the app; an Idempotency-Key replays through the composed server', async () => {
+    const h = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro`, PETSTORE_CORS_ORIGINS: 'https://app.example.com' } });
+    try {
+      const res = await send(h.port, { path: '/v1/pets', headers: { ...auth, Origin: 'https://app.example.com' } });
+      expect(res.headers['access-control-allow-origin']).to.equal('https://app.example.com');
+      const create = () =>
+        send(h.port, { method: 'POST', path: '/v1/pets', headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'once' }, body: '{"name":"Rex","categoryId":1}' });
+      const first = await create();
+      const again = await create();
+      expect([first.status, again.status]).to.deep.equal([201, 201]);
+      expect(again.headers['idempotent-replayed']).to.equal('true');
+      expect(h.pets.size).to.equal(1);
+    } finally {
+      await h.stop();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Middleware } from 'koa';
+import { answerError } from './middleware/request-context.js';
+import type { AppState } from './state.js';
+
+/**
+ * `GET /docs` (CONTRACT.md §11): Swagger UI rendering `/v1/openapi.json`, every file served by
+ * this service from the `swagger-ui-dist` package (no CDN: it works with no internet), under a
+ * Content-Security-Policy that names no other host.
+ */
+const DOCS_PATH = '/docs';
+const ASSETS = `${DOCS_PATH}/assets/`;
+
+/**
+ * Only this origin and `data:` images and fonts: no inline script, no eval, no inline style (Swagger
+ * UI sets its styles through the DOM, which a CSP does not restrict; the browser test opens every
+ * operation under this policy and sees no violation, so 'unsafe-inline' is not needed).
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const PAGE = `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>Animal Adoption Store API</title>
+    <link rel="icon" href="data:,">
+    <link rel="stylesheet" href="${ASSETS}swagger-ui.css">
+  </head>
+  <body>
+    <div id="swagger-ui"></div>
+    <script src="${ASSETS}swagger-ui-bundle.js"></script>
+    <script src="${ASSETS}init.js"></script>
+  </body>
+</html>
+`;
+
+/** Our own start script (a file, so the CSP needs no inline script): the document of this server, nothing fetched elsewhere. */
+const INIT = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: '/v1/openapi.json',
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    docExpansion: 'list',
+    defaultModelsExpandDepth: 1,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis],
+  });
+});
+`;
+
+interface Asset {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+/** The files, read once at start from the package's dist directory. */
+const loadAssets = (): ReadonlyMap<string, Asset> => {
+  const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  // A last line pointing at a source map this service does not serve is cut, so that no tool asks for it.
+  const read = (file: string): string => readFileSync(join(dist, file), 'utf8').replace(/\s*(?:\/\/# sourceMappingURL=\S+|\/\*# sourceMappingURL=\S+?\s*\*\/)\s*$/, '\n');
+  const bundle = read('swagger-ui-bundle.js');
+  const css = read('swagger-ui.css');
+  return new Map<string, Asset>([
+    ['swagger-ui-bundle.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(bundle) }],
+    ['swagger-ui.css', { type: 'text/css; charset=utf-8', body: Buffer.from(css) }],
+    ['init.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(INIT) }],
+  ]);
+};
+
+const ALLOW = 'GET, HEAD, OPTIONS';
+
+/** Serves `/docs` and its assets; no credential, not rate-limited (it runs before the gate). */
+export const docs = (): Middleware<AppState> => {
+  const assets = loadAssets();
+  const page = Buffer.from(PAGE);
+  return async function docs(ctx, next) {
+    const path: string = ctx.path ?? '';
+    const isPage = path === DOCS_PATH || path === `${DOCS_PATH}/`;
+    if (!isPage && !path.startsWith(ASSETS)) return next();
+    ctx.set({ 'Content-Security-Policy': DOCS_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    const asset = isPage ? undefined : assets.get(path.slice(ASSETS.length));
+    if (!isPage && asset === undefined) {
+      answerError(ctx, 'not_found', 'no such file of the documentation page');
+      return;
+    }
+    ctx.state.route = `${ctx.method} ${isPage ? DOCS_PATH : `${ASSETS}:file`}`;
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', ALLOW);
+      ctx.status = 204;
+      return;
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.set('Allow', ALLOW);
+      answerError(ctx, 'method_not_allowed', `use ${ALLOW} here`);
+      return;
+    }
+    ctx.set('Cache-Control', isPage ? 'no-cache' : 'public, max-age=3600');
+    ctx.type = asset?.type ?? 'text/html; charset=utf-8';
+    ctx.body = asset?.body ?? page;
+  };
+};

@@ -1,0 +1,143 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { AdmissionOutcome } from '@petstore/domain';
+import { errorBody } from './errors.js';
+
+/**
+ * What the service counts (CONTRACT.md §11). The HTTP app calls `request` and
+ * `rateLimitDecision`; the composition root calls `storeFailure` when a store call fails with an
+ * outage; the order routes call `orderTransition` after a transition. No argument is ever a key,
+ * a key hash or an address: only methods, route templates, statuses, outcomes, port and action names.
+ */
+export interface HttpMetrics {
+  /** One answered request: `route` is the route template (`/v1/pets/:petId`), never the raw path. */
+  request(method: string, route: string, status: number, seconds: number): void;
+  rateLimitDecision(outcome: AdmissionOutcome): void;
+  /** A store call that failed with `StoreUnavailableError` (outage or deadline): `port` names the port. */
+  storeFailure(port: string): void;
+  /** An order moved by an action (`approve`, `deliver`, `cancel`). */
+  orderTransition(action: string): void;
+}
+
+/** Counts nothing: the default when no metrics listener is configured. */
+export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {} };
+
+/** The `route` label of a request that matched no operation (unknown path, 405, preflight…). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+type CounterChild = ReturnType<Counter<string>['labels']>;
+type HistogramChild = ReturnType<Histogram<string>['labels']>;
+
+/**
+ * The metrics with prom-client, on a registry of their own (never the global one): the request
+ * counter and duration histogram, the rate-limit, store-failure and order-transition counters,
+ * and the process's default metrics (memory, CPU, event-loop delay, GC). Label children are
+ * cached by their label values, so a request costs two map lookups and two increments.
+ */
+export class PrometheusMetrics implements HttpMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly durations: Histogram<'method' | 'route'>;
+  private readonly decisions: Counter<'outcome'>;
+  private readonly storeFailures: Counter<'port'>;
+  private readonly transitions: Counter<'action'>;
+  private readonly requestChildren = new Map<string, CounterChild>();
+  private readonly durationChildren = new Map<string, HistogramChild>();
+  private readonly decisionChildren = new Map<string, CounterChild>();
+
+  constructor() {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: 'http_requests_total', help: 'Requests answered, by method, route template and status.', labelNames: ['method', 'route', 'status'], registers });
+    this.durations = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from the request reaching the app to its answer being ready, by method and route template.',
+      labelNames: ['method', 'route'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.decisions = new Counter({ name: 'petstore_rate_limit_decisions_total', help: 'Rate-limit decisions, by outcome.', labelNames: ['outcome'], registers });
+    this.storeFailures = new Counter({ name: 'petstore_store_failures_total', help: 'Store calls that failed with an outage or passed the deadline, by port.', labelNames: ['port'], registers });
+    this.transitions = new Counter({ name: 'petstore_order_transitions_total', help: 'Order transitions, by action.', labelNames: ['action'], registers });
+    for (const outcome of ['admitted', 'rate_limited', 'temporarily_banned'] as const) this.decisionChildren.set(outcome, this.decisions.labels(outcome));
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  request(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let counter = this.requestChildren.get(key);
+    if (counter === undefined) {
+      counter = this.requests.labels(method, route, String(status));
+      this.requestChildren.set(key, counter);
+    }
+    counter.inc();
+    const timing = `${method} ${route}`;
+    let histogram = this.durationChildren.get(timing);
+    if (histogram === undefined) {
+      histogram = this.durations.labels(method, route);
+      this.durationChildren.set(timing, histogram);
+    }
+    histogram.observe(seconds);
+  }
+
+  rateLimitDecision(outcome: AdmissionOutcome): void {
+    (this.decisionChildren.get(outcome) ?? this.decisions.labels(outcome)).inc();
+  }
+
+  storeFailure(port: string): void {
+    this.storeFailures.labels(port).inc();
+  }
+
+  orderTransition(action: string): void {
+    this.transitions.labels(action).inc();
+  }
+}
+
+export interface MetricsListener {
+  readonly server: Server;
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const answer = (res: import('node:http').ServerResponse, status: number, headers: Record<string, string>, body: string): void => {
+  res.writeHead(status, { 'Content-Length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+};
+
+/**
+ * The second listener (CONTRACT.md §11): `GET /metrics` (and `HEAD`) in the Prometheus text
+ * format, nothing else (404 / 405 with an `Error` body). No credential: bind it where only the
+ * scraper reaches it.
+ */
+export const listenMetrics = async (metrics: PrometheusMetrics, options: { readonly port: number; readonly host: string }): Promise<MetricsListener> => {
+  const json = { 'Content-Type': 'application/json; charset=utf-8' };
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/metrics') return answer(res, 404, json, errorBody('not_found', 'this listener serves GET /metrics only'));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, { ...json, Allow: 'GET, HEAD' }, errorBody('method_not_allowed', 'use GET /metrics'));
+    metrics.registry.metrics().then(
+      (text) => (req.method === 'HEAD' ? res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end() : answer(res, 200, { 'Content-Type': metrics.registry.contentType }, text)),
+      () => answer(res, 500, json, errorBody('internal_error', 'the metrics could not be collected')),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    server,
+    port,
+    url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+};

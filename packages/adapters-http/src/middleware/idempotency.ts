@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { checkIdempotencyKey, requestFingerprint, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
+import { errorBody, HttpError } from '../errors.js';
+import { readBodyBytes } from '../body.js';
+import type { HttpLogger } from '../logger.js';
+import type { AppState } from '../state.js';
+
+/**
+ * The creates that take `Idempotency-Key` (CONTRACT.md §10), by route template: `POST` of these
+ * paths. `POST /v1/admin/keys` is deliberately not one (its answer holds a key, never stored).
+ */
+export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set(['/v1/pets', '/v1/categories', '/v1/store/orders']);
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const EMPTY_SHA256 = createHash('sha256').digest('hex');
+
+type Ctx = Context & { state: AppState };
+
+/** Runs a create under its `Idempotency-Key`, if it has one. */
+export type IdempotentRun = (ctx: Ctx, run: () => Promise<unknown>) => Promise<void>;
+
+/**
+ * Wraps a create: no key → runs it as is. A key (checked: 1–255 printable ASCII, else 400) is
+ * scoped by the caller's API key; the request's fingerprint (method, path, SHA-256 of the body's
+ * bytes) decides between processing it, replaying the answer kept for it (with
+ * `Idempotent-Replayed: true`, creating nothing), or refusing it (422 another request, 409 still
+ * in progress). The answer is then kept or the key freed, as the domain's rule says.
+ */
+export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): IdempotentRun =>
+  async function idempotent(ctx, run) {
+    const raw = ctx.req.headers['idempotency-key'];
+    if (raw === undefined) {
+      await run();
+      return;
+    }
+    const key = checkIdempotencyKey(Array.isArray(raw) ? raw.join(', ') : raw);
+    if (!key.ok) throw new HttpError(key.error.code, key.error.message);
+    const caller = ctx.state.caller;
+    if (key.value === undefined || caller === undefined) {
+      await run();
+      return;
+    }
+
+    // A body the service refuses to read (413, 415, cut short) has no fingerprint: that refusal is answered, not kept.
+    const body = await readBodyBytes(ctx.req, ctx.res);
+    const bodySha256 = body === undefined ? EMPTY_SHA256 : createHash('sha256').update(body).digest('hex');
+    const fingerprint = requestFingerprint(ctx.method, ctx.path, bodySha256);
+
+    const started = await requests.start(caller.keyId, key.value, fingerprint);
+    if (started.kind === 'refused') throw new HttpError(started.error.code, started.error.message);
+    if (started.kind === 'replay') {
+      const { answer } = started;
+      ctx.status = answer.status;
+      ctx.type = JSON_TYPE;
+      ctx.body = answer.body;
+      if (answer.location !== undefined) ctx.set('Location', answer.location);
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+
+    const { ticket } = started;
+    let answer: KeptAnswer;
+    try {
+      await run();
+      const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
+      const location = ctx.response.get('Location');
+      answer = location === '' ? { status: ctx.status, body: text } : { status: ctx.status, body: text, location };
+    } catch (error) {
+      if (!(error instanceof HttpError)) {
+        // An outage or a bug: a 5xx, never kept; a retry runs again.
+        await requests.abandon(ticket).catch(() => undefined);
+        throw error;
+      }
+      await keep(requests, ticket, { status: error.status, body: errorBody(error.code, error.message) }, logger, ctx.state.requestId);
+      throw error;
+    }
+    await keep(requests, ticket, answer, logger, ctx.state.requestId);
+  };
+
+/**
+ * Keeps the answer (or frees the key). When the store fails here, the request itself has already
+ * been processed: its answer still goes out (a 503 would invite a retry that creates again), and
+ * the claim frees itself when its lease ends.
+ */
+const keep = async (
+  requests: IdempotentRequests,
+  ticket: Parameters<IdempotentRequests['finish']>[0],
+  answer: KeptAnswer,
+  logger: HttpLogger,
+  requestId: string,
+): Promise<void> => {
+  try {
+    await requests.finish(ticket, answer);
+  } catch (error) {
+    logger.error({ requestId, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'idempotency answer not kept');
+  }
+};

@@ -1,0 +1,106 @@
+import { fail, ok, type Result } from '../result.js';
+import { validationFailed, type Conflict, type IdempotencyKeyReused, type ValidationFailed } from '../errors.js';
+import { sha256Hex } from '../auth/sha256.js';
+
+/**
+ * Idempotent creation (CONTRACT.md §10): the rules, as plain functions. The store is a port
+ * (`IdempotencyStore`), the use case `IdempotentRequests` ties them together.
+ */
+
+/** How long a kept answer is replayed. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a claim of a request still being processed holds. Longer than any request can take
+ * (30 s to arrive, 5 s per store call), so a live request never loses it; short enough that a
+ * claim left by a process that died mid-request frees its key within a minute.
+ */
+export const IN_PROGRESS_LEASE_MS = 60 * 1000;
+
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+/** 1–255 printable ASCII characters: the rule, as the source of a regular expression (shared with the JSON Schema). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
+const PRINTABLE_ASCII = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+
+/**
+ * The `Idempotency-Key` header: absent (undefined), or 1–255 printable ASCII characters
+ * (draft-ietf-httpapi-idempotency-key-header); anything else is a `validation_failed`.
+ */
+export const checkIdempotencyKey = (raw: string | undefined): Result<string | undefined, ValidationFailed> => {
+  if (raw === undefined) return ok(undefined);
+  if (PRINTABLE_ASCII.test(raw)) return ok(raw);
+  return fail(validationFailed('Idempotency-Key', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`));
+};
+
+/**
+ * What makes two requests "the same request": the method, the path and the body's bytes. The
+ * caller hashes the body (SHA-256, hex) with whatever its platform offers; the result is a
+ * fixed-size digest, whatever the size of the request.
+ */
+export const requestFingerprint = (method: string, path: string, bodySha256Hex: string): string =>
+  sha256Hex(`${method}\n${path}\n${bodySha256Hex}`);
+
+/** Where a key is kept: keys are scoped per API key (its public id), across all paths. */
+export const idempotencyId = (scope: string, key: string): string => `${scope}:${key}`;
+
+/** The part of an answer that is kept and replayed. */
+export interface KeptAnswer {
+  readonly status: number;
+  /** The body exactly as sent (JSON text). */
+  readonly body: string;
+  readonly location?: string;
+}
+
+/** A key being processed: the request's fingerprint, until `expiresAt` (the lease). */
+export interface InProgressRecord {
+  readonly state: 'in_progress';
+  readonly fingerprint: string;
+  /** Milliseconds since the epoch; from then on the record counts as absent. */
+  readonly expiresAt: number;
+}
+
+/** A key whose answer is kept, until `expiresAt` (24 h after the answer). */
+export interface CompletedRecord {
+  readonly state: 'completed';
+  readonly fingerprint: string;
+  readonly expiresAt: number;
+  readonly answer: KeptAnswer;
+}
+
+export type IdempotencyRecord = InProgressRecord | CompletedRecord;
+
+/** Statuses that say nothing about the request itself, and so are never kept (besides every 5xx). */
+const NOT_KEPT = new Set([401, 403, 408, 429]);
+
+/**
+ * Which answers are kept: every answer below 500 except 401, 403, 408 and 429. (The 409 that
+ * says "still in progress" is never an answer of the request's own processing, so it never
+ * reaches this rule.) A 5xx is not kept: a retry runs again.
+ */
+export const isKeptStatus = (status: number): boolean => status < 500 && !NOT_KEPT.has(status);
+
+/** What a request with a key already held gets. */
+export type ReplayDecision =
+  | { readonly kind: 'replay'; readonly answer: KeptAnswer }
+  | { readonly kind: 'refused'; readonly error: IdempotencyKeyReused | Conflict };
+
+/**
+ * The decision for a request whose key is already held (and not expired): another request with
+ * the same key → `idempotency_key_reused` (whether or not the first is done); the same request
+ * while the first runs → `conflict`; the same request once answered → that answer again.
+ */
+export const decideReplay = (held: IdempotencyRecord, fingerprint: string): ReplayDecision => {
+  if (held.fingerprint !== fingerprint) {
+    return {
+      kind: 'refused',
+      error: {
+        code: 'idempotency_key_reused',
+        message: 'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
+      },
+    };
+  }
+  if (held.state === 'in_progress') {
+    return { kind: 'refused', error: { code: 'conflict', message: 'a request with this Idempotency-Key is still being processed; retry in a moment' } };
+  }
+  return { kind: 'replay', answer: held.answer };
+};

@@ -1,0 +1,66 @@
+import type { Clock } from '../ports/clock.port.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.port.js';
+import type { Conflict, IdempotencyKeyReused } from '../errors.js';
+import {
+  decideReplay,
+  IDEMPOTENCY_TTL_MS,
+  idempotencyId,
+  IN_PROGRESS_LEASE_MS,
+  isKeptStatus,
+  type InProgressRecord,
+  type KeptAnswer,
+} from '../idempotency/idempotency.js';
+
+/** A claim this process holds while it processes the request; hand it back to `finish` or `abandon`. */
+export interface IdempotencyTicket {
+  readonly id: string;
+  readonly claim: InProgressRecord;
+}
+
+/** How a request with an `Idempotency-Key` starts: processed (with a ticket), replayed, or refused. */
+export type IdempotentStart =
+  | { readonly kind: 'process'; readonly ticket: IdempotencyTicket }
+  | { readonly kind: 'replay'; readonly answer: KeptAnswer }
+  | { readonly kind: 'refused'; readonly error: IdempotencyKeyReused | Conflict };
+
+/**
+ * Idempotent creation (CONTRACT.md §10): the first request with a key claims it, is processed,
+ * and its answer is kept for 24 h when the rule keeps it; a repeat gets that answer again, a
+ * different request with the key is refused, and so is a repeat while the first still runs.
+ * Only a store outage throws (`StoreUnavailableError`).
+ */
+export class IdempotentRequests {
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly clock: Clock,
+    private readonly ttlMs = IDEMPOTENCY_TTL_MS,
+    private readonly leaseMs = IN_PROGRESS_LEASE_MS,
+  ) {}
+
+  /** `scope`: the API key's public id; `fingerprint`: `requestFingerprint` of the request. */
+  async start(scope: string, key: string, fingerprint: string): Promise<IdempotentStart> {
+    const id = idempotencyId(scope, key);
+    const now = this.clock.now();
+    const claim: InProgressRecord = { state: 'in_progress', fingerprint, expiresAt: now + this.leaseMs };
+    const outcome = await this.store.claim(id, claim, now);
+    if (outcome.claimed) return { kind: 'process', ticket: { id, claim } };
+    return decideReplay(outcome.held, fingerprint);
+  }
+
+  /** The request was answered: keep the answer when the rule keeps it, else free the key. */
+  async finish(ticket: IdempotencyTicket, answer: KeptAnswer): Promise<void> {
+    if (!isKeptStatus(answer.status)) return this.store.release(ticket.id, ticket.claim);
+    const kept: KeptAnswer = answer.location === undefined ? { status: answer.status, body: answer.body } : answer;
+    return this.store.complete(ticket.id, ticket.claim, {
+      state: 'completed',
+      fingerprint: ticket.claim.fingerprint,
+      expiresAt: this.clock.now() + this.ttlMs,
+      answer: kept,
+    });
+  }
+
+  /** The request failed with no answer worth keeping (a 5xx, an outage): free the key, a retry runs again. */
+  abandon(ticket: IdempotencyTicket): Promise<void> {
+    return this.store.release(ticket.id, ticket.claim);
+  }
+}

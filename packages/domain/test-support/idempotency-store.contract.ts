@@ -1,0 +1,171 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '../src/index.js';
+import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+
+const T0 = Date.UTC(2027, 0, 1);
+const LEASE = 60_000;
+const TTL = 86_400_000;
+
+const claimAt = (fingerprint: string, now: number): InProgressRecord => ({ state: 'in_progress', fingerprint, expiresAt: now + LEASE });
+const done = (claim: InProgressRecord, now: number, status = 201, location: string | null = '/v1/pets/1'): CompletedRecord => ({
+  state: 'completed',
+  fingerprint: claim.fingerprint,
+  expiresAt: now + TTL,
+  answer: location === null ? { status, body: `{"status":${status}}` } : { status, body: '{"id":1}', location },
+});
+
+/** The model: a plain Map of what each id holds, plus every claim a caller was given (stale ones included). */
+interface Model {
+  now: number;
+  readonly held: Map<string, IdempotencyRecord>;
+  readonly claims: { id: string; claim: InProgressRecord }[];
+}
+type Real = IdempotencyStore;
+
+const live = (m: Model, id: string): IdempotencyRecord | undefined => {
+  const held = m.held.get(id);
+  return held !== undefined && held.expiresAt > m.now ? held : undefined;
+};
+const isSame = (a: IdempotencyRecord | undefined, b: InProgressRecord): boolean =>
+  a !== undefined && a.state === 'in_progress' && a.fingerprint === b.fingerprint && a.expiresAt === b.expiresAt;
+
+/**
+ * Completing or releasing a claim whose lease has passed is left to the adapter (it may already
+ * have deleted the record; a live request never outlives its lease): the model only does it
+ * before the lease ends. A stale claim meeting a later claim is checked on its own above.
+ */
+const unexpiredPick = (m: Readonly<Model>, pick: number): boolean =>
+  m.claims.length > 0 && m.claims[pick % m.claims.length]!.claim.expiresAt > m.now;
+
+class ClaimCommand implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly id: string, readonly fingerprint: string, readonly advance: number) {}
+  check = () => true;
+  async run(m: Model, store: Real): Promise<void> {
+    m.now += this.advance;
+    const claim = claimAt(this.fingerprint, m.now);
+    const outcome = await store.claim(this.id, claim, m.now);
+    const held = live(m, this.id);
+    if (held === undefined) {
+      expect(outcome, `${this.toString()}: the id is free`).to.deep.equal({ claimed: true });
+      m.held.set(this.id, claim);
+      m.claims.push({ id: this.id, claim });
+    } else {
+      expect(outcome, `${this.toString()}: the id is held`).to.deep.equal({ claimed: false, held });
+    }
+  }
+  toString = () => `claim(${this.id}, ${this.fingerprint}, +${this.advance})`;
+}
+
+class CompleteCommand implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number, readonly status: number) {}
+  check = (m: Readonly<Model>) => unexpiredPick(m, this.pick);
+  async run(m: Model, store: Real): Promise<void> {
+    const { id, claim } = m.claims[this.pick % m.claims.length]!;
+    const record = done(claim, m.now, this.status, this.status === 201 ? '/v1/pets/7' : null);
+    await store.complete(id, claim, record);
+    if (isSame(m.held.get(id), claim)) m.held.set(id, record);
+  }
+  toString = () => `complete(#${this.pick}, ${this.status})`;
+}
+
+class ReleaseCommand implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number) {}
+  check = (m: Readonly<Model>) => unexpiredPick(m, this.pick);
+  async run(m: Model, store: Real): Promise<void> {
+    const { id, claim } = m.claims[this.pick % m.claims.length]!;
+    await store.release(id, claim);
+    if (isSame(m.held.get(id), claim)) m.held.delete(id);
+  }
+  toString = () => `release(#${this.pick})`;
+}
+
+const idArb = fc.constantFrom('key_a:k1', 'key_a:k2', 'key_b:k1');
+const advanceArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000 }), fc.constantFrom(LEASE - 1, LEASE, TTL));
+
+/**
+ * The `IdempotencyStore` contract: every adapter runs this same suite. `make` gives a fresh,
+ * empty store each time it is called.
+ */
+export const idempotencyStoreContract = (name: string, make: MakeFixture<IdempotencyStore>, options: ContractOptions = {}): void => {
+  const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
+
+  describe(`IdempotencyStore contract: ${name}`, function () {
+    it('a claim takes a free id; the next claim gets the record held', () =>
+      withFixture(make, async (store) => {
+        const first = claimAt('fp1', T0);
+        expect(await store.claim('key_a:k', first, T0)).to.deep.equal({ claimed: true });
+        expect(await store.claim('key_a:k', claimAt('fp2', T0 + 1), T0 + 1)).to.deep.equal({ claimed: false, held: first });
+        // Another scope, or another key: independent.
+        expect(await store.claim('key_b:k', claimAt('fp1', T0), T0)).to.deep.equal({ claimed: true });
+        expect(await store.claim('key_a:k2', claimAt('fp1', T0), T0)).to.deep.equal({ claimed: true });
+      }));
+
+    it('keeps a completed answer (status, body, Location) until it expires, then the id is free again', () =>
+      withFixture(make, async (store) => {
+        const claim = claimAt('fp', T0);
+        await store.claim('key_a:k', claim, T0);
+        const record = done(claim, T0 + 10);
+        await store.complete('key_a:k', claim, record);
+        expect(await store.claim('key_a:k', claimAt('fp', T0 + 20), T0 + 20)).to.deep.equal({ claimed: false, held: record });
+        expect(await store.claim('key_a:k', claimAt('fp', record.expiresAt - 1), record.expiresAt - 1)).to.deep.equal({ claimed: false, held: record });
+        expect(await store.claim('key_a:k', claimAt('fp', record.expiresAt), record.expiresAt)).to.deep.equal({ claimed: true });
+        // An answer without Location is kept without one.
+        const other = claimAt('fp', T0);
+        await store.claim('key_a:n', other, T0);
+        const noLocation = done(other, T0, 400, null);
+        await store.complete('key_a:n', other, noLocation);
+        const held = await store.claim('key_a:n', claimAt('fp', T0 + 1), T0 + 1);
+        expect(held).to.deep.equal({ claimed: false, held: noLocation });
+        expect(held.claimed === false && Object.keys(held.held.state === 'completed' ? held.held.answer : {})).to.deep.equal(['status', 'body']);
+      }));
+
+    it('a release frees the id; a claim left behind frees itself when its lease ends', () =>
+      withFixture(make, async (store) => {
+        const claim = claimAt('fp', T0);
+        await store.claim('key_a:k', claim, T0);
+        await store.release('key_a:k', claim);
+        expect(await store.claim('key_a:k', claimAt('fp', T0 + 1), T0 + 1)).to.deep.equal({ claimed: true });
+        expect((await store.claim('key_a:k', claimAt('fp', T0 + LEASE), T0 + LEASE)).claimed).to.equal(false);
+        expect(await store.claim('key_a:k', claimAt('fp', T0 + 1 + LEASE), T0 + 1 + LEASE)).to.deep.equal({ claimed: true });
+      }));
+
+    it('complete and release act only on their own claim, never on a later claim of the same id', () =>
+      withFixture(make, async (store) => {
+        const stale = claimAt('fp', T0);
+        await store.claim('key_a:k', stale, T0);
+        const later = claimAt('fp', T0 + LEASE);
+        expect(await store.claim('key_a:k', later, T0 + LEASE)).to.deep.equal({ claimed: true });
+        await store.complete('key_a:k', stale, done(stale, T0 + LEASE));
+        await store.release('key_a:k', stale);
+        expect(await store.claim('key_a:k', claimAt('fp', T0 + LEASE + 1), T0 + LEASE + 1)).to.deep.equal({ claimed: false, held: later });
+      }));
+
+    it('of 20 simultaneous claims of one id, exactly one is granted', () =>
+      withFixture(make, async (store) => {
+        const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claim('key_a:race', claimAt(`fp${i}`, T0), T0)));
+        expect(outcomes.filter((o) => o.claimed)).to.have.length(1);
+        const winner = outcomes.findIndex((o) => o.claimed);
+        for (const o of outcomes) if (!o.claimed) expect(o.held.fingerprint).to.equal(`fp${winner}`);
+      }));
+
+    it('property (model-based): claims, completions, releases and time behave as a plain map of unexpired records', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.commands(
+            [
+              fc.tuple(idArb, fc.constantFrom('fp1', 'fp2'), advanceArb).map(([id, fp, advance]) => new ClaimCommand(id, fp, advance)),
+              fc.tuple(fc.nat(), fc.constantFrom(201, 400, 409)).map(([pick, status]) => new CompleteCommand(pick, status)),
+              fc.nat().map((pick) => new ReleaseCommand(pick)),
+            ],
+            { maxCommands: 30 },
+          ),
+          (commands) =>
+            withFixture(make, (store) =>
+              fc.asyncModelRun(() => ({ model: { now: T0, held: new Map(), claims: [] } satisfies Model, real: store }), commands),
+            ),
+        ),
+        runs,
+      ));
+  });
+};

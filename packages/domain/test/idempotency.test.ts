@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import {
+  checkIdempotencyKey,
+  decideReplay,
+  IDEMPOTENCY_TTL_MS,
+  IdempotentRequests,
+  IN_PROGRESS_LEASE_MS,
+  isKeptStatus,
+  requestFingerprint,
+  type ClaimOutcome,
+  type CompletedRecord,
+  type IdempotencyRecord,
+  type IdempotencyStore,
+  type InProgressRecord,
+} from '../src/index.js';
+import { ManualClock } from '../test-support/index.js';
+
+/** A store as small as the rule needs: a Map, no expiry sweep. */
+class MapStore implements IdempotencyStore {
+  readonly records = new Map<string, IdempotencyRecord>();
+  async claim(id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> {
+    const held = this.records.get(id);
+    if (held !== undefined && held.expiresAt > now) return { claimed: false, held };
+    this.records.set(id, claim);
+    return { claimed: true };
+  }
+  async complete(id: string, _claim: InProgressRecord, record: CompletedRecord): Promise<void> {
+    this.records.set(id, record);
+  }
+  async release(id: string): Promise<void> {
+    this.records.delete(id);
+  }
+}
+
+describe('idempotent creation rules (CONTRACT.md §10)', () => {
+  it('Idempotency-Key: absent is fine; 1–255 printable ASCII characters, else validation_failed', () => {
+    expect(checkIdempotencyKey(undefined)).to.deep.equal({ ok: true, value: undefined });
+    for (const good of ['a', ' x ', '~'.repeat(255), '8e0f-4c1a', '"quoted"']) expect(checkIdempotencyKey(good).ok, good).to.equal(true);
+    for (const bad of ['', 'a'.repeat(256), 'é', 'tab\there', 'new\nline', '\u007f', '😀']) {
+      const result = checkIdempotencyKey(bad);
+      expect(result.ok, JSON.stringify(bad)).to.equal(false);
+      if (!result.ok) expect(result.error).to.deep.include({ code: 'validation_failed', field: 'Idempotency-Key' });
+    }
+  });
+
+  it('property: a key is accepted exactly when it is 1–255 characters from U+0020 to U+007E', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (key) => {
+        const printable = key.length >= 1 && key.length <= 255 && [...key].every((c) => c >= ' ' && c <= '~');
+        expect(checkIdempotencyKey(key).ok).to.equal(printable);
+      }),
+    );
+  });
+
+  it('the fingerprint covers method, path and body, and has a fixed size', () => {
+    const base = requestFingerprint('POST', '/v1/pets', 'a'.repeat(64));
+    expect(base).to.match(/^[0-9a-f]{64}$/);
+    expect(requestFingerprint('POST', '/v1/pets', 'a'.repeat(64))).to.equal(base);
+    expect(requestFingerprint('PUT', '/v1/pets', 'a'.repeat(64))).not.to.equal(base);
+    expect(requestFingerprint('POST', '/v1/categories', 'a'.repeat(64))).not.to.equal(base);
+    expect(requestFingerprint('POST', '/v1/pets', 'b'.repeat(64))).not.to.equal(base);
+    expect(requestFingerprint('POST', `/v1/${'x'.repeat(10_000)}`, 'a'.repeat(64))).to.have.length(64);
+  });
+
+  it('keeps every answer below 500 except 401, 403, 408 and 429; never a 5xx', () => {
+    for (let status = 100; status < 600; status++) {
+      expect(isKeptStatus(status), String(status)).to.equal(status < 500 && ![401, 403, 408, 429].includes(status));
+    }
+  });
+
+  it('decides: another request → idempotency_key_reused; the same one in progress → conflict; done → its answer', () => {
+    const answer = { status: 201, body: '{"id":1}', location: '/v1/pets/1' };
+    const running: IdempotencyRecord = { state: 'in_progress', fingerprint: 'f', expiresAt: 1 };
+    const completed: IdempotencyRecord = { state: 'completed', fingerprint: 'f', expiresAt: 1, answer };
+    expect(decideReplay(running, 'g')).to.deep.include({ kind: 'refused' });
+    expect(decideReplay(completed, 'g').kind === 'refused' && decideReplay(completed, 'g')).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
+    expect(decideReplay(running, 'g')).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
+    expect(decideReplay(running, 'f')).to.deep.nested.include({ 'error.code': 'conflict' });
+    expect(decideReplay(completed, 'f')).to.deep.equal({ kind: 'replay', answer });
+  });
+
+  it('IdempotentRequests: claims with a 60 s lease, keeps a kept answer for 24 h, frees the key for the others', async () => {
+    const clock = new ManualClock(Date.UTC(2027, 0, 1));
+    const store = new MapStore();
+    const requests = new IdempotentRequests(store, clock);
+    const first = await requests.start('key_a', 'k', 'fp');
+    expect(first.kind).to.equal('process');
+    if (first.kind !== 'process') return;
+    expect(store.records.get('key_a:k')).to.deep.equal({ state: 'in_progress', fingerprint: 'fp', expiresAt: clock.now() + IN_PROGRESS_LEASE_MS });
+    expect(await requests.start('key_a', 'k', 'fp')).to.deep.nested.include({ 'error.code': 'conflict' });
+    expect((await requests.start('key_b', 'k', 'fp')).kind, 'another API key: its own scope').to.equal('process');
+    clock.advance(5);
+    await requests.finish(first.ticket, { status: 201, body: '{}', location: '/v1/pets/1' });
+    expect(store.records.get('key_a:k')).to.deep.include({ state: 'completed', expiresAt: clock.now() + IDEMPOTENCY_TTL_MS });
+    expect(await requests.start('key_a', 'k', 'fp')).to.deep.equal({ kind: 'replay', answer: { status: 201, body: '{}', location: '/v1/pets/1' } });
+    // Answers that say nothing about the request free the key; so does an abandoned request.
+    for (const status of [401, 403, 408, 429, 500, 503]) {
+      const started = await requests.start('key_c', `s${status}`, 'fp');
+      if (started.kind !== 'process') throw new Error('expected a claim');
+      await requests.finish(started.ticket, { status, body: '{}' });
+      expect(store.records.has(`key_c:s${status}`), String(status)).to.equal(false);
+    }
+    const abandoned = await requests.start('key_c', 'gone', 'fp');
+    if (abandoned.kind !== 'process') throw new Error('expected a claim');
+    await requests.abandon(abandoned.ticket);
+    expect(store.records.has('key_c:gone')).to.equal(false);
+  });
+});
