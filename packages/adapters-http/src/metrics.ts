@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import type { AdmissionOutcome } from '@petstore/domain';
 import { errorBody } from './errors.js';
+import { bindServer } from './server.js';
 
 /**
  * What the service counts (CONTRACT.md §11). The HTTP app calls `request` and
@@ -121,19 +121,11 @@ export const listenMetrics = async (metrics: PrometheusMetrics, options: { reado
       () => answer(res, 500, json, errorBody('internal_error', 'the metrics could not be collected')),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const { port, url } = await bindServer(server, options.port, options.host);
   return {
     server,
     port,
-    url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

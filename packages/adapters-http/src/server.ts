@@ -51,6 +51,23 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Starts `server` listening on `host:port` (port 0: any free one) and answers the port it got and
+ * the URL a client on this machine reaches it by (a wildcard host is reached on 127.0.0.1).
+ */
+export const bindServer = async (server: Server, requestedPort: number, hostName: string): Promise<{ port: number; url: string }> => {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(requestedPort, hostName, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = hostName.includes(':') ? `[${hostName}]` : hostName;
+  return { port, url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}` };
+};
+
 /** Serves a Koa app over HTTP/1.1 with the timeouts that keep slow clients from holding sockets. */
 export const listen = async (app: { callback(): RequestListener }, options: ListenOptions): Promise<RunningServer> => {
   const handler = app.callback();
@@ -88,20 +105,12 @@ export const listen = async (app: { callback(): RequestListener }, options: List
     });
     handler(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const { port, url } = await bindServer(server, options.port, options.host);
   let closing: Promise<void> | undefined;
   return {
     server,
     port,
-    url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`,
+    url,
     close(graceMs = 10_000) {
       closing ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
