@@ -418,6 +418,49 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         await checkStoredInvariants(stores);
       }));
 
+    it('the transition listener (metrics) hears each order that moved once, also when a fault cut the action short and the next request finished it', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const faults = new FaultInjector({ hangMs: 1 });
+        const heard: string[] = [];
+        const adoption = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock, (action) => heard.push(action));
+        const owner = CLIENTS[0]!;
+        const placeOne = async (name: string): Promise<number> => {
+          const pet = await stores.pets.create({ name, categoryId: 1, status: 'available' });
+          const placed = await adoption.place(owner, { petId: pet.id });
+          if (!placed.ok) throw new Error(placed.error.message);
+          return placed.value.id;
+        };
+        const count = (action: string): number => heard.filter((a) => a === action).length;
+
+        // Delivery: the decision lands, the pet's swap fails; the next read finishes it.
+        const first = await placeOne('p1');
+        expect((await adoption.approve(ADMIN, first)).ok).to.equal(true);
+        faults.use((call) => (call.method === 'swapHold' ? 'fail' : undefined));
+        let failed: unknown;
+        await adoption.deliver(ADMIN, first).catch((error: unknown) => (failed = error));
+        expect(failed).to.be.instanceOf(StoreUnavailableError);
+        faults.use(undefined);
+        const delivered = await adoption.getOrder(ADMIN, first);
+        expect(delivered.ok && delivered.value.status).to.equal('delivered');
+        expect((await adoption.deliver(ADMIN, first)).ok, 'a repeat').to.equal(true);
+        expect(count('deliver'), 'deliveries heard').to.equal(1);
+
+        // Cancellation: the last write hangs; the owner's repeat finishes it.
+        const second = await placeOne('p2');
+        faults.use((call) => (call.method === 'updateState' && call.args[2] === 'cancelled' ? 'hang' : undefined));
+        failed = undefined;
+        await adoption.cancel(owner, second).catch((error: unknown) => (failed = error));
+        expect(failed).to.be.instanceOf(StoreUnavailableError);
+        faults.use(undefined);
+        const cancelled = await adoption.cancel(owner, second);
+        expect(cancelled.ok && cancelled.value.status).to.equal('cancelled');
+        expect((await adoption.cancel(ADMIN, second)).ok, 'a repeat').to.equal(true);
+        expect(count('cancel'), 'cancellations heard').to.equal(1);
+        expect(count('approve'), 'approvals heard').to.equal(1);
+        faults.reset();
+      }));
+
     it('property: random actions by many callers at the same time keep every invariant', () =>
       fc.assert(
         fc.asyncProperty(
