@@ -461,6 +461,71 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         faults.reset();
       }));
 
+    it('a walk of the order list visits every order that existed when it started exactly once, in order, while a placement holding a lower id is stalled before its pet swap and others complete', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        let stallPet: number | undefined;
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let stalled!: () => void;
+        const reachedSwap = new Promise<void>((resolve) => (stalled = resolve));
+        const pets: PetRepository = {
+          create: (draft) => stores.pets.create(draft),
+          findById: (id) => stores.pets.findById(id),
+          list: (query) => stores.pets.list(query),
+          findHold: (id) => stores.pets.findHold(id),
+          countByStatus: () => stores.pets.countByStatus(),
+          swapHold: async (id, expected, next) => {
+            if (id === stallPet && expected.status === 'available') {
+              stalled();
+              await released;
+            }
+            return stores.pets.swapHold(id, expected, next);
+          },
+        };
+        const adoption = new Adoption(pets, stores.orders, clock);
+        const petIds: number[] = [];
+        for (let i = 0; i < 30; i++) petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
+        const existing: number[] = [];
+        for (const petId of petIds.slice(0, 10)) {
+          const placed = await adoption.place(CLIENTS[0]!, { petId });
+          if (!placed.ok) throw new Error(placed.error.message);
+          existing.push(placed.value.id);
+        }
+        // A placement takes the next id and stalls before its swap; later placements complete with higher ids.
+        stallPet = petIds[10]!;
+        const slow = adoption.place(CLIENTS[0]!, { petId: stallPet });
+        await reachedSwap;
+        const walk = async (between: (page: number) => Promise<void>): Promise<number[]> => {
+          const ids: number[] = [];
+          let cursor: string | undefined;
+          for (let page = 0; ; page++) {
+            await between(page);
+            const listed = await adoption.listOrders(CLIENTS[0]!, cursor === undefined ? { limit: 3 } : { limit: 3, cursor });
+            if (!listed.ok) throw new Error(listed.error.message);
+            if (listed.value.nextCursor !== undefined) expect(listed.value.items, 'a page with a next one is full').to.have.length(3);
+            ids.push(...listed.value.items.map((o) => o.id));
+            cursor = listed.value.nextCursor;
+            if (cursor === undefined) return ids;
+          }
+        };
+        let next = 11;
+        const seen = await walk(async (page) => {
+          // Between pages: another placement completes (a higher id), and midway the stalled one wins its pet.
+          if (next < petIds.length) expect((await adoption.place(CLIENTS[0]!, { petId: petIds[next++]! })).ok).to.equal(true);
+          if (page === 3) {
+            release();
+            expect((await slow).ok, 'the stalled placement won its pet').to.equal(true);
+          }
+        });
+        expect(seen, 'ascending, each once').to.deep.equal([...new Set(seen)].sort((a, b) => a - b));
+        for (const id of existing) expect(seen.filter((s) => s === id), `order ${id} (there before the walk)`).to.have.length(1);
+        // A walk started afterwards sees the stalled order too (it became visible late, under its lower id).
+        const stalledOrder = await slow;
+        if (!stalledOrder.ok) throw new Error(stalledOrder.error.message);
+        expect(await walk(async () => {})).to.include(stalledOrder.value.id);
+      }));
+
     it('property: random actions by many callers at the same time keep every invariant', () =>
       fc.assert(
         fc.asyncProperty(
