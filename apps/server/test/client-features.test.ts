@@ -7,6 +7,7 @@ import { send, startHarness, type Answer, type Harness } from './hardening/suppo
 
 const KEY = 'metrics-key-0123456789';
 const FREE = 'metrics-free-key-0123';
+const ADMIN = 'metrics-admin-key-0123456789';
 const auth = { Authorization: `Bearer ${KEY}` };
 
 /** Parses the Prometheus text format: sample name + labels → value. */
@@ -35,7 +36,7 @@ describe('metrics on PETSTORE_METRICS_PORT (CONTRACT.md §11)', function () {
   let h: Harness;
   before(async () => {
     // A clock that stands still: the free key's 61st request is over its minute, whatever the wall clock does.
-    h = await startHarness({ clock: new ManualClock(Date.UTC(2027, 0, 1, 12)), env: { PETSTORE_API_KEYS: `${KEY}:enterprise:100000:1000000,${FREE}:free`, PETSTORE_METRICS_PORT: '0' } });
+    h = await startHarness({ clock: new ManualClock(Date.UTC(2027, 0, 1, 12)), env: { PETSTORE_API_KEYS: `${KEY}:enterprise:100000:1000000,${FREE}:free`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_METRICS_PORT: '0' } });
   });
   after(() => h.stop());
 
@@ -86,6 +87,70 @@ describe('metrics on PETSTORE_METRICS_PORT (CONTRACT.md §11)', function () {
         expect(value, `label value ${value}`).not.to.include(secret);
       }
       expect(value, 'no hex run that could be a hash').not.to.match(/[0-9a-f]{12}/);
+    }
+  });
+
+  it('the routes of §7–§9 and /docs are counted by template; order transitions move once per change, never on a repeat; no key id in a label', async () => {
+    const before = await scrape(h);
+    const admin = { Authorization: `Bearer ${ADMIN}` };
+    const call = async (method: string, path: string, headers: Record<string, string> = auth, body?: string): Promise<Answer> =>
+      send(h.port, { method, path, headers: body === undefined ? headers : { ...headers, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body }) });
+    const json = <T>(answer: Answer, status: number): T => {
+      expect(answer.status, answer.text).to.equal(status);
+      return JSON.parse(answer.text) as T;
+    };
+    const category = json<{ id: number }>(await call('POST', '/v1/categories', auth, '{"name":"Metrics birds"}'), 201);
+    json(await call('GET', `/v1/categories/${category.id}`), 200);
+    json(await call('GET', '/v1/categories'), 200);
+    const pets = [];
+    for (let i = 0; i < 2; i++) pets.push(json<{ id: number }>(await call('POST', '/v1/pets', auth, JSON.stringify({ name: `m${i}`, categoryId: category.id })), 201));
+    const first = json<{ id: number }>(await call('POST', '/v1/store/orders', auth, JSON.stringify({ petId: pets[0]!.id })), 201);
+    const second = json<{ id: number }>(await call('POST', '/v1/store/orders', auth, JSON.stringify({ petId: pets[1]!.id })), 201);
+    for (let i = 0; i < 2; i++) json(await call('POST', `/v1/store/orders/${first.id}/approve`, admin), 200);
+    for (let i = 0; i < 2; i++) json(await call('POST', `/v1/store/orders/${first.id}/deliver`, admin), 200);
+    for (let i = 0; i < 2; i++) json(await call('POST', `/v1/store/orders/${second.id}/cancel`, auth), 200);
+    json(await call('POST', `/v1/store/orders/${first.id}/cancel`, admin), 409);
+    json(await call('GET', `/v1/store/orders/${first.id}`), 200);
+    json(await call('GET', '/v1/store/orders'), 200);
+    json(await call('GET', '/v1/store/inventory'), 200);
+    const issued = json<{ id: string; key: string }>(await call('POST', '/v1/admin/keys', admin, '{"plan":"free"}'), 201);
+    json(await call('GET', `/v1/admin/keys/${issued.id}`, admin), 200);
+    json(await call('PATCH', `/v1/admin/keys/${issued.id}`, admin, '{"plan":"pro"}'), 200);
+    json(await call('GET', '/v1/admin/keys', admin), 200);
+    expect((await call('DELETE', `/v1/admin/keys/${issued.id}`, admin)).status).to.equal(204);
+    expect((await call('GET', '/docs', {})).status).to.equal(200);
+
+    const after = await scrape(h);
+    const delta = (sample: string): number => (after.samples.get(sample) ?? 0) - (before.samples.get(sample) ?? 0);
+    for (const [sample, by] of [
+      ['http_requests_total{method="POST",route="/v1/categories",status="201"}', 1],
+      ['http_requests_total{method="GET",route="/v1/categories/:categoryId",status="200"}', 1],
+      ['http_requests_total{method="GET",route="/v1/categories",status="200"}', 1],
+      ['http_requests_total{method="POST",route="/v1/store/orders",status="201"}', 2],
+      ['http_requests_total{method="POST",route="/v1/store/orders/:orderId/approve",status="200"}', 2],
+      ['http_requests_total{method="POST",route="/v1/store/orders/:orderId/deliver",status="200"}', 2],
+      ['http_requests_total{method="POST",route="/v1/store/orders/:orderId/cancel",status="200"}', 2],
+      ['http_requests_total{method="POST",route="/v1/store/orders/:orderId/cancel",status="409"}', 1],
+      ['http_requests_total{method="GET",route="/v1/store/orders/:orderId",status="200"}', 1],
+      ['http_requests_total{method="GET",route="/v1/store/orders",status="200"}', 1],
+      ['http_requests_total{method="GET",route="/v1/store/inventory",status="200"}', 1],
+      ['http_requests_total{method="POST",route="/v1/admin/keys",status="201"}', 1],
+      ['http_requests_total{method="GET",route="/v1/admin/keys/:keyId",status="200"}', 1],
+      ['http_requests_total{method="PATCH",route="/v1/admin/keys/:keyId",status="200"}', 1],
+      ['http_requests_total{method="GET",route="/v1/admin/keys",status="200"}', 1],
+      ['http_requests_total{method="DELETE",route="/v1/admin/keys/:keyId",status="204"}', 1],
+      ['http_requests_total{method="GET",route="/docs",status="200"}', 1],
+      // One per change: the repeats answered 200 unchanged and the refused cancel changed nothing.
+      ['petstore_order_transitions_total{action="approve"}', 1],
+      ['petstore_order_transitions_total{action="deliver"}', 1],
+      ['petstore_order_transitions_total{action="cancel"}', 1],
+    ] as const) {
+      expect(delta(sample), sample).to.equal(by);
+    }
+    const secrets = [ADMIN, sha256Hex(ADMIN), publicKeyId(sha256Hex(ADMIN)), issued.key, issued.id, publicKeyId(sha256Hex(KEY))];
+    for (const value of after.labelValues) {
+      for (const secret of secrets) expect(value, `label value ${value}`).not.to.include(secret);
+      expect(value, 'no raw path with an id').not.to.match(/\/(?:\d+|key_[0-9a-f]{12})(?:\/|$)/);
     }
   });
 

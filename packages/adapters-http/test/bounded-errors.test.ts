@@ -44,6 +44,29 @@ const attacks: fc.Arbitrary<Attack> = fc.oneof(
   longText.map((t) => ({ input: t, request: { path: `/v1/pets?cursor=${encodeURIComponent(t)}`, key: KEYS.huge } })),
   headerText.map((t) => ({ input: t, request: { path: '/v1/pets', headers: { authorization: `Bearer ${t}` } } })),
   headerText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { ...json, 'idempotency-key': t, 'x-request-id': t }, body: '{"name":"x"}' } })),
+  // The routes of §7–§10: categories, orders, admin keys, Idempotency-Key on every create.
+  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: json, body: JSON.stringify({ name: t }) } })),
+  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: json, body: JSON.stringify({ name: 'x', [t]: t }) } })),
+  longText.map((t) => ({ input: encodeURIComponent(t), request: { path: `/v1/categories/${encodeURIComponent(t)}`, key: KEYS.huge } })),
+  longText.map((t) => ({ input: t, request: { path: `/v1/categories?limit=${encodeURIComponent(t)}&cursor=${encodeURIComponent(t)}`, key: KEYS.huge } })),
+  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/store/orders', key: KEYS.huge, headers: json, body: JSON.stringify({ petId: t, [t]: 1 }) } })),
+  longText.map((t) => ({ input: encodeURIComponent(t), request: { path: `/v1/store/orders/${encodeURIComponent(t)}`, key: KEYS.huge } })),
+  fc
+    .tuple(fc.constantFrom('approve', 'deliver', 'cancel'), fc.constantFrom(KEYS.huge, KEYS.admin), longText)
+    .map(([action, key, t]) => ({ input: encodeURIComponent(t), request: { method: 'POST', path: `/v1/store/orders/${encodeURIComponent(t)}/${action}`, key } })),
+  longText.map((t) => ({ input: t, request: { path: `/v1/store/orders?status=${encodeURIComponent(t)}&cursor=${encodeURIComponent(t)}`, key: KEYS.huge } })),
+  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/admin/keys', key: KEYS.admin, headers: json, body: JSON.stringify({ plan: t, label: t }) } })),
+  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/admin/keys', key: KEYS.admin, headers: json, body: JSON.stringify({ plan: 'pro', label: t }) } })),
+  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/admin/keys', key: KEYS.admin, headers: json, body: JSON.stringify({ plan: 'enterprise', perMinute: t, perDay: t, [t]: 1 }) } })),
+  fc
+    .tuple(fc.constantFrom('GET', 'PATCH', 'DELETE'), fc.constantFrom(KEYS.admin, KEYS.huge), longText)
+    .map(([method, key, t]) => ({
+      input: encodeURIComponent(t),
+      request: { method, path: `/v1/admin/keys/${encodeURIComponent(t)}`, key, ...(method === 'PATCH' ? { headers: json, body: JSON.stringify({ label: t }) } : {}) },
+    })),
+  fc
+    .tuple(fc.constantFrom('/v1/categories', '/v1/store/orders'), headerText)
+    .map(([path, t]) => ({ input: t, request: { method: 'POST', path, key: KEYS.huge, headers: { ...json, 'idempotency-key': t }, body: '{"name":"x","petId":1}' } })),
   fc
     .tuple(fc.constantFrom('PUT', 'PATCH', 'DELETE', 'PROPFIND', 'TRACE', 'MKCOL', 'LOCK'), longText)
     .map(([method, t]) => ({ input: encodeURIComponent(t), request: { method, path: `/v1/pets/${encodeURIComponent(t)}`, key: KEYS.huge } })),
@@ -78,7 +101,7 @@ describe('errors quote at most 64 characters of the request, and no error body e
         expect(body.status).to.equal(res.status);
         expect(longestQuoted(body.message, input), body.message.slice(0, 200)).to.equal(0);
       }),
-      { numRuns: 80 },
+      { numRuns: 150 },
     );
   });
 

@@ -60,6 +60,27 @@ describe('CORS (CONTRACT.md §11)', () => {
       expect(rateLimitOf(after).remaining).to.equal(59);
     });
 
+    it('preflights on the routes of §7–§9 allow their methods (PATCH and DELETE of admin keys, POST of order actions), with Idempotency-Key on the creates; a browser reads Location, Link and Idempotent-Replayed', async () => {
+      for (const [path, method] of [
+        ['/v1/admin/keys/key_0123456789ab', 'PATCH'],
+        ['/v1/admin/keys/key_0123456789ab', 'DELETE'],
+        ['/v1/admin/keys', 'POST'],
+        ['/v1/store/orders/1/cancel', 'POST'],
+        ['/v1/store/orders', 'POST'],
+        ['/v1/categories', 'POST'],
+      ] as const) {
+        const res = await preflight(s, APP, path, method);
+        expect(res.status, `${method} ${path}`).to.equal(204);
+        expect(res.header('access-control-allow-methods').split(','), `${method} ${path}`).to.include(method);
+        expect(res.header('access-control-allow-headers').split(',')).to.include('Idempotency-Key');
+      }
+      const created = await s.request({ method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: { origin: APP, 'content-type': 'application/json', 'idempotency-key': 'cors-1' }, body: '{"name":"Cors"}' });
+      const replayed = await s.request({ method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: { origin: APP, 'content-type': 'application/json', 'idempotency-key': 'cors-1' }, body: '{"name":"Cors"}' });
+      expect([created.status, replayed.status, replayed.header('idempotent-replayed')]).to.deep.equal([201, 201, 'true']);
+      expect(replayed.header('access-control-allow-origin')).to.equal(APP);
+      expect(replayed.header('access-control-expose-headers').split(',')).to.include.members(['Location', 'Idempotent-Replayed', 'Link']);
+    });
+
     it('other origins get no CORS header at all, and their preflight is an ordinary OPTIONS (counted)', async () => {
       const plain = await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: OTHER } });
       expect(plain.status).to.equal(200);

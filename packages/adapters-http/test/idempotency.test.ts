@@ -172,3 +172,69 @@ describe('Idempotency-Key on the creates (CONTRACT.md §10)', () => {
     expect(repo.creates).to.equal(2);
   });
 });
+
+describe('Idempotency-Key on the other creates and where it does not apply (CONTRACT.md §10, §7–§9)', () => {
+  let s: TestServer;
+  beforeEach(async () => {
+    s = await startServer({ categories: 1 });
+  });
+  afterEach(() => s.close());
+
+  const post = (path: string, body: string, idempotencyKey?: string, apiKey: string = KEYS.huge): Promise<RawResponse> =>
+    s.request({
+      method: 'POST',
+      path,
+      key: apiKey,
+      headers: { 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      body,
+    });
+  const listed = async (path: string, key: string = KEYS.huge): Promise<unknown[]> => (await s.request({ path, key })).json() as unknown[];
+
+  it('POST /v1/categories: a repeat replays the 201 (body, Location) and creates nothing; a kept 409 (name taken) replays as it was', async () => {
+    const first = await post('/v1/categories', '{"name":"Birds"}', 'cat-1');
+    expect(first.status).to.equal(201);
+    const again = await post('/v1/categories', '{"name":"Birds"}', 'cat-1');
+    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([201, first.text, first.header('location'), 'true']);
+    expect(await listed('/v1/categories')).to.have.length(2);
+    const taken = await post('/v1/categories', '{"name":"BIRDS"}', 'cat-2');
+    expectError(taken, 409, 'conflict');
+    const takenAgain = await post('/v1/categories', '{"name":"BIRDS"}', 'cat-2');
+    expect([takenAgain.status, takenAgain.text, takenAgain.header('idempotent-replayed')]).to.deep.equal([409, taken.text, 'true']);
+  });
+
+  it('POST /v1/store/orders: a repeat replays the 201 and places nothing more; a kept 409 (pet not available) replays, even once the pet is free again', async () => {
+    const pet = (await s.postJson('{"name":"Rex","categoryId":1}')).json() as { id: number };
+    const first = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-1');
+    expect(first.status).to.equal(201);
+    expect(first.header('location')).to.match(/^\/v1\/store\/orders\/\d+$/);
+    const again = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-1');
+    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([201, first.text, first.header('location'), 'true']);
+    expect(await listed('/v1/store/orders', KEYS.admin)).to.have.length(1);
+
+    const refused = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-2', KEYS.pro);
+    expectError(refused, 409, 'conflict');
+    const id = (first.json() as { id: number }).id;
+    expect((await s.request({ method: 'POST', path: `/v1/store/orders/${id}/cancel`, key: KEYS.huge })).status).to.equal(200);
+    const replayed = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-2', KEYS.pro);
+    expect([replayed.status, replayed.text, replayed.header('idempotent-replayed')]).to.deep.equal([409, refused.text, 'true']);
+    expect(await listed('/v1/store/orders', KEYS.admin)).to.have.length(1);
+  });
+
+  it('one key across the three paths: another path with the same key → 422, nothing created', async () => {
+    expect((await post('/v1/categories', '{"name":"Fish"}', 'shared')).status).to.equal(201);
+    expectError(await post('/v1/pets', '{"name":"Fish","categoryId":1}', 'shared'), 422, 'idempotency_key_reused');
+    expectError(await post('/v1/store/orders', '{"petId":1}', 'shared'), 422, 'idempotency_key_reused');
+    expect(await listed('/v1/pets')).to.have.length(0);
+    expect(await listed('/v1/store/orders', KEYS.admin)).to.have.length(0);
+  });
+
+  it('POST /v1/admin/keys takes no Idempotency-Key: each request issues a new key, nothing is kept or replayed', async () => {
+    const before = s.idempotencyStore.size;
+    const a = await post('/v1/admin/keys', '{"plan":"free"}', 'issue-1', KEYS.admin);
+    const b = await post('/v1/admin/keys', '{"plan":"free"}', 'issue-1', KEYS.admin);
+    expect([a.status, b.status]).to.deep.equal([201, 201]);
+    expect(b.header('idempotent-replayed')).to.equal('');
+    expect((a.json() as { key: string }).key).not.to.equal((b.json() as { key: string }).key);
+    expect(s.idempotencyStore.size, 'no answer holding a key is stored').to.equal(before);
+  });
+});

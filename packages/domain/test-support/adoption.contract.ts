@@ -418,6 +418,114 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         await checkStoredInvariants(stores);
       }));
 
+    it('the transition listener (metrics) hears each order that moved once, also when a fault cut the action short and the next request finished it', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const faults = new FaultInjector({ hangMs: 1 });
+        const heard: string[] = [];
+        const adoption = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock, (action) => heard.push(action));
+        const owner = CLIENTS[0]!;
+        const placeOne = async (name: string): Promise<number> => {
+          const pet = await stores.pets.create({ name, categoryId: 1, status: 'available' });
+          const placed = await adoption.place(owner, { petId: pet.id });
+          if (!placed.ok) throw new Error(placed.error.message);
+          return placed.value.id;
+        };
+        const count = (action: string): number => heard.filter((a) => a === action).length;
+
+        // Delivery: the decision lands, the pet's swap fails; the next read finishes it.
+        const first = await placeOne('p1');
+        expect((await adoption.approve(ADMIN, first)).ok).to.equal(true);
+        faults.use((call) => (call.method === 'swapHold' ? 'fail' : undefined));
+        let failed: unknown;
+        await adoption.deliver(ADMIN, first).catch((error: unknown) => (failed = error));
+        expect(failed).to.be.instanceOf(StoreUnavailableError);
+        faults.use(undefined);
+        const delivered = await adoption.getOrder(ADMIN, first);
+        expect(delivered.ok && delivered.value.status).to.equal('delivered');
+        expect((await adoption.deliver(ADMIN, first)).ok, 'a repeat').to.equal(true);
+        expect(count('deliver'), 'deliveries heard').to.equal(1);
+
+        // Cancellation: the last write hangs; the owner's repeat finishes it.
+        const second = await placeOne('p2');
+        faults.use((call) => (call.method === 'updateState' && call.args[2] === 'cancelled' ? 'hang' : undefined));
+        failed = undefined;
+        await adoption.cancel(owner, second).catch((error: unknown) => (failed = error));
+        expect(failed).to.be.instanceOf(StoreUnavailableError);
+        faults.use(undefined);
+        const cancelled = await adoption.cancel(owner, second);
+        expect(cancelled.ok && cancelled.value.status).to.equal('cancelled');
+        expect((await adoption.cancel(ADMIN, second)).ok, 'a repeat').to.equal(true);
+        expect(count('cancel'), 'cancellations heard').to.equal(1);
+        expect(count('approve'), 'approvals heard').to.equal(1);
+        faults.reset();
+      }));
+
+    it('a walk of the order list visits every order that existed when it started exactly once, in order, while a placement holding a lower id is stalled before its pet swap and others complete', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        let stallPet: number | undefined;
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        let stalled!: () => void;
+        const reachedSwap = new Promise<void>((resolve) => (stalled = resolve));
+        const pets: PetRepository = {
+          create: (draft) => stores.pets.create(draft),
+          findById: (id) => stores.pets.findById(id),
+          list: (query) => stores.pets.list(query),
+          findHold: (id) => stores.pets.findHold(id),
+          countByStatus: () => stores.pets.countByStatus(),
+          swapHold: async (id, expected, next) => {
+            if (id === stallPet && expected.status === 'available') {
+              stalled();
+              await released;
+            }
+            return stores.pets.swapHold(id, expected, next);
+          },
+        };
+        const adoption = new Adoption(pets, stores.orders, clock);
+        const petIds: number[] = [];
+        for (let i = 0; i < 30; i++) petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
+        const existing: number[] = [];
+        for (const petId of petIds.slice(0, 10)) {
+          const placed = await adoption.place(CLIENTS[0]!, { petId });
+          if (!placed.ok) throw new Error(placed.error.message);
+          existing.push(placed.value.id);
+        }
+        // A placement takes the next id and stalls before its swap; later placements complete with higher ids.
+        stallPet = petIds[10]!;
+        const slow = adoption.place(CLIENTS[0]!, { petId: stallPet });
+        await reachedSwap;
+        const walk = async (between: (page: number) => Promise<void>): Promise<number[]> => {
+          const ids: number[] = [];
+          let cursor: string | undefined;
+          for (let page = 0; ; page++) {
+            await between(page);
+            const listed = await adoption.listOrders(CLIENTS[0]!, cursor === undefined ? { limit: 3 } : { limit: 3, cursor });
+            if (!listed.ok) throw new Error(listed.error.message);
+            if (listed.value.nextCursor !== undefined) expect(listed.value.items, 'a page with a next one is full').to.have.length(3);
+            ids.push(...listed.value.items.map((o) => o.id));
+            cursor = listed.value.nextCursor;
+            if (cursor === undefined) return ids;
+          }
+        };
+        let next = 11;
+        const seen = await walk(async (page) => {
+          // Between pages: another placement completes (a higher id), and midway the stalled one wins its pet.
+          if (next < petIds.length) expect((await adoption.place(CLIENTS[0]!, { petId: petIds[next++]! })).ok).to.equal(true);
+          if (page === 3) {
+            release();
+            expect((await slow).ok, 'the stalled placement won its pet').to.equal(true);
+          }
+        });
+        expect(seen, 'ascending, each once').to.deep.equal([...new Set(seen)].sort((a, b) => a - b));
+        for (const id of existing) expect(seen.filter((s) => s === id), `order ${id} (there before the walk)`).to.have.length(1);
+        // A walk started afterwards sees the stalled order too (it became visible late, under its lower id).
+        const stalledOrder = await slow;
+        if (!stalledOrder.ok) throw new Error(stalledOrder.error.message);
+        expect(await walk(async () => {})).to.include(stalledOrder.value.id);
+      }));
+
     it('property: random actions by many callers at the same time keep every invariant', () =>
       fc.assert(
         fc.asyncProperty(

@@ -47,7 +47,10 @@ export class Adoption {
     private readonly pets: PetRepository,
     private readonly orders: OrderRepository,
     private readonly clock: Clock,
-    /** Told of every order this use case moved by an action (not of a repeat that changed nothing): for metrics. */
+    /**
+     * Told of every order this use case moved by an action, once (not of a repeat that changed nothing): for metrics.
+     * A two-write action is told at its decision, so a fault before the pet follows does not lose it.
+     */
     private readonly onTransition: (action: OrderAction) => void = () => {},
   ) {}
 
@@ -143,9 +146,11 @@ export class Adoption {
       }
       // The decision: of a racing cancel and deliver, one compare-and-set wins here. Then the pet follows, then the record settles.
       if (!(await this.orders.updateState(record.id, record.state, transition.via, now))) continue;
+      // Heard at the decision: from here the move is only ever finished (by this request or, after a fault, by the
+      // repair of the next one), so it is told once, whichever request ends up finishing it.
+      this.onTransition(action);
       await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null });
       await this.orders.updateState(record.id, transition.via, transition.to, now);
-      this.onTransition(action);
       return ok(toOrder(done, done.state));
     }
     throw new StoreUnavailableError(`order ${String(id)} kept changing under this request; retry`);
