@@ -25,7 +25,10 @@ const LOG_BATCH_DELAY_MS = 100;
  * outright (SIGKILL) can lose the last 100 ms of lines.
  */
 const createLogDestination = (fd = 1): LogDestination => {
-  const out = pino.destination({ dest: fd, sync: false });
+  // minLength 1, not 0: with 0, SonicBoom's `flush` calls back at once, before its asynchronous
+  // write has finished; with 1 it writes as soon as anything is pending (as 0 would) and calls a
+  // flush back only once that write is done ('drain').
+  const out = pino.destination({ dest: fd, sync: false, minLength: 1 });
   let pending: string[] = [];
   let pendingChars = 0;
   let timer: NodeJS.Timeout | undefined;
