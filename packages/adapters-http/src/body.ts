@@ -10,12 +10,33 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 /** The bytes of a request body, read once: the idempotency check and the route share them. */
 const bodies = new WeakMap<IncomingMessage, Promise<Buffer | undefined>>();
 
+/** Whether the request says it has a body (a length other than 0, or chunks). */
+const declaresBody = (req: IncomingMessage): boolean => {
+  const declared = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && Number(declared) !== 0);
+};
+
 /**
- * The body's bytes under CONTRACT.md §1: `application/json` only (415), at most 1 MiB (413 as
- * soon as the stream passes it); `undefined` when the request has no body. Read at most once per
- * request: later calls get the same bytes (or the same refusal).
+ * The body's bytes under CONTRACT.md §1: `application/json` only (415, refused before any of the
+ * body is read), at most 1 MiB (413 as soon as the stream passes it); `undefined` when the request
+ * has no body. Read at most once per request: later calls get the same bytes (or the same refusal).
  */
 export const readBodyBytes = (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<Buffer | undefined> => {
+  if (!declaresBody(req)) return Promise.resolve(undefined);
+  const type = req.headers['content-type'] ?? '';
+  const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
+  if (!JSON_MEDIA_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
+    return Promise.reject(new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)'));
+  }
+  return readRawBody(req, res, limit);
+};
+
+/**
+ * The body's bytes whatever its media type, at most `limit` of them (413 as soon as the stream
+ * passes it: the bytes past the limit are never kept). For the idempotency fingerprint (§10), which
+ * also covers a body refused with 415; the route's `readBodyBytes` then gets the same bytes.
+ */
+export const readRawBody = (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<Buffer | undefined> => {
   let read = bodies.get(req);
   if (read === undefined) {
     read = readBytes(req, res, limit);
@@ -26,18 +47,11 @@ export const readBodyBytes = (req: IncomingMessage, res: ServerResponse, limit =
 
 const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> => {
   // A declared length over the limit never gets here: the gate refuses it on every path.
-  const declared = req.headers['content-length'];
-  const chunked = req.headers['transfer-encoding'] !== undefined;
-  if (!chunked && (declared === undefined || Number(declared) === 0)) return undefined;
-
-  const type = req.headers['content-type'] ?? '';
-  const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
-  if (!JSON_MEDIA_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
-    throw new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)');
-  }
+  if (!declaresBody(req)) return undefined;
 
   // `Expect: 100-continue`: the client is invited to send the body only now, once everything
-  // before it (credential, rate limit, size, media type) has passed.
+  // before it (credential, rate limit, size, and the media type unless the body is read for an
+  // idempotency fingerprint) has passed.
   if (req.headers.expect?.toLowerCase() === '100-continue') res.writeContinue();
   const chunks: Buffer[] = [];
   let size = 0;

@@ -706,7 +706,7 @@ const adminKeyPaths = () => {
         ...adminOnly,
         operationId: 'updateApiKey',
         summary: 'Change the plan, quota or label of an API key',
-        description: `Upgrade or downgrade a key, set an enterprise key's numbers, or relabel it. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. ${beta}`,
+        description: `Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), or relabel it. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. ${beta}`,
         requestBody: {
           required: true,
           content: {
@@ -714,7 +714,8 @@ const adminKeyPaths = () => {
               schema: ref('schemas', 'ApiKeyPatch'),
               examples: {
                 upgrade: { summary: 'Upgrade to business', value: { plan: 'business' } },
-                enterprise: { summary: 'Move to enterprise with its numbers', value: { plan: 'enterprise', perMinute: 5000, perDay: 2000000 } },
+                enterprise: { summary: 'Move to enterprise with its numbers (both needed)', value: { plan: 'enterprise', perMinute: 5000, perDay: 2000000 } },
+                perDay: { summary: "Raise an enterprise key's daily number alone (perMinute kept)", value: { perDay: 3000000 } },
                 label: { summary: 'Relabel', value: { label: 'CI runner (staging)' } },
               },
             },

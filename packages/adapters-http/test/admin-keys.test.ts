@@ -185,8 +185,8 @@ describe('API keys and plans over HTTP (CONTRACT.md §9)', () => {
     expect((await patch(made.id, { perMinute: 4, perDay: 40 })).json()).to.deep.include({ quota: { perMinute: 4, perDay: 40 } });
     for (const body of [
       '{}',
-      '{"plan":"enterprise","perMinute":5}',
-      '{"perDay":5}',
+      '{"perDay":3}',
+      '{"perMinute":41}',
       '{"plan":"pro","perMinute":1,"perDay":2}',
       '{"perMinute":9,"perDay":8}',
       '{"plan":"platinum"}',
@@ -203,6 +203,28 @@ describe('API keys and plans over HTTP (CONTRACT.md §9)', () => {
     expectError(await patch(made.id, { plan: 'enterprise' }), 400, 'validation_failed');
     expectError(await patch('key_abcdefabcdef', { plan: 'pro' }), 404, 'not_found');
     expectError(await patch('nope', { plan: 'pro' }), 400, 'validation_failed');
+  });
+
+  it('PATCH with perMinute or perDay alone: kept on an enterprise key (the other number stays), 400 naming the rule when the result breaks it, 400 on a fixed plan', async () => {
+    const big = await issue({ plan: 'enterprise', perMinute: 10, perDay: 1000 });
+    const day = await patch(big.id, { perDay: 5000 });
+    expect(day.status).to.equal(200);
+    expect(day.json()).to.deep.include({ plan: 'enterprise', quota: { perMinute: 10, perDay: 5000 } });
+    expect((await patch(big.id, { perMinute: 5000 })).json()).to.deep.include({ quota: { perMinute: 5000, perDay: 5000 } });
+    const used = await s.request({ path: '/v1/pets', key: big.key });
+    expect(used.header('ratelimit-policy'), "the key's next request is limited by the new numbers").to.equal('"minute";q=5000;w=60, "day";q=5000;w=86400');
+    const broken = expectError(await patch(big.id, { perDay: 4999 }), 400, 'validation_failed');
+    expect(broken.message).to.contain('perMinute must not be greater than perDay');
+    expect(broken.message).to.contain('1 ≤ perMinute ≤ perDay ≤ 9007199254740991');
+    expectError(await patch(big.id, { perMinute: 9007199254740992 }), 400, 'validation_failed');
+    expect((await get(`/v1/admin/keys/${big.id}`)).json(), 'nothing changed by a refused patch').to.deep.include({ quota: { perMinute: 5000, perDay: 5000 } });
+
+    const small = await issue({ plan: 'pro' });
+    for (const body of [{ perDay: 20000 }, { perMinute: 5 }, { plan: 'enterprise', perDay: 20000 }, { plan: 'enterprise', perMinute: 5 }, { plan: 'free', perDay: 5 }]) {
+      expectError(await patch(small.id, body), 400, 'validation_failed');
+    }
+    expect((await get(`/v1/admin/keys/${small.id}`)).json()).to.deep.include({ plan: 'pro', quota: PLAN_QUOTAS.pro });
+    expect((await patch(small.id, { plan: 'enterprise', perMinute: 5, perDay: 20000 })).json()).to.deep.include({ plan: 'enterprise', quota: { perMinute: 5, perDay: 20000 } });
   });
 
   it('DELETE revokes: 204 with no body, the key is refused with 401 at once, and the key is gone from get, list and patch', async () => {

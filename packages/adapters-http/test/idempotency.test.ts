@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import { StoreUnavailableError, type Pet, type PetDraft, type PetHold, type PetListQuery, type PetRepository } from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
-import { IDEMPOTENT_CREATES } from '../src/index.js';
-import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type TestServer } from './support/server.js';
+import { BODY_LIMIT_BYTES, IDEMPOTENT_CREATES } from '../src/index.js';
+import { expectError, KEYS, parseRawResponse, rateLimitOf, rawSocket, sequential, startServer, streamingRequest, type RawResponse, type TestServer } from './support/server.js';
 
 const NEW_PET = '{"name":"Rex","categoryId":1}';
 
@@ -132,6 +132,105 @@ describe('Idempotency-Key on the creates (CONTRACT.md §10)', () => {
     expectError(malformed, 400, 'malformed_json');
     expect((await post('bad-2', '{"name":')).header('idempotent-replayed')).to.equal('true');
     expect(repo.creates).to.equal(0);
+  });
+
+  it('a 415 (body not application/json) is kept: the body (within 1 MiB) is read and fingerprinted as usual; another body with the key → 422', async () => {
+    const asText = (key: string, body: string, type = 'text/plain'): Promise<RawResponse> =>
+      s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': type, 'idempotency-key': key }, body });
+    const refused = await asText('typed-1', NEW_PET);
+    expectError(refused, 415, 'unsupported_media_type');
+    expect(refused.header('idempotent-replayed')).to.equal('');
+    const again = await asText('typed-1', NEW_PET);
+    expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([415, refused.text, 'true']);
+    // The fingerprint is method, path and body (CONTRACT.md §10): the same bytes as JSON are the same
+    // request, and get the kept 415; a fixed request takes a new key.
+    const sameBytes = await asText('typed-1', NEW_PET, 'application/json');
+    expect([sameBytes.status, sameBytes.header('idempotent-replayed')]).to.deep.equal([415, 'true']);
+    expectError(await asText('typed-1', '{"name":"Mia","categoryId":1}', 'application/json'), 422, 'idempotency_key_reused');
+    expectError(await asText('typed-1', 'name=Rex'), 422, 'idempotency_key_reused');
+    expect(repo.creates).to.equal(0);
+    expect((await post('typed-3')).status).to.equal(201);
+  });
+
+  describe('a 413 (body over 1 MiB) is kept under "this method and path with a body over 1 MiB" (CONTRACT.md §10)', () => {
+    const TWO_MIB = 2 * 1024 * 1024;
+    /** A POST that declares a body over 1 MiB and sends none of it (Connection: close: rawSocket reads until the server closes). */
+    const declared = async (idempotencyKey: string | undefined, length = TWO_MIB, path = '/v1/pets', apiKey: string = KEYS.huge) => {
+      const head =
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +
+        `${idempotencyKey === undefined ? '' : `Idempotency-Key: ${idempotencyKey}\r\n`}Content-Length: ${length}\r\n\r\n`;
+      return parseRawResponse(await rawSocket(s.port, head));
+    };
+    /** A chunked body that passes 1 MiB while it is sent. */
+    const chunked = (idempotencyKey: string, type = 'application/json') => {
+      const piece = Buffer.alloc(64 * 1024, 0x20);
+      const chunks = [Buffer.from('{"name":"a","categoryId":1}'), ...Array.from({ length: 17 }, () => piece)];
+      return streamingRequest(s.port, { path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': type, 'transfer-encoding': 'chunked', 'idempotency-key': idempotencyKey } }, chunks);
+    };
+
+    it('declared Content-Length: answered at once and unread, kept; repeated → the kept 413 with Idempotent-Replayed: true; the key with a valid body → 422', async () => {
+      const first = await declared('huge-1');
+      expect(first.status).to.equal(413);
+      expect(JSON.parse(first.body)).to.deep.include({ code: 'payload_too_large', status: 413 });
+      expect(first.headers.get('connection')).to.equal('close');
+      expect(first.headers.has('idempotent-replayed')).to.equal(false);
+      expect(first.headers.has('x-ratelimit-remaining')).to.equal(true);
+      for (const length of [TWO_MIB, BODY_LIMIT_BYTES + 1, 50 * 1024 * 1024]) {
+        const again = await declared('huge-1', length);
+        expect([again.status, again.body, again.headers.get('idempotent-replayed'), again.headers.get('connection')]).to.deep.equal([413, first.body, 'true', 'close']);
+      }
+      // Nothing of the body was awaited: the answer came on a connection that sent none of it.
+      const unsent = await streamingRequest(s.port, { path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'content-length': String(TWO_MIB), 'idempotency-key': 'huge-1' } }, []);
+      expect([unsent.status, unsent.header('idempotent-replayed'), unsent.bytesWritten]).to.deep.equal([413, 'true', 0]);
+      expectError(await post('huge-1'), 422, 'idempotency_key_reused');
+      const otherPath = await declared('huge-1', TWO_MIB, '/v1/categories');
+      expect([otherPath.status, JSON.parse(otherPath.body).code]).to.deep.equal([422, 'idempotency_key_reused']);
+      expect((await post('huge-2')).status, 'another key: a new request').to.equal(201);
+      expect(repo.creates).to.equal(1);
+    });
+
+    it('the other way round: a key first used with a valid body, then with an oversized one → 422 (unread)', async () => {
+      expect((await post('fine-1')).status).to.equal(201);
+      const oversized = await declared('fine-1');
+      expect([oversized.status, oversized.headers.get('connection')]).to.deep.equal([422, 'close']);
+      expect(JSON.parse(oversized.body)).to.deep.include({ code: 'idempotency_key_reused' });
+      expect(repo.creates).to.equal(1);
+    });
+
+    it('a chunked body passing 1 MiB: 413 while read, kept under the same fingerprint as a declared one; the key with a valid body → 422', async () => {
+      const first = await chunked('stream-1');
+      expectError(first, 413, 'payload_too_large');
+      expect(first.header('idempotent-replayed')).to.equal('');
+      const again = await chunked('stream-1');
+      expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([413, first.text, 'true']);
+      const asDeclared = await declared('stream-1');
+      expect([asDeclared.status, asDeclared.headers.get('idempotent-replayed')]).to.deep.equal([413, 'true']);
+      expectError(await post('stream-1'), 422, 'idempotency_key_reused');
+      expect(repo.creates).to.equal(0);
+      // Not JSON and over 1 MiB: the route's own order (415 before the size), kept as such.
+      const typed = await chunked('stream-2', 'text/plain');
+      expectError(typed, 415, 'unsupported_media_type');
+      expect((await chunked('stream-2', 'text/plain')).header('idempotent-replayed')).to.equal('true');
+    });
+
+    it('still not kept: a 401 (no caller to scope it), a 429; without a key the 413 is as before; a malformed key → 400, unread', async () => {
+      const before = s.idempotencyStore.size;
+      const anonymous = await declared('anon-1', TWO_MIB, '/v1/pets', 'pet_not_a_key');
+      expect(anonymous.status, 'the size refusal comes before the credential, as ever').to.equal(413);
+      expect(anonymous.headers.has('idempotent-replayed')).to.equal(false);
+      const plain = await declared(undefined);
+      expect([plain.status, plain.headers.get('connection')]).to.deep.equal([413, 'close']);
+      expect(s.idempotencyStore.size).to.equal(before);
+      const badKey = await declared('caf\u00e9');
+      expect([badKey.status, badKey.headers.get('connection')]).to.deep.equal([400, 'close']);
+      expect(JSON.parse(badKey.body).message).to.contain('Idempotency-Key');
+      // Rate limiting comes first: a key over its limit gets 429 with its headers, and nothing is kept.
+      await sequential(60, () => s.request({ path: '/v1/pets?limit=1', key: KEYS.free }));
+      const limited = await declared('limited-1', TWO_MIB, '/v1/pets', KEYS.free);
+      expect([limited.status, limited.headers.get('x-ratelimit-remaining'), limited.headers.get('connection')]).to.deep.equal([429, '0', 'close']);
+      expect(limited.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
+      expect(s.idempotencyStore.size).to.equal(before);
+    });
   });
 
   it('a 5xx is not kept: a retry with the key runs again', async () => {

@@ -79,6 +79,7 @@ export {
   IDEMPOTENCY_KEY_PATTERN,
   checkIdempotencyKey,
   requestFingerprint,
+  oversizedRequestFingerprint,
   idempotencyId,
   isKeptStatus,
   decideReplay,

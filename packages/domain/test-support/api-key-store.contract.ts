@@ -292,6 +292,38 @@ class PatchKey implements KeyCommand {
   toString = () => `patch(#${this.index}, ${JSON.stringify(this.spec)}, ${JSON.stringify(this.label)})`;
 }
 
+/**
+ * A change of one number alone (CONTRACT.md §9, "any of"): on an enterprise key the other number
+ * is kept, and the result must be ordered; on a key of a fixed plan it is refused. Either way a
+ * refused change leaves the key as it was.
+ */
+class PatchOneNumber implements KeyCommand {
+  constructor(
+    readonly index: number,
+    readonly field: 'perMinute' | 'perDay',
+    readonly value: number,
+  ) {}
+  check = (model: Readonly<Model>) => model.keys.length > 0;
+  async run(model: Model, real: Real): Promise<void> {
+    const k = model.keys[this.index % model.keys.length]!;
+    const changed = await real.admin.patch(ADMIN, k.id, { [this.field]: this.value });
+    if (k.revoked) {
+      expect(!changed.ok && changed.error.code).to.equal('not_found');
+      return;
+    }
+    const quota = { ...k.quota, [this.field]: this.value };
+    if (k.plan !== 'enterprise' || quota.perMinute > quota.perDay) {
+      expect(!changed.ok && changed.error.code, `${k.plan} ${JSON.stringify(k.quota)}`).to.equal('validation_failed');
+      return;
+    }
+    if (!changed.ok) throw new Error(`patch refused: ${changed.error.message}`);
+    k.quota = quota;
+    const { createdAt: _, ...view } = changed.value;
+    expect(view).to.deep.equal(viewOf(k));
+  }
+  toString = () => `patchOne(#${this.index}, ${this.field} ${this.value})`;
+}
+
 class RevokeKey implements KeyCommand {
   constructor(readonly index: number) {}
   check = (model: Readonly<Model>) => model.keys.length > 0;
@@ -364,6 +396,7 @@ class AsClient implements KeyCommand {
 const keyCommands = [
   fc.tuple(planArb, labelArb).map(([spec, label]) => new CreateKey(spec, label)),
   fc.tuple(fc.nat(), fc.option(planArb, { nil: undefined }), labelArb).map(([i, spec, label]) => new PatchKey(i, spec, label)),
+  fc.tuple(fc.nat(), fc.constantFrom('perMinute' as const, 'perDay' as const), fc.integer({ min: 1, max: 2000 })).map(([i, field, value]) => new PatchOneNumber(i, field, value)),
   fc.nat().map((i) => new RevokeKey(i)),
   fc.nat().map((i) => new Authenticate(i)),
   fc.nat().map((i) => new Authenticate(i)),

@@ -7,6 +7,7 @@ import {
   IdempotentRequests,
   IN_PROGRESS_LEASE_MS,
   isKeptStatus,
+  oversizedRequestFingerprint,
   requestFingerprint,
   type ClaimOutcome,
   type CompletedRecord,
@@ -63,6 +64,19 @@ describe('idempotent creation rules (CONTRACT.md §10)', () => {
     expect(requestFingerprint('POST', `/v1/${'x'.repeat(10_000)}`, 'a'.repeat(64))).to.have.length(64);
   });
 
+  it('a body over the limit has a fingerprint of its own: method and path, no bytes; never equal to one of a body that was read', () => {
+    const oversized = oversizedRequestFingerprint('POST', '/v1/pets');
+    expect(oversized).to.match(/^[0-9a-f]{64}$/);
+    expect(oversizedRequestFingerprint('POST', '/v1/pets')).to.equal(oversized);
+    expect(oversizedRequestFingerprint('POST', '/v1/categories')).not.to.equal(oversized);
+    expect(oversizedRequestFingerprint('PUT', '/v1/pets')).not.to.equal(oversized);
+    fc.assert(
+      fc.property(fc.constantFrom('POST', 'PUT'), fc.constantFrom('/v1/pets', '/v1/categories', '/v1/store/orders'), fc.stringMatching(/^[0-9a-f]{64}$/), (method, path, digest) => {
+        expect(requestFingerprint(method, path, digest)).not.to.equal(oversizedRequestFingerprint(method, path));
+      }),
+    );
+  });
+
   it('keeps every answer below 500 except 401, 403, 408 and 429; never a 5xx', () => {
     for (let status = 100; status < 600; status++) {
       expect(isKeptStatus(status), String(status)).to.equal(status < 500 && ![401, 403, 408, 429].includes(status));
@@ -94,6 +108,15 @@ describe('idempotent creation rules (CONTRACT.md §10)', () => {
     await requests.finish(first.ticket, { status: 201, body: '{}', location: '/v1/pets/1' });
     expect(store.records.get('key_a:k')).to.deep.include({ state: 'completed', expiresAt: clock.now() + IDEMPOTENCY_TTL_MS });
     expect(await requests.start('key_a', 'k', 'fp')).to.deep.equal({ kind: 'replay', answer: { status: 201, body: '{}', location: '/v1/pets/1' } });
+    // A 413 and a 415 say something about the request: kept (CONTRACT.md §10).
+    for (const status of [413, 415]) {
+      const fingerprint = status === 413 ? oversizedRequestFingerprint('POST', '/v1/pets') : 'fp';
+      const started = await requests.start('key_c', `k${status}`, fingerprint);
+      if (started.kind !== 'process') throw new Error('expected a claim');
+      await requests.finish(started.ticket, { status, body: '{}' });
+      expect(await requests.start('key_c', `k${status}`, fingerprint), String(status)).to.deep.equal({ kind: 'replay', answer: { status, body: '{}' } });
+      expect(await requests.start('key_c', `k${status}`, 'another'), String(status)).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
+    }
     // Answers that say nothing about the request free the key; so does an abandoned request.
     for (const status of [401, 403, 408, 429, 500, 503]) {
       const started = await requests.start('key_c', `s${status}`, 'fp');

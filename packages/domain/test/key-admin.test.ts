@@ -158,10 +158,11 @@ describe('KeyAdmin: the rules of CONTRACT.md §9', () => {
     await fc.assert(
       fc.asyncProperty(body, async (b) => {
         const { admin } = setup();
-        const made = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 1, perDay: 100 });
+        const made = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 5, perDay: 8 });
         if (!made.ok) throw new Error('create');
         const changed = await admin.patch(ADMIN, made.value.id, b);
-        const m = b.perMinute, d = b.perDay;
+        // A number not sent is the key's current one (5 a minute, 8 a day): the result must be ordered.
+        const m = b.perMinute ?? 5, d = b.perDay ?? 8;
         const ordered = !(typeof m === 'number' && typeof d === 'number' && m > d);
         const numbersWithFixedPlan = b.plan !== undefined && b.plan !== 'enterprise' && (m !== undefined || d !== undefined);
         expect(changed.ok, JSON.stringify(b)).to.equal(patchAccepts(b) && ordered && !numbersWithFixedPlan);
@@ -192,6 +193,64 @@ describe('KeyAdmin: the rules of CONTRACT.md §9', () => {
     expect(!empty.ok && empty.error).to.deep.include({ code: 'validation_failed', field: 'body' });
     const unknown = await admin.patch(ADMIN, id, { role: 'admin' });
     expect(!unknown.ok && unknown.error).to.deep.include({ code: 'validation_failed', field: 'role' });
+  });
+
+  it('PATCH takes perMinute or perDay alone on an enterprise key (the other is kept); the result stays 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1', async () => {
+    const { admin } = setup();
+    const made = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 10, perDay: 100, label: 'big' });
+    if (!made.ok) throw new Error('create');
+    const id = made.value.id;
+    const day = await admin.patch(ADMIN, id, { perDay: 500 });
+    expect(day.ok && day.value).to.deep.include({ plan: 'enterprise', quota: { perMinute: 10, perDay: 500 }, label: 'big' });
+    const minute = await admin.patch(ADMIN, id, { perMinute: 500 });
+    expect(minute.ok && minute.value.quota, 'perMinute = perDay is allowed').to.deep.equal({ perMinute: 500, perDay: 500 });
+    const withPlan = await admin.patch(ADMIN, id, { plan: 'enterprise', perDay: QUOTA_MAX });
+    expect(withPlan.ok && withPlan.value.quota).to.deep.equal({ perMinute: 500, perDay: QUOTA_MAX });
+    const withLabel = await admin.patch(ADMIN, id, { perMinute: 7, label: 'smaller' });
+    expect(withLabel.ok && withLabel.value).to.deep.include({ quota: { perMinute: 7, perDay: QUOTA_MAX }, label: 'smaller' });
+    await admin.patch(ADMIN, id, { perDay: 100 });
+    // Refused, nothing changed: the result out of order, or a number out of range.
+    const refused: Array<[unknown, string, RegExp]> = [
+      [{ perMinute: 101 }, 'perMinute', /perMinute must not be greater than perDay.*perMinute 101, perDay 100/],
+      [{ perDay: 6 }, 'perMinute', /perMinute 7, perDay 6/],
+      [{ plan: 'enterprise', perDay: 1 }, 'perMinute', /not be greater/],
+      [{ perDay: 0 }, 'perDay', /integer from 1/],
+      [{ perMinute: QUOTA_MAX + 1 }, 'perMinute', /integer from 1/],
+      [{ perMinute: 1.5 }, 'perMinute', /integer/],
+      [{ perDay: '200' }, 'perDay', /integer/],
+    ];
+    for (const [body, field, message] of refused) {
+      const r = await admin.patch(ADMIN, id, body);
+      expect(!r.ok && r.error, JSON.stringify(body)).to.deep.include({ code: 'validation_failed', field });
+      expect(!r.ok && r.error.message, JSON.stringify(body)).to.match(message);
+    }
+    expect((await admin.get(ADMIN, id)).ok && (await admin.get(ADMIN, id))).to.deep.nested.include({ 'value.quota': { perMinute: 7, perDay: 100 } });
+  });
+
+  it('PATCH: a number on a key that stays on a fixed plan → 400; moving to enterprise from a fixed plan needs both numbers (the stricter reading)', async () => {
+    const { admin } = setup();
+    const made = await admin.create(ADMIN, { plan: 'pro' });
+    if (!made.ok) throw new Error('create');
+    const id = made.value.id;
+    const refused: Array<[unknown, string, RegExp]> = [
+      [{ perDay: 20_000 }, 'perDay', /only for enterprise keys; the pro plan/],
+      [{ perMinute: 10 }, 'perMinute', /only for enterprise keys; the pro plan/],
+      [{ plan: 'business', perDay: 20_000 }, 'perDay', /the business plan/],
+      [{ plan: 'enterprise', perMinute: 10 }, 'perDay', /needs perMinute and perDay/],
+      [{ plan: 'enterprise', perDay: 20_000 }, 'perMinute', /needs perMinute and perDay/],
+      [{ plan: 'enterprise' }, 'perMinute', /needs perMinute and perDay/],
+    ];
+    for (const [body, field, message] of refused) {
+      const r = await admin.patch(ADMIN, id, body);
+      expect(!r.ok && r.error, JSON.stringify(body)).to.deep.include({ code: 'validation_failed', field });
+      expect(!r.ok && r.error.message, JSON.stringify(body)).to.match(message);
+    }
+    const moved = await admin.patch(ADMIN, id, { plan: 'enterprise', perMinute: 10, perDay: 20_000 });
+    expect(moved.ok && moved.value).to.deep.include({ plan: 'enterprise', quota: { perMinute: 10, perDay: 20_000 } });
+    // Back to a fixed plan and on again: the old enterprise numbers are not remembered.
+    await admin.patch(ADMIN, id, { plan: 'free' });
+    const again = await admin.patch(ADMIN, id, { plan: 'enterprise', perDay: 20_000 });
+    expect(!again.ok && again.error).to.deep.include({ code: 'validation_failed', field: 'perMinute' });
   });
 
   it('settings keys are listed first (created at the process start) and are read-only: conflict on change and revoke', async () => {

@@ -28,7 +28,8 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
  * 1. match the route (the deprecated `getPet` gets its headers on every answer, errors included);
  * 2. identify the subject: the key's when the credential is valid, otherwise the client address;
  * 3. admit it (rate limit and bans), with the rate-limit headers on every answer from here on;
- * 4. no Host (HTTP/1.1) → 400; a declared body over 1 MiB → 413, unread; unknown path → 404,
+ * 4. no Host (HTTP/1.1) → 400; a declared body over 1 MiB → 413, unread (on an idempotent create
+ *    by a valid key, kept under its `Idempotency-Key`, §10); unknown path → 404,
  *    known path with another method → 405 with `Allow`, `OPTIONS` → 204;
  * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
  * 6. run the route matched at step 1 (the router's own dispatch would match it a second time),
@@ -84,7 +85,17 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     }
     // CONTRACT.md §6: a declared body over the limit is refused at once, on any path, unread.
     if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
-      throw new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
+      const tooLarge = new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
+      // CONTRACT.md §10 (issue-gaps): on an idempotent create by a valid key this 413 is kept like
+      // any answer, under a fingerprint that needs no body (method, path, "over 1 MiB"); still
+      // unread and answered at once (the key's own 400 first, as on every create). Every other
+      // request (no or invalid credential, other routes) gets the 413 here as before.
+      if (options.idempotent !== undefined && auth.ok && auth.value.caller !== undefined && ctx.method === 'POST' && layer !== undefined && IDEMPOTENT_CREATES.has(String(layer.path))) {
+        ctx.state.caller = auth.value.caller;
+        await options.idempotent(ctx, () => Promise.reject(tooLarge));
+        return;
+      }
+      throw tooLarge;
     }
 
     if (!layer) {

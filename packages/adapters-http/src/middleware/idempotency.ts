@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { checkIdempotencyKey, requestFingerprint, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
+import { checkIdempotencyKey, oversizedRequestFingerprint, requestFingerprint, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
 import { errorBody, HttpError } from '../errors.js';
-import { readBodyBytes } from '../body.js';
+import { BODY_LIMIT_BYTES, readRawBody } from '../body.js';
 import type { HttpLogger } from '../logger.js';
 import type { AppState } from '../state.js';
 
@@ -23,7 +23,7 @@ export type IdempotentRun = (ctx: Ctx, run: () => Promise<unknown>) => Promise<v
 /**
  * Wraps a create: no key → runs it as is. A key (checked: 1–255 printable ASCII, else 400) is
  * scoped by the caller's API key; the request's fingerprint (method, path, SHA-256 of the body's
- * bytes) decides between processing it, replaying the answer kept for it (with
+ * bytes, or "over 1 MiB": see `fingerprintOf`) decides between processing it, replaying the answer kept for it (with
  * `Idempotent-Replayed: true`, creating nothing), or refusing it (422 another request, 409 still
  * in progress). The answer is then kept or the key freed, as the domain's rule says.
  */
@@ -42,10 +42,7 @@ export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): Id
       return;
     }
 
-    // A body the service refuses to read (413, 415, cut short) has no fingerprint: that refusal is answered, not kept.
-    const body = await readBodyBytes(ctx.req, ctx.res);
-    const bodySha256 = body === undefined ? EMPTY_SHA256 : createHash('sha256').update(body).digest('hex');
-    const fingerprint = requestFingerprint(ctx.method, ctx.path, bodySha256);
+    const fingerprint = await fingerprintOf(ctx);
 
     const started = await requests.start(caller.keyId, key.value, fingerprint);
     if (started.kind === 'refused') throw new HttpError(started.error.code, started.error.message);
@@ -77,6 +74,34 @@ export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): Id
     }
     await keep(requests, ticket, answer, logger, ctx.state.requestId);
   };
+
+/**
+ * The request's fingerprint, as far as the service sees the request (CONTRACT.md §10 keeps every
+ * answer below 500 but 401, 403, 408, 429 and the in-progress 409, so 413 and 415 too):
+ * - a body within 1 MiB: method, path and the SHA-256 of its bytes, whatever its media type. A body
+ *   that is not `application/json` is read for this (never more than 1 MiB), then refused with 415
+ *   by the route as usual; that 415 is kept. The media type is not part of the fingerprint (the
+ *   contract's "same request" is method, path and body): the same bytes resent as
+ *   `application/json` with the same key get the kept 415; a fixed request takes a new key.
+ * - a body over 1 MiB: `oversizedRequestFingerprint`, "this method and path with a body over
+ *   1 MiB", no body bytes. A declared length over the limit is never read (the gate answers its
+ *   413 at once, through here); a chunked body passing the limit stops being read there, no byte
+ *   past it kept. The same oversized request repeated gets the kept 413 (`Idempotent-Replayed`);
+ *   the same key with a body within the limit is another request (422).
+ * - a body cut short (the client went away): no fingerprint, the 400 is answered and not kept.
+ */
+const fingerprintOf = async (ctx: Ctx): Promise<string> => {
+  if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) return oversizedRequestFingerprint(ctx.method, ctx.path);
+  let body: Buffer | undefined;
+  try {
+    body = await readRawBody(ctx.req, ctx.res);
+  } catch (error) {
+    if (error instanceof HttpError && error.code === 'payload_too_large') return oversizedRequestFingerprint(ctx.method, ctx.path);
+    throw error;
+  }
+  const bodySha256 = body === undefined ? EMPTY_SHA256 : createHash('sha256').update(body).digest('hex');
+  return requestFingerprint(ctx.method, ctx.path, bodySha256);
+};
 
 /**
  * Keeps the answer (or frees the key). When the store fails here, the request itself has already

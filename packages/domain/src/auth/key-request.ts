@@ -23,10 +23,13 @@ export interface KeyRequest {
   readonly label?: string;
 }
 
-/** A checked `PATCH /admin/keys/{keyId}` body, before it meets the key it changes. */
+/**
+ * A checked `PATCH /admin/keys/{keyId}` body, before it meets the key it changes. The numbers may
+ * come alone (CONTRACT.md §9, "any of"): the other one is then the key's current one.
+ */
 export interface KeyPatch {
   readonly plan?: PlanName;
-  readonly quota?: Quota;
+  readonly quota?: Partial<Quota>;
   readonly label?: string;
 }
 
@@ -61,27 +64,38 @@ const readLabel = (value: unknown): Result<string, ValidationFailed> => {
 const isQuotaNumber = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= QUOTA_MIN && value <= QUOTA_MAX;
 
-/** `perMinute` and `perDay`: both or neither, whole numbers, 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1. */
-const readQuota = (body: Record<string, unknown>): Result<Quota | undefined, ValidationFailed> => {
-  const hasMinute = Object.hasOwn(body, 'perMinute');
-  const hasDay = Object.hasOwn(body, 'perDay');
-  if (!hasMinute && !hasDay) return ok(undefined);
-  if (!hasMinute || !hasDay) {
-    const missing = hasMinute ? 'perDay' : 'perMinute';
-    return fail(validationFailed(missing, 'perMinute and perDay are sent together (an enterprise quota needs both)'));
-  }
+/** `perMinute` and `perDay`, whichever were sent: whole numbers, 1 ≤ n ≤ 2^53 − 1, and perMinute ≤ perDay when both came. */
+const readQuotaNumbers = (body: Record<string, unknown>): Result<Partial<Quota> | undefined, ValidationFailed> => {
+  let quota: { perMinute?: number; perDay?: number } | undefined;
   for (const field of ['perMinute', 'perDay'] as const) {
-    if (!isQuotaNumber(body[field])) return fail(validationFailed(field, `${field} must be an integer from ${QUOTA_MIN} to ${QUOTA_MAX}`));
+    if (!Object.hasOwn(body, field)) continue;
+    const value = body[field];
+    if (!isQuotaNumber(value)) return fail(validationFailed(field, `${field} must be an integer from ${QUOTA_MIN} to ${QUOTA_MAX}`));
+    quota = { ...quota, [field]: value };
   }
-  const quota = { perMinute: body['perMinute'] as number, perDay: body['perDay'] as number };
-  if (quota.perMinute > quota.perDay) return fail(validationFailed('perMinute', 'perMinute must not be greater than perDay'));
+  if (quota?.perMinute !== undefined && quota.perDay !== undefined && quota.perMinute > quota.perDay) return fail(notOrdered(quota as Quota));
   return ok(quota);
 };
 
-const enterpriseOnly = (plan: PlanName): ValidationFailed =>
-  validationFailed('perMinute', `perMinute and perDay are set only for enterprise keys; the ${plan} plan has fixed numbers`);
-const enterpriseNeedsQuota = (): ValidationFailed =>
-  validationFailed('perMinute', 'an enterprise key needs perMinute and perDay');
+/** `perMinute` and `perDay` of a creation: both or neither (an enterprise quota is new, nothing to keep). */
+const readQuota = (body: Record<string, unknown>): Result<Quota | undefined, ValidationFailed> => {
+  const hasMinute = Object.hasOwn(body, 'perMinute');
+  const hasDay = Object.hasOwn(body, 'perDay');
+  if (hasMinute !== hasDay) {
+    const missing = hasMinute ? 'perDay' : 'perMinute';
+    return fail(validationFailed(missing, 'perMinute and perDay are sent together (an enterprise quota needs both)'));
+  }
+  return readQuotaNumbers(body) as Result<Quota | undefined, ValidationFailed>;
+};
+
+const notOrdered = (quota: Quota): ValidationFailed =>
+  validationFailed('perMinute', `perMinute must not be greater than perDay (1 ≤ perMinute ≤ perDay ≤ ${QUOTA_MAX}; got perMinute ${quota.perMinute}, perDay ${quota.perDay})`);
+
+/** Numbers sent for a fixed plan; names the first number sent. */
+const enterpriseOnly = (plan: PlanName, sent: Partial<Quota>): ValidationFailed =>
+  validationFailed(sent.perMinute === undefined ? 'perDay' : 'perMinute', `perMinute and perDay are set only for enterprise keys; the ${plan} plan has fixed numbers`);
+const enterpriseNeedsQuota = (missing: 'perMinute' | 'perDay'): ValidationFailed =>
+  validationFailed(missing, 'an enterprise key needs perMinute and perDay; a key that is not enterprise yet sends both');
 
 /** Checks a key creation body (CONTRACT.md §9): closed, `plan` required, numbers only and both for enterprise. */
 export const validateKeyRequest = (body: unknown): Result<KeyRequest, ValidationFailed> => {
@@ -110,13 +124,13 @@ export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFail
   const unknown = checkFields(body, PATCH_FIELDS);
   if (unknown) return fail(unknown);
   if (Object.keys(body).length === 0) return fail(validationFailed('body', `send at least one of ${PATCH_FIELDS.join(', ')}`));
-  let patch: { plan?: PlanName; quota?: Quota; label?: string } = {};
+  let patch: { plan?: PlanName; quota?: Partial<Quota>; label?: string } = {};
   if (Object.hasOwn(body, 'plan')) {
     const plan = readPlan(body['plan']);
     if (!plan.ok) return plan;
     patch = { ...patch, plan: plan.value };
   }
-  const quota = readQuota(body);
+  const quota = readQuotaNumbers(body);
   if (!quota.ok) return quota;
   if (quota.value !== undefined) patch = { ...patch, quota: quota.value };
   if (Object.hasOwn(body, 'label')) {
@@ -124,24 +138,32 @@ export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFail
     if (!label.ok) return label;
     patch = { ...patch, label: label.value };
   }
-  if (patch.plan !== undefined && patch.plan !== 'enterprise' && patch.quota !== undefined) return fail(enterpriseOnly(patch.plan));
+  if (patch.plan !== undefined && patch.plan !== 'enterprise' && patch.quota !== undefined) return fail(enterpriseOnly(patch.plan, patch.quota));
   return ok(patch);
 };
 
 /**
  * The plan and quota a key ends up with: `plan` with the numbers sent, or else the current ones
- * (`current`, for a change). Non-enterprise plans take the plan table's numbers and accept none;
- * an enterprise key needs numbers (sent, or kept from a key that is already enterprise).
+ * (`current`, for a change). Non-enterprise plans take the plan table's numbers and accept none.
+ * An enterprise key needs numbers: both sent, or, for a key that is already enterprise, either or
+ * none, each number not sent being the key's current one; the result must still be ordered
+ * (perMinute ≤ perDay). A key moving to enterprise from a fixed plan sends both: the stricter
+ * reading of CONTRACT.md §9 (the fixed plan's numbers are not taken as a starting point).
  */
 export const resolveGrant = (
   plan: PlanName,
-  sent: Quota | undefined,
+  sent: Partial<Quota> | undefined,
   current: { readonly plan: PlanName; readonly quota: Quota } | undefined,
 ): Result<{ plan: PlanName; quota: Quota }, ValidationFailed> => {
-  if (plan !== 'enterprise') return sent === undefined ? ok({ plan, quota: PLAN_QUOTAS[plan] }) : fail(enterpriseOnly(plan));
-  if (sent !== undefined) return ok({ plan, quota: sent });
-  if (current?.plan === 'enterprise') return ok({ plan, quota: current.quota });
-  return fail(enterpriseNeedsQuota());
+  if (plan !== 'enterprise') return sent === undefined ? ok({ plan, quota: PLAN_QUOTAS[plan] }) : fail(enterpriseOnly(plan, sent));
+  const base = current?.plan === 'enterprise' ? current.quota : undefined;
+  const perMinute = sent?.perMinute ?? base?.perMinute;
+  const perDay = sent?.perDay ?? base?.perDay;
+  if (perMinute === undefined) return fail(enterpriseNeedsQuota('perMinute'));
+  if (perDay === undefined) return fail(enterpriseNeedsQuota('perDay'));
+  const quota = { perMinute, perDay };
+  if (perMinute > perDay) return fail(notOrdered(quota));
+  return ok({ plan, quota });
 };
 
 /**

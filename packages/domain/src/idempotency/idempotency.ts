@@ -40,6 +40,21 @@ export const checkIdempotencyKey = (raw: string | undefined): Result<string | un
 export const requestFingerprint = (method: string, path: string, bodySha256Hex: string): string =>
   sha256Hex(`${method}\n${path}\n${bodySha256Hex}`);
 
+/** Stands in the fingerprint where the body's SHA-256 would be, for a body over the limit. */
+const OVERSIZED_BODY = 'body-over-limit';
+
+/**
+ * The fingerprint of a request whose body is over the size limit (CONTRACT.md §1: 1 MiB), which
+ * is refused with 413 and never read whole: it stands for "this method and path with a body over
+ * the limit", as far as the request was seen. Its answer (the 413) is kept like any other (§10):
+ * the same oversized request repeated gets it again, whatever its bytes; the same key with a body
+ * within the limit is another request (`idempotency_key_reused`). It can never equal the
+ * fingerprint of a body that was read: the marker in the body's place is not a SHA-256 in hex.
+ */
+export const oversizedRequestFingerprint = (method: string, path: string): string =>
+  sha256Hex(`${method}\n${path}\n${OVERSIZED_BODY}`);
+
+
 /** Where a key is kept: keys are scoped per API key (its public id), across all paths. */
 export const idempotencyId = (scope: string, key: string): string => `${scope}:${key}`;
 
@@ -75,7 +90,9 @@ const NOT_KEPT = new Set([401, 403, 408, 429]);
 /**
  * Which answers are kept: every answer below 500 except 401, 403, 408 and 429. (The 409 that
  * says "still in progress" is never an answer of the request's own processing, so it never
- * reaches this rule.) A 5xx is not kept: a retry runs again.
+ * reaches this rule.) A 5xx is not kept: a retry runs again. A 413 (body over the limit) and a
+ * 415 (body not JSON) are kept too: they say something about the request itself; the transport
+ * fingerprints them as far as it saw the request (`oversizedRequestFingerprint` for a 413).
  */
 export const isKeptStatus = (status: number): boolean => status < 500 && !NOT_KEPT.has(status);
 

@@ -283,20 +283,27 @@ export const NewApiKeySchema = {
   dependentRequired: { perMinute: ['perDay'], perDay: ['perMinute'] },
 } as const;
 
-/** `PATCH /admin/keys/{keyId}`: any of the fields, at least one; the numbers together. */
+/**
+ * `PATCH /admin/keys/{keyId}`: any of the fields, at least one; a number may come alone. Checked
+ * besides (the domain's rules, which need the key): numbers only for a key that is or becomes
+ * enterprise, both when it becomes enterprise, and the resulting perMinute ≤ perDay.
+ */
 export const ApiKeyPatchSchema = {
   type: 'object',
   description:
-    'Changes to a key, any of the fields. A plan change applies from the next request; the counts of the current windows are kept. `perMinute` and `perDay` go together and only with an enterprise key (changing to enterprise needs them).',
+    'Changes to a key, any of the fields. A plan change applies from the next request; the counts of the current windows are kept. ' +
+    '`perMinute` and `perDay` apply to enterprise keys only (numbers for a key that stays on free, pro or business → 400). ' +
+    'On a key that is already enterprise either may be sent alone: the other keeps its current value, and the resulting quota must still satisfy ' +
+    '1 ≤ perMinute ≤ perDay ≤ 2^53 − 1 (else 400). A key moving to enterprise from a fixed plan needs both numbers in the same change: ' +
+    "the fixed plan's numbers are not taken over.",
   properties: {
     plan: PlanNameSchema,
-    perMinute: quotaNumber('Enterprise only: requests a UTC minute.'),
-    perDay: quotaNumber('Enterprise only: requests a UTC day.'),
+    perMinute: quotaNumber("Enterprise only: requests a UTC minute. Alone, it keeps the key's current perDay."),
+    perDay: quotaNumber("Enterprise only: requests a UTC day. Alone, it keeps the key's current perMinute."),
     label: keyLabel,
   },
   minProperties: 1,
   additionalProperties: false,
-  dependentRequired: { perMinute: ['perDay'], perDay: ['perMinute'] },
 } as const;
 
 const apiKeyProperties = {
@@ -360,5 +367,5 @@ export const IdempotencyKeySchema = {
   maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
   pattern: IDEMPOTENCY_KEY_PATTERN,
   description:
-    'Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`.',
+    'Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over 1 MiB is never read, and counts as "this method and path with a body over 1 MiB".',
 } as const;
