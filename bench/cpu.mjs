@@ -8,8 +8,11 @@
 //   CPU_PROFILE=a node bench/cpu.mjs         # also a CPU profile of (a) (or c, f), summarised (bench/results/cpu-a.cpuprofile)
 // A profiled server spends more CPU per response than an unprofiled one: compare its µs only with another profiled run.
 //   CPU_SERVERS=o,a CPU_BASE=/tmp/before node bench/cpu.mjs   # A/B: (o) the full stack built in another tree, (a) this one
+//   CPU_SERVERS=a,o CPU_O_ENV='{"PETSTORE_CORS_ORIGINS":null}' node bench/cpu.mjs   # what CORS costs per response (o: without it)
 // Knobs: CPU_SERVERS (a,c,f; also b, o, a429, o429, aPost, oPost, cPost, fPost), CPU_ROUNDS (3), CPU_SECONDS (5),
-// CPU_CONNECTIONS (50), CPU_PATH (/v1/pets?limit=20), CPU_LOG_LEVEL (info), CPU_ENTRY (apps/server/dist/src/main.js).
+// CPU_CONNECTIONS (50), CPU_PATH (/v1/pets?limit=20), CPU_LOG_LEVEL (info), CPU_ENTRY (apps/server/dist/src/main.js),
+// CPU_CORS (on) and CPU_METRICS (on): as the headline of `pnpm bench` (BENCH_CORS, BENCH_METRICS), the full stacks run
+// with PETSTORE_CORS_ORIGINS and PETSTORE_METRICS_PORT set and every request sends an allowed Origin; `off` drops one.
 import { readFileSync, writeFileSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinSelf } from './lib.mjs';
@@ -23,6 +26,14 @@ const CONNECTIONS = Number(env('CPU_CONNECTIONS', '50'));
 const PATH = env('CPU_PATH', '/v1/pets?limit=20');
 /** Which server to profile: `a`, `c` or `f` (CPU_PROFILE=1 means `a`). */
 const PROFILE = env('CPU_PROFILE', '') === '1' ? 'a' : env('CPU_PROFILE', '');
+const onOff = (/** @type {string} */ k) => {
+  const v = env(k, 'on').toLowerCase();
+  if (v !== 'on' && v !== 'off') throw new Error(`${k} must be on or off`);
+  return v === 'on';
+};
+const CORS_ON = onOff('CPU_CORS');
+const METRICS_ON = onOff('CPU_METRICS');
+const ORIGIN = 'https://app.bench.test';
 const RESULTS = join(ROOT, 'bench/results');
 mkdirSync(RESULTS, { recursive: true });
 pinSelf();
@@ -31,7 +42,8 @@ const ENTERPRISE = 'bench-enterprise-7f3a9c1e5b2d4086';
 const BANNED = 'bench-free-banned-2c8e4a6f0b1d3957';
 const HUGE = '100000000000000';
 const KEYS = `${ENTERPRISE}:enterprise:${HUGE}:${HUGE},${BANNED}:free`;
-const AUTH = { authorization: `Bearer ${ENTERPRISE}` };
+const AUTH = { authorization: `Bearer ${ENTERPRISE}`, ...(CORS_ON ? { origin: ORIGIN } : {}) };
+const BANNED_AUTH = { authorization: `Bearer ${BANNED}`, ...(CORS_ON ? { origin: ORIGIN } : {}) };
 const JSON_BODY = { ...AUTH, 'content-type': 'application/json' };
 const CREATE_BODY = '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}';
 
@@ -42,6 +54,10 @@ const cpuMicros = (pid) => {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 };
 
+/** CPU_A_ENV / CPU_O_ENV may switch a setting off with `null`: `CPU_O_ENV='{"PETSTORE_CORS_ORIGINS":null}'`. */
+const withoutNulls = (/** @type {Record<string, string | null>} */ e) =>
+  /** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(e).filter(([, v]) => v !== null)));
+
 const driver = startDriver();
 /** @type {Awaited<ReturnType<typeof startProcess>>[]} */
 const running = [];
@@ -49,11 +65,15 @@ try {
   /** A full stack (the product's entry under `root`), seeded with 1,000 pets, the banned key banned. */
   const fullStack = async (/** @type {string} */ id, /** @type {string} */ root, /** @type {Record<string, string>} */ extraEnv) => {
     const port = await freePort();
+    const features = {
+      ...(CORS_ON ? { PETSTORE_CORS_ORIGINS: ORIGIN } : {}),
+      ...(METRICS_ON ? { PETSTORE_METRICS_PORT: String(await freePort()) } : {}),
+    };
     const s = await startProcess({
       name: id,
       core: 0,
       nodeArgs: [...profArgs(id), join(root, env('CPU_ENTRY', 'apps/server/dist/src/main.js'))],
-      env: { PORT: String(port), PETSTORE_API_KEYS: KEYS, PETSTORE_LOG_LEVEL: env('CPU_LOG_LEVEL', 'info'), ...extraEnv },
+      env: { PORT: String(port), PETSTORE_API_KEYS: KEYS, PETSTORE_LOG_LEVEL: env('CPU_LOG_LEVEL', 'info'), ...withoutNulls({ ...features, ...extraEnv }) },
       port,
       readyPath: '/v1/openapi.json',
       stdout: 'count',
@@ -65,7 +85,7 @@ try {
       await res.arrayBuffer();
     }
     for (let i = 0; i < 200; i++) {
-      const res = await fetch(s.url + PATH, { headers: { authorization: `Bearer ${BANNED}` } });
+      const res = await fetch(s.url + PATH, { headers: BANNED_AUTH });
       if ((await res.text()).includes('temporarily_banned')) break;
     }
     return s;
@@ -75,6 +95,8 @@ try {
   if (existsSync(profileFile)) rmSync(profileFile);
   const a = await fullStack('a', ROOT, process.env.CPU_A_ENV ? JSON.parse(process.env.CPU_A_ENV) : {});
   const first = await fetch(a.url + PATH, { headers: AUTH });
+  if (CORS_ON && first.headers.get('access-control-allow-origin') !== ORIGIN) throw new Error('(a) does not answer the bench Origin with CORS headers');
+  process.stdout.write(`full stacks with CORS ${CORS_ON ? 'on' : 'off'}, metrics ${METRICS_ON ? 'on' : 'off'}\n`);
   const fixtures = join(RESULTS, 'cpu-fixtures.json');
   writeFileSync(fixtures, JSON.stringify({ contentType: first.headers.get('content-type'), gets: { [PATH]: await first.text() } }));
   /** @type {Record<string, Awaited<ReturnType<typeof startProcess>>>} */
@@ -92,7 +114,7 @@ try {
   }
   const runnerOf = (/** @type {string} */ id) => {
     const server = servers[id[0]];
-    if (id.endsWith('429')) return { server, opts: { url: server.url + PATH, headers: { authorization: `Bearer ${BANNED}` } } };
+    if (id.endsWith('429')) return { server, opts: { url: server.url + PATH, headers: BANNED_AUTH } };
     if (id.endsWith('Post')) return { server, opts: { url: `${server.url}/v1/pets`, method: 'POST', headers: JSON_BODY, body: CREATE_BODY } };
     return { server, opts: { url: server.url + PATH, headers: AUTH } };
   };

@@ -11,7 +11,7 @@
 // (bench/mongo-round-trips.mjs, a few hundred requests); BENCH_ONLY=mongo runs only that section and
 // replaces it in BENCH_OUT, leaving the rest of the file; BENCH_MONGO_LABEL names the server in it.
 //   BENCH_CORS (on): (a) runs with PETSTORE_CORS_ORIGINS set and every request of the load carries an
-//     allowed Origin, so each answer goes through @koa/cors; `off`: no CORS setting, no Origin.
+//     allowed Origin, so each answer goes through the CORS middleware; `off`: no CORS setting, no Origin.
 //   BENCH_METRICS (on): (a) runs with PETSTORE_METRICS_PORT set, so each answer is counted by
 //     prom-client (requests, durations, rate-limit decisions); `off`: no metrics listener.
 //   The per-request cost of each: run once with both on (the default, the headline) and once with

@@ -1,4 +1,4 @@
-import type { ApiKeyStore, CategoryRepository, IdempotencyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
+import type { Answer, ApiKeyStore, CategoryRepository, IdempotencyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -14,8 +14,9 @@ export const STORE_DEADLINE_MS = 5_000;
  * the call. `onUnavailable` hears of every outage (the deadline passing, or `work` rejecting
  * with `StoreUnavailableError`), for the store-failure metric.
  */
-export const withDeadline = <T>(work: Promise<T>, ms: number, what: string, onUnavailable?: () => void): Promise<T> =>
+export const withDeadline = <T>(work: Answer<T>, ms: number, what: string, onUnavailable?: () => void): Promise<T> =>
   new Promise<T>((resolve, reject) => {
+    if (!(work instanceof Promise)) return resolve(work);
     const timer = setTimeout(() => {
       onUnavailable?.();
       reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`));

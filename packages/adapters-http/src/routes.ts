@@ -27,7 +27,9 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
 
   router.get('listPets', '/v1/pets', async (ctx) => {
     const query = readListQuery(validators, ctx.querystring);
-    const result = await catalog.listPets(query);
+    const listing = catalog.listPets(query);
+    // The memory store answers at once (`Answer`): no promise turn then.
+    const result = listing instanceof Promise ? await listing : listing;
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined) {

@@ -20,7 +20,8 @@ export class ApiKeyStoreInMemory implements ApiKeyStore {
     for (const record of records) this.saveSync(record);
   }
 
-  async findByHash(keyHash: string): Promise<StoredApiKey | undefined> {
+  /** Answers at once (no promise): authentication runs on every request. */
+  findByHash(keyHash: string): StoredApiKey | undefined {
     const entry = this.byHash.get(keyHash);
     return entry === undefined || entry.revoked ? undefined : entry.record;
   }

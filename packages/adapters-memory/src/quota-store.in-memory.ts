@@ -10,11 +10,8 @@ export class QuotaStoreInMemory implements QuotaStore {
   private readonly states = new Map<string, SubjectState>();
   private sweptDay = Number.NEGATIVE_INFINITY;
 
-  async consume(request: ConsumeRequest): Promise<ConsumeResult> {
-    return this.consumeSync(request);
-  }
-
-  consumeSync(request: ConsumeRequest): ConsumeResult {
+  /** Answers at once (no promise): every request is counted. */
+  consume(request: ConsumeRequest): ConsumeResult {
     const day = windowStart(request.now, DAY_MS);
     if (day > this.sweptDay) this.sweep(request.now, day);
     const { state, result } = consumeQuota(this.states.get(request.subject), request);

@@ -1,4 +1,5 @@
 import type {
+  Answer,
   ApiKeyRecord,
   ApiKeyStore,
   KeyChanges,
@@ -177,7 +178,7 @@ export class FaultInjector {
   }
 
   apiKeyStore(inner: ApiKeyStore): ApiKeyStore {
-    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Promise<T>): Promise<T> =>
+    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Answer<T>): Promise<T> =>
       this.run({ port: 'ApiKeyStore', method, write, args }, forward);
     return {
       findByHash: (keyHash: string): Promise<StoredApiKey | undefined> => call('findByHash', false, [keyHash], () => inner.findByHash(keyHash)),
@@ -198,7 +199,7 @@ export class FaultInjector {
     return this.decide?.(call) ?? this.queued.shift() ?? this.standing;
   }
 
-  private async run<T>(call: PortCall, forward: () => Promise<T>): Promise<T> {
+  private async run<T>(call: PortCall, forward: () => Answer<T>): Promise<T> {
     const mode = this.modeFor(call);
     const reached = mode === 'pass' || mode === 'fail-after-write' || mode === 'hang-after-write';
     this.calls.push({ ...call, mode, reached });

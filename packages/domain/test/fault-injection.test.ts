@@ -62,7 +62,7 @@ class Keys implements ApiKeyStore {
 const draft: PetDraft = { name: 'Rex', categoryId: 1, status: 'available' };
 const consume: ConsumeRequest = { subject: 's', now: Date.UTC(2027, 0, 1), quota: PLAN_QUOTAS.free, ban: DEFAULT_BAN_RULE };
 
-const rejection = async (p: Promise<unknown>): Promise<unknown> => {
+const rejection = async (p: unknown): Promise<unknown> => {
   try {
     await p;
   } catch (error) {
@@ -124,7 +124,7 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const faults = new FaultInjector().queue('fail', 'pass', 'fail-after-write');
     const keys = faults.apiKeyStore(new Keys());
     const outcomes: string[] = [];
-    for (let i = 0; i < 4; i++) outcomes.push(await keys.findByHash('x').then(() => 'ok', () => 'unavailable'));
+    for (let i = 0; i < 4; i++) outcomes.push(await Promise.resolve(keys.findByHash('x')).then(() => 'ok', () => 'unavailable'));
     expect(outcomes).to.deep.equal(['unavailable', 'ok', 'unavailable', 'ok']);
 
     faults.use((call) => (call.write ? 'fail' : undefined));

@@ -9,7 +9,7 @@ const PER_MINUTE = 1_000_000;
 const auth = { Authorization: `Bearer ${KEY}` };
 const json = { ...auth, 'Content-Type': 'application/json' };
 
-const allPets = (h: Harness): Promise<readonly Pet[]> => h.pets.list({ afterId: 0, limit: Number.MAX_SAFE_INTEGER });
+const allPets = async (h: Harness): Promise<readonly Pet[]> => h.pets.list({ afterId: 0, limit: Number.MAX_SAFE_INTEGER });
 
 const create = (h: Harness, name: string): Promise<Answer> =>
   send(h.port, { method: 'POST', path: '/v1/pets', headers: json, body: JSON.stringify({ name, categoryId: 3 }), timeoutMs: 10_000 });
@@ -156,7 +156,7 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
       expect(over.status).to.equal(429);
       expect(over.headers['x-ratelimit-remaining']).to.equal('0');
       // The memory adapter's state agrees: direct look at the count (a consume at the same instant, over the limit, consumes nothing).
-      const state = small.quotas.consumeSync({
+      const state = small.quotas.consume({
         subject: `k:${sha256Hex('small-key')}`,
         now: clock.now(),
         quota: { perMinute: 5, perDay: 50 },

@@ -54,11 +54,14 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     if (layer) ctx.state.route = `${ctx.method} ${String(layer.path)}`;
     if (layer?.name === 'getPet') ctx.set(DEPRECATION);
 
-    const auth = await authenticator.authenticate(ctx.get('Authorization') || undefined);
+    // Stores in the process answer at once (`Answer`): await only a promise, one promise turn less each.
+    const authenticating = authenticator.authenticate(ctx.get('Authorization') || undefined);
+    const auth = authenticating instanceof Promise ? await authenticating : authenticating;
     const subject = auth.ok ? auth.value : anonymousSubject(ctx.ip);
     ctx.state.subjectTag = subject.caller?.keyId ?? subject.id;
 
-    const decision = await admission.admit(subject);
+    const admitting = admission.admit(subject);
+    const decision = admitting instanceof Promise ? await admitting : admitting;
     metrics.rateLimitDecision(decision.outcome);
     const { binding } = decision;
     ctx.set({

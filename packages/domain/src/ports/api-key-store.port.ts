@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 import type { ApiKeyRecord, StoredApiKey } from '../auth/api-key.js';
 import type { PlanName, Quota } from '../quota/plans.js';
 
@@ -20,7 +21,8 @@ export interface KeyChanges {
  * Implementations throw `StoreUnavailableError` when the store cannot answer.
  */
 export interface ApiKeyStore {
-  findByHash(keyHash: string): Promise<StoredApiKey | undefined>;
+  /** On every request: an in-process store (or a cache hit) answers with the key itself (`Answer`), a networked one with a promise. */
+  findByHash(keyHash: string): Answer<StoredApiKey | undefined>;
   /** The key (not revoked) with this public id. */
   findById(keyId: string): Promise<StoredApiKey | undefined>;
   /** Keys (not revoked) with `position > afterPosition`, ascending position, at most `limit`. */

@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 import type { Pet, PetDraft, PetStatus } from '../pet/pet.js';
 
 /** A pet's adoption state: its status and the open order that reserves it, if any. */
@@ -36,7 +37,8 @@ export interface PetRepository {
   create(draft: PetDraft): Promise<Pet>;
   findById(id: number): Promise<Pet | undefined>;
   /** Matching pets (by status, category, both or neither) with `id > afterId`, in ascending id order, at most `limit` of them. */
-  list(query: PetListQuery): Promise<readonly Pet[]>;
+  /** On every list request: an in-process store answers with the rows themselves (`Answer`), a networked one with a promise. */
+  list(query: PetListQuery): Answer<readonly Pet[]>;
   /** The pet's hold, or `undefined` when no pet has this id. */
   findHold(id: number): Promise<PetHold | undefined>;
   /**

@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 import type { ConsumeRequest, ConsumeResult } from '../quota/subject-state.js';
 
 /**
@@ -8,5 +9,6 @@ import type { ConsumeRequest, ConsumeResult } from '../quota/subject-state.js';
  * `StoreUnavailableError` when the store cannot answer.
  */
 export interface QuotaStore {
-  consume(request: ConsumeRequest): Promise<ConsumeResult>;
+  /** On every request: an in-process store answers with the result itself (`Answer`), a networked one with a promise. */
+  consume(request: ConsumeRequest): Answer<ConsumeResult>;
 }

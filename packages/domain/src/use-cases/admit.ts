@@ -1,4 +1,5 @@
 import type { Clock } from '../ports/clock.port.js';
+import { andThen, type Answer } from '../ports/answer.js';
 import type { QuotaStore } from '../ports/quota-store.port.js';
 import type { Subject } from '../auth/api-key.js';
 import { decideAdmission, type AdmissionDecision } from '../quota/admission.js';
@@ -16,9 +17,11 @@ export class Admission {
     private readonly ban: BanRule = DEFAULT_BAN_RULE,
   ) {}
 
-  async admit(subject: Subject): Promise<AdmissionDecision> {
+  /** A value at once when the quota store answers at once (in process), else a promise (`Answer`). */
+  admit(subject: Subject): Answer<AdmissionDecision> {
     const now = this.clock.now();
-    const result = await this.quotas.consume({ subject: subject.id, now, quota: subject.quota, ban: this.ban });
-    return decideAdmission(result, subject.quota, now);
+    return andThen(this.quotas.consume({ subject: subject.id, now, quota: subject.quota, ban: this.ban }), (result) =>
+      decideAdmission(result, subject.quota, now),
+    );
   }
 }

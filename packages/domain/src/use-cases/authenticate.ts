@@ -1,3 +1,4 @@
+import { andThen, type Answer } from '../ports/answer.js';
 import type { Unauthorized } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { publicKeyId, type ApiKeyRecord, type Subject } from '../auth/api-key.js';
@@ -20,7 +21,7 @@ const invalid: Unauthorized = {
 
 /** What authentication needs of a key store (an `ApiKeyStore` is one). */
 export interface KeyLookup {
-  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  findByHash(keyHash: string): Answer<ApiKeyRecord | undefined>;
 }
 
 /** SHA-256 of a key's UTF-8 bytes as lowercase hex (a lone surrogate encoded as U+FFFD). */
@@ -37,13 +38,15 @@ export class Authenticator {
     private readonly hashKey: KeyHasher = sha256Hex,
   ) {}
 
-  async authenticate(authorization: string | undefined): Promise<Result<Subject, Unauthorized>> {
+  /** A value at once when the key store answers at once (in process), else a promise (`Answer`). */
+  authenticate(authorization: string | undefined): Answer<Result<Subject, Unauthorized>> {
     if (authorization === undefined || !SCHEME.test(authorization)) return fail(missing);
     const match = BEARER.exec(authorization);
     if (!match) return fail(invalid);
     const keyHash = this.hashKey(match[1]!);
-    const record = await this.keys.findByHash(keyHash);
-    if (!record || !constantTimeEqual(record.keyHash, keyHash)) return fail(invalid);
-    return ok({ id: `k:${keyHash}`, plan: record.plan, quota: record.quota, caller: { keyId: publicKeyId(keyHash), role: record.role } });
+    return andThen(this.keys.findByHash(keyHash), (record): Result<Subject, Unauthorized> => {
+      if (!record || !constantTimeEqual(record.keyHash, keyHash)) return fail(invalid);
+      return ok({ id: `k:${keyHash}`, plan: record.plan, quota: record.quota, caller: { keyId: publicKeyId(keyHash), role: record.role } });
+    });
   }
 }

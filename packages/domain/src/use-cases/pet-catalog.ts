@@ -1,3 +1,4 @@
+import { andThen, type Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { PetListQuery, PetRepository } from '../ports/pet-repository.port.js';
 import type { CategoryRepository } from '../ports/category-repository.port.js';
@@ -43,7 +44,8 @@ export class PetCatalog {
     return ok(await this.pets.create(draft.value));
   }
 
-  async listPets(input: ListPetsInput = {}): Promise<Result<Page<Pet>, ValidationFailed>> {
+  /** A value at once when the pet store answers at once (in process), else a promise (`Answer`). */
+  listPets(input: ListPetsInput = {}): Answer<Result<Page<Pet>, ValidationFailed>> {
     let status: PetStatus | undefined;
     if (input.status !== undefined) {
       if (!isPetStatus(input.status)) {
@@ -69,8 +71,7 @@ export class PetCatalog {
       ...(status === undefined ? {} : { status }),
       ...(categoryId === undefined ? {} : { categoryId }),
     };
-    const rows = await this.pets.list(query);
-    return ok(assemblePage(rows, limit, scope, byId));
+    return andThen(this.pets.list(query), (rows) => ok(assemblePage(rows, limit, scope, byId)));
   }
 
   /** Deprecated operation: answers `gone` from its sunset on. `id` may be the raw path segment. */
