@@ -7,7 +7,8 @@ import { bindServer } from './server.js';
 /**
  * What the service counts (CONTRACT.md §11). The HTTP app calls `request` and
  * `rateLimitDecision`; the composition root calls `storeFailure` when a store call fails with an
- * outage; the order routes call `orderTransition` after a transition. No argument is ever a key,
+ * outage; the adoption use case's listener (wired in the composition root) calls `orderTransition` once per
+ * order moved. No argument is ever a key,
  * a key hash or an address: only methods, route templates, statuses, outcomes, port and action names.
  */
 export interface HttpMetrics {

@@ -72,7 +72,7 @@ const QUERY_MESSAGES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The values of `limit`, `status` and `cursor` in a query string (all others ignored), exactly as
+ * The values of the list parameters (`limit`, `status`, `categoryId`, `cursor`) in a query string (all others ignored), exactly as
  * URLSearchParams (Koa's `ctx.query`) reads them — `+` is a space, percent escapes are decoded —
  * but without building the whole object: a pair with no `%` or `+` needs no decoding at all.
  * A key given twice keeps every value (then refused).

@@ -243,6 +243,22 @@ describe('API keys and plans over HTTP (CONTRACT.md §9)', () => {
     expect((await get('/v1/pets', made.key)).status, 'still refused later').to.equal(401);
   });
 
+  it('DELETE keeps the revoked key\'s orders: an admin key still gets and lists them', async () => {
+    const made = await issue({ plan: 'pro' });
+    const pet = await s.request({ method: 'POST', path: '/v1/pets', key: made.key, headers: JSON_TYPE, body: '{"name":"Kept","categoryId":1}' });
+    expect(pet.status, pet.text).to.equal(201);
+    const petId = (pet.json() as { id: number }).id;
+    const placed = await s.request({ method: 'POST', path: '/v1/store/orders', key: made.key, headers: JSON_TYPE, body: JSON.stringify({ petId }) });
+    expect(placed.status, placed.text).to.equal(201);
+    const order = placed.json() as { id: number; status: string };
+    expect((await remove(made.id)).status).to.equal(204);
+    const seen = await get(`/v1/store/orders/${order.id}`);
+    expect(seen.status, seen.text).to.equal(200);
+    expect(seen.json()).to.deep.include({ id: order.id, petId, status: 'placed' });
+    const listed = (await get('/v1/store/orders?limit=100')).json() as { id: number }[];
+    expect(listed.map((o) => o.id)).to.include(order.id);
+  });
+
   it('keys from the settings are listed but read-only: PATCH and DELETE answer 409 conflict, and the key keeps working', async () => {
     for (const key of [KEYS.free, KEYS.admin]) {
       const id = publicKeyId(sha256Hex(key));

@@ -31,7 +31,7 @@ class SwitchableRepository implements PetRepository {
     this.check();
     return this.inner.list(query);
   }
-  // The adoption holds (PETS-PORT.md).
+  // The adoption holds.
   async findHold(id: number): Promise<PetHold | undefined> {
     this.check();
     return this.inner.findHold(id);

@@ -154,7 +154,7 @@ describe('routing (CONTRACT.md §2)', () => {
       expect(doc['openapi']).to.match(/^3\.1\./);
     });
 
-    it('describes v1: version 1.0.0, servers /v1, bearer authentication, the three operations, getPet deprecated, the tags', () => {
+    it('describes v1: version 1.0.0, servers /v1, bearer authentication, the operations of SPEC.md, getPet deprecated, the tags', () => {
       expect(doc['info'].version).to.equal('1.0.0');
       expect(doc['servers'].map((x: { url: string }) => x.url)).to.deep.equal(['/v1']);
       const schemes = doc['components'].securitySchemes as Record<string, { type: string; scheme: string }>;

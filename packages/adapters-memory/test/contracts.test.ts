@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petHoldContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
 import { Admission, Authenticator, DAY_MS, PetCatalog, sha256Hex } from '@petstore/domain';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
 import { OrderedIndex } from '../src/ordered-index.js';
@@ -8,7 +8,6 @@ petRepositoryContract('in memory', async () => ({ subject: new PetRepositoryInMe
 categoryRepositoryContract('in memory', async () => ({ subject: new CategoryRepositoryInMemory() }));
 quotaStoreContract('in memory', async () => ({ subject: new QuotaStoreInMemory() }));
 apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory() }));
-petHoldContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
 orderRepositoryContract('in memory', async () => ({ subject: new OrderRepositoryInMemory() }));
 adoptionContract('in memory', async () => ({ subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() } }));
 idempotencyStoreContract('in memory', async () => ({ subject: new IdempotencyStoreInMemory() }));

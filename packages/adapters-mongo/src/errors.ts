@@ -57,7 +57,10 @@ export class MongoCommandError extends Error {
   constructor(command: string, error: MongoServerError) {
     const code = typeof error.code === 'number' ? error.code : undefined;
     const reason = [error.codeName, code === undefined ? undefined : `code ${code}`].filter((part) => part !== undefined).join(', ');
-    super(`MongoDB refused ${command}: ${error.message.slice(0, SERVER_MESSAGE_LIMIT)}${reason === '' ? '' : ` (${reason})`}`, { cause: error });
+    // The server's message may quote a document's `_id`, and some `_id`s are key hashes (api_keys,
+    // quota_subjects): a run of 64 hex digits is never copied into the log line.
+    const message = error.message.slice(0, SERVER_MESSAGE_LIMIT).replace(/[0-9a-f]{64}/gi, '…');
+    super(`MongoDB refused ${command}: ${message}${reason === '' ? '' : ` (${reason})`}`, { cause: error });
     this.code = code;
   }
 }

@@ -1,4 +1,5 @@
 import type { ClaimOutcome, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '@petstore/domain';
+import { StoreUnavailableError } from '@petstore/domain';
 import type { Collection, Db } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
@@ -74,7 +75,8 @@ export class IdempotencyStoreMongo implements IdempotencyStore {
         const taken = await this.records.replaceOne({ _id: id, expiresAt: held.expiresAt }, doc);
         if (taken.modifiedCount === 1) return { claimed: true };
       }
-      throw new Error(`could not settle the idempotency record after ${CLAIM_ATTEMPTS} attempts`);
+      // Contention, not a fault: 503 with Retry-After, so the client retries (a 500 would say a bug).
+      throw new StoreUnavailableError(`could not settle the idempotency record after ${CLAIM_ATTEMPTS} attempts; retry shortly`);
     });
   }
 

@@ -107,6 +107,14 @@ describe('guard: outages become StoreUnavailableError, bugs travel unchanged', (
     expect(classifyMongoError(error)).to.equal('other');
   });
 
+  it('never copies a key hash (64 hex digits) a refused command quotes into its message', async () => {
+    const hash = 'ab12'.repeat(16);
+    const refused = new MongoServerError({ message: `Cannot apply $inc to a value of non-numeric type. {_id: 'k:${hash}'}`, code: 14, codeName: 'TypeMismatch' });
+    const thrown = (await guard(() => Promise.reject(refused), 'findAndModify on quota_subjects').catch((e: unknown) => e)) as Error;
+    expect(thrown.message).not.to.include(hash);
+    expect(thrown.message).to.include("{_id: 'k:…'}");
+  });
+
   it('keeps at most 500 characters of the server message, and is still classified by its cause', async () => {
     const thrown = await guard(() => Promise.reject(new MongoServerError({ message: 'E11000 duplicate key '.padEnd(5_000, 'x'), code: 11000 })), 'insert on pets').catch(
       (e: unknown) => e,

@@ -132,7 +132,7 @@ export class FaultInjector {
         this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       list: (query: PetListQuery): Promise<readonly Pet[]> =>
         this.run({ port: 'PetRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
-      // The adoption holds (PETS-PORT.md).
+      // The adoption holds.
       findHold: (id: number): Promise<PetHold | undefined> =>
         this.run({ port: 'PetRepository', method: 'findHold', write: false, args: [id] }, () => inner.findHold(id)),
       swapHold: (id: number, expected: PetHold, next: PetHold): Promise<boolean> =>

@@ -12,6 +12,4 @@ export { FaultInjector, FAULT_MODES } from './fault-injection.js';
 export type { FaultMode, FaultyPort, PortCall, InjectedCall, FaultInjectorOptions } from './fault-injection.js';
 export { orderRepositoryContract } from './order-repository.contract.js';
 export { adoptionContract, checkStoredInvariants, checkVisibleInvariants, type AdoptionStores } from './adoption.contract.js';
-// The adoption holds of PetRepository, as the orders branch checks them (see pet-hold.contract.ts).
-export { petHoldContract } from './pet-hold.contract.js';
 export { idempotencyStoreContract } from './idempotency-store.contract.js';

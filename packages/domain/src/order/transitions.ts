@@ -62,7 +62,7 @@ export const PLACEMENT = { petFrom: 'available', to: OrderState.placed, pet: 'pe
  * pet; a pet `{pending, id}` has a record `id` in `placing`, `placed`, `approved`, `cancelling`
  * or `delivering`; a `cancelled` record's pet does not hold it; a `delivered` record's pet is `sold`.
  *
- * **Repair rule** (`repairSteps`), applied by every request that reads an order record in a
+ * **Repair rule** (`repairStep`), applied by every request that reads an order record in a
  * write-ahead state, and by a placement that finds its pet held:
  * - `placing` and its pet holds it → CAS `placing → placed` (the placement won; finish it);
  *   `placing` and its pet does not hold it → nothing: the record stays invisible (its placement

@@ -8,7 +8,8 @@
  */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const MAX_CURSOR_LENGTH = 64;
+/** The longest cursor this service issues (a position and a checksum, base64url); the list query schemas take it as their bound. */
+export const MAX_CURSOR_LENGTH = 64;
 const VERSION = 'c2';
 
 const toBase64Url = (text: string): string => {

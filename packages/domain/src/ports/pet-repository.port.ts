@@ -19,13 +19,6 @@ export interface PetListQuery {
   readonly limit: number;
 }
 
-/** A pet's adoption state: its status and the open order that reserves it, if any. */
-export interface PetHold {
-  readonly status: PetStatus;
-  /** The id of the open (`placed` or `approved`) order that reserves the pet; `null` when none. */
-  readonly orderId: number | null;
-}
-
 /**
  * Where pets live. Implementations throw `StoreUnavailableError` when the store cannot answer.
  */

@@ -8,6 +8,7 @@ import { MAX_CATEGORY_ID, NAME_MAX_LENGTH, NAME_MIN_LENGTH, PET_STATUSES } from 
 import { NAME_PATTERN } from '../text/name.js';
 import { CATEGORY_NAME_MAX_LENGTH, CATEGORY_NAME_MIN_LENGTH } from '../category/category.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
+import { MAX_CURSOR_LENGTH } from '../pagination/cursor.js';
 import { ORDER_STATUSES } from '../order/order.js';
 import { MAX_PET_ID } from '../order/validate.js';
 import { PLAN_NAMES } from '../quota/plans.js';
@@ -98,7 +99,7 @@ export const ListPetsQuerySchema = {
     cursor: {
       type: 'string',
       minLength: 1,
-      maxLength: 96,
+      maxLength: MAX_CURSOR_LENGTH,
       description: 'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the `status` and `categoryId` filters.',
     },
   },
@@ -353,7 +354,7 @@ export const ListKeysQuerySchema = {
     cursor: {
       type: 'string',
       minLength: 1,
-      maxLength: 96,
+      maxLength: MAX_CURSOR_LENGTH,
       description: 'Opaque position of the next page, taken from the `Link: rel="next"` header.',
     },
   },
