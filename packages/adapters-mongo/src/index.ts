@@ -9,4 +9,4 @@ export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
-export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, COUNTERS, type IndexDefinition } from './indexes.js';
+export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, type IndexDefinition } from './indexes.js';

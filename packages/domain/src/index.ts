@@ -1,7 +1,6 @@
 // Public API of @petstore/domain: rules, ports and use cases, with no runtime dependency.
 export { ok, fail, type Result } from './result.js';
 export {
-  ERROR_CODES,
   QUOTE_LIMIT,
   quoteInput,
   StoreUnavailableError,
@@ -16,25 +15,25 @@ export {
   type IdempotencyKeyReused,
 } from './errors.js';
 
-export { PetStatus, PET_STATUSES, DEFAULT_PET_STATUS, MAX_CATEGORY_ID, isPetStatus } from './pet/pet.js';
+export { PetStatus, PET_STATUSES, MAX_CATEGORY_ID } from './pet/pet.js';
 export type { Pet, PetDraft, NewPet } from './pet/pet.js';
 export { validateNewPet, parsePetId } from './pet/validate.js';
 
-export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, isOrderStatus, toOrder, timestamp } from './order/order.js';
+export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, toOrder, timestamp } from './order/order.js';
 export type { Order, OrderDraft, OrderRecord } from './order/order.js';
-export { TRANSITIONS, PLACEMENT, ORDER_ACTIONS, repairStep, STATES_OF_STATUS, LISTED_STATES, isSettledStatus } from './order/transitions.js';
+export { TRANSITIONS, repairStep, STATES_OF_STATUS, LISTED_STATES } from './order/transitions.js';
 export type { OrderAction, Transition, Actor, RepairStep } from './order/transitions.js';
-export { validateNewOrder, parseOrderId, MAX_PET_ID, type NewOrder } from './order/validate.js';
+export { validateNewOrder, parseOrderId, type NewOrder } from './order/validate.js';
 
-export { CATEGORY_NAME_MIN_LENGTH, CATEGORY_NAME_MAX_LENGTH, categoryNameKey } from './category/category.js';
+export { categoryNameKey } from './category/category.js';
 export type { Category, NewCategory } from './category/category.js';
-export { validateNewCategory, parseCategoryId } from './category/validate.js';
+export { validateNewCategory } from './category/validate.js';
 
-export { LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT } from './pagination/limit.js';
+export { LIMIT_DEFAULT } from './pagination/limit.js';
 export { encodeCursor, decodeCursor, pageScope } from './pagination/cursor.js';
 export { readPageRequest, assemblePage, byId, type Page, type PageInput, type PageRequest } from './pagination/page.js';
 
-export { PLAN_NAMES, PLAN_QUOTAS, ANONYMOUS_QUOTA, isPlanName, isValidQuota } from './quota/plans.js';
+export { PLAN_QUOTAS, ANONYMOUS_QUOTA, isPlanName } from './quota/plans.js';
 export type { PlanName, FixedPlanName, Quota } from './quota/plans.js';
 export { MINUTE_MS, DAY_MS, windowStart, type WindowName } from './quota/windows.js';
 export { DEFAULT_BAN_RULE, type BanRule } from './quota/ban.js';
@@ -51,7 +50,6 @@ export {
   publicKeyId,
   settingsKeyPosition,
   API_KEY_POSITION_BASE,
-  KEY_ROLES,
   type ApiKeyRecord,
   type StoredApiKey,
   type KeyRole,
@@ -76,12 +74,9 @@ export type { IdempotencyStore, ClaimOutcome } from './ports/idempotency-store.p
 export {
   IDEMPOTENCY_TTL_MS,
   IN_PROGRESS_LEASE_MS,
-  IDEMPOTENCY_KEY_MAX_LENGTH,
-  IDEMPOTENCY_KEY_PATTERN,
   checkIdempotencyKey,
   requestFingerprint,
   oversizedRequestFingerprint,
-  idempotencyId,
   isKeptStatus,
   decideReplay,
   type KeptAnswer,
@@ -100,22 +95,17 @@ export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
 export { KeyAdmin, type ApiKey, type CreatedApiKey } from './use-cases/key-admin.js';
 
 export {
-  PetStatusSchema,
   NewPetSchema,
   PetSchema,
-  PetsSchema,
   ErrorSchema,
   ListPetsQuerySchema,
   PetIdSchema,
   CategorySchema,
   NewCategorySchema,
-  CategoriesSchema,
   CategoryIdSchema,
   ListCategoriesQuerySchema,
-  OrderStatusSchema,
   NewOrderSchema,
   OrderSchema,
-  OrdersSchema,
   ListOrdersQuerySchema,
   OrderIdSchema,
   InventorySchema,

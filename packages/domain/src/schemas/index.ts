@@ -63,8 +63,6 @@ export const PetSchema = {
   additionalProperties: false,
 } as const;
 
-export const PetsSchema = { type: 'array', items: PetSchema } as const;
-
 export const ErrorSchema = {
   type: 'object',
   properties: {
@@ -150,8 +148,6 @@ export const NewCategorySchema = {
   additionalProperties: false,
 } as const;
 
-export const CategoriesSchema = { type: 'array', items: CategorySchema } as const;
-
 /** Query of `GET /categories`: the pager's parameters only. Unknown parameters are ignored. */
 export const ListCategoriesQuerySchema = {
   type: 'object',
@@ -205,8 +201,6 @@ export const OrderSchema = {
   required: ['id', 'petId', 'status', 'placedAt', 'updatedAt'],
   additionalProperties: false,
 } as const;
-
-export const OrdersSchema = { type: 'array', items: OrderSchema } as const;
 
 /** Query of `GET /store/orders`: the pet list's paging, with the order status as filter. */
 export const ListOrdersQuerySchema = {
