@@ -6,6 +6,7 @@ import { HttpError } from './errors.js';
 import { readJsonBody } from './body.js';
 import { checkBody, readPageQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
+import { nextLink } from './next-link.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BASE = '/v1/admin/keys';
@@ -50,7 +51,7 @@ export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, vali
     const result = await keys.list(ctx.state.caller, query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
-    if (nextCursor !== undefined) ctx.set('Link', `<${BASE}?limit=${items.length}&cursor=${nextCursor}>; rel="next"`);
+    if (nextCursor !== undefined) ctx.set('Link', nextLink(BASE, items.length, {}, nextCursor));
     ctx.type = JSON_TYPE;
     ctx.body = JSON.stringify(items);
   });

@@ -5,6 +5,7 @@ import { validateNewCategory, validateNewOrder, validateNewPet } from '@petstore
 import { HttpError } from './errors.js';
 import { readJsonBody } from './body.js';
 import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type RequestValidators } from './validation.js';
+import { nextLink } from './next-link.js';
 import type { AppState } from './state.js';
 import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
 
@@ -32,11 +33,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const result = listing instanceof Promise ? await listing : listing;
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
-    if (nextCursor !== undefined) {
-      const status = query.status === undefined ? '' : `&status=${query.status}`;
-      const categoryId = query.categoryId === undefined ? '' : `&categoryId=${query.categoryId}`;
-      ctx.set('Link', `</v1/pets?limit=${items.length}${status}${categoryId}&cursor=${nextCursor}>; rel="next"`);
-    }
+    if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/pets', items.length, { status: query.status, categoryId: query.categoryId }, nextCursor));
     ctx.type = JSON_TYPE;
     ctx.body = serializePets(items);
   });
@@ -67,7 +64,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const result = await categories.listCategories(query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
-    if (nextCursor !== undefined) ctx.set('Link', `</v1/categories?limit=${items.length}&cursor=${nextCursor}>; rel="next"`);
+    if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/categories', items.length, {}, nextCursor));
     ctx.type = JSON_TYPE;
     ctx.body = serializeCategories(items);
   });
@@ -112,10 +109,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const result = await adoption.listOrders(callerOf(ctx), query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
-    if (nextCursor !== undefined) {
-      const status = query.status === undefined ? '' : `&status=${query.status}`;
-      ctx.set('Link', `</v1/store/orders?limit=${items.length}${status}&cursor=${nextCursor}>; rel="next"`);
-    }
+    if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/store/orders', items.length, { status: query.status }, nextCursor));
     ctx.type = JSON_TYPE;
     ctx.body = serializeOrders(items);
   });
