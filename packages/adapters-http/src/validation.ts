@@ -11,6 +11,9 @@ import {
   NewPetSchema,
   ORDER_STATUSES,
   quoteInput,
+  LIMIT_MAX,
+  LIMIT_MIN,
+  PET_STATUSES,
 } from '@petstore/domain';
 import type { Result, ValidationFailed } from '@petstore/domain';
 import { HttpError } from './errors.js';
@@ -65,8 +68,8 @@ const INTEGER_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'categ
 const CANONICAL_INTEGER = /^[1-9][0-9]{0,15}$/;
 
 const QUERY_MESSAGES: Readonly<Record<string, string>> = {
-  limit: 'limit must be an integer from 1 to 100',
-  status: 'status must be one of available, pending, sold',
+  limit: `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`,
+  status: `status must be one of ${PET_STATUSES.join(', ')}`,
   categoryId: `categoryId must be a positive integer from 1 to ${Number.MAX_SAFE_INTEGER}, written without sign, leading zeros or fraction`,
   cursor: 'cursor must be the opaque value of a Link: rel="next" header',
 };

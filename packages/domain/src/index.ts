@@ -29,7 +29,7 @@ export { categoryNameKey } from './category/category.js';
 export type { Category, NewCategory } from './category/category.js';
 export { validateNewCategory } from './category/validate.js';
 
-export { LIMIT_DEFAULT } from './pagination/limit.js';
+export { LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT } from './pagination/limit.js';
 export { encodeCursor, decodeCursor, pageScope } from './pagination/cursor.js';
 export { readPageRequest, assemblePage, byId, type Page, type PageInput, type PageRequest } from './pagination/page.js';
 
