@@ -39,32 +39,10 @@ export class HttpError extends Error {
 export const errorBody = (code: ErrorCode, message: string): string =>
   JSON.stringify({ code, message, status: ERROR_STATUS[code] });
 
-/** Status codes Koa or Node may raise on their own, and the code each is answered with. */
-export const codeForStatus = (status: number): ErrorCode => {
-  switch (status) {
-    case 400:
-      return 'validation_failed';
-    case 401:
-      return 'unauthorized';
-    case 403:
-      return 'forbidden';
-    case 404:
-      return 'not_found';
-    case 405:
-      return 'method_not_allowed';
-    case 408:
-      return 'request_timeout';
-    case 409:
-      return 'conflict';
-    case 413:
-      return 'payload_too_large';
-    case 415:
-      return 'unsupported_media_type';
-    case 431:
-      return 'headers_too_large';
-    case 503:
-      return 'unavailable';
-    default:
-      return 'internal_error';
-  }
-};
+/** The first code of the status table for each status (400 → `validation_failed`, 429 → `rate_limited`…). */
+const CODE_OF_STATUS: ReadonlyMap<number, ErrorCode> = new Map(
+  (Object.entries(ERROR_STATUS) as [ErrorCode, number][]).reverse().map(([code, status]) => [status, code] as const),
+);
+
+/** The code a status that Koa or Node raised on its own is answered with: the table's first code for it, else `internal_error`. */
+export const codeForStatus = (status: number): ErrorCode => CODE_OF_STATUS.get(status) ?? 'internal_error';
