@@ -600,8 +600,11 @@ const storeOperations = () => {
   };
 };
 
-/** An example key for the documentation: the shape of a real one, and plainly not one. */
-const EXAMPLE_KEY = `pet_${'EXAMPLE_not_a_real_key_'.padEnd(43, 'x')}`;
+/**
+ * An example key for the documentation: the shape of a real one (43 base64url characters of 32
+ * bytes, so the last carries 4 bits and two zero bits: one of AEIMQUYcgkosw048), and plainly not one.
+ */
+const EXAMPLE_KEY = `pet_${'EXAMPLE_not_a_real_key_'.padEnd(42, 'x')}A`;
 
 /** The five operations of CONTRACT.md §9 (tag `admin`, beta, admin keys only). */
 const adminKeyPaths = () => {

@@ -37,7 +37,8 @@ export interface StoredApiKey extends ApiKeyRecord {
 
 /** How many hex digits of the key's SHA-256 its public id shows. */
 const PUBLIC_ID_HEX = 12;
-const PUBLIC_ID = /^key_[0-9a-f]{12}$/;
+/** A public id's form; the `KeyIdSchema` takes its pattern from here. */
+export const PUBLIC_ID = new RegExp(`^key_[0-9a-f]{${PUBLIC_ID_HEX}}$`);
 
 /** A key's public id: `key_` + the first 12 hex digits of its SHA-256. It names the key in logs, the admin API and as an order's owner. */
 export const publicKeyId = (keyHash: string): string => `key_${keyHash.slice(0, PUBLIC_ID_HEX)}`;

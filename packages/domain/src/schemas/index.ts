@@ -12,7 +12,8 @@ import { MAX_CURSOR_LENGTH } from '../pagination/cursor.js';
 import { ORDER_STATUSES } from '../order/order.js';
 import { MAX_PET_ID } from '../order/validate.js';
 import { PLAN_NAMES } from '../quota/plans.js';
-import { KEY_ROLES, KEY_SOURCES } from '../auth/api-key.js';
+import { KEY_ROLES, KEY_SOURCES, PUBLIC_ID } from '../auth/api-key.js';
+import { ISSUED_KEY_PATTERN } from '../auth/key-format.js';
 import { LABEL_MAX_LENGTH, LABEL_MIN_LENGTH, LABEL_PATTERN, QUOTA_MAX, QUOTA_MIN } from '../auth/key-request.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../idempotency/idempotency.js';
 
@@ -242,7 +243,7 @@ export const InventorySchema = {
 /** A key's public id: `key_` and the first 12 hex digits of its SHA-256. */
 export const KeyIdSchema = {
   type: 'string',
-  pattern: '^key_[0-9a-f]{12}$',
+  pattern: PUBLIC_ID.source,
   description: "A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share.",
 } as const;
 
@@ -332,7 +333,7 @@ export const CreatedApiKeySchema = {
     ...apiKeyProperties,
     key: {
       type: 'string',
-      pattern: '^pet_[A-Za-z0-9_-]{43}$',
+      pattern: ISSUED_KEY_PATTERN.source,
       description: 'The key: `pet_` and 43 base64url characters (256 random bits). Shown only in this answer; store it now.',
     },
   },
