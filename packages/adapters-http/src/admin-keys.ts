@@ -3,12 +3,12 @@ import type { ParameterizedContext } from 'koa';
 import type { DomainError, KeyAdmin } from '@petstore/domain';
 import { validateKeyPatch, validateKeyRequest } from '@petstore/domain';
 import { HttpError } from './errors.js';
+import { answerJson } from './answer.js';
 import { readJsonBody } from './body.js';
 import { checkBody, readPageQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
 import { nextLink } from './next-link.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const BASE = '/v1/admin/keys';
 const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
 
@@ -37,12 +37,10 @@ export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, vali
     checkBody(validators.newApiKey, body, validateKeyRequest);
     const result = await keys.create(ctx.state.caller, body);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.status = 201;
     ctx.set('Location', `${BASE}/${result.value.id}`);
     // The only answer that ever holds a key: no cache may keep it.
     ctx.set('Cache-Control', 'no-store');
-    ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify(result.value);
+    answerJson(ctx, JSON.stringify(result.value), 201);
   });
 
   router.get('listApiKeys', BASE, async (ctx) => {
@@ -52,15 +50,13 @@ export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, vali
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined) ctx.set('Link', nextLink(BASE, items.length, {}, nextCursor));
-    ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify(items);
+    answerJson(ctx, JSON.stringify(items));
   });
 
   router.get('getApiKey', `${BASE}/:keyId`, async (ctx) => {
     const result = await keys.get(ctx.state.caller, keyIdOf(ctx.path));
     if (!result.ok) throw fromDomain(result.error);
-    ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify(result.value);
+    answerJson(ctx, JSON.stringify(result.value));
   });
 
   router.patch('updateApiKey', `${BASE}/:keyId`, async (ctx) => {
@@ -69,8 +65,7 @@ export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, vali
     checkBody(validators.apiKeyPatch, body, validateKeyPatch);
     const result = await keys.patch(ctx.state.caller, keyIdOf(ctx.path), body);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify(result.value);
+    answerJson(ctx, JSON.stringify(result.value));
   });
 
   router.delete('revokeApiKey', `${BASE}/:keyId`, async (ctx) => {

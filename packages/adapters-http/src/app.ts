@@ -2,6 +2,7 @@ import Koa, { type ParameterizedContext } from 'koa';
 import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
+import { answerJson } from './answer.js';
 import { createRouter } from './routes.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
 import { compileValidators } from './validation.js';
@@ -42,7 +43,6 @@ export interface HttpAppOptions {
   readonly corsOrigins?: CorsOrigins;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json']);
 const PROBE_ALLOW = 'GET, HEAD, OPTIONS';
 const DOCS_PREFIX = '/docs';
@@ -81,21 +81,18 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     }
     if (ctx.path === '/healthz') {
       ctx.state.route = 'GET /healthz';
-      ctx.type = JSON_TYPE;
-      ctx.body = '{"status":"ok"}';
+      answerJson(ctx, '{"status":"ok"}');
     } else if (ctx.path === '/readyz') {
       ctx.state.route = 'GET /readyz';
       if (await isReady()) {
-        ctx.type = JSON_TYPE;
-        ctx.body = '{"status":"ready"}';
+        answerJson(ctx, '{"status":"ready"}');
       } else {
         ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
         answerError(ctx, 'unavailable', 'the pet store cannot be reached');
       }
     } else if (ctx.path === '/v1/openapi.json') {
       ctx.state.route = 'GET /v1/openapi.json';
-      ctx.type = JSON_TYPE;
-      ctx.body = openApi;
+      answerJson(ctx, openApi);
     }
   };
   // The documentation page: outside the credential and the rate limit.

@@ -3,13 +3,13 @@ import type { Context } from 'koa';
 import type { Adoption, Caller, CategoryCatalog, DomainError, OrderAction, PetCatalog } from '@petstore/domain';
 import { validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
+import { answerJson } from './answer.js';
 import { readJsonBody } from './body.js';
 import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type RequestValidators } from './validation.js';
 import { nextLink } from './next-link.js';
 import type { AppState } from './state.js';
 import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
 
 /** The key holder the gate authenticated (every route runs after it). */
@@ -34,8 +34,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/pets', items.length, { status: query.status, categoryId: query.categoryId }, nextCursor));
-    ctx.type = JSON_TYPE;
-    ctx.body = serializePets(items);
+    answerJson(ctx, serializePets(items));
   });
 
   router.post('createPet', '/v1/pets', async (ctx) => {
@@ -44,10 +43,8 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     checkBody(validators.newPet, body, validateNewPet);
     const result = await catalog.createPet(body);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.status = 201;
     ctx.set('Location', `/v1/pets/${result.value.id}`);
-    ctx.type = JSON_TYPE;
-    ctx.body = serializePet(result.value);
+    answerJson(ctx, serializePet(result.value), 201);
   });
 
   router.get('getPet', '/v1/pets/:petId', async (ctx) => {
@@ -55,8 +52,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const raw = ctx.path.split('/')[3] ?? '';
     const result = await catalog.getPet(raw);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.type = JSON_TYPE;
-    ctx.body = serializePet(result.value);
+    answerJson(ctx, serializePet(result.value));
   });
 
   router.get('listCategories', '/v1/categories', async (ctx) => {
@@ -65,8 +61,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/categories', items.length, {}, nextCursor));
-    ctx.type = JSON_TYPE;
-    ctx.body = serializeCategories(items);
+    answerJson(ctx, serializeCategories(items));
   });
 
   router.post('createCategory', '/v1/categories', async (ctx) => {
@@ -75,10 +70,8 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     checkBody(validators.newCategory, body, validateNewCategory);
     const result = await categories.createCategory(body);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.status = 201;
     ctx.set('Location', `/v1/categories/${result.value.id}`);
-    ctx.type = JSON_TYPE;
-    ctx.body = serializeCategory(result.value);
+    answerJson(ctx, serializeCategory(result.value), 201);
   });
 
   router.get('getCategory', '/v1/categories/:categoryId', async (ctx) => {
@@ -86,8 +79,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const raw = ctx.path.split('/')[3] ?? '';
     const result = await categories.getCategory(raw);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.type = JSON_TYPE;
-    ctx.body = serializeCategory(result.value);
+    answerJson(ctx, serializeCategory(result.value));
   });
 
   // ---- The adoption flow (CONTRACT.md §8) ----
@@ -98,10 +90,8 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     checkBody(validators.newOrder, body, validateNewOrder);
     const result = await adoption.place(callerOf(ctx), body);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.status = 201;
     ctx.set('Location', `/v1/store/orders/${result.value.id}`);
-    ctx.type = JSON_TYPE;
-    ctx.body = serializeOrder(result.value);
+    answerJson(ctx, serializeOrder(result.value), 201);
   });
 
   router.get('listOrders', '/v1/store/orders', async (ctx) => {
@@ -110,15 +100,13 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/store/orders', items.length, { status: query.status }, nextCursor));
-    ctx.type = JSON_TYPE;
-    ctx.body = serializeOrders(items);
+    answerJson(ctx, serializeOrders(items));
   });
 
   router.get('getOrder', '/v1/store/orders/:orderId', async (ctx) => {
     const result = await adoption.getOrder(callerOf(ctx), rawOrderId(ctx));
     if (!result.ok) throw fromDomain(result.error);
-    ctx.type = JSON_TYPE;
-    ctx.body = serializeOrder(result.value);
+    answerJson(ctx, serializeOrder(result.value));
   });
 
   const actions: ReadonlyArray<readonly [string, OrderAction]> = [
@@ -130,15 +118,13 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     router.post(name, `/v1/store/orders/:orderId/${action}`, async (ctx) => {
       const result = await adoption.act(callerOf(ctx), action, rawOrderId(ctx));
       if (!result.ok) throw fromDomain(result.error);
-      ctx.type = JSON_TYPE;
-      ctx.body = serializeOrder(result.value);
+      answerJson(ctx, serializeOrder(result.value));
     });
   }
 
   router.get('getInventory', '/v1/store/inventory', async (ctx) => {
     const counts = await adoption.inventory();
-    ctx.type = JSON_TYPE;
-    ctx.body = JSON.stringify({ available: counts.available, pending: counts.pending, sold: counts.sold });
+    answerJson(ctx, JSON.stringify({ available: counts.available, pending: counts.pending, sold: counts.sold }));
   });
 
   return router;

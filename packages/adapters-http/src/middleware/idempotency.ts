@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { checkIdempotencyKey, oversizedRequestFingerprint, requestFingerprint, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
 import { errorBody, HttpError } from '../errors.js';
+import { answerJson } from '../answer.js';
 import { BODY_LIMIT_BYTES, readRawBody } from '../body.js';
 import type { HttpLogger } from '../logger.js';
 import type { AppState } from '../state.js';
@@ -12,7 +13,6 @@ import type { AppState } from '../state.js';
  */
 export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set(['/v1/pets', '/v1/categories', '/v1/store/orders']);
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
 type Ctx = Context & { state: AppState };
@@ -48,9 +48,7 @@ export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): Id
     if (started.kind === 'refused') throw new HttpError(started.error.code, started.error.message);
     if (started.kind === 'replay') {
       const { answer } = started;
-      ctx.status = answer.status;
-      ctx.type = JSON_TYPE;
-      ctx.body = answer.body;
+      answerJson(ctx, answer.body, answer.status);
       if (answer.location !== undefined) ctx.set('Location', answer.location);
       ctx.set('Idempotent-Replayed', 'true');
       return;

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Middleware } from 'koa';
 import { StoreUnavailableError } from '@petstore/domain';
 import { codeForStatus, errorBody, ERROR_STATUS, HttpError } from '../errors.js';
+import { answerJson } from '../answer.js';
 import type { HttpLogger } from '../logger.js';
 import { UNMATCHED_ROUTE, type HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
@@ -21,10 +22,12 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middleware<AppState> =>
   async function requestContext(ctx, next) {
     const started = performance.now();
-    const incoming = ctx.get('X-Request-Id');
-    const requestId = WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const incoming = ctx.req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    ctx.set('X-Request-Id', requestId);
+    // Headers the API always sets go straight onto the response: Koa's `ctx.set` ends in this same
+    // call, after a delegate, a check that nothing was sent yet and a conversion to string.
+    ctx.res.setHeader('X-Request-Id', requestId);
     try {
       await next();
     } catch (error) {
@@ -69,8 +72,5 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
 const hasBody = (headers: IncomingHttpHeaders): boolean =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
-export const answerError = (ctx: Parameters<Middleware<AppState>>[0], code: Parameters<typeof errorBody>[0], message: string): void => {
-  ctx.status = ERROR_STATUS[code];
-  ctx.type = 'application/json; charset=utf-8';
-  ctx.body = errorBody(code, message);
-};
+export const answerError = (ctx: Parameters<Middleware<AppState>>[0], code: Parameters<typeof errorBody>[0], message: string): void =>
+  answerJson(ctx, errorBody(code, message), ERROR_STATUS[code]);
