@@ -432,6 +432,15 @@ try {
   const latency = inProcess(['bench/scale-inprocess.mjs', 'latency']);
   say('in process: heap per stored pet (10^6 pets)');
   const heap = inProcess(['--expose-gc', 'bench/scale-inprocess.mjs', 'heap', '1000000']);
+  say('in process: what the contract costs per request, item by item');
+  const costsFile = join(RESULTS, 'contract-costs.json');
+  {
+    const [cmd, argv] = pinned(0, ['bench/contract-costs.mjs', costsFile]);
+    // Its log line under test writes to stdout, as the server's does: to /dev/null here.
+    execFileSync(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  /** @type {{ rows: { item: string, ns: number, note: string }[], totalNs: number, serialize: { oursNs: number, jsonStringifyNs: number } }} */
+  const costs = JSON.parse(readFileSync(costsFile, 'utf8'));
 
   // ---- figures ----
   const med = (/** @type {number[]} */ xs) => median(xs);
@@ -593,6 +602,34 @@ try {
     lines.push('Anomalies seen during the run (they make the figures above suspect):', '');
     for (const x of anomalies) lines.push(`- ${x}`);
     lines.push('');
+  }
+  {
+    // The ceiling the contract's own work leaves: minimal Koa's time per response on its core, plus
+    // that work (less what our serialiser saves over Koa's JSON.stringify), can be no faster than this.
+    const koaUs = 1e6 / med(results.list20.c.map((s) => s.rps));
+    const savedNs = costs.serialize.jsonStringifyNs - costs.serialize.oursNs;
+    const netUs = (costs.totalNs - savedNs) / 1000;
+    lines.push('## What the contract costs per request', '');
+    lines.push(
+      'Each piece of work a `GET /v1/pets?limit=20` answer needs by the contract and minimal Koa does not do, timed alone in process on the production code ' +
+        '(bench/contract-costs.mjs: the container of apps/server, memory store, 10,000 pets; minimum over 9 batches of 20,000 calls, hot). ' +
+        'Alone and hot each item is at its cheapest, so the sum is a lower bound of the contract\'s cost in any implementation, before any framework code around it.',
+      '',
+    );
+    lines.push('| item | ns | what |', '|---|--:|---|');
+    for (const r of costs.rows) lines.push(`| ${r.item} | ${fmt(r.ns)} | ${r.note} |`);
+    lines.push(`| **sum** | **${fmt(costs.totalNs)}** | |`);
+    lines.push(
+      `| serialising the page | −${fmt(savedNs)} | ours ${fmt(costs.serialize.oursNs)} ns against ${fmt(costs.serialize.jsonStringifyNs)} ns for the \`JSON.stringify\` minimal Koa pays |`,
+      '',
+    );
+    lines.push(
+      `Minimal Koa spends ${koaUs.toFixed(1)} µs per headline response on its core in this run (1 / its median req/s). A full stack ≥ 0.90× of it may spend at most ` +
+        `${(koaUs / 0.9).toFixed(1)} µs: ${(koaUs / 0.9 - koaUs).toFixed(1)} µs for everything it adds. The contract's own work, net of the serialiser's saving, is ` +
+        `**${netUs.toFixed(1)} µs** measured hot and alone: even with no framework cost at all the ratio could be at most ` +
+        `**${(koaUs / (koaUs + netUs)).toFixed(3)}×** on this machine.`,
+      '',
+    );
   }
   lines.push('## Where the full stack spends its time', '');
   lines.push(
