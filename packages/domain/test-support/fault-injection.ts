@@ -9,7 +9,11 @@ import type {
   CategoryListQuery,
   CategoryNameTaken,
   CategoryRepository,
+  ClaimOutcome,
+  CompletedRecord,
   ConsumeRequest,
+  IdempotencyStore,
+  InProgressRecord,
   ConsumeResult,
   NewCategory,
   OrderDraft,
@@ -45,7 +49,7 @@ declare const clearTimeout: (handle: unknown) => void;
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
-export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore';
+export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore' | 'IdempotencyStore';
 
 /** One call through a wrapped port, as the injector saw it. */
 export interface PortCall {
@@ -70,7 +74,7 @@ export interface FaultInjectorOptions {
 
 /**
  * Switchable faults for any adapter of the ports: wrap the adapter with `petRepository`,
- * `categoryRepository`, `orderRepository`, `quotaStore` or `apiKeyStore`, then choose per call what happens (`set` for every call from
+ * `categoryRepository`, `orderRepository`, `quotaStore`, `apiKeyStore` or `idempotencyStore`, then choose per call what happens (`set` for every call from
  * now on, `queue` for the next calls, `use` for a function of the call). The injector logs every
  * call with the mode applied, so tests can tell what the store really received.
  */
@@ -192,6 +196,17 @@ export class FaultInjector {
       update: (keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined> =>
         call('update', true, [keyId, changes], () => inner.update(keyId, changes)),
       revoke: (keyId: string): Promise<boolean> => call('revoke', true, [keyId], () => inner.revoke(keyId)),
+    };
+  }
+
+  idempotencyStore(inner: IdempotencyStore): IdempotencyStore {
+    return {
+      claim: (id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> =>
+        this.run({ port: 'IdempotencyStore', method: 'claim', write: true, args: [id, claim, now] }, () => inner.claim(id, claim, now)),
+      complete: (id: string, claim: InProgressRecord, record: CompletedRecord): Promise<void> =>
+        this.run({ port: 'IdempotencyStore', method: 'complete', write: true, args: [id, claim, record] }, () => inner.complete(id, claim, record)),
+      release: (id: string, claim: InProgressRecord): Promise<void> =>
+        this.run({ port: 'IdempotencyStore', method: 'release', write: true, args: [id, claim] }, () => inner.release(id, claim)),
     };
   }
 

@@ -19,6 +19,7 @@ import {
   type KeyRole,
   type BanRule,
   type CategoryRepository,
+  type IdempotencyStore,
   type OrderRepository,
   type PetRepository,
   type PlanName,
@@ -84,6 +85,8 @@ export interface TestServerOptions {
   readonly categories?: number;
   /** Replaces the in-memory order repository. */
   readonly orders?: OrderRepository;
+  /** Wraps the in-memory idempotency store the app uses (e.g. to inject faults); `idempotencyStore` stays the inner one. */
+  readonly wrapIdempotencyStore?: (inner: IdempotencyStore) => IdempotencyStore;
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
   readonly corsOrigins?: CorsOrigins;
@@ -266,7 +269,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
       keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
-      idempotency: new IdempotentRequests(idempotencyStore, clock),
+      idempotency: new IdempotentRequests(options.wrapIdempotencyStore?.(idempotencyStore) ?? idempotencyStore, clock),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     },
