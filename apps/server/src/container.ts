@@ -1,5 +1,5 @@
 import { Container, ContainerModule } from 'inversify';
-import { KEY_CACHE_MAX_AGE_MS, type Clock } from '@petstore/domain';
+import { KEY_CACHE_MAX_AGE_MS, type Clock, type StorePorts } from '@petstore/domain';
 import { IdempotencyStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { noMetrics, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import { SystemRandom } from './system-random.js';
@@ -8,7 +8,7 @@ import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
 import { memoryStoreModule } from './modules/memory.module.js';
 import { mongoStoreModule } from './modules/mongo.module.js';
-import { STORE_DEADLINE_MS, type StorePorts } from './deadline.js';
+import { STORE_DEADLINE_MS } from './deadline.js';
 
 /** Ports supplied by the caller instead of the store the settings pick (an embedder's own adapters, or tests wrapping adapters with faults). */
 export interface ProvidedStores extends Omit<StorePorts, 'idempotency'> {

@@ -1,4 +1,4 @@
-import type { Answer, ApiKeyStore, CategoryRepository, IdempotencyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
+import type { Answer, StorePorts } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -33,15 +33,6 @@ export const withDeadline = <T>(work: Answer<T>, ms: number, what: string, onUna
       },
     );
   });
-
-export interface StorePorts {
-  readonly pets: PetRepository;
-  readonly categories: CategoryRepository;
-  readonly orders: OrderRepository;
-  readonly quotas: QuotaStore;
-  readonly keys: ApiKeyStore;
-  readonly idempotency: IdempotencyStore;
-}
 
 /** Hears of each store call that failed with an outage, by port name (`PetRepository`…). */
 export type StoreFailureListener = (port: string) => void;

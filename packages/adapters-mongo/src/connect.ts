@@ -1,4 +1,4 @@
-import type { ApiKeyStore, CategoryRepository, IdempotencyStore, OrderRepository, PetRepository, QuotaStore } from '@petstore/domain';
+import type { StorePorts } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
@@ -17,13 +17,7 @@ export interface ConnectMongoOptions {
 }
 
 /** The stores on one MongoDB connection pool, for the composition root. */
-export interface MongoStores {
-  readonly pets: PetRepository;
-  readonly categories: CategoryRepository;
-  readonly orders: OrderRepository;
-  readonly quotas: QuotaStore;
-  readonly keys: ApiKeyStore;
-  readonly idempotency: IdempotencyStore;
+export interface MongoStores extends StorePorts {
   /** The database in use and the hosts (no credentials): for the start-up log line. */
   readonly database: string;
   readonly endpoint: string;

@@ -70,6 +70,7 @@ export type { Clock } from './ports/clock.port.js';
 export type { Random } from './ports/random.port.js';
 export type { Answer } from './ports/answer.js';
 export type { IdempotencyStore, ClaimOutcome } from './ports/idempotency-store.port.js';
+export type { StorePorts } from './ports/store-ports.js';
 
 export {
   IDEMPOTENCY_TTL_MS,

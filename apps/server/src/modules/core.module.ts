@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog } from '@petstore/domain';
+import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, type StorePorts } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
-import { boundedPorts, withDeadline, type StorePorts } from '../deadline.js';
+import { boundedPorts, withDeadline } from '../deadline.js';
 
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline, unless
