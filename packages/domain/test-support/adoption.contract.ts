@@ -328,6 +328,30 @@ const faultyCommandsArb = fc.commands([fc.tuple(opArb, planArb).map(([op, plan])
  * The adoption flow (CONTRACT.md §8) on an adapter's pet and order stores: a model-based property
  * of the whole flow, the same with faults injected into every store call, and races.
  */
+/** A pet repository whose swap from `available` for one chosen pet waits until `release()`: a placement stalled before its linearization point. */
+const stallingSwaps = (inner: PetRepository) => {
+  let stalledPet: number | undefined;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let reached!: () => void;
+  const reachedSwap = new Promise<void>((resolve) => (reached = resolve));
+  const pets: PetRepository = {
+    create: (draft) => inner.create(draft),
+    findById: (id) => inner.findById(id),
+    list: (query) => inner.list(query),
+    findHold: (id) => inner.findHold(id),
+    countByStatus: () => inner.countByStatus(),
+    swapHold: async (id, expected, next) => {
+      if (id === stalledPet && expected.status === 'available') {
+        reached();
+        await released;
+      }
+      return inner.swapHold(id, expected, next);
+    },
+  };
+  return { pets, stall: (petId: number) => (stalledPet = petId), reachedSwap, release };
+};
+
 export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>, options: ContractOptions = {}): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
@@ -464,25 +488,7 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
     it('a walk of the order list visits every order that existed when it started exactly once, in order, while a placement holding a lower id is stalled before its pet swap and others complete', () =>
       withFixture(make, async (stores) => {
         const clock = new ManualClock(T0);
-        let stallPet: number | undefined;
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => (release = resolve));
-        let stalled!: () => void;
-        const reachedSwap = new Promise<void>((resolve) => (stalled = resolve));
-        const pets: PetRepository = {
-          create: (draft) => stores.pets.create(draft),
-          findById: (id) => stores.pets.findById(id),
-          list: (query) => stores.pets.list(query),
-          findHold: (id) => stores.pets.findHold(id),
-          countByStatus: () => stores.pets.countByStatus(),
-          swapHold: async (id, expected, next) => {
-            if (id === stallPet && expected.status === 'available') {
-              stalled();
-              await released;
-            }
-            return stores.pets.swapHold(id, expected, next);
-          },
-        };
+        const { pets, stall, reachedSwap, release } = stallingSwaps(stores.pets);
         const adoption = new Adoption(pets, stores.orders, clock);
         const petIds: number[] = [];
         for (let i = 0; i < 30; i++) petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
@@ -493,8 +499,8 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
           existing.push(placed.value.id);
         }
         // A placement takes the next id and stalls before its swap; later placements complete with higher ids.
-        stallPet = petIds[10]!;
-        const slow = adoption.place(CLIENTS[0]!, { petId: stallPet });
+        stall(petIds[10]!);
+        const slow = adoption.place(CLIENTS[0]!, { petId: petIds[10]! });
         await reachedSwap;
         const walk = async (between: (page: number) => Promise<void>): Promise<number[]> => {
           const ids: number[] = [];
@@ -524,6 +530,30 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         const stalledOrder = await slow;
         if (!stalledOrder.ok) throw new Error(stalledOrder.error.message);
         expect(await walk(async () => {})).to.include(stalledOrder.value.id);
+      }));
+
+    it('a placement stalled before its pet swap for a day still ends placed when it resumes: readers meanwhile show no order and never abandon it', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const { pets, stall, reachedSwap, release } = stallingSwaps(stores.pets);
+        const adoption = new Adoption(pets, stores.orders, clock);
+        const petId = (await stores.pets.create({ name: 'Slow', categoryId: 1, status: 'available' })).id;
+        stall(petId);
+        const slow = adoption.place(CLIENTS[0]!, { petId });
+        await reachedSwap;
+        // Far past any store deadline or lease a reader could use to give the placement up.
+        clock.advance(24 * 60 * 60 * 1000);
+        for (const caller of [CLIENTS[0]!, ADMIN]) {
+          const listed = await adoption.listOrders(caller);
+          expect(listed.ok && listed.value.items, 'a placement its pet does not hold is not shown').to.deep.equal([]);
+        }
+        expect((await stores.pets.findHold(petId))?.status).to.equal('available');
+        release();
+        const placed = await slow;
+        expect(placed.ok && placed.value.status, 'the record was left placing, so the placement completes').to.equal('placed');
+        expect(await stores.pets.findHold(petId)).to.deep.equal({ status: 'pending', orderId: placed.ok ? placed.value.id : null });
+        await checkStoredInvariants(stores);
+        expect(await checkVisibleInvariants(adoption, stores.pets)).to.have.length(1);
       }));
 
     it('property: random actions by many callers at the same time keep every invariant', () =>

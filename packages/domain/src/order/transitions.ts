@@ -66,7 +66,12 @@ export const PLACEMENT = { petFrom: 'available', to: OrderState.placed, pet: 'pe
  * write-ahead state, and by a placement that finds its pet held:
  * - `placing` and its pet holds it → CAS `placing → placed` (the placement won; finish it);
  *   `placing` and its pet does not hold it → nothing: the record stays invisible (its placement
- *   lost, crashed before the swap, or is still running and may yet win);
+ *   lost, crashed before the swap, or is still running and may yet win). A reader never marks
+ *   such a record `abandoned`, however old: a placement still running could swap its pet after
+ *   that, leaving a pet held by an abandoned record, and no lease closes that window without a
+ *   transaction over both documents. Only the placement itself, once its swap has lost, marks its
+ *   record `abandoned`. A record left `placing` by a crash or an outage before the swap costs a
+ *   pet lookup when a listing passes it; nothing else;
  * - `cancelling` / `delivering` → `swapHold(pet, {pending, id} → {available|sold, null})` (a
  *   `false` means it was done already), then CAS to `cancelled` / `delivered`, keeping `updatedAt`.
  * A client therefore sees `cancelled` / `delivered` only once the pet has followed, and never a
