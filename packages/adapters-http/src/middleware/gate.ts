@@ -44,9 +44,12 @@ export interface GateOptions {
   readonly metrics?: HttpMetrics;
 }
 
-export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission, options: GateOptions = {}): Middleware<AppState> =>
-  async function gate(ctx, next) {
-    const metrics = options.metrics ?? noMetrics;
+export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission, options: GateOptions = {}): Middleware<AppState> => {
+  /** How a request on this route runs under its `Idempotency-Key`: only the creates of `IDEMPOTENT_CREATES` (a POST layer), and only when idempotency is configured. */
+  const idempotentRunFor = (layer: { readonly path: unknown; readonly methods: readonly string[] } | undefined): IdempotentRun | undefined =>
+    options.idempotent !== undefined && layer !== undefined && layer.methods.includes('POST') && IDEMPOTENT_CREATES.has(String(layer.path)) ? options.idempotent : undefined;
+  const metrics = options.metrics ?? noMetrics;
+  return async function gate(ctx, next) {
     // A request target with no path (authority form, `CONNECT host:port`) matches nothing.
     const path: string = ctx.path ?? '';
     const match = router.match(path, ctx.method);
@@ -93,9 +96,10 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
       // any answer, under a fingerprint that needs no body (method, path, "over 1 MiB"); still
       // unread and answered at once (the key's own 400 first, as on every create). Every other
       // request (no or invalid credential, other routes) gets the 413 here as before.
-      if (options.idempotent !== undefined && auth.ok && auth.value.caller !== undefined && ctx.method === 'POST' && layer !== undefined && IDEMPOTENT_CREATES.has(String(layer.path))) {
+      const idempotent = idempotentRunFor(layer);
+      if (idempotent !== undefined && auth.ok && auth.value.caller !== undefined) {
         ctx.state.caller = auth.value.caller;
-        await options.idempotent(ctx, () => Promise.reject(tooLarge));
+        await idempotent(ctx, () => Promise.reject(tooLarge));
         return;
       }
       throw tooLarge;
@@ -121,9 +125,11 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     // Our handlers read nothing the router's dispatch adds to the context (no `ctx.params`: getPet reads the raw path).
     const stack = layer.stack as unknown as readonly Middleware<AppState>[];
     const run = (): Promise<unknown> => (stack.length === 1 ? stack[0]!(ctx, next) : runStack(stack, ctx, next));
-    if (options.idempotent !== undefined && ctx.method === 'POST' && IDEMPOTENT_CREATES.has(String(layer.path))) await options.idempotent(ctx, run);
+    const idempotent = idempotentRunFor(layer);
+    if (idempotent !== undefined) await idempotent(ctx, run);
     else await run();
   };
+};
 
 /** Runs a route's middleware in order (what the router's dispatch does once it has matched). */
 const runStack = (stack: readonly Middleware<AppState>[], ctx: Parameters<Middleware<AppState>>[0], next: () => Promise<unknown>) => {
