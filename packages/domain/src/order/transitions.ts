@@ -100,27 +100,25 @@ export const repairStep = (state: OrderState): RepairStep | undefined => {
   }
 };
 
+/** The write-ahead states that settle to `status` (the `via` of the moves into it), then `status` itself. */
+function statesSettlingTo(status: OrderStatus): readonly OrderState[] {
+  const moves = [PLACEMENT, ...Object.values(TRANSITIONS)];
+  return [...moves.flatMap((move) => (move.via !== undefined && move.to === status ? [move.via] : [])), status];
+}
+
 /**
  * The stored states a client's status filter must look at: a record in a write-ahead state is
  * listed under the status it settles to (a `placing` one only if its pet holds it).
  */
 export const STATES_OF_STATUS: Readonly<Record<OrderStatus, readonly OrderState[]>> = {
-  placed: [OrderState.placing, OrderState.placed],
-  approved: [OrderState.approved],
-  cancelled: [OrderState.cancelling, OrderState.cancelled],
-  delivered: [OrderState.delivering, OrderState.delivered],
+  placed: statesSettlingTo(OrderState.placed),
+  approved: statesSettlingTo(OrderState.approved),
+  cancelled: statesSettlingTo(OrderState.cancelled),
+  delivered: statesSettlingTo(OrderState.delivered),
 };
 
 /** Every stored state a listing may show (all but `abandoned`). */
-export const LISTED_STATES: readonly OrderState[] = [
-  OrderState.placing,
-  OrderState.placed,
-  OrderState.approved,
-  OrderState.cancelling,
-  OrderState.cancelled,
-  OrderState.delivering,
-  OrderState.delivered,
-];
+export const LISTED_STATES: readonly OrderState[] = Object.values(STATES_OF_STATUS).flat();
 
 /** A settled state seen by clients as itself. */
 export const isSettledStatus = (state: OrderState): state is OrderStatus =>
