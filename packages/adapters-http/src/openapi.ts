@@ -28,6 +28,8 @@ import {
 import type { ErrorCode } from '@petstore/domain';
 import { ERROR_STATUS } from './errors.js';
 import { IDEMPOTENT_CREATES } from './middleware/idempotency.js';
+import { BODY_LIMIT_BYTES } from './body.js';
+import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQUEST_TIMEOUT_MS, requestTimeoutMessage } from './limits.js';
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
 
@@ -40,6 +42,9 @@ const DEPRECATION_HEADERS = ['Deprecation', 'Sunset', 'Link-Successor'];
 
 const headerRefs = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n === 'Link-Successor' ? 'Link' : n, ref('headers', n)]));
 
+/** The 413's description on every operation that takes a body. */
+const BODY_TOO_LARGE = `The body is larger than ${BODY_LIMIT_BYTES / 2 ** 20} MiB.`;
+
 /** What an `Error` body of each code says, for the examples of the document. */
 const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   validation_failed: 'name must be 1 to 200 characters long (got 0)',
@@ -47,14 +52,14 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'send your API key as "Authorization: Bearer <API_KEY>"',
   forbidden: 'this operation needs an admin key',
   not_found: 'no pet has id 42',
-  request_timeout: 'the request did not arrive in time: send the headers within 10 s and the whole request within 30 s',
+  request_timeout: requestTimeoutMessage(HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS),
   conflict: 'a request with this Idempotency-Key is still being processed; retry in a moment',
   gone: 'this operation was removed; use GET /v1/pets instead',
-  payload_too_large: 'the body is larger than 1048576 bytes',
+  payload_too_large: `the body is larger than ${BODY_LIMIT_BYTES} bytes`,
   unsupported_media_type: 'send the body as application/json (UTF-8)',
   idempotency_key_reused: 'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
   rate_limited: 'rate limit of 60 requests per minute exceeded; retry in 17 seconds',
-  headers_too_large: 'the request headers are larger than 16 KB',
+  headers_too_large: HEADERS_TOO_LARGE_MESSAGE,
   internal_error: 'an internal error occurred; quote request id 3f1c…',
   unavailable: 'the pet store is unavailable right now; retry shortly',
 };
@@ -233,7 +238,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
               content: { 'application/json': { schema: ref('schemas', 'Pet'), example: PET_EXAMPLE } },
             }),
             '400': ref('responses', 'BadRequest'),
-            '413': errorResponse(['payload_too_large'], 'The body is larger than 1 MiB.'),
+            '413': errorResponse(['payload_too_large'], BODY_TOO_LARGE),
             '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
             ...sharedErrors,
           },
@@ -340,7 +345,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
               'taken',
               errorExample('conflict', 'category 1 already has this name (names are compared ignoring case and Unicode normalization); use categoryId 1'),
             ),
-            '413': errorResponse(['payload_too_large'], 'The body is larger than 1 MiB.'),
+            '413': errorResponse(['payload_too_large'], BODY_TOO_LARGE),
             '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
             ...sharedErrors,
           },
@@ -408,8 +413,8 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         },
       },
       responses: {
-        RequestTimeout: errorResponse(['request_timeout'], 'The headers (10 s) or the whole request (30 s) did not arrive in time; the connection closes.', [], undefined, ['X-Request-Id']),
-        HeadersTooLarge: errorResponse(['headers_too_large'], 'The request headers are over 16 KB; the connection closes.', [], undefined, ['X-Request-Id']),
+        RequestTimeout: errorResponse(['request_timeout'], `The headers (${HEADERS_TIMEOUT_MS / 1000} s) or the whole request (${REQUEST_TIMEOUT_MS / 1000} s) did not arrive in time; the connection closes.`, [], undefined, ['X-Request-Id']),
+        HeadersTooLarge: errorResponse(['headers_too_large'], `The request headers are over ${HEADER_LIMIT_BYTES / 1024} KB; the connection closes.`, [], undefined, ['X-Request-Id']),
         IdempotencyInProgress: errorResponse(['conflict'], 'A request with this `Idempotency-Key` is still being processed; retry in a moment.'),
         IdempotencyKeyReused: errorResponse(['idempotency_key_reused'], 'This `Idempotency-Key` was sent before with a different request (another path or body).'),
         BadRequest: errorResponse(['validation_failed', 'malformed_json'], 'The request breaks a rule; the message names the field and why.'),
@@ -515,7 +520,7 @@ const storeOperations = () => {
             }),
             '400': errorResponse(['validation_failed', 'malformed_json'], 'The body breaks a rule, or petId names no animal.', [], 'petId 7 names no pet'),
             '409': errorResponse(['conflict'], 'The animal is not `available`; the message says its status.', [], 'pet 7 is pending; only an available pet can be ordered'),
-            '413': errorResponse(['payload_too_large'], 'The body is larger than 1 MiB.'),
+            '413': errorResponse(['payload_too_large'], BODY_TOO_LARGE),
             '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
             ...sharedErrors,
           },
@@ -638,7 +643,7 @@ const adminKeyPaths = () => {
   const notFound = errorResponse(['not_found'], 'No key (or a revoked one) has this id.');
   const settingsConflict = errorResponse(['conflict'], 'The key comes from the server settings (`PETSTORE_API_KEYS`, `PETSTORE_ADMIN_KEYS`) and is changed only there.');
   const bodyErrors = {
-    '413': errorResponse(['payload_too_large'], 'The body is larger than 1 MiB.'),
+    '413': errorResponse(['payload_too_large'], BODY_TOO_LARGE),
     '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
   };
   return {

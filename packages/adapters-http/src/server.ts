@@ -3,6 +3,7 @@ import { createServer, ServerResponse, type IncomingMessage, type RequestListene
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.js';
+import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQUEST_TIMEOUT_MS, requestTimeoutMessage } from './limits.js';
 
 /**
  * Requests that Node's parser refuses before the app sees them (a control character or line
@@ -12,14 +13,14 @@ import { errorBody } from './errors.js';
  * the request is echoed. Node's own answer has neither. As Node does, nothing is written when a
  * response is already under way (then the connection is only closed).
  */
-const clientErrorAnswer = (headersSeconds: number, requestSeconds: number) => (error: NodeJS.ErrnoException, socket: Duplex): void => {
+const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number) => (error: NodeJS.ErrnoException, socket: Duplex): void => {
   const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
     const [status, reason, body] =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', errorBody('request_timeout', `the request did not arrive in time: send the headers within ${headersSeconds} s and the whole request within ${requestSeconds} s`)]
+        ? [408, 'Request Timeout', errorBody('request_timeout', requestTimeoutMessage(headersTimeoutMs, requestTimeoutMs))]
         : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', 'the request headers are larger than 16 KB')]
+          ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', HEADERS_TOO_LARGE_MESSAGE)]
           : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
             ? [413, 'Payload Too Large', errorBody('payload_too_large', 'the chunk extensions are too large')]
             : [400, 'Bad Request', errorBody('validation_failed', 'the request is not valid HTTP/1.1: check the request line and the headers')];
@@ -33,9 +34,9 @@ const clientErrorAnswer = (headersSeconds: number, requestSeconds: number) => (e
 export interface ListenOptions {
   readonly port: number;
   readonly host: string;
-  /** Whole request headers must arrive within this many ms (CONTRACT.md §6: 10 s). */
+  /** Whole request headers must arrive within this many ms (default `HEADERS_TIMEOUT_MS`, CONTRACT.md §6). */
   readonly headersTimeoutMs?: number;
-  /** The whole request, body included, must arrive within this many ms (30 s). */
+  /** The whole request, body included, must arrive within this many ms (default `REQUEST_TIMEOUT_MS`). */
   readonly requestTimeoutMs?: number;
 }
 
@@ -71,12 +72,13 @@ export const bindServer = async (server: Server, requestedPort: number, hostName
 /** Serves a Koa app over HTTP/1.1 with the timeouts that keep slow clients from holding sockets. */
 export const listen = async (app: { callback(): RequestListener }, options: ListenOptions): Promise<RunningServer> => {
   const handler = app.callback();
-  const headersTimeout = options.headersTimeoutMs ?? 10_000;
-  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(
     {
       headersTimeout,
       requestTimeout,
+      maxHeaderSize: HEADER_LIMIT_BYTES,
       // Check for expired header/request deadlines every second, not every 30 s.
       connectionsCheckingInterval: 1_000,
       keepAliveTimeout: 5_000,
@@ -87,9 +89,9 @@ export const listen = async (app: { callback(): RequestListener }, options: List
     handler,
   );
   // No header is dropped silently (Node keeps only the first 1,000 by default, Host included):
-  // the 16 KB header size limit (431) already bounds what a request can carry.
+  // the header size limit (`HEADER_LIMIT_BYTES`, 431) already bounds what a request can carry.
   server.maxHeadersCount = 0;
-  server.on('clientError', clientErrorAnswer(headersTimeout / 1000, requestTimeout / 1000));
+  server.on('clientError', clientErrorAnswer(headersTimeout, requestTimeout));
   // `Expect: 100-continue` goes to the app like any request (Node would answer 100 at once, before
   // the credential or the rate limit is checked); the body reader sends the 100 when it starts.
   server.on('checkContinue', handler);
