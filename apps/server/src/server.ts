@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { apiKeyRecord, generateApiKey, type ApiKeyRecord, type Clock } from '@petstore/domain';
 import { listen, listenMetrics, PrometheusMetrics, type HttpLogger, type MetricsListener } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
@@ -40,10 +39,12 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     let devAdminKey: string | undefined;
     const seed: ApiKeyRecord[] = [...settings.apiKeys, ...settings.adminKeys];
     if (settings.apiKeys.length === 0 && settings.store === 'memory') {
-      devKey = `dev_${randomBytes(24).toString('base64url')}`;
+      // Keys like the ones the admin API issues, from the same Random port.
+      const random = await container.getAsync(TOKENS.Random);
+      devKey = generateApiKey(random);
       seed.push(apiKeyRecord(devKey, 'free') as ApiKeyRecord);
       if (settings.adminKeys.length === 0) {
-        devAdminKey = generateApiKey(await container.getAsync(TOKENS.Random));
+        devAdminKey = generateApiKey(random);
         seed.push(apiKeyRecord(devAdminKey, 'business', undefined, 'admin') as ApiKeyRecord);
       }
     }
