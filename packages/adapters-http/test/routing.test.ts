@@ -3,7 +3,18 @@
 import { METHODS } from 'node:http';
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { NewPetSchema, PetSchema } from '@petstore/domain';
+import {
+  ApiKeyPatchSchema,
+  ListCategoriesQuerySchema,
+  ListKeysQuerySchema,
+  ListOrdersQuerySchema,
+  ListPetsQuerySchema,
+  NewApiKeySchema,
+  NewCategorySchema,
+  NewOrderSchema,
+  NewPetSchema,
+  PetSchema,
+} from '@petstore/domain';
 import { expectError, KEYS, parseRawResponse, rateLimitOf, rawSocket, startServer, type RawResponse, type TestServer } from './support/server.js';
 
 const allowOf = (res: RawResponse): string[] =>
@@ -176,6 +187,36 @@ describe('routing (CONTRACT.md §2)', () => {
       expect(doc['components'].schemas.Pet).to.deep.equal(JSON.parse(JSON.stringify(PetSchema)));
       const limit = doc['paths']['/pets'].get.parameters.find((p: { name: string }) => p.name === 'limit');
       expect(limit.schema).to.include({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    });
+
+    it('every schema the validators compile is in the document as it validates: each body schema as its operation\'s body, each query schema as exactly its operation\'s query parameters', () => {
+      const plain = (x: unknown): unknown => JSON.parse(JSON.stringify(x));
+      const bodies = [
+        ['post', '/pets', NewPetSchema],
+        ['post', '/categories', NewCategorySchema],
+        ['post', '/store/orders', NewOrderSchema],
+        ['post', '/admin/keys', NewApiKeySchema],
+        ['patch', '/admin/keys/{keyId}', ApiKeyPatchSchema],
+      ] as const;
+      for (const [method, path, schema] of bodies) {
+        const ref: string = doc['paths'][path][method].requestBody.content['application/json'].schema.$ref;
+        expect(doc['components'].schemas[ref.split('/').pop()!], `${method} ${path}`).to.deep.equal(plain(schema));
+      }
+      const queries = [
+        ['/pets', ListPetsQuerySchema],
+        ['/categories', ListCategoriesQuerySchema],
+        ['/store/orders', ListOrdersQuerySchema],
+        ['/admin/keys', ListKeysQuerySchema],
+      ] as const;
+      for (const [path, schema] of queries) {
+        const inQuery = (doc['paths'][path].get.parameters as { in: string; name: string; description: string; schema: unknown }[]).filter((p) => p.in === 'query');
+        const properties = schema.properties as Record<string, { description?: string }>;
+        expect(inQuery.map((p) => p.name), `GET ${path}`).to.have.members(Object.keys(properties));
+        for (const p of inQuery) {
+          const { description, ...rest } = properties[p.name]!;
+          expect({ description: p.description, schema: p.schema }, `GET ${path} ${p.name}`).to.deep.equal(plain({ description, schema: rest }));
+        }
+      }
     });
   });
 
