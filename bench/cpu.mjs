@@ -15,7 +15,7 @@
 // with PETSTORE_CORS_ORIGINS and PETSTORE_METRICS_PORT set and every request sends an allowed Origin; `off` drops one.
 import { readFileSync, writeFileSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinSelf } from './lib.mjs';
+import { ROOT, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinSelf, cpuMicros } from './lib.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
 const env = (/** @type {string} */ k, /** @type {string} */ d) => process.env[k] || d;
@@ -47,12 +47,6 @@ const BANNED_AUTH = { authorization: `Bearer ${BANNED}`, ...(CORS_ON ? { origin:
 const JSON_BODY = { ...AUTH, 'content-type': 'application/json' };
 const CREATE_BODY = '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}';
 
-/** utime + stime of a process and all its threads, in µs (clock ticks of 10 ms). @param {number} pid */
-const cpuMicros = (pid) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
 
 /** CPU_A_ENV / CPU_O_ENV may switch a setting off with `null`: `CPU_O_ENV='{"PETSTORE_CORS_ORIGINS":null}'`. */
 const withoutNulls = (/** @type {Record<string, string | null>} */ e) =>

@@ -1,6 +1,7 @@
 // Shared helpers of the benchmark scripts (bench only, never part of the product).
 import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -54,6 +55,13 @@ export const cleanEnv = () =>
   );
 
 /** @param {number} ms */
+/** utime + stime of a process and all its threads, in µs (clock ticks of 10 ms), from /proc (Linux). @param {number} pid */
+export const cpuMicros = (pid) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
