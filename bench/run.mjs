@@ -615,9 +615,12 @@ try {
   {
     // The ceiling the contract's own work leaves: minimal Koa's CPU per response, plus that work
     // (less what our serialiser saves over Koa's JSON.stringify), can be no faster than this. CPU,
-    // not 1 / req/s: when the load generator sets the pace, wall time per response overstates Koa's cost.
-    const koaUs = med(results.list20.c.map((s) => s.cpuUs));
-    const fullUs = med(results.list20.a.map((s) => s.cpuUs));
+    // not 1 / req/s: when the load generator sets the pace, wall time per response overstates Koa's
+    // cost. The least of the rounds, as the work items are the least of their batches: on a shared
+    // machine noise only ever adds, and the two sides of the ratio must be measured alike.
+    const leastCpu = (/** @type {{ cpuUs: number }[]} */ runs) => Math.min(...runs.map((s) => s.cpuUs));
+    const koaUs = leastCpu(results.list20.c);
+    const fullUs = leastCpu(results.list20.a);
     const savedNs = costs.serialize.jsonStringifyNs - costs.serialize.oursNs;
     const netUs = (costs.totalNs - savedNs) / 1000;
     lines.push('## What the contract costs per request', '');
@@ -627,20 +630,36 @@ try {
         'Alone and hot each item is at its cheapest, so the sum is a lower bound of the contract\'s cost in any implementation, before any framework code around it.',
       '',
     );
-    lines.push('| item | ns | what |', '|---|--:|---|');
-    for (const r of costs.rows) lines.push(`| ${r.item} | ${fmt(r.ns)} | ${r.note} |`);
-    lines.push(`| **sum** | **${fmt(costs.totalNs)}** | |`);
+    lines.push('| item | ns | on every answer | what |', '|---|--:|:-:|---|');
+    for (const r of costs.rows) lines.push(`| ${r.item} | ${fmt(r.ns)} | ${r.every ? 'yes' : 'list'} | ${r.note} |`);
+    lines.push(`| **sum** | **${fmt(costs.totalNs)}** | ${fmt(costs.everyNs)} on every answer | |`);
     lines.push(
-      `| serialising the page | −${fmt(savedNs)} | ours ${fmt(costs.serialize.oursNs)} ns against ${fmt(costs.serialize.jsonStringifyNs)} ns for the \`JSON.stringify\` minimal Koa pays |`,
+      `| serialising the page | −${fmt(savedNs)} | list | ours ${fmt(costs.serialize.oursNs)} ns against ${fmt(costs.serialize.jsonStringifyNs)} ns for the \`JSON.stringify\` minimal Koa pays |`,
       '',
     );
     lines.push(
-      `Minimal Koa spends ${koaUs.toFixed(1)} µs of CPU per headline response in this run (median over the rounds; the full stack ${fullUs.toFixed(1)} µs). A full stack ≥ 0.90× of it may spend at most ` +
+      `Minimal Koa spends ${koaUs.toFixed(1)} µs of CPU per headline response in this run (the least of its rounds; the full stack ${fullUs.toFixed(1)} µs). A full stack ≥ 0.90× of it may spend at most ` +
         `${(koaUs / 0.9).toFixed(1)} µs: ${(koaUs / 0.9 - koaUs).toFixed(1)} µs for everything it adds. The contract's own work, net of the serialiser's saving, is ` +
         `**${netUs.toFixed(1)} µs** measured hot and alone: even with no framework cost at all the ratio could be at most ` +
         `**${(koaUs / (koaUs + netUs)).toFixed(3)}×** on this machine.`,
       '',
     );
+    // The other 0.90× targets: only the work every answer carries is counted (their routes' own work
+    // is the same JSON.stringify as minimal Koa's, or more: a create also validates and stores).
+    const everyUs = costs.everyNs / 1000;
+    lines.push(
+      `The other 0.90× targets, counting only the ${everyUs.toFixed(1)} µs every answer to a keyed request carries (their routes' own work is taken as equal to minimal Koa's, though a create also validates, checks its category and stores):`,
+      '',
+      '| scenario | minimal Koa, CPU µs per response (least round) | allowed at 0.90× | ceiling from the contract\'s work alone |',
+      '|---|--:|--:|--:|',
+    );
+    for (const id of ['create', ...Object.keys(optionalPaths)]) {
+      const runs = results[id]?.c;
+      if (runs === undefined) continue;
+      const us = leastCpu(runs);
+      lines.push(`| ${groups.find((g) => g.id === id)?.label} | ${us.toFixed(1)} | ${(us / 0.9 - us).toFixed(1)} µs | ${(us / (us + everyUs)).toFixed(3)}× |`);
+    }
+    lines.push('');
   }
   lines.push('## Where the full stack spends its time', '');
   lines.push(
