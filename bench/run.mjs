@@ -36,6 +36,8 @@ const WARMUP = num('BENCH_WARMUP', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
 const PIPELINING = 1;
 const PROFILE_DURATION = num('BENCH_PROFILE_DURATION', 6);
+const HTTP_SCALE_ROUNDS = 6;
+const RATE_LIMITED_ROUNDS = 4;
 const onOff = (/** @type {string} */ name) => {
   const raw = (process.env[name] ?? 'on').toLowerCase();
   if (raw !== 'on' && raw !== 'off') throw new Error(`${name} must be on or off`);
@@ -396,7 +398,9 @@ try {
   /** @type {Record<string, Record<number, { p50: number[], rps: number[] }>>} */
   const httpScale = {};
   for (const n of scaleSizes) for (const path of Object.values(await scaleQueries(n))) await driver.run({ url: scaleUrls[n] + path, connections: 1, duration: 0.5, headers: AUTH });
-  for (let round = 1; round <= 2; round++) {
+  // 6 rounds, the ratio taken per round (paired) then the median: at 1 connection a single round's
+  // p50 moves by ±30 % on this machine, so 2 rounds let one noisy minute decide the target.
+  for (let round = 1; round <= HTTP_SCALE_ROUNDS; round++) {
     for (const n of scaleSizes) {
       for (const [label, path] of Object.entries(await scaleQueries(n))) {
         const s = await driver.run({ url: scaleUrls[n] + path, connections: 1, pipelining: 1, duration: 1.5, headers: AUTH });
@@ -414,7 +418,7 @@ try {
   /** @type {{ ok: number[], limited: number[] }} */
   const rateLimited = { ok: [], limited: [] };
   await driver.run(base(scaleUrls[1_000] + getPaths.list20, 1, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }));
-  for (let round = 1; round <= 2; round++) {
+  for (let round = 1; round <= RATE_LIMITED_ROUNDS; round++) {
     const ok = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: AUTH }));
     const limited = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }));
     // A new UTC minute during the round gives the free key 60 more admitted requests: expected, not an anomaly.
@@ -486,7 +490,7 @@ try {
   const ns = latency.medianNsPerCall;
   const inprocRatios = Object.fromEntries(Object.entries(ns).map(([q, bySize]) => [q, bySize['1000000'] / bySize['1000']]));
   const httpRatios = Object.fromEntries(
-    Object.entries(httpScale).map(([q, bySize]) => [q, med(bySize[1_000_000].p50) / med(bySize[1_000].p50)]),
+    Object.entries(httpScale).map(([q, bySize]) => [q, med(bySize[1_000_000].p50.map((p50, i) => p50 / bySize[1_000].p50[i]))]),
   );
   const worstScale = Math.max(...Object.values(inprocRatios), ...Object.values(httpRatios));
   const targets = [
@@ -554,13 +558,13 @@ try {
       'Server CPU per response: the server process\'s utime + stime (all its threads, from /proc) around each round, divided by its responses (bench/cpu.mjs uses the same measure).',
     `- **429 scenario**: a free key sent past its limit (60/min). With the default ban rule it is banned after its 10th rejection (here after ${bannedAfter} requests), ` +
       'so the measured 429 path is `temporarily_banned` (what a client that keeps hammering gets). It alternates with the 200 rounds of (a). ' +
-      'The `rate_limited` path is measured on the bench composition (below) with `PETSTORE_BAN_THRESHOLD=1000000`, against its own 200 path (2 rounds of 2 s each).',
+      `The \`rate_limited\` path is measured on the bench composition (below) with \`PETSTORE_BAN_THRESHOLD=1000000\`, against its own 200 path (${RATE_LIMITED_ROUNDS} rounds of 2 s each, alternating; the ratio per round, then its median).`,
     '- **Scale**: in process, the use case alone (`PetCatalog.listPets` on `PetRepositoryInMemory`, from dist/) with 10³, 10⁵ and 10⁶ pets ' +
       'spread over 10, 1,000 and 1,000 categories (bench/lib.mjs `scaleCategories`: about 100 pets per category at 10³, so a page by category is full at every size), ' +
       `${latency.batches} batches of ${fmt(latency.calls)} awaited calls per query, sizes alternating within each batch, median ns per call; the first page, and a page from ` +
       'the middle of the catalogue (cursor after id n/2) where the binary search does its work. Over HTTP: bench/app-server.mjs composes the real app exactly as ' +
       'apps/server does (parseSettings, createContainer, the same HttpApp and listen, same pino logger) but puts the pets straight into the in-memory ' +
-      'repository before listening, since 10⁶ POSTs would take minutes; 1 connection (latency, not queueing), 2 rounds of 1.5 s, median p50. ' +
+      `repository before listening, since 10⁶ POSTs would take minutes; 1 connection (latency, not queueing), ${HTTP_SCALE_ROUNDS} rounds of 1.5 s, sizes alternating; median p50, and the 10⁶/10³ ratio taken per round then its median. ` +
       'Heap: `node --expose-gc`, heapUsed after two GCs before and after creating 10⁶ pets over 1,000 categories through `PetCatalog.createPet` with bodies parsed by `JSON.parse` ' +
       '(fresh name strings, as on the HTTP path), divided by 10⁶.',
     `- **Profile**: a separate run of (a) under \`node --cpu-prof\` (same settings, 1,000 pets seeded, the first page identical), ${PROFILE_DURATION} s of the headline load ` +
