@@ -1,7 +1,8 @@
 // CONTRACT.md §10 when the idempotency store fails (§3: an outage is 503 `unavailable`, the
 // service recovers by itself): the store is wrapped by the FaultInjector of @petstore/domain/testing.
 import { expect } from 'chai';
-import { IN_PROGRESS_LEASE_MS } from '@petstore/domain';
+import { IN_PROGRESS_LEASE_MS, ORDER_STATES } from '@petstore/domain';
+import { OrderRepositoryInMemory } from '@petstore/adapters-memory';
 import { FaultInjector, type FaultMode } from '@petstore/domain/testing';
 import { expectError, KEYS, startServer, type RawResponse, type TestServer } from './support/server.js';
 
@@ -79,4 +80,102 @@ describe('Idempotency-Key when the idempotency store fails (CONTRACT.md §10, §
     expect((await post('down-1')).status).to.equal(201);
     expect(await petCount()).to.equal(2);
   });
+});
+
+describe('Idempotency-Key when the idempotency store fails, on each create it applies to: pets, categories, orders (CONTRACT.md §10, §3)', () => {
+  let s: TestServer;
+  let faults: FaultInjector;
+  let orders: OrderRepositoryInMemory;
+  let petId: number;
+  beforeEach(async () => {
+    faults = new FaultInjector({ hangMs: 5 });
+    orders = new OrderRepositoryInMemory();
+    s = await startServer({ orders, wrapIdempotencyStore: (inner) => faults.idempotencyStore(inner) });
+    petId = (await s.repository.create({ name: 'Orderable', categoryId: 1, status: 'available' })).id;
+  });
+  afterEach(async () => {
+    faults.reset();
+    await s.close();
+  });
+
+  /** Each create, and how many entries one of it adds or changes in each store (an order also moves its pet). */
+  const CREATES = [
+    { path: '/v1/pets', body: () => NEW_PET, once: { pets: 1, categories: 0, orders: 0 } },
+    { path: '/v1/categories', body: () => '{"name":"Ferrets"}', once: { pets: 0, categories: 1, orders: 0 } },
+    { path: '/v1/store/orders', body: () => `{"petId":${petId}}`, once: { pets: 1, categories: 0, orders: 1 } },
+  ] as const;
+  type Create = (typeof CREATES)[number];
+  const post = (create: Create, key: string): Promise<RawResponse> =>
+    s.request({ method: 'POST', path: create.path, key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: create.body() });
+  /** What the three stores hold: every pet with its status, every category, every order record with its state. */
+  const stored = async () => ({
+    pets: (await s.repository.list({ afterId: 0, limit: 1_000 })).map((p) => `${p.id}:${p.status}`),
+    categories: (await s.categoryRepository.list({ afterId: 0, limit: 1_000 })).map((c) => `${c.id}:${c.name}`),
+    orders: (await orders.list({ states: ORDER_STATES, afterId: 0, limit: 1_000 })).map((o) => `${o.id}:${o.state}`),
+  });
+  /** How each store changed from `before`: the entries added or changed. */
+  const changes = async (before: Awaited<ReturnType<typeof stored>>) => {
+    const now = await stored();
+    return {
+      pets: now.pets.filter((p) => !before.pets.includes(p)),
+      categories: now.categories.filter((c) => !before.categories.includes(c)),
+      orders: now.orders.filter((o) => !before.orders.includes(o)),
+    };
+  };
+  const counted = (changed: Awaited<ReturnType<typeof changes>>) => ({ pets: changed.pets.length, categories: changed.categories.length, orders: changed.orders.length });
+  const failOn = (method: string, mode: FaultMode) => faults.use((call) => (call.method === method ? mode : undefined));
+
+  for (const create of CREATES) {
+    for (const mode of ['fail', 'hang'] as const) {
+      it(`POST ${create.path}: the claim ${mode === 'fail' ? 'fails' : 'hangs'} → 503 unavailable with Retry-After and no pet, category or order created or changed; once the store is back the service answers by itself`, async () => {
+        const before = await stored();
+        failOn('claim', mode);
+        for (const key of ['down-a', 'down-b']) {
+          const refused = await post(create, key);
+          expectError(refused, 503, 'unavailable');
+          expect(refused.header('retry-after')).to.match(/^[1-9]\d*$/);
+        }
+        expect(await changes(before), 'nothing created or changed in any store').to.deep.equal({ pets: [], categories: [], orders: [] });
+        expect(s.idempotencyStore.size, 'no claim left behind').to.equal(0);
+
+        faults.use(undefined);
+        const created = await post(create, 'down-a');
+        expect(created.status, created.text).to.equal(201);
+        expect(created.header('location')).to.match(/^\/v1\//);
+        const replayed = await post(create, 'down-a');
+        expect([replayed.status, replayed.text, replayed.header('idempotent-replayed')]).to.deep.equal([201, created.text, 'true']);
+        expect(counted(await changes(before)), 'created once').to.deep.equal(create.once);
+      });
+
+      it(`POST ${create.path}: keeping the answer ${mode === 'fail' ? 'fails' : 'hangs'} → the client still gets its 201; a retry with the key is 409 conflict for the whole claim lease, creating nothing`, async () => {
+        const before = await stored();
+        failOn('complete', mode);
+        const created = await post(create, 'lost-answer');
+        expect(created.status, 'created: a 503 would invite a retry that creates again').to.equal(201);
+        faults.use(undefined);
+        const afterCreate = await stored();
+        for (const step of [0, IN_PROGRESS_LEASE_MS - 1]) {
+          s.clock.advance(step);
+          expectError(await post(create, 'lost-answer'), 409, 'conflict');
+        }
+        expect(await changes(afterCreate), 'the retries created or changed nothing').to.deep.equal({ pets: [], categories: [], orders: [] });
+        expect(counted(await changes(before)), 'created once').to.deep.equal(create.once);
+      });
+    }
+  }
+
+  // After the claim's lease the key is free again and a retry runs as a new request: the category and the
+  // order are then refused by their own rules (name taken, pet pending), never created twice.
+  for (const create of CREATES.filter((c) => c.path !== '/v1/pets')) {
+    it(`POST ${create.path}: keeping the answer failed and the claim's lease has ended → a retry runs again and is refused by the resource's own rule (409), nothing created twice`, async () => {
+      failOn('complete', 'fail');
+      expect((await post(create, 'late-retry')).status).to.equal(201);
+      faults.use(undefined);
+      const afterCreate = await stored();
+      s.clock.advance(IN_PROGRESS_LEASE_MS);
+      const retried = await post(create, 'late-retry');
+      expectError(retried, 409, 'conflict');
+      expect(await changes(afterCreate)).to.deep.equal({ pets: [], categories: [], orders: [] });
+    });
+  }
 });
