@@ -65,12 +65,12 @@ export class PrometheusMetrics implements HttpMetrics {
   private readonly transitions: Counter<'action'>;
   private readonly requestTallies = new Map<string, Tally>();
   private readonly durationChildren = new Map<string, HistogramChild>();
-  private readonly decisionTallies = new Map<string, Tally>();
+  /** One tally per outcome, made with the counter: every outcome has one. */
+  private readonly decisionTallies: Readonly<Record<AdmissionOutcome, Tally>>;
 
   constructor() {
     const registers = [this.registry];
     const requestTallies = this.requestTallies;
-    const decisionTallies = this.decisionTallies;
     this.requests = new Counter({
       name: 'http_requests_total',
       help: 'Requests answered, by method, route template and status.',
@@ -90,11 +90,12 @@ export class PrometheusMetrics implements HttpMetrics {
       help: 'Rate-limit decisions, by outcome.',
       labelNames: ['outcome'],
       registers,
-      collect: () => flush(decisionTallies.values()),
+      collect: () => flush(Object.values(this.decisionTallies)),
     });
     this.storeFailures = new Counter({ name: 'petstore_store_failures_total', help: 'Store calls that failed with an outage or passed the deadline, by port.', labelNames: ['port'], registers });
     this.transitions = new Counter({ name: 'petstore_order_transitions_total', help: 'Order transitions, by action.', labelNames: ['action'], registers });
-    for (const outcome of ['admitted', 'rate_limited', 'temporarily_banned'] as const) this.decisionTallies.set(outcome, { child: this.decisions.labels(outcome), pending: 0 });
+    const tally = (outcome: AdmissionOutcome): Tally => ({ child: this.decisions.labels(outcome), pending: 0 });
+    this.decisionTallies = { admitted: tally('admitted'), rate_limited: tally('rate_limited'), temporarily_banned: tally('temporarily_banned') };
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -116,9 +117,7 @@ export class PrometheusMetrics implements HttpMetrics {
   }
 
   rateLimitDecision(outcome: AdmissionOutcome): void {
-    const tally = this.decisionTallies.get(outcome);
-    if (tally === undefined) this.decisions.labels(outcome).inc();
-    else tally.pending++;
+    this.decisionTallies[outcome].pending++;
   }
 
   storeFailure(port: string): void {
