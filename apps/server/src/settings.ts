@@ -5,7 +5,7 @@ type StoreKind = 'memory' | 'mongo';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Every setting of the server (CONTRACT.md §6), parsed and checked. */
+/** Every setting of the server (docs/rules.md §6), parsed and checked. */
 export interface Settings {
   readonly port: number;
   readonly host: string;

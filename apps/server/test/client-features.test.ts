@@ -1,5 +1,5 @@
 // The composition root wires the features of issue 13 from the settings: metrics on a second
-// listener (CONTRACT.md §11), CORS, and idempotent creates on the store the settings pick.
+// listener (docs/rules.md §11), CORS, and idempotent creates on the store the settings pick.
 import { expect } from 'chai';
 import { sha256Hex, publicKeyId } from '@petstore/domain';
 import { ManualClock } from '@petstore/domain/testing';
@@ -31,7 +31,7 @@ const scrape = async (h: Harness): Promise<{ text: string; samples: Map<string, 
   return { text: res.text, ...parseMetrics(res.text) };
 };
 
-describe('metrics on PETSTORE_METRICS_PORT (CONTRACT.md §11)', function () {
+describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {

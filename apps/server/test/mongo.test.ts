@@ -229,7 +229,7 @@ describe('the service on MongoDB', function () {
       return ((await created.json()) as { id: number }).id;
     };
 
-    it('of 50 simultaneous orders for one pet sent to both processes, exactly one gets 201 (CONTRACT.md §8)', async () => {
+    it('of 50 simultaneous orders for one pet sent to both processes, exactly one gets 201 (docs/rules.md §8)', async () => {
       const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
       const petId = await createPet(await a.url);
       const urls = [await a.url, await b.url];

@@ -9,7 +9,7 @@ const CLIENT = 'orders-client-key';
 const ADMIN = 'orders-admin-key';
 const json = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
 
-describe('the server wires the adoption flow (CONTRACT.md §8)', function () {
+describe('the server wires the adoption flow (docs/rules.md §8)', function () {
   this.timeout(30_000);
   let h: Harness;
   before(async () => {

@@ -16,7 +16,7 @@ const fails = (env: Record<string, string>, name: string) => {
   return message;
 };
 
-describe('settings (CONTRACT.md §6)', () => {
+describe('settings (docs/rules.md §6)', () => {
   it('has the documented defaults', () => {
     expect(parseSettings({})).to.deep.equal({
       port: 8080,

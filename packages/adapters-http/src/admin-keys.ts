@@ -16,7 +16,7 @@ const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, 
 const keyIdOf = (path: string): string => path.split('/')[4] ?? '';
 
 /**
- * The five operations of CONTRACT.md §9 under `/v1/admin/keys`, added to the router the gate
+ * The five operations of docs/rules.md §9 under `/v1/admin/keys`, added to the router the gate
  * dispatches from. The role check is the domain's (`KeyAdmin`); a client key is refused before
  * its body is read.
  */

@@ -25,7 +25,7 @@ export interface HttpAppDependencies {
   /** Issuing, changing and revoking keys (`/v1/admin/keys`, admin keys only). */
   readonly keyAdmin: KeyAdmin;
   /**
-   * Idempotent creation (CONTRACT.md §10) for the creates of `IDEMPOTENT_CREATES`. The server
+   * Idempotent creation (docs/rules.md §10) for the creates of `IDEMPOTENT_CREATES`. The server
    * always supplies it; an embedder that leaves it out gets creates that ignore `Idempotency-Key`.
    */
   readonly idempotency?: IdempotentRequests;
@@ -39,7 +39,7 @@ export interface HttpAppDependencies {
 export interface HttpAppOptions {
   /** Take the client address from `X-Forwarded-For` (the address the trusted proxy saw). */
   readonly trustProxy?: boolean;
-  /** Browser origins allowed to call (CONTRACT.md §11); no CORS header at all when absent. */
+  /** Browser origins allowed to call (docs/rules.md §11); no CORS header at all when absent. */
   readonly corsOrigins?: CorsOrigins;
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './errors.js';
 
-/** Largest request body accepted (CONTRACT.md §1). */
+/** Largest request body accepted (docs/rules.md §1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
@@ -17,7 +17,7 @@ const declaresBody = (req: IncomingMessage): boolean => {
 };
 
 /**
- * The body's bytes under CONTRACT.md §1: `application/json` only (415, refused before any of the
+ * The body's bytes under docs/rules.md §1: `application/json` only (415, refused before any of the
  * body is read), at most 1 MiB (413 as soon as the stream passes it); `undefined` when the request
  * has no body. Read at most once per request: later calls get the same bytes (or the same refusal).
  */
@@ -81,7 +81,7 @@ const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: numbe
 };
 
 /**
- * Reads a JSON request body under CONTRACT.md §1 (see `readBodyBytes`), UTF-8 (`malformed_json`
+ * Reads a JSON request body under docs/rules.md §1 (see `readBodyBytes`), UTF-8 (`malformed_json`
  * otherwise), parsed with `JSON.parse`, which makes `__proto__` an own property and never
  * touches a prototype. Returns `undefined` when the request has no body.
  */

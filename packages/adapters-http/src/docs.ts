@@ -6,7 +6,7 @@ import { answerError } from './middleware/request-context.js';
 import type { AppState } from './state.js';
 
 /**
- * `GET /docs` (CONTRACT.md §11): Swagger UI rendering `/v1/openapi.json`, every file served by
+ * `GET /docs` (docs/rules.md §11): Swagger UI rendering `/v1/openapi.json`, every file served by
  * this service from the `swagger-ui-dist` package (no CDN: it works with no internet), under a
  * Content-Security-Policy that names no other host.
  */

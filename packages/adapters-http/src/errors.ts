@@ -1,6 +1,6 @@
 import type { ErrorCode } from '@petstore/domain';
 
-/** The one table from error code to HTTP status (CONTRACT.md §3). */
+/** The one table from error code to HTTP status (docs/rules.md §3). */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   validation_failed: 400,
   malformed_json: 400,

@@ -1,6 +1,6 @@
-/** The whole request head must arrive within this (CONTRACT.md §6: 10 s), else 408. */
+/** The whole request head must arrive within this (docs/rules.md §6: 10 s), else 408. */
 export const HEADERS_TIMEOUT_MS = 10_000;
-/** The whole request, body included, must arrive within this (CONTRACT.md §6: 30 s), else 408. */
+/** The whole request, body included, must arrive within this (docs/rules.md §6: 30 s), else 408. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** The largest request head Node's parser accepts (its default `maxHeaderSize`, set explicitly), else 431. */
 export const HEADER_LIMIT_BYTES = 16 * 1024;

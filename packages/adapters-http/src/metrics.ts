@@ -5,7 +5,7 @@ import { errorBody } from './errors.js';
 import { bindServer } from './server.js';
 
 /**
- * What the service counts (CONTRACT.md §11). The HTTP app calls `request` and
+ * What the service counts (docs/rules.md §11). The HTTP app calls `request` and
  * `rateLimitDecision`; the composition root calls `storeFailure` when a store call fails with an
  * outage; the adoption use case's listener (wired in the composition root) calls `orderTransition` once per
  * order moved. No argument is ever a key,
@@ -142,7 +142,7 @@ const answer = (res: import('node:http').ServerResponse, status: number, headers
 };
 
 /**
- * The second listener (CONTRACT.md §11): `GET /metrics` (and `HEAD`) in the Prometheus text
+ * The second listener (docs/rules.md §11): `GET /metrics` (and `HEAD`) in the Prometheus text
  * format, nothing else (404 / 405 with an `Error` body). No credential: bind it where only the
  * scraper reaches it.
  */

@@ -1,5 +1,5 @@
 /**
- * The `Link` header of a page that has a next one (CONTRACT.md §2, RFC 8288): the list's path with
+ * The `Link` header of a page that has a next one (docs/rules.md §2, RFC 8288): the list's path with
  * the same page size, the same filters (those given, in the order given) and the page's cursor.
  * Every list builds its link here, from the filters it passed to its use case, so a filter bound
  * into the cursor's scope cannot be left out of the URL that carries the cursor.

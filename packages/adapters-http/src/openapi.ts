@@ -90,7 +90,7 @@ const errorResponse = (
   };
 };
 
-/** Answers the server gives before any operation runs, on every operation (CONTRACT.md §3, §6). */
+/** Answers the server gives before any operation runs, on every operation (docs/rules.md §3, §6). */
 const transportErrors = {
   '408': ref('responses', 'RequestTimeout'),
   '431': ref('responses', 'HeadersTooLarge'),
@@ -451,7 +451,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
 const BETA = 'Beta (`x-stability: beta`): this operation may still change within v1.';
 const EXAMPLE_ORDER = { id: 12, petId: 7, status: 'placed', placedAt: '2027-01-01T09:30:00.000Z', updatedAt: '2027-01-01T09:30:00.000Z' };
 
-/** The operations of CONTRACT.md §8 (tag `store`, beta), and the schemas only they use. */
+/** The operations of docs/rules.md §8 (tag `store`, beta), and the schemas only they use. */
 const storeOperations = () => {
   const { description: orderIdDescription, ...orderIdSchema } = OrderIdSchema;
   const orderIdParam = { name: 'orderId', in: 'path', required: true, description: orderIdDescription, schema: orderIdSchema, example: 12 };
@@ -611,7 +611,7 @@ const storeOperations = () => {
  */
 const EXAMPLE_KEY = `pet_${'EXAMPLE_not_a_real_key_'.padEnd(42, 'x')}A`;
 
-/** The five operations of CONTRACT.md §9 (tag `admin`, beta, admin keys only). */
+/** The five operations of docs/rules.md §9 (tag `admin`, beta, admin keys only). */
 const adminKeyPaths = () => {
   const adminOnly = { tags: ['admin'], 'x-stability': 'beta', security: [{ adminKey: [] }] };
   const beta = 'Beta: may still change within v1. Needs an admin key; a client key gets 403.';

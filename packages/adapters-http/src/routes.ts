@@ -82,7 +82,7 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     answerJson(ctx, serializeCategory(result.value));
   });
 
-  // ---- The adoption flow (CONTRACT.md §8) ----
+  // ---- The adoption flow (docs/rules.md §8) ----
 
   router.post('placeOrder', '/v1/store/orders', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);

@@ -8,7 +8,7 @@ import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQU
 /**
  * Requests that Node's parser refuses before the app sees them (a control character or line
  * break in a header, headers over the size limit, a malformed request line, a request not
- * complete in time…) still get a request id of their own and the `Error` body of CONTRACT.md §3:
+ * complete in time…) still get a request id of their own and the `Error` body of docs/rules.md §3:
  * 431 `headers_too_large`, 408 `request_timeout`, 413 for chunk extensions, else 400. Nothing of
  * the request is echoed. Node's own answer has neither. As Node does, nothing is written when a
  * response is already under way (then the connection is only closed).
@@ -34,7 +34,7 @@ const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number) =
 export interface ListenOptions {
   readonly port: number;
   readonly host: string;
-  /** Whole request headers must arrive within this many ms (default `HEADERS_TIMEOUT_MS`, CONTRACT.md §6). */
+  /** Whole request headers must arrive within this many ms (default `HEADERS_TIMEOUT_MS`, docs/rules.md §6). */
   readonly headersTimeoutMs?: number;
   /** The whole request, body included, must arrive within this many ms (default `REQUEST_TIMEOUT_MS`). */
   readonly requestTimeoutMs?: number;

@@ -1,4 +1,4 @@
-// CONTRACT.md §9 over HTTP: the five operations under /v1/admin/keys, every rule, 403 vs 401,
+// docs/rules.md §9 over HTTP: the five operations under /v1/admin/keys, every rule, 403 vs 401,
 // settings keys read-only (409), a new key works at once and stops at once, plan changes apply
 // from the next request with the window counts kept.
 import { expect } from 'chai';
@@ -18,7 +18,7 @@ interface ApiKeyBody {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-describe('API keys and plans over HTTP (CONTRACT.md §9)', () => {
+describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
   let s: TestServer;
   beforeEach(async () => {
     s = await startServer();

@@ -1,4 +1,4 @@
-// CONTRACT.md §3 401 and §4: Bearer on every /v1 operation, WWW-Authenticate with and without
+// docs/rules.md §3 401 and §4: Bearer on every /v1 operation, WWW-Authenticate with and without
 // error="invalid_token", scheme case-insensitive, key case-sensitive, no raw key anywhere.
 import { expect } from 'chai';
 import type { HttpLogger } from '../src/index.js';
@@ -7,7 +7,7 @@ import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type Tes
 const REALM = 'Bearer realm="petstore"';
 const INVALID = 'Bearer realm="petstore", error="invalid_token"';
 
-describe('authentication (CONTRACT.md §3, §4)', () => {
+describe('authentication (docs/rules.md §3, §4)', () => {
   let s: TestServer;
   const lines: Record<string, unknown>[] = [];
   const logger: HttpLogger = {

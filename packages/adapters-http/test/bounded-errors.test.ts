@@ -1,4 +1,4 @@
-// CONTRACT.md §3: a message quotes at most 64 characters of anything the client sent, and an
+// docs/rules.md §3: a message quotes at most 64 characters of anything the client sent, and an
 // error body is never larger than 2 KiB, whatever the request. Stated as a property over HTTP:
 // huge and odd property names, values, paths, query strings, methods and headers.
 import { expect } from 'chai';

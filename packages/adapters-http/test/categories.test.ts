@@ -1,4 +1,4 @@
-// CONTRACT.md §7 (categories), the categoryId rule of §1 and the categoryId filter of §2, over HTTP.
+// docs/rules.md §7 (categories), the categoryId rule of §1 and the categoryId filter of §2, over HTTP.
 import { expect } from 'chai';
 import { PET_STATUSES, type Category, type Pet, type PetStatus } from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
@@ -20,7 +20,7 @@ const jsonArray = <T>(res: RawResponse): T[] => {
 };
 const statusOf = (i: number): PetStatus => PET_STATUSES[i % 3]!;
 
-describe('categories (CONTRACT.md §7)', () => {
+describe('categories (docs/rules.md §7)', () => {
   let s: TestServer;
   beforeEach(async () => {
     s = await startServer({ categories: 0 });
@@ -156,7 +156,7 @@ describe('categories (CONTRACT.md §7)', () => {
   });
 });
 
-describe('GET /v1/pets?categoryId (CONTRACT.md §2)', () => {
+describe('GET /v1/pets?categoryId (docs/rules.md §2)', () => {
   let s: TestServer;
   let repository: PetRepositoryInMemory;
   beforeEach(async () => {
@@ -224,7 +224,7 @@ describe('GET /v1/pets?categoryId (CONTRACT.md §2)', () => {
   }
 });
 
-describe('OpenAPI: categories and stability (CONTRACT.md §2, §7)', () => {
+describe('OpenAPI: categories and stability (docs/rules.md §2, §7)', () => {
   const doc = buildOpenApiDocument() as {
     tags: { name: string; description: string }[];
     paths: Record<string, Record<string, { operationId: string; summary: string; description: string; tags: string[]; 'x-stability': string; responses: Record<string, unknown> }>>;

@@ -1,4 +1,4 @@
-// CONTRACT.md §11: CORS only when origins are configured; preflights need no key and are not counted.
+// docs/rules.md §11: CORS only when origins are configured; preflights need no key and are not counted.
 import { expect } from 'chai';
 import { CORS_EXPOSED_HEADERS } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type TestServer } from './support/server.js';
@@ -6,7 +6,7 @@ import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type Tes
 const APP = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
 
-/** Every header name of the contract a client reads (CONTRACT.md §11's list). */
+/** Every header name of the contract a client reads (docs/rules.md §11's list). */
 const CONTRACT_EXPOSED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'Idempotent-Replayed'];
 
 const corsHeaders = (res: RawResponse): string[] => Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
@@ -17,7 +17,7 @@ const preflight = (s: TestServer, origin: string, path = '/v1/pets', method = 'P
     headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
   });
 
-describe('CORS (CONTRACT.md §11)', () => {
+describe('CORS (docs/rules.md §11)', () => {
   describe('with PETSTORE_CORS_ORIGINS set to a list', () => {
     let s: TestServer;
     beforeEach(async () => {

@@ -1,4 +1,4 @@
-// CONTRACT.md §1 (every NewPet and body rule) through POST /v1/pets, and §2 (201 + Location).
+// docs/rules.md §1 (every NewPet and body rule) through POST /v1/pets, and §2 (201 + Location).
 import { expect } from 'chai';
 import { BODY_LIMIT_BYTES } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, SEEDED_CATEGORIES, startServer, streamingRequest, type RawResponse, type TestServer } from './support/server.js';
@@ -10,7 +10,7 @@ interface PetBody {
   status: string;
 }
 
-describe('POST /v1/pets (CONTRACT.md §1, §2)', () => {
+describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
   let s: TestServer;
   before(async () => {
     s = await startServer();

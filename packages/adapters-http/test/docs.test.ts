@@ -1,4 +1,4 @@
-// CONTRACT.md §11: GET /docs, its files served by the service, a CSP naming no other host; and
+// docs/rules.md §11: GET /docs, its files served by the service, a CSP naming no other host; and
 // the page tested in a real browser (Debian's chromium driven by playwright-core).
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
@@ -10,7 +10,7 @@ const CHROMIUM = '/usr/bin/chromium';
 /** The line .ci/run looks for: in CI the browser test must run, never be skipped. */
 const SKIPPED = 'docs page in a real browser: SKIPPED, /usr/bin/chromium is not installed (apt-get install chromium)';
 
-describe('GET /docs (CONTRACT.md §11)', () => {
+describe('GET /docs (docs/rules.md §11)', () => {
   let s: TestServer;
   before(async () => {
     s = await startServer({ keys: [{ key: KEYS.free, plan: 'free' }] });

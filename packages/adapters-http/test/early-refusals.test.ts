@@ -8,7 +8,7 @@ const TWO_MIB = 2 * 1024 * 1024;
 const declared = (method: string, path: string, length: number, auth?: string): string =>
   `${method} ${path} HTTP/1.1\r\nHost: x\r\n${auth === undefined ? '' : `Authorization: Bearer ${auth}\r\n`}Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
-describe('refusals that come before the body (CONTRACT.md §6, §5)', () => {
+describe('refusals that come before the body (docs/rules.md §6, §5)', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer();
@@ -50,7 +50,7 @@ describe('refusals that come before the body (CONTRACT.md §6, §5)', () => {
   });
 });
 
-describe('CONNECT and request targets without a path (CONTRACT.md §2: 405, never 501, never a dropped connection)', () => {
+describe('CONNECT and request targets without a path (docs/rules.md §2: 405, never 501, never a dropped connection)', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer();

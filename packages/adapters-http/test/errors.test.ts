@@ -1,8 +1,8 @@
-// The one table from error code to HTTP status (CONTRACT.md §3), and the way back for statuses Koa or Node raise.
+// The one table from error code to HTTP status (docs/rules.md §3), and the way back for statuses Koa or Node raise.
 import { expect } from 'chai';
 import { codeForStatus, ERROR_STATUS } from '../src/errors.js';
 
-describe('the error table (CONTRACT.md §3)', () => {
+describe('the error table (docs/rules.md §3)', () => {
   it('gives every code of §3 its status', () => {
     expect(ERROR_STATUS).to.deep.equal({
       validation_failed: 400,

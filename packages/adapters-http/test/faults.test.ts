@@ -1,4 +1,4 @@
-// CONTRACT.md §3 500 internal_error and 503 unavailable: a store outage and a bug, injected
+// docs/rules.md §3 500 internal_error and 503 unavailable: a store outage and a bug, injected
 // through a replacement repository; the process keeps serving and recovers by itself.
 import { expect } from 'chai';
 import { StoreUnavailableError, type Pet, type PetDraft, type PetHold, type PetListQuery, type PetRepository, type PetStatus } from '@petstore/domain';
@@ -46,7 +46,7 @@ class SwitchableRepository implements PetRepository {
   }
 }
 
-describe('faults (CONTRACT.md §3)', () => {
+describe('faults (docs/rules.md §3)', () => {
   let s: TestServer;
   let repository: SwitchableRepository;
   const errors: Record<string, unknown>[] = [];

@@ -1,4 +1,4 @@
-// CONTRACT.md §2 GET /v1/pets/{petId}: the id rules, the deprecation headers on every response
+// docs/rules.md §2 GET /v1/pets/{petId}: the id rules, the deprecation headers on every response
 // of the operation, and 410 gone from the sunset instant on (by the injected clock).
 import { expect } from 'chai';
 import { GET_PET_DEPRECATION } from '@petstore/domain';
@@ -18,7 +18,7 @@ const expectDeprecation = (res: RawResponse): void => {
   expect(res.header('link'), `Link on a ${res.status}`).to.equal('</v1/pets>; rel="successor-version"');
 };
 
-describe('GET /v1/pets/{petId} (CONTRACT.md §2, deprecated)', () => {
+describe('GET /v1/pets/{petId} (docs/rules.md §2, deprecated)', () => {
   let s: TestServer;
   before(async () => {
     s = await startServer({ keys: [{ key: KEYS.huge, plan: 'enterprise', quota: { perMinute: 1e8, perDay: 1e9 } }, { key: 'tiny', plan: 'enterprise', quota: { perMinute: 1, perDay: 100 } }] });

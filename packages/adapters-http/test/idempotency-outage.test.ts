@@ -1,4 +1,4 @@
-// CONTRACT.md §10 when the idempotency store fails (§3: an outage is 503 `unavailable`, the
+// docs/rules.md §10 when the idempotency store fails (§3: an outage is 503 `unavailable`, the
 // service recovers by itself): the store is wrapped by the FaultInjector of @petstore/domain/testing.
 import { expect } from 'chai';
 import { IN_PROGRESS_LEASE_MS, ORDER_STATES } from '@petstore/domain';
@@ -8,7 +8,7 @@ import { expectError, KEYS, startServer, type RawResponse, type TestServer } fro
 
 const NEW_PET = '{"name":"Rex","categoryId":1}';
 
-describe('Idempotency-Key when the idempotency store fails (CONTRACT.md §10, §3)', () => {
+describe('Idempotency-Key when the idempotency store fails (docs/rules.md §10, §3)', () => {
   let s: TestServer;
   let faults: FaultInjector;
   beforeEach(async () => {
@@ -82,7 +82,7 @@ describe('Idempotency-Key when the idempotency store fails (CONTRACT.md §10, §
   });
 });
 
-describe('Idempotency-Key when the idempotency store fails, on each create it applies to: pets, categories, orders (CONTRACT.md §10, §3)', () => {
+describe('Idempotency-Key when the idempotency store fails, on each create it applies to: pets, categories, orders (docs/rules.md §10, §3)', () => {
   let s: TestServer;
   let faults: FaultInjector;
   let orders: OrderRepositoryInMemory;

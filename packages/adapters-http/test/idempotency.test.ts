@@ -1,4 +1,4 @@
-// CONTRACT.md §10 over HTTP: Idempotency-Key on the creates (here POST /v1/pets; the rule applies
+// docs/rules.md §10 over HTTP: Idempotency-Key on the creates (here POST /v1/pets; the rule applies
 // by route to every path of IDEMPOTENT_CREATES).
 import { expect } from 'chai';
 import { StoreUnavailableError, type Pet, type PetDraft, type PetHold, type PetListQuery, type PetRepository } from '@petstore/domain';
@@ -42,7 +42,7 @@ class ControlledRepository implements PetRepository {
   }
 }
 
-describe('Idempotency-Key on the creates (CONTRACT.md §10)', () => {
+describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
   let s: TestServer;
   let repo: ControlledRepository;
   beforeEach(async () => {
@@ -142,7 +142,7 @@ describe('Idempotency-Key on the creates (CONTRACT.md §10)', () => {
     expect(refused.header('idempotent-replayed')).to.equal('');
     const again = await asText('typed-1', NEW_PET);
     expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([415, refused.text, 'true']);
-    // The fingerprint is method, path and body (CONTRACT.md §10): the same bytes as JSON are the same
+    // The fingerprint is method, path and body (docs/rules.md §10): the same bytes as JSON are the same
     // request, and get the kept 415; a fixed request takes a new key.
     const sameBytes = await asText('typed-1', NEW_PET, 'application/json');
     expect([sameBytes.status, sameBytes.header('idempotent-replayed')]).to.deep.equal([415, 'true']);
@@ -152,7 +152,7 @@ describe('Idempotency-Key on the creates (CONTRACT.md §10)', () => {
     expect((await post('typed-3')).status).to.equal(201);
   });
 
-  describe('a 413 (body over 1 MiB) is kept under "this method and path with a body over 1 MiB" (CONTRACT.md §10)', () => {
+  describe('a 413 (body over 1 MiB) is kept under "this method and path with a body over 1 MiB" (docs/rules.md §10)', () => {
     const TWO_MIB = 2 * 1024 * 1024;
     /** A POST that declares a body over 1 MiB and sends none of it (Connection: close: rawSocket reads until the server closes). */
     const declared = async (idempotencyKey: string | undefined, length = TWO_MIB, path = '/v1/pets', apiKey: string = KEYS.huge) => {
@@ -272,7 +272,7 @@ describe('Idempotency-Key on the creates (CONTRACT.md §10)', () => {
   });
 });
 
-describe('Idempotency-Key on the other creates and where it does not apply (CONTRACT.md §10, §7–§9)', () => {
+describe('Idempotency-Key on the other creates and where it does not apply (docs/rules.md §10, §7–§9)', () => {
   let s: TestServer;
   beforeEach(async () => {
     s = await startServer({ categories: 1 });

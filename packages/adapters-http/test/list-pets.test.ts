@@ -1,4 +1,4 @@
-// CONTRACT.md §2 GET /v1/pets: the query rules, the order, and the pagination by Link rel="next".
+// docs/rules.md §2 GET /v1/pets: the query rules, the order, and the pagination by Link rel="next".
 import { expect } from 'chai';
 import { PET_STATUSES, type Pet, type PetStatus } from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
@@ -21,7 +21,7 @@ const pets = (res: RawResponse): Pet[] => {
 };
 const statusOf = (i: number): PetStatus => PET_STATUSES[i % 3]!;
 
-describe('GET /v1/pets (CONTRACT.md §2)', () => {
+describe('GET /v1/pets (docs/rules.md §2)', () => {
   describe('query rules', () => {
     let s: TestServer;
     before(async () => {

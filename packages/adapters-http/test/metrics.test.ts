@@ -1,4 +1,4 @@
-// CONTRACT.md §11: the counters a request moves are tallied in plain numbers and handed to
+// docs/rules.md §11: the counters a request moves are tallied in plain numbers and handed to
 // prom-client when it collects; every scrape must show the exact totals, never one twice.
 import { expect } from 'chai';
 import { PrometheusMetrics } from '../src/index.js';

@@ -1,4 +1,4 @@
-// CONTRACT.md §2: the OpenAPI document lints clean with `@redocly/cli lint` (no errors, no
+// docs/rules.md §2: the OpenAPI document lints clean with `@redocly/cli lint` (no errors, no
 // warnings), and every operation has an example request and response. Runs on whatever the
 // generated document holds.
 import { execFile } from 'node:child_process';
@@ -37,7 +37,7 @@ const operations = (doc: Record<string, unknown>): [string, Operation][] =>
 
 const hasExample = (media: { example?: unknown; examples?: unknown } | undefined): boolean => media !== undefined && (media.example !== undefined || media.examples !== undefined);
 
-describe('the OpenAPI document (CONTRACT.md §2)', function () {
+describe('the OpenAPI document (docs/rules.md §2)', function () {
   this.timeout(60_000);
 
   it('lints clean with @redocly/cli lint: no errors, no warnings (recommended rules)', async () => {

@@ -1,4 +1,4 @@
-// CONTRACT.md §8 over HTTP: the adoption flow under /v1/store, every rule and code, ownership
+// docs/rules.md §8 over HTTP: the adoption flow under /v1/store, every rule and code, ownership
 // (BOLA: another key's order is 404, never 403), admin-only transitions, paging of the order list,
 // the inventory, exactly one winner of simultaneous orders, and 503 on a store fault.
 import { expect } from 'chai';
@@ -57,7 +57,7 @@ const conflict = (res: RawResponse, ...words: string[]): void => {
   for (const word of words) expect(message).to.include(word);
 };
 
-describe('orders: the adoption flow over HTTP (CONTRACT.md §8)', () => {
+describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
   let s: TestServer;
   beforeEach(async () => {
     s = await startServer();
@@ -316,7 +316,7 @@ describe('orders: the adoption flow over HTTP (CONTRACT.md §8)', () => {
   });
 });
 
-describe('orders: store faults over HTTP (CONTRACT.md §3, §8)', () => {
+describe('orders: store faults over HTTP (docs/rules.md §3, §8)', () => {
   it('a fault between the writes of any action is 503 unavailable with Retry-After; the process keeps serving and the next request finishes the action', async () => {
     const faults = new FaultInjector({ hangMs: 5 });
     const pets = new PetRepositoryInMemory();

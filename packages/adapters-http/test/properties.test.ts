@@ -72,7 +72,7 @@ const rawText: fc.Arbitrary<string> = fc.oneof(
   nearValidText.map((t) => t.slice(0, -1)),
 );
 
-describe('properties over HTTP (CONTRACT.md §1, §2)', function () {
+describe('properties over HTTP (docs/rules.md §1, §2)', function () {
   this.timeout(60_000);
   let s: TestServer;
   before(async () => {

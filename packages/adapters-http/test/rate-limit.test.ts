@@ -1,4 +1,4 @@
-// CONTRACT.md §5 over HTTP, with the ManualClock: windows, headers, bans, anonymous limiting,
+// docs/rules.md §5 over HTTP, with the ManualClock: windows, headers, bans, anonymous limiting,
 // X-Forwarded-For, and exact admission under concurrency.
 import { expect } from 'chai';
 import { ManualClock } from '@petstore/domain/testing';
@@ -20,7 +20,7 @@ import {
 const FREE_POLICY = '"minute";q=60;w=60, "day";q=1000;w=86400';
 const NOW = T0 + 15_500; // 44.5 s before the minute ends: Retry-After and t round up to 45
 
-describe('rate limits and bans (CONTRACT.md §5)', () => {
+describe('rate limits and bans (docs/rules.md §5)', () => {
   let s: TestServer;
   let clock: ManualClock;
   const start = async (options: TestServerOptions = {}): Promise<void> => {

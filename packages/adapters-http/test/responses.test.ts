@@ -1,11 +1,11 @@
-// CONTRACT.md §2 "Every response" and §3 "Errors": Content-Type of JSON bodies, X-Request-Id
+// docs/rules.md §2 "Every response" and §3 "Errors": Content-Type of JSON bodies, X-Request-Id
 // (echoed, generated, replaced, never reflected), and the Error body.
 import { expect } from 'chai';
 import { expectError, KEYS, parseRawResponse, rawSocket, startServer, type RawResponse, type TestServer } from './support/server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-describe('every response (CONTRACT.md §2, §3)', () => {
+describe('every response (docs/rules.md §2, §3)', () => {
   let s: TestServer;
   before(async () => {
     s = await startServer();

@@ -1,4 +1,4 @@
-// CONTRACT.md §2 routing: unknown path 404, wrong method 405 with Allow (TRACE, PROPFIND… too,
+// docs/rules.md §2 routing: unknown path 404, wrong method 405 with Allow (TRACE, PROPFIND… too,
 // never 501), HEAD and OPTIONS; the OpenAPI document; and the probes of §6 that §2 relies on.
 import { METHODS } from 'node:http';
 import { expect } from 'chai';
@@ -28,7 +28,7 @@ const PETS_ALLOW = ['GET', 'HEAD', 'OPTIONS', 'POST'];
 const PET_ALLOW = ['GET', 'HEAD', 'OPTIONS'];
 const PROBE_ALLOW = ['GET', 'HEAD', 'OPTIONS'];
 
-describe('routing (CONTRACT.md §2)', () => {
+describe('routing (docs/rules.md §2)', () => {
   let s: TestServer;
   before(async () => {
     s = await startServer();
@@ -165,7 +165,7 @@ describe('routing (CONTRACT.md §2)', () => {
       expect(doc['openapi']).to.match(/^3\.1\./);
     });
 
-    it('describes v1: version 1.0.0, servers /v1, bearer authentication, the operations of SPEC.md, getPet deprecated, the tags', () => {
+    it('describes v1: version 1.0.0, servers /v1, bearer authentication, the three stable operations, getPet deprecated, the tags', () => {
       expect(doc['info'].version).to.equal('1.0.0');
       expect(doc['servers'].map((x: { url: string }) => x.url)).to.deep.equal(['/v1']);
       const schemes = doc['components'].securitySchemes as Record<string, { type: string; scheme: string }>;

@@ -38,7 +38,7 @@ const toPet = (doc: PetDocument): Pet => ({ id: doc._id, name: doc.name, categor
  * concurrent writer that chose the same id fail with a duplicate key and try the next one. So an
  * id exists only once its pet does, and pet N + 1 can only be written after pet N is: the stored
  * ids are always 1…max with no hole, in every process's view. That is what lets a client walking
- * `rel="next"` links visit every pet exactly once while others create pets (CONTRACT.md §2). (An
+ * `rel="next"` links visit every pet exactly once while others create pets (docs/rules.md §2). (An
  * id taken from a counter document and inserted afterwards would let N + 1 become visible before
  * N, and a walker passing N + 1 would miss N for good.) Ids are never reused: nothing deletes.
  *

@@ -1,5 +1,5 @@
 /**
- * Every error code the v1 API can answer with: the one list (CONTRACT.md §3).
+ * Every error code the v1 API can answer with: the one list (docs/rules.md §3).
  * The domain returns the first group as values; the HTTP adapter adds the transport ones
  * and owns the single table from code to HTTP status.
  */
@@ -56,7 +56,7 @@ export interface Conflict {
   readonly message: string;
 }
 
-/** An `Idempotency-Key` sent again with a different request (CONTRACT.md §10). */
+/** An `Idempotency-Key` sent again with a different request (docs/rules.md §10). */
 export interface IdempotencyKeyReused {
   readonly code: 'idempotency_key_reused';
   readonly message: string;
@@ -82,7 +82,7 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** The most characters of anything a client sent that a message quotes (CONTRACT.md §3). */
+/** The most characters of anything a client sent that a message quotes (docs/rules.md §3). */
 export const QUOTE_LIMIT = 64;
 
 /**

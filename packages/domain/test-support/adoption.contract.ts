@@ -21,7 +21,7 @@ const T0 = Date.UTC(2027, 0, 1);
 const MANY = 1_000_000;
 
 // ---------------------------------------------------------------------------------------------
-// The plain model: CONTRACT.md §8 written out again, independently of the domain's table.
+// The plain model: docs/rules.md §8 written out again, independently of the domain's table.
 // ---------------------------------------------------------------------------------------------
 
 interface ModelOrder {
@@ -325,7 +325,7 @@ const planArb: fc.Arbitrary<FaultPlan> = fc.record({
 const faultyCommandsArb = fc.commands([fc.tuple(opArb, planArb).map(([op, plan]) => new Faulty(op, plan))], { maxCommands: 40, size: 'medium' });
 
 /**
- * The adoption flow (CONTRACT.md §8) on an adapter's pet and order stores: a model-based property
+ * The adoption flow (docs/rules.md §8) on an adapter's pet and order stores: a model-based property
  * of the whole flow, the same with faults injected into every store call, and races.
  */
 /** A pet repository whose swap from `available` for one chosen pet waits until `release()`: a placement stalled before its linearization point. */
@@ -355,7 +355,7 @@ const stallingSwaps = (inner: PetRepository) => {
 export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>, options: ContractOptions = {}): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
-  describe(`adoption flow (CONTRACT.md §8): ${name}`, function () {
+  describe(`adoption flow (docs/rules.md §8): ${name}`, function () {
     it('property: agrees with a plain model over any sequence of places, approvals, deliveries, cancellations, gets and lists by owners and admins; invariants after every command', () =>
       fc.assert(
         fc.asyncProperty(flowCommandsArb, (commands) =>

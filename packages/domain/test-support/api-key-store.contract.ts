@@ -293,7 +293,7 @@ class PatchKey implements KeyCommand {
 }
 
 /**
- * A change of one number alone (CONTRACT.md §9, "any of"): on an enterprise key the other number
+ * A change of one number alone (docs/rules.md §9, "any of"): on an enterprise key the other number
  * is kept, and the result must be ordered; on a key of a fixed plan it is refused. Either way a
  * refused change leaves the key as it was.
  */

@@ -11,7 +11,7 @@ const ban: BanRule = { threshold: 3, seconds: 120 };
 const at = (subject: string, now: number, q: Quota = quota, b: BanRule = ban): ConsumeRequest => ({ subject, now, quota: q, ban: b });
 
 /**
- * Checks a run of admission decisions against the rules of CONTRACT.md §5, stated directly:
+ * Checks a run of admission decisions against the rules of docs/rules.md §5, stated directly:
  * windows are UTC-aligned and fixed; a request is admitted exactly when no ban runs and both
  * windows have room; an admitted request takes one from each window's remaining; a refused one
  * takes nothing; the rejection that reaches the threshold within a minute window starts a ban of

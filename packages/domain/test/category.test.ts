@@ -1,4 +1,4 @@
-// CONTRACT.md §7: the category body rules, held to the JSON Schema that validates requests and
+// docs/rules.md §7: the category body rules, held to the JSON Schema that validates requests and
 // describes them in the OpenAPI document (one source).
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -9,7 +9,7 @@ import { categoryNameArb } from '../test-support/arbitraries.js';
 const ajv = new Ajv2020({ strict: true, allErrors: false });
 const schemaAccepts = ajv.compile(NewCategorySchema);
 
-describe('NewCategory validation (CONTRACT.md §7)', () => {
+describe('NewCategory validation (docs/rules.md §7)', () => {
   it('takes a name of 1–100 code points with a character that is not white space, stored as sent; nothing else', () => {
     for (const name of ['Dogs', ' Cats ', 'é', '🐕'.repeat(100), 'x'.repeat(100)]) {
       expect(validateNewCategory({ name }), name).to.deep.equal({ ok: true, value: { name } });

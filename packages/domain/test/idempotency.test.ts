@@ -34,7 +34,7 @@ class MapStore implements IdempotencyStore {
   }
 }
 
-describe('idempotent creation rules (CONTRACT.md §10)', () => {
+describe('idempotent creation rules (docs/rules.md §10)', () => {
   it('Idempotency-Key: absent is fine; 1–255 printable ASCII characters, else validation_failed', () => {
     expect(checkIdempotencyKey(undefined)).to.deep.equal({ ok: true, value: undefined });
     for (const good of ['a', ' x ', '~'.repeat(255), '8e0f-4c1a', '"quoted"']) expect(checkIdempotencyKey(good).ok, good).to.equal(true);
@@ -108,7 +108,7 @@ describe('idempotent creation rules (CONTRACT.md §10)', () => {
     await requests.finish(first.ticket, { status: 201, body: '{}', location: '/v1/pets/1' });
     expect(store.records.get('key_a:k')).to.deep.include({ state: 'completed', expiresAt: clock.now() + IDEMPOTENCY_TTL_MS });
     expect(await requests.start('key_a', 'k', 'fp')).to.deep.equal({ kind: 'replay', answer: { status: 201, body: '{}', location: '/v1/pets/1' } });
-    // A 413 and a 415 say something about the request: kept (CONTRACT.md §10).
+    // A 413 and a 415 say something about the request: kept (docs/rules.md §10).
     for (const status of [413, 415]) {
       const fingerprint = status === 413 ? oversizedRequestFingerprint('POST', '/v1/pets') : 'fp';
       const started = await requests.start('key_c', `k${status}`, fingerprint);

@@ -58,7 +58,7 @@ describe('issued keys: format', () => {
   });
 });
 
-describe('KeyAdmin: the rules of CONTRACT.md §9', () => {
+describe('KeyAdmin: the rules of docs/rules.md §9', () => {
   it('creates a key: the answer holds the key once, its public id, plan, quota, label, source api and createdAt (RFC 3339 UTC ms)', async () => {
     const { admin, store } = setup();
     const made = await admin.create(ADMIN, { plan: 'pro', label: 'CI runner ✓' });

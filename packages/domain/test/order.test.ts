@@ -1,4 +1,4 @@
-// CONTRACT.md §8 rules that need no store: the transition table, the body and id rules, and the
+// docs/rules.md §8 rules that need no store: the transition table, the body and id rules, and the
 // one source shared by the validator and the JSON Schema.
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -10,7 +10,7 @@ ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteg
 ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(Date.parse(s)) });
 const schemaAccepts = ajv.compile(NewOrderSchema);
 
-describe('orders: rules without a store (CONTRACT.md §8)', () => {
+describe('orders: rules without a store (docs/rules.md §8)', () => {
   it('the transition table is §8: from, to, what the pet becomes, who may', () => {
     expect(TRANSITIONS).to.deep.equal({
       approve: { from: ['placed'], to: 'approved', pet: 'pending', who: 'admin' },

@@ -14,7 +14,7 @@ import {
   quoteInput,
 } from '../src/index.js';
 
-describe('plan table (CONTRACT.md §5)', () => {
+describe('plan table (docs/rules.md §5)', () => {
   it('holds the published numbers; anonymous callers get the free plan', () => {
     expect(PLAN_QUOTAS).to.deep.equal({
       free: { perMinute: 60, perDay: 1000 },

@@ -26,7 +26,7 @@ const accepts = (body: unknown) => {
   return result.ok ? result.value : undefined;
 };
 
-describe('NewPet validation (CONTRACT.md §1)', () => {
+describe('NewPet validation (docs/rules.md §1)', () => {
   it('accepts a minimal body and stores `available` when status is omitted', () => {
     expect(accepts({ name: 'Rex', categoryId: 1 })).to.deep.equal({ name: 'Rex', categoryId: 1, status: 'available' });
   });

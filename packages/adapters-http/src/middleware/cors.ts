@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { AppState } from '../state.js';
 
-/** Which browser origins may call the API (CONTRACT.md §11): a list of origins, or `*` for any. */
+/** Which browser origins may call the API (docs/rules.md §11): a list of origins, or `*` for any. */
 export type CorsOrigins = readonly string[] | '*';
 
 /**

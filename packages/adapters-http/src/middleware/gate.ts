@@ -89,10 +89,10 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
       throw new HttpError('validation_failed', 'an HTTP/1.1 request needs a Host header');
     }
-    // CONTRACT.md §6: a declared body over the limit is refused at once, on any path, unread.
+    // docs/rules.md §6: a declared body over the limit is refused at once, on any path, unread.
     if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
       const tooLarge = new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
-      // CONTRACT.md §10 (issue-gaps): on an idempotent create by a valid key this 413 is kept like
+      // docs/rules.md §10 (issue-gaps): on an idempotent create by a valid key this 413 is kept like
       // any answer, under a fingerprint that needs no body (method, path, "over 1 MiB"); still
       // unread and answered at once (the key's own 400 first, as on every create). Every other
       // request (no or invalid credential, other routes) gets the 413 here as before.

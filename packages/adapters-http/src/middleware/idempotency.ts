@@ -8,7 +8,7 @@ import type { HttpLogger } from '../logger.js';
 import type { AppState } from '../state.js';
 
 /**
- * The creates that take `Idempotency-Key` (CONTRACT.md §10), by route template: `POST` of these
+ * The creates that take `Idempotency-Key` (docs/rules.md §10), by route template: `POST` of these
  * paths. `POST /v1/admin/keys` is deliberately not one (its answer holds a key, never stored).
  */
 export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set(['/v1/pets', '/v1/categories', '/v1/store/orders']);
@@ -74,7 +74,7 @@ export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): Id
   };
 
 /**
- * The request's fingerprint, as far as the service sees the request (CONTRACT.md §10 keeps every
+ * The request's fingerprint, as far as the service sees the request (docs/rules.md §10 keeps every
  * answer below 500 but 401, 403, 408, 429 and the in-progress 409, so 413 and 415 too):
  * - a body within 1 MiB: method, path and the SHA-256 of its bytes, whatever its media type. A body
  *   that is not `application/json` is read for this (never more than 1 MiB), then refused with 415

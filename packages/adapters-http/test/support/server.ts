@@ -302,7 +302,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   };
 };
 
-/** The `Error` body of CONTRACT.md §3, checked in full: code, status = HTTP status, a message. */
+/** The `Error` body of docs/rules.md §3, checked in full: code, status = HTTP status, a message. */
 export const expectError = (res: RawResponse, status: number, code: string): { code: string; message: string; status: number } => {
   expect(res.status, `status of ${res.text}`).to.equal(status);
   expect(res.header('content-type')).to.equal('application/json; charset=utf-8');
@@ -314,7 +314,7 @@ export const expectError = (res: RawResponse, status: number, code: string): { c
   return body;
 };
 
-/** The rate-limit fields of CONTRACT.md §5, parsed, after checking that all five are present. */
+/** The rate-limit fields of docs/rules.md §5, parsed, after checking that all five are present. */
 export const rateLimitOf = (
   res: RawResponse,
 ): { limit: number; remaining: number; reset: number; policy: string; name: string; r: number; t: number } => {

@@ -2,7 +2,7 @@ import type { PlanName, Quota } from '../quota/plans.js';
 import { isValidQuota, PLAN_QUOTAS } from '../quota/plans.js';
 import { sha256Hex } from './sha256.js';
 
-/** What a key may do (CONTRACT.md §4): client keys every operation of §1–§8, admin keys also §9 and the order transitions. */
+/** What a key may do (docs/rules.md §4): client keys every operation of §1–§8, admin keys also §9 and the order transitions. */
 export const KEY_ROLES = ['client', 'admin'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
 
@@ -48,7 +48,7 @@ export const isPublicKeyId = (text: string): boolean => PUBLIC_ID.test(text);
 
 /**
  * The first list position of keys made through the API: above every settings key's position
- * (at most 2^48), so settings keys are always listed first (CONTRACT.md §9).
+ * (at most 2^48), so settings keys are always listed first (docs/rules.md §9).
  */
 export const API_KEY_POSITION_BASE = 2 ** 48 + 1;
 

@@ -5,7 +5,7 @@ import type { Clock } from '../ports/clock.port.js';
 
 /**
  * How old a cached key lookup may be when it is used. A key revoked or changed through another
- * process sharing the store takes effect here within this bound (CONTRACT.md §9 asks for 1 s).
+ * process sharing the store takes effect here within this bound (docs/rules.md §9 asks for 1 s).
  */
 export const KEY_CACHE_MAX_AGE_MS = 500;
 /** Lookups kept at most; when full, the cache starts again empty (a flood of unknown keys cannot grow it). */

@@ -3,7 +3,7 @@ import { fail, ok, type Result } from '../result.js';
 import { isPlanName, PLAN_NAMES, PLAN_QUOTAS, type PlanName, type Quota } from '../quota/plans.js';
 import { isPublicKeyId } from './api-key.js';
 
-/** Bounds of a key's label, in Unicode code points (CONTRACT.md §9). */
+/** Bounds of a key's label, in Unicode code points (docs/rules.md §9). */
 export const LABEL_MIN_LENGTH = 1;
 export const LABEL_MAX_LENGTH = 100;
 /** No lone surrogate anywhere; the JSON Schema carries the same source. */
@@ -25,7 +25,7 @@ export interface KeyRequest {
 
 /**
  * A checked `PATCH /admin/keys/{keyId}` body, before it meets the key it changes. The numbers may
- * come alone (CONTRACT.md §9, "any of"): the other one is then the key's current one.
+ * come alone (docs/rules.md §9, "any of"): the other one is then the key's current one.
  */
 export interface KeyPatch {
   readonly plan?: PlanName;
@@ -97,7 +97,7 @@ const enterpriseOnly = (plan: PlanName, sent: Partial<Quota>): ValidationFailed 
 const enterpriseNeedsQuota = (missing: 'perMinute' | 'perDay'): ValidationFailed =>
   validationFailed(missing, 'an enterprise key needs perMinute and perDay; a key that is not enterprise yet sends both');
 
-/** Checks a key creation body (CONTRACT.md §9): closed, `plan` required, numbers only and both for enterprise. */
+/** Checks a key creation body (docs/rules.md §9): closed, `plan` required, numbers only and both for enterprise. */
 export const validateKeyRequest = (body: unknown): Result<KeyRequest, ValidationFailed> => {
   if (!isObject(body)) return fail(validationFailed('body', 'the body must be a JSON object: {"plan": …}'));
   const unknown = checkFields(body, CREATE_FIELDS);
@@ -148,7 +148,7 @@ export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFail
  * An enterprise key needs numbers: both sent, or, for a key that is already enterprise, either or
  * none, each number not sent being the key's current one; the result must still be ordered
  * (perMinute ≤ perDay). A key moving to enterprise from a fixed plan sends both: the stricter
- * reading of CONTRACT.md §9 (the fixed plan's numbers are not taken as a starting point).
+ * reading of docs/rules.md §9 (the fixed plan's numbers are not taken as a starting point).
  */
 export const resolveGrant = (
   plan: PlanName,

@@ -1,4 +1,4 @@
-/** A category of animals (CONTRACT.md §7): pets refer to one by `categoryId`. Never deleted in v1. */
+/** A category of animals (docs/rules.md §7): pets refer to one by `categoryId`. Never deleted in v1. */
 export interface Category {
   readonly id: number;
   readonly name: string;

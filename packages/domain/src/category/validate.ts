@@ -5,7 +5,7 @@ import { parseIdSegment } from '../text/id.js';
 import { CATEGORY_NAME_MAX_LENGTH, CATEGORY_NAME_MIN_LENGTH, type NewCategory } from './category.js';
 
 /**
- * Checks a request body against the `NewCategory` rules of CONTRACT.md §7: a closed object with
+ * Checks a request body against the `NewCategory` rules of docs/rules.md §7: a closed object with
  * one `name` of 1–100 code points, not blank, well-formed Unicode. Accepts exactly what
  * `NewCategorySchema` accepts; the result is a fresh object holding only `name`.
  */

@@ -8,7 +8,7 @@ export interface DeprecationPolicy {
   readonly successor: string;
 }
 
-/** `GET /pets/{petId}`: deprecated, sunsets on 5 December 2030 (SPEC.md Versioning), replaced by `GET /pets`. */
+/** `GET /pets/{petId}`: deprecated, sunsets on 5 December 2030 (docs/rules.md §2), replaced by `GET /pets`. */
 export const GET_PET_DEPRECATION: DeprecationPolicy = {
   deprecatedAt: Date.UTC(2026, 0, 1),
   sunsetAt: Date.UTC(2030, 11, 5),

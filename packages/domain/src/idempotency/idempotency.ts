@@ -3,7 +3,7 @@ import { validationFailed, type Conflict, type IdempotencyKeyReused, type Valida
 import { sha256Hex } from '../auth/sha256.js';
 
 /**
- * Idempotent creation (CONTRACT.md §10): the rules, as plain functions. The store is a port
+ * Idempotent creation (docs/rules.md §10): the rules, as plain functions. The store is a port
  * (`IdempotencyStore`), the use case `IdempotentRequests` ties them together.
  */
 
@@ -44,7 +44,7 @@ export const requestFingerprint = (method: string, path: string, bodySha256Hex: 
 const OVERSIZED_BODY = 'body-over-limit';
 
 /**
- * The fingerprint of a request whose body is over the size limit (CONTRACT.md §1: 1 MiB), which
+ * The fingerprint of a request whose body is over the size limit (docs/rules.md §1: 1 MiB), which
  * is refused with 413 and never read whole: it stands for "this method and path with a body over
  * the limit", as far as the request was seen. Its answer (the 413) is kept like any other (§10):
  * the same oversized request repeated gets it again, whatever its bytes; the same key with a body

@@ -1,4 +1,4 @@
-/** Where an order is in the adoption flow (CONTRACT.md §8). An `as const` object plus its union type. */
+/** Where an order is in the adoption flow (docs/rules.md §8). An `as const` object plus its union type. */
 export const OrderStatus = {
   placed: 'placed',
   approved: 'approved',
@@ -12,7 +12,7 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [OrderStatus.placed, Order
 export const isOrderStatus = (value: unknown): value is OrderStatus =>
   value === OrderStatus.placed || value === OrderStatus.approved || value === OrderStatus.delivered || value === OrderStatus.cancelled;
 
-/** An order as clients see it: the `Order` of CONTRACT.md §8. */
+/** An order as clients see it: the `Order` of docs/rules.md §8. */
 export interface Order {
   readonly id: number;
   readonly petId: number;

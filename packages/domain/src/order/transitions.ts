@@ -4,7 +4,7 @@ import { OrderState, type OrderStatus } from './order.js';
 /** Who may take an action: the order's owner or an admin key, or an admin key only. */
 export type Actor = 'owner-or-admin' | 'admin';
 
-/** The actions on an existing order (CONTRACT.md §8), named as in their paths. */
+/** The actions on an existing order (docs/rules.md §8), named as in their paths. */
 export const ORDER_ACTIONS = ['approve', 'deliver', 'cancel'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
@@ -21,7 +21,7 @@ export interface Transition {
 }
 
 /**
- * The transition table of CONTRACT.md §8, the one place it lives. Anything not in it → 409.
+ * The transition table of docs/rules.md §8, the one place it lives. Anything not in it → 409.
  *
  * | from               | action  | to        | pet becomes         | who            |
  * |--------------------|---------|-----------|---------------------|----------------|

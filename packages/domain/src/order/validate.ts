@@ -12,7 +12,7 @@ export interface NewOrder {
 }
 
 /**
- * Checks the closed body `{ "petId" }` (CONTRACT.md §8): a JSON object with exactly `petId`, a JSON
+ * Checks the closed body `{ "petId" }` (docs/rules.md §8): a JSON object with exactly `petId`, a JSON
  * integer from 1 to 2^53 − 1. Accepts exactly what `NewOrderSchema` accepts; whether a pet has
  * that id is the use case's to say.
  */
@@ -31,5 +31,5 @@ export const validateNewOrder = (body: unknown): Result<NewOrder, ValidationFail
   return ok({ petId });
 };
 
-/** Parses an `orderId` path segment: the `petId` rules of CONTRACT.md §2. */
+/** Parses an `orderId` path segment: the `petId` rules of docs/rules.md §2. */
 export const parseOrderId = (raw: string): Result<number | null, ValidationFailed> => parseIdSegment(raw, 'orderId');

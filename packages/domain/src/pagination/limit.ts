@@ -1,4 +1,4 @@
-/** Page size bounds of every list (SPEC.md Limits for `GET /pets`, CONTRACT.md §2 for the others): the one place these numbers live. */
+/** Page size bounds of every list (docs/rules.md §2): the one place these numbers live. */
 export const LIMIT_MIN = 1;
 export const LIMIT_MAX = 100;
 export const LIMIT_DEFAULT = 20;

@@ -8,7 +8,7 @@ export type PetStatus = (typeof PetStatus)[keyof typeof PetStatus];
 
 export const PET_STATUSES: readonly PetStatus[] = [PetStatus.available, PetStatus.pending, PetStatus.sold];
 
-/** The status stored and returned when a create omits it (CONTRACT.md §1). */
+/** The status stored and returned when a create omits it (docs/rules.md §1). */
 export const DEFAULT_PET_STATUS: PetStatus = PetStatus.available;
 
 /** What a caller sends to create an animal, once validated. */

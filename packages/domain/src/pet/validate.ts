@@ -19,7 +19,7 @@ const isCategoryId = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_CATEGORY_ID;
 
 /**
- * Checks a request body against the `NewPet` rules of CONTRACT.md §1 and resolves the default
+ * Checks a request body against the `NewPet` rules of docs/rules.md §1 and resolves the default
  * status. Accepts exactly what `NewPetSchema` accepts (a property test holds them together).
  * The result is a fresh object holding only the three known fields, so nothing the caller sent
  * (such as an own `__proto__` key) is carried along.

@@ -44,7 +44,7 @@ const view = (name: WindowName, lengthMs: number, limit: number, used: number, n
   };
 };
 
-/** Turns what the store did into the decision and its header numbers (CONTRACT.md §5). */
+/** Turns what the store did into the decision and its header numbers (docs/rules.md §5). */
 export const decideAdmission = (result: ConsumeResult, quota: Quota, now: number): AdmissionDecision => {
   const banned = result.outcome === 'banned';
   const minute = view('minute', MINUTE_MS, quota.perMinute, result.minuteCount, now, banned);

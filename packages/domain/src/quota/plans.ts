@@ -8,7 +8,7 @@ export const PLAN_NAMES = ['free', 'pro', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 export type FixedPlanName = Exclude<PlanName, 'enterprise'>;
 
-/** The plan table (SPEC.md Limits, CONTRACT.md §5): the one place these numbers live. */
+/** The plan table (docs/rules.md §5): the one place these numbers live. */
 export const PLAN_QUOTAS: Readonly<Record<FixedPlanName, Quota>> = {
   free: { perMinute: 60, perDay: 1_000 },
   pro: { perMinute: 300, perDay: 10_000 },

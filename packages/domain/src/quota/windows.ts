@@ -1,4 +1,4 @@
-/** The two fixed windows of CONTRACT.md §5: the UTC minute and the UTC day. */
+/** The two fixed windows of docs/rules.md §5: the UTC minute and the UTC day. */
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 

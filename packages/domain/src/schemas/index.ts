@@ -123,7 +123,7 @@ const categoryName = {
     "The category's name: 1–100 characters, at least one not white space, well-formed Unicode. Stored as sent; unique ignoring case and Unicode normalization (`Cats`, `CATS` and `cats` are one name).",
 } as const;
 
-/** `Category` (CONTRACT.md §7). */
+/** `Category` (docs/rules.md §7). */
 export const CategorySchema = {
   type: 'object',
   description: 'A category of animals; `categoryId` of a pet names one.',
@@ -162,7 +162,7 @@ export const ListCategoriesQuerySchema = {
   additionalProperties: true,
 } as const;
 
-// ---- Orders: the adoption flow (CONTRACT.md §8) ----
+// ---- Orders: the adoption flow (docs/rules.md §8) ----
 
 export const OrderStatusSchema = {
   type: 'string',
@@ -238,7 +238,7 @@ export const InventorySchema = {
   additionalProperties: false,
 } as const;
 
-// ---- API keys and plans (CONTRACT.md §9) ----
+// ---- API keys and plans (docs/rules.md §9) ----
 
 /** A key's public id: `key_` and the first 12 hex digits of its SHA-256. */
 export const KeyIdSchema = {
@@ -356,7 +356,7 @@ export const ListKeysQuerySchema = {
   additionalProperties: true,
 } as const;
 
-/** The `Idempotency-Key` request header of the creates (CONTRACT.md §10). */
+/** The `Idempotency-Key` request header of the creates (docs/rules.md §10). */
 export const IdempotencyKeySchema = {
   type: 'string',
   minLength: 1,

@@ -9,7 +9,7 @@ import { ANONYMOUS_QUOTA } from '../quota/plans.js';
 /** The subject of a caller without a valid credential: its client address, on the free plan's numbers. */
 export const anonymousSubject = (address: string): Subject => ({ id: `a:${address}`, plan: 'free', quota: ANONYMOUS_QUOTA });
 
-/** Rate limiting and bans (CONTRACT.md §5): one `consume` of the quota store per request. */
+/** Rate limiting and bans (docs/rules.md §5): one `consume` of the quota store per request. */
 export class Admission {
   constructor(
     private readonly quotas: QuotaStore,

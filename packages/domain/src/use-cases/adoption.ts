@@ -37,7 +37,7 @@ const heldBy = (orderId: number): PetHold => ({ status: 'pending', orderId });
 const notFound = (raw: string | number): NotFound => ({ code: 'not_found', message: `no order has id ${String(raw)}` });
 
 /**
- * The adoption flow of CONTRACT.md §8: place, get, list, approve, deliver, cancel, inventory.
+ * The adoption flow of docs/rules.md §8: place, get, list, approve, deliver, cancel, inventory.
  * The rules (who may do what from which state, what it does to the pet) are the table in
  * `order/transitions.ts`; the order of writes and the repair of half-done actions are documented
  * there too. Expected failures come back as values; only a store outage is thrown.

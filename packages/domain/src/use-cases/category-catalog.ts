@@ -10,7 +10,7 @@ import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '
 const CATEGORIES_SCOPE = pageScope('categories');
 
 /**
- * The categories' use cases (CONTRACT.md §7): `createCategory`, `getCategory`, `listCategories`.
+ * The categories' use cases (docs/rules.md §7): `createCategory`, `getCategory`, `listCategories`.
  * Expected failures come back as values; only a store outage (`StoreUnavailableError`) is thrown.
  */
 export class CategoryCatalog {

@@ -24,7 +24,7 @@ export type IdempotentStart =
   | { readonly kind: 'refused'; readonly error: IdempotencyKeyReused | Conflict };
 
 /**
- * Idempotent creation (CONTRACT.md §10): the first request with a key claims it, is processed,
+ * Idempotent creation (docs/rules.md §10): the first request with a key claims it, is processed,
  * and its answer is kept for 24 h when the rule keeps it; a repeat gets that answer again, a
  * different request with the key is refused, and so is a repeat while the first still runs.
  * Only a store outage throws (`StoreUnavailableError`).

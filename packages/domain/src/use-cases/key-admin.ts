@@ -12,7 +12,7 @@ import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import type { KeyHasher } from './authenticate.js';
 
-/** A key as the admin API shows it (CONTRACT.md §9): never the key, never its hash. */
+/** A key as the admin API shows it (docs/rules.md §9): never the key, never its hash. */
 export interface ApiKey {
   readonly id: string;
   readonly role: KeyRole;
@@ -40,7 +40,7 @@ const settingsKey = (keyId: string): Conflict => ({
 });
 
 /**
- * Issuing, listing, changing and revoking keys (CONTRACT.md §9). Every operation takes the caller
+ * Issuing, listing, changing and revoking keys (docs/rules.md §9). Every operation takes the caller
  * and answers `forbidden` unless it holds an admin key. Settings keys are listed but read-only.
  */
 export class KeyAdmin {

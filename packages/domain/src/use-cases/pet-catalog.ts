@@ -36,7 +36,7 @@ export class PetCatalog {
   async createPet(body: unknown): Promise<Result<Pet, ValidationFailed>> {
     const draft = validateNewPet(body);
     if (!draft.ok) return draft;
-    // After the shape rules (CONTRACT.md §1): a well-formed id must also name a category.
+    // After the shape rules (docs/rules.md §1): a well-formed id must also name a category.
     const { categoryId } = draft.value;
     if ((await this.categories.findById(categoryId)) === undefined) {
       return fail(validationFailed('categoryId', `categoryId ${categoryId} names no category`));
