@@ -45,4 +45,23 @@ describe('the server log destination (lines written in batches)', () => {
     `);
     expect(lines(out).map((l) => l.msg)).to.deep.equal(['before flush', 'flushed']);
   });
+
+  it('the request line goes to the same destination, in order with the other lines, and only where the level lets info through', async () => {
+    const fields = "{ requestId: 'r1', method: 'GET', route: 'GET /v1/pets', status: 200, durationMs: 1.5, subject: 'key_0123456789ab' }";
+    const atInfo = await runWithLogger(`
+      const logger = createServerLogger('info');
+      logger.info({}, 'first');
+      logger.request(${fields});
+      logger.info({}, 'last');
+      process.exit(0);
+    `);
+    expect(lines(atInfo).map((l) => l.msg)).to.deep.equal(['first', 'request', 'last']);
+    const atWarn = await runWithLogger(`
+      const logger = createServerLogger('warn');
+      logger.request(${fields});
+      logger.warn({}, 'only this');
+      process.exit(0);
+    `);
+    expect(lines(atWarn).map((l) => l.msg)).to.deep.equal(['only this']);
+  });
 });

@@ -2,7 +2,7 @@ export { createHttpApp, type HttpApp, type HttpAppDependencies, type HttpAppOpti
 export type { AppState } from './state.js';
 export { listen, type ListenOptions, type RunningServer } from './server.js';
 export { buildOpenApiDocument } from './openapi.js';
-export { silentLogger, type HttpLogger } from './logger.js';
+export { silentLogger, type HttpLogger, type RequestLogFields } from './logger.js';
 export { noMetrics, PrometheusMetrics, listenMetrics, type HttpMetrics, type MetricsListener } from './metrics.js';
 export { BODY_LIMIT_BYTES } from './body.js';
 export { DOCS_CSP } from './docs.js';

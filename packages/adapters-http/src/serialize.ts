@@ -7,19 +7,35 @@ const jsonString = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.str
 
 /**
  * A `Pet` as JSON: the bytes `JSON.stringify` gives for the same object (a property holds them
- * equal), about three times faster for a page, since the shape is known and most names need no
- * escaping. Anything that is not a finite number where one belongs goes to `JSON.stringify`.
+ * equal), faster since the shape is known and most names need no escaping. Anything that is not a
+ * finite number where one belongs goes to `JSON.stringify`.
  */
-export const serializePet = (pet: Pet): string => {
+const petJson = (pet: Pet): string => {
   if (!Number.isFinite(pet.id) || !Number.isFinite(pet.categoryId)) return JSON.stringify(pet);
   return `{"id":${pet.id},"name":${jsonString(pet.name)},"categoryId":${pet.categoryId},"status":${jsonString(pet.status)}}`;
 };
 
+/**
+ * The JSON of each frozen pet, made once. A frozen pet is a value a store hands out again and
+ * again as it is (the memory store keeps one frozen object per pet and replaces it when the pet
+ * changes), so its text is too: a page of the hot list is then one `join` of texts already made,
+ * a flat string, instead of a hundred concatenations that Koa must flatten again to measure.
+ * Pets that are not frozen (a networked store makes new objects per query) are serialised each time.
+ */
+const madeJson = new WeakMap<Pet, string>();
+
+export const serializePet = (pet: Pet): string => {
+  if (!Object.isFrozen(pet)) return petJson(pet);
+  let json = madeJson.get(pet);
+  if (json === undefined) madeJson.set(pet, (json = petJson(pet)));
+  return json;
+};
+
 /** A page of pets as a JSON array, as `JSON.stringify` would write it. */
 export const serializePets = (pets: readonly Pet[]): string => {
-  let out = '[';
-  for (let i = 0; i < pets.length; i++) out += (i === 0 ? '' : ',') + serializePet(pets[i]!);
-  return `${out}]`;
+  const parts = new Array<string>(pets.length);
+  for (let i = 0; i < pets.length; i++) parts[i] = serializePet(pets[i]!);
+  return `[${parts.join(',')}]`;
 };
 
 /** A `Category` as JSON (only its two fields, in this order). */

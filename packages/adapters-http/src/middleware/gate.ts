@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
+import type { Layer } from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
 import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, quoteInput } from '@petstore/domain';
 import { HttpError } from '../errors.js';
@@ -44,7 +45,43 @@ export interface GateOptions {
   readonly metrics?: HttpMetrics;
 }
 
+/** What routing decides for a method and a path. */
+interface Routing {
+  /** The operation's route, when the path has one for this method. */
+  readonly layer: Layer | undefined;
+  /** `<METHOD> <template>`, the route's name in logs and metrics (made once, not per request). */
+  readonly route: string | undefined;
+  /** The methods the path has (for 405 and `Allow`); empty when the path is unknown (404). */
+  readonly methods: ReadonlySet<string>;
+}
+
+/** Paths remembered per method; past it the method's table starts over (random paths cannot grow it). */
+const ROUTING_CACHE_PATHS = 1_000;
+
+/**
+ * The router's decision for a method and path, remembered: the routes never change once the app
+ * is built, and `router.match` tests every route's expression on each request (the cost grows
+ * with every route added).
+ */
+const routingOf = (router: Router<AppState>): ((method: string, path: string) => Routing) => {
+  const byMethod = new Map<string, Map<string, Routing>>();
+  return (method, path) => {
+    let paths = byMethod.get(method);
+    if (paths === undefined) byMethod.set(method, (paths = new Map()));
+    let routing = paths.get(path);
+    if (routing === undefined) {
+      const match = router.match(path, method);
+      const layer = match.pathAndMethod.find((l) => l.methods.length > 0);
+      routing = { layer, route: layer === undefined ? undefined : `${method} ${String(layer.path)}`, methods: new Set(match.path.flatMap((l) => l.methods)) };
+      if (paths.size >= ROUTING_CACHE_PATHS) paths.clear();
+      paths.set(path, routing);
+    }
+    return routing;
+  };
+};
+
 export const gate = (router: Router<AppState>, authenticator: Authenticator, admission: Admission, options: GateOptions = {}): Middleware<AppState> => {
+  const route = routingOf(router);
   /** How a request on this route runs under its `Idempotency-Key`: only the creates of `IDEMPOTENT_CREATES` (a POST layer), and only when idempotency is configured. */
   const idempotentRunFor = (layer: { readonly path: unknown; readonly methods: readonly string[] } | undefined): IdempotentRun | undefined =>
     options.idempotent !== undefined && layer !== undefined && layer.methods.includes('POST') && IDEMPOTENT_CREATES.has(String(layer.path)) ? options.idempotent : undefined;
@@ -52,9 +89,8 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
   return async function gate(ctx, next) {
     // A request target with no path (authority form, `CONNECT host:port`) matches nothing.
     const path: string = ctx.path ?? '';
-    const match = router.match(path, ctx.method);
-    const layer = match.pathAndMethod.find((l) => l.methods.length > 0);
-    if (layer) ctx.state.route = `${ctx.method} ${String(layer.path)}`;
+    const { layer, route: name, methods } = route(ctx.method, path);
+    if (name !== undefined) ctx.state.route = name;
     if (layer?.name === 'getPet') ctx.set(DEPRECATION);
 
     // Stores in the process answer at once (`Answer`): await only a promise, one promise turn less each.
@@ -106,7 +142,6 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     }
 
     if (!layer) {
-      const methods = new Set(match.path.flatMap((l) => l.methods));
       if (methods.size === 0) throw new HttpError('not_found', `no such path: ${quoteInput(path || ctx.url)}`);
       const allow = [...methods, 'OPTIONS'].join(', ');
       if (ctx.method === 'OPTIONS') {

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { StoreUnavailableError } from '@petstore/domain';
 import { codeForStatus, errorBody, ERROR_STATUS, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
-import type { HttpLogger } from '../logger.js';
+import { requestLogger, type HttpLogger } from '../logger.js';
 import { UNMATCHED_ROUTE, type HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
 
@@ -19,8 +19,9 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  * internal in the body, and are logged with the request id. Every answer is counted in `metrics`
  * under its route template (`unmatched` when no operation matched).
  */
-export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middleware<AppState> =>
-  async function requestContext(ctx, next) {
+export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middleware<AppState> => {
+  const logRequest = requestLogger(logger);
+  return async function requestContext(ctx, next) {
     const started = performance.now();
     const incoming = ctx.req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -56,18 +57,16 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
     const route = ctx.state.route;
     // `route` is `<METHOD> <template>`: the label is the template alone.
     metrics.request(ctx.method, route === undefined ? UNMATCHED_ROUTE : route.slice(route.indexOf(' ') + 1), ctx.status, seconds);
-    logger.info(
-      {
-        requestId,
-        method: ctx.method,
-        route: ctx.state.route ?? null,
-        status: ctx.status,
-        durationMs: Math.round(seconds * 1_000_000) / 1000,
-        subject: ctx.state.subjectTag ?? null,
-      },
-      'request',
-    );
+    logRequest({
+      requestId,
+      method: ctx.method,
+      route: ctx.state.route ?? null,
+      status: ctx.status,
+      durationMs: Math.round(seconds * 1_000_000) / 1000,
+      subject: ctx.state.subjectTag ?? null,
+    });
   };
+};
 
 const hasBody = (headers: IncomingHttpHeaders): boolean =>
   headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
