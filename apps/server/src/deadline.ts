@@ -69,6 +69,7 @@ export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFail
     },
     quotas: {
       consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume', quotas),
+      peek: (subject) => withDeadline(ports.quotas.peek(subject), ms, 'QuotaStore.peek', quotas),
     },
     keys: {
       findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash', keys),

@@ -5,6 +5,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { answerJson } from './answer.js';
 import { createRouter } from './routes.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
+import { addOwnStatusRoute } from './own-status.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -59,6 +60,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const validators = compileValidators();
   const router = createRouter(deps.catalog, deps.categories, deps.adoption, validators);
   addAdminKeyRoutes(router, deps.keyAdmin, validators);
+  addOwnStatusRoute(router);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

@@ -24,6 +24,8 @@ import {
   PetSchema,
   PLAN_QUOTAS,
   deprecationHeaders,
+  OWN_STATUS_QUOTA,
+  OwnStatusSchema,
 } from '@petstore/domain';
 import type { ErrorCode } from '@petstore/domain';
 import { ERROR_STATUS } from './errors.js';
@@ -191,6 +193,11 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           'Store orders: the adoption flow (beta). An order reserves one available animal (it becomes `pending`); an admin key approves and delivers it (the animal becomes `sold`); the owner or an admin cancels it (the animal is `available` again).',
       },
       { name: 'admin', description: 'API keys and plans: issue, list, change and revoke keys. Admin keys only. Beta: these operations may still change within v1.' },
+      {
+        name: 'me',
+        description:
+          "The calling key's own status (beta), for any key, client or admin: its plan and quota, what is left of its windows and whether it is banned, without spending any of it.",
+      },
     ],
     security: [{ bearerAuth: [] }],
     paths: {
@@ -271,6 +278,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
       },
       ...store.paths,
       ...adminKeyPaths(),
+      ...ownStatusPaths(),
       '/openapi.json': {
         get: {
           operationId: 'getOpenApiDocument',
@@ -401,6 +409,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         CreatedApiKey: CreatedApiKeySchema,
         NewApiKey: NewApiKeySchema,
         ApiKeyPatch: ApiKeyPatchSchema,
+        OwnStatus: OwnStatusSchema,
       },
       parameters: {
         IdempotencyKey: {
@@ -751,6 +760,55 @@ const adminKeyPaths = () => {
           '404': notFound,
           '409': settingsConflict,
           ...sharedErrors,
+        },
+      },
+    },
+  };
+};
+
+/** `GET /me` of docs/rules.md §14 (tag `me`, beta, any key). */
+const ownStatusPaths = () => {
+  const allowance = `${OWN_STATUS_QUOTA.perMinute} a minute`;
+  const free = PLAN_QUOTAS.free;
+  const window = (name: 'minute' | 'day', limit: number, remaining: number, resetAt: string) => ({ name, limit, remaining, resetAt });
+  return {
+    '/me': {
+      get: {
+        operationId: 'getMe',
+        summary: "Your key's plan, windows and ban",
+        description:
+          "The calling key (client or admin): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. " +
+          'It takes nothing from your windows and answers 200 also while you are over your limit or banned: see why you get 429 and until when, without making it worse. ' +
+          'The rate-limit headers describe your windows as they stand without this request. ' +
+          `It has an allowance of its own, ${allowance} per key: past it, 429 \`rate_limited\` with \`Retry-After\` and the allowance's numbers in the headers, never a ban. ` +
+          `A missing or invalid key gets 401, counted against the client address like any request without a valid key. ${BETA}`,
+        tags: ['me'],
+        'x-stability': 'beta',
+        responses: {
+          '200': withHeaders(
+            COMMON_HEADERS,
+            withExample({ description: 'Where the key stands, without this request.', content: { 'application/json': { schema: ref('schemas', 'OwnStatus') } } }, 'free', {
+              summary: 'A free key 3 requests into the minute',
+              value: {
+                keyId: 'key_3f2a9c81d04b',
+                role: 'client',
+                plan: 'free',
+                quota: { perMinute: free.perMinute, perDay: free.perDay },
+                windows: [window('minute', free.perMinute, free.perMinute - 3, '2027-01-01T09:31:00.000Z'), window('day', free.perDay, free.perDay - 41, '2027-01-02T00:00:00.000Z')],
+                bannedUntil: null,
+              },
+            }),
+          ),
+          ...sharedErrors,
+          '429': withExample(
+            errorResponse(
+              ['rate_limited', 'temporarily_banned'],
+              `Past this operation's own allowance (${allowance} per key): \`rate_limited\`, never a ban. Without a valid key, the client address is over its limit or banned.`,
+              ['Retry-After'],
+            ),
+            'allowance',
+            errorExample('rate_limited', `rate limit of ${OWN_STATUS_QUOTA.perMinute} requests per minute on GET /v1/me exceeded; retry in 17 seconds`),
+          ),
         },
       },
     },

@@ -1,4 +1,4 @@
-import type { Caller } from '@petstore/domain';
+import type { Caller, OwnStatus } from '@petstore/domain';
 
 /** What the middleware chain records about a request in `ctx.state`. */
 export interface AppState {
@@ -9,4 +9,6 @@ export interface AppState {
   subjectTag?: string;
   /** The key holder, once the gate has authenticated the request (routes pass it to the use cases). */
   caller?: Caller;
+  /** `GET /v1/me` only: the key's status, read by the gate (docs/rules.md §14). */
+  ownStatus?: OwnStatus;
 }

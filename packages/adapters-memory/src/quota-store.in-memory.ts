@@ -19,6 +19,11 @@ export class QuotaStoreInMemory implements QuotaStore {
     return result;
   }
 
+  /** The stored state, read only (docs/rules.md §14): no sweep, nothing written. */
+  peek(subject: string): Promise<SubjectState | undefined> {
+    return Promise.resolve(this.states.get(subject));
+  }
+
   /** Number of subjects whose state is kept. */
   get size(): number {
     return this.states.size;

@@ -91,7 +91,7 @@ const resultOf = (outcome: ConsumeResult['outcome'], doc: SubjectState): Consume
  * atomically, so concurrent calls serialize and with limit L exactly min(N, L) of N simultaneous
  * calls are admitted.
  *
- * Round trips per call:
+ * Round trips per `consume`:
  * - admitted in the current windows: 1 (the `admit` step);
  * - rejected: 2 (`admit` fails, `reject` succeeds);
  * - a subject whose ban this process knows of: 0 (answered by `consumeQuota` over the state
@@ -128,6 +128,15 @@ export class QuotaStoreMongo implements QuotaStore {
       if (decided !== undefined) return decided;
     }
     throw new StoreUnavailableError('the rate-limit state of one subject kept changing under every attempt; retry shortly');
+  }
+
+  /**
+   * The stored document's state, read only (docs/rules.md §14): one `find`, nothing written; a ban
+   * this process remembers is in the document too (the write that started it put it there).
+   */
+  async peek(subject: string): Promise<SubjectState | undefined> {
+    const doc = await guard(() => this.subjects.findOne({ _id: subject }, { projection: STATE_PROJECTION }), `find on ${COLLECTIONS.quotas}`);
+    return doc === null ? undefined : toState(doc);
   }
 
   private apply(step: Step): Promise<SubjectState | null> {

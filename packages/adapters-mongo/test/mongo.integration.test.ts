@@ -103,7 +103,7 @@ if (target.kind === 'skipped') {
         const stores = [new QuotaStoreMongo(db), new QuotaStoreMongo(other.db(db.databaseName))];
         let turn = 0;
         return {
-          subject: { consume: (request) => stores[turn++ % 2]!.consume(request) },
+          subject: { consume: (request) => stores[turn++ % 2]!.consume(request), peek: (subject) => stores[turn++ % 2]!.peek(subject) },
           dispose: async () => {
             await db.dropDatabase();
             await other.close();

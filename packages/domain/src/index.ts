@@ -33,14 +33,14 @@ export { LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT } from './pagination/limit.js';
 export { encodeCursor, decodeCursor, pageScope } from './pagination/cursor.js';
 export { readPageRequest, assemblePage, byId, type Page, type PageInput, type PageRequest } from './pagination/page.js';
 
-export { PLAN_QUOTAS, ANONYMOUS_QUOTA, isPlanName } from './quota/plans.js';
+export { PLAN_QUOTAS, ANONYMOUS_QUOTA, OWN_STATUS_QUOTA, isPlanName } from './quota/plans.js';
 export type { PlanName, FixedPlanName, Quota } from './quota/plans.js';
 export { MINUTE_MS, DAY_MS, windowStart, type WindowName } from './quota/windows.js';
-export { DEFAULT_BAN_RULE, type BanRule } from './quota/ban.js';
-export { consumeQuota, isStateExpired } from './quota/subject-state.js';
+export { DEFAULT_BAN_RULE, NO_BAN, type BanRule } from './quota/ban.js';
+export { consumeQuota, isStateExpired, stateAt } from './quota/subject-state.js';
 export type { SubjectState, ConsumeRequest, ConsumeResult, ConsumeOutcome } from './quota/subject-state.js';
-export { decideAdmission } from './quota/admission.js';
-export type { AdmissionDecision, AdmissionOutcome, WindowView } from './quota/admission.js';
+export { decideAdmission, readQuota } from './quota/admission.js';
+export type { AdmissionDecision, AdmissionOutcome, WindowView, QuotaReading } from './quota/admission.js';
 
 export { GET_PET_DEPRECATION, isSunset, deprecationHeaders, httpDate, type DeprecationPolicy } from './deprecation/sunset.js';
 
@@ -91,7 +91,7 @@ export { IdempotentRequests, type IdempotentStart, type IdempotencyTicket } from
 export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
 export { CategoryCatalog } from './use-cases/category-catalog.js';
 export { Authenticator, type KeyHasher, type KeyLookup } from './use-cases/authenticate.js';
-export { Admission, anonymousSubject } from './use-cases/admit.js';
+export { Admission, anonymousSubject, ownStatusSubject, type OwnStatus, type StatusLook } from './use-cases/admit.js';
 export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
 export { KeyAdmin, type ApiKey, type CreatedApiKey } from './use-cases/key-admin.js';
 
@@ -117,4 +117,5 @@ export {
   CreatedApiKeySchema,
   ListKeysQuerySchema,
   IdempotencyKeySchema,
+  OwnStatusSchema,
 } from './schemas/index.js';

@@ -29,6 +29,7 @@ import type {
   PetStatus,
   QuotaStore,
   Result,
+  SubjectState,
 } from '../src/index.js';
 import { StoreUnavailableError } from '../src/index.js';
 
@@ -178,6 +179,8 @@ export class FaultInjector {
     return {
       consume: (request: ConsumeRequest): Promise<ConsumeResult> =>
         this.run({ port: 'QuotaStore', method: 'consume', write: true, args: [request] }, () => inner.consume(request)),
+      peek: (subject: string): Promise<SubjectState | undefined> =>
+        this.run({ port: 'QuotaStore', method: 'peek', write: false, args: [subject] }, () => inner.peek(subject)),
     };
   }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { AdmissionDecision, BanRule, ConsumeRequest, ConsumeResult, Quota, QuotaStore, Subject, SubjectState } from '../src/index.js';
-import { Admission, consumeQuota, DAY_MS, MINUTE_MS, windowStart } from '../src/index.js';
+import { Admission, consumeQuota, DAY_MS, MINUTE_MS, NO_BAN, readQuota, windowStart } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
 
@@ -111,6 +111,26 @@ class ConsumeCommand implements QuotaCommand {
 }
 
 /**
+ * A read of `subject`'s state (docs/rules.md §14), `step` ms after the previous command: read by
+ * `readQuota`, it says what the model's state says, and it leaves the model as it is, so every
+ * later command checks that the read changed nothing the store counts.
+ */
+class PeekCommand implements QuotaCommand {
+  constructor(
+    readonly settings: QuotaRun,
+    readonly subject: string,
+    readonly step: number,
+  ) {}
+  check = () => true;
+  run = async (model: QuotaModel, store: QuotaStore): Promise<void> => {
+    model.now += this.step;
+    const expected = readQuota(model.states.get(this.subject), this.settings.quota, model.now);
+    expect(readQuota(await store.peek(this.subject), this.settings.quota, model.now), `${this.toString()} at ${model.now}`).to.deep.equal(expected);
+  };
+  toString = () => `peek(${this.subject}, +${this.step}ms)`;
+}
+
+/**
  * `count` simultaneous requests of `subject` at one instant. Identical requests give the same
  * results in any order, so the store must give exactly the results of applying the rule `count`
  * times (as a multiset) and end in the same state.
@@ -145,6 +165,7 @@ const quotaCommandsArb = fc
       [
         fc.tuple(subject, stepArb).map(([s, step]) => new ConsumeCommand(run, s, step)),
         fc.tuple(subject, stepArb, fc.integer({ min: 2, max: 8 })).map(([s, step, n]) => new BurstCommand(run, s, step, n)),
+        fc.tuple(subject, stepArb).map(([s, step]) => new PeekCommand(run, s, step)),
       ],
       { maxCommands: 40 },
     );
@@ -226,7 +247,47 @@ export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, 
         expect(await store.consume(at('s', T0 + 59_500))).to.deep.include({ outcome: 'rejected', minuteCount: 3 });
       }));
 
-    it('property: agrees with a plain Map moved by consumeQuota over any sequence of requests and simultaneous bursts', () =>
+    it('never bans under a rule without a ban (NO_BAN, the allowance of GET /v1/me): every rejection stays a rejection', () =>
+      withFixture(make, async (store) => {
+        const q: Quota = { perMinute: 1, perDay: 100 };
+        expect((await store.consume(at('s', T0, q, NO_BAN))).outcome).to.equal('admitted');
+        for (let i = 1; i <= 40; i++) expect(await store.consume(at('s', T0 + i, q, NO_BAN)), `rejection ${i}`).to.deep.equal({ outcome: 'rejected', minuteCount: 1, dayCount: 1, bannedUntil: 0 });
+        const burst = await Promise.all(Array.from({ length: 20 }, () => store.consume(at('s', T0 + 50, q, NO_BAN))));
+        expect(burst.map((r) => r.outcome)).to.deep.equal(Array.from({ length: 20 }, () => 'rejected'));
+        expect((await store.consume(at('s', T0 + MINUTE_MS, q, NO_BAN))).outcome, 'the next minute').to.equal('admitted');
+      }));
+
+    it('peek: nothing for a subject never seen; then the stored state, read alike by readQuota', () =>
+      withFixture(make, async (store) => {
+        expect(await store.peek('s')).to.equal(undefined);
+        await store.consume(at('s', T0));
+        await store.consume(at('s', T0 + 1));
+        const reading = readQuota(await store.peek('s'), quota, T0 + 2);
+        expect(reading.windows.map((w) => w.remaining)).to.deep.equal([1, 3]);
+        expect(reading.bannedUntil).to.equal(undefined);
+        expect(await store.peek('other'), 'subjects apart').to.equal(undefined);
+      }));
+
+    it('peek changes nothing a later consume sees: the counts, the rejections toward a ban, the ban', () =>
+      withFixture(make, async (store) => {
+        for (let i = 0; i < 3; i++) await store.consume(at('s', T0));
+        expect((await store.consume(at('s', T0 + 1))).outcome).to.equal('rejected');
+        for (let i = 0; i < 5; i++) await store.peek('s');
+        // Still one rejection to go before the ban (threshold 3): the reads counted none.
+        expect((await store.consume(at('s', T0 + 2))).outcome).to.equal('rejected');
+        for (let i = 0; i < 5; i++) await store.peek('s');
+        expect(await store.consume(at('s', T0 + 3))).to.deep.include({ outcome: 'banned', bannedUntil: T0 + 3 + 120_000, dayCount: 3 });
+        const during = readQuota(await store.peek('s'), quota, T0 + 60_000);
+        expect(during.bannedUntil, 'a read during the ban shows its end').to.equal(T0 + 3 + 120_000);
+        expect(during.windows.map((w) => w.remaining), 'nothing left while it runs').to.deep.equal([0, 0]);
+        for (let i = 0; i < 5; i++) await store.peek('s');
+        expect(await store.consume(at('s', T0 + 3 + 120_000))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 4 });
+        const after = readQuota(await store.peek('s'), quota, T0 + 3 + 120_001);
+        expect(after.bannedUntil).to.equal(undefined);
+        expect(after.windows.map((w) => w.remaining)).to.deep.equal([2, 1]);
+      }));
+
+    it('property: agrees with a plain Map moved by consumeQuota over any sequence of requests, simultaneous bursts and reads', () =>
       fc.assert(
         fc.asyncProperty(quotaCommandsArb, (commands) =>
           withFixture(make, (store) =>

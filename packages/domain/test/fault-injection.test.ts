@@ -38,6 +38,9 @@ class Quotas implements QuotaStore {
     this.states.set(request.subject, state);
     return result;
   }
+  async peek(subject: string): Promise<SubjectState | undefined> {
+    return this.states.get(subject);
+  }
 }
 const notUsed = (): never => {
   throw new Error('not used in these tests');

@@ -1,13 +1,15 @@
-import type { Middleware } from 'koa';
+import type { ServerResponse } from 'node:http';
+import type { Middleware, ParameterizedContext } from 'koa';
 import type Router from '@koa/router';
 import type { Layer } from '@koa/router';
-import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
-import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, quoteInput } from '@petstore/domain';
+import type { AdmissionDecision, Admission, Authenticator, Caller, Quota, QuotaReading, Subject } from '@petstore/domain';
+import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, OWN_STATUS_QUOTA, quoteInput } from '@petstore/domain';
 import { HttpError } from '../errors.js';
 import { BODY_LIMIT_BYTES } from '../body.js';
 import { answerError } from './request-context.js';
 import { IDEMPOTENT_CREATES, type IdempotentRun } from './idempotency.js';
 import { noMetrics, type HttpMetrics } from '../metrics.js';
+import { OWN_STATUS_ROUTE } from '../own-status.js';
 import type { AppState } from '../state.js';
 
 const REALM = 'Bearer realm="petstore"';
@@ -15,13 +17,59 @@ const DEPRECATION = deprecationHeaders(GET_PET_DEPRECATION);
 
 const policyCache = new WeakMap<Quota, string>();
 /** `RateLimit-Policy` of a quota; computed once per quota object. */
-const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
+const policyOf = (decision: QuotaReading, quota: Quota): string => {
   let policy = policyCache.get(quota);
   if (policy === undefined) {
     policy = decision.windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', ');
     policyCache.set(quota, policy);
   }
   return policy;
+};
+
+type GateContext = ParameterizedContext<AppState>;
+
+/** The rate-limit headers of docs/rules.md §5, straight onto the response (`ctx.set` ends in the same call). */
+const setRateLimitHeaders = (res: ServerResponse, { binding }: QuotaReading, policy: string): void => {
+  res.setHeader('X-RateLimit-Limit', String(binding.limit));
+  res.setHeader('X-RateLimit-Remaining', String(binding.remaining));
+  res.setHeader('X-RateLimit-Reset', String(binding.resetAt));
+  res.setHeader('RateLimit-Policy', policy);
+  res.setHeader('RateLimit', `"${binding.name}";r=${binding.remaining};t=${binding.resetIn}`);
+};
+
+/** Answers a request the rate limiter refused: 429 with `Retry-After`; `what` names a limit other than the plan's. */
+const refuse = (ctx: GateContext, decision: AdmissionDecision, what = ''): void => {
+  const retryAfter = String(decision.retryAfter ?? 1);
+  ctx.res.setHeader('Retry-After', retryAfter);
+  if (decision.outcome === 'temporarily_banned') {
+    answerError(ctx, 'temporarily_banned', `too many requests after being rate limited; banned for ${retryAfter} more seconds`);
+  } else {
+    const { binding } = decision;
+    answerError(ctx, 'rate_limited', `rate limit of ${binding.limit} requests per ${binding.name}${what} exceeded; retry in ${retryAfter} seconds`);
+  }
+};
+
+/** RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400. */
+const checkHost = (ctx: GateContext): void => {
+  if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
+    throw new HttpError('validation_failed', 'an HTTP/1.1 request needs a Host header');
+  }
+};
+
+/** docs/rules.md §6: a declared body over the limit is refused at once, on any path, unread. */
+const declaresTooLarge = (ctx: GateContext): boolean => Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES;
+const tooLarge = (): HttpError => new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
+
+/** A matched route's middleware, as the gate runs it. */
+interface RouteLayer {
+  readonly stack: unknown;
+}
+
+/** Runs the route matched (the router's own dispatch would match it a second time). */
+const runRoute = (layer: RouteLayer, ctx: GateContext, next: () => Promise<unknown>): Promise<unknown> => {
+  // Our handlers read nothing the router's dispatch adds to the context (no `ctx.params`: getPet reads the raw path).
+  const stack = layer.stack as readonly Middleware<AppState>[];
+  return stack.length === 1 ? stack[0]!(ctx, next) : runStack(stack, ctx, next);
 };
 
 /**
@@ -37,6 +85,11 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
  *    a create under its `Idempotency-Key` when it has one.
  * A refusal at step 3 is answered here, without an exception: it is the path a client hammering
  * past its limit keeps hitting, so it must stay cheaper than the work it refuses.
+ *
+ * `GET /v1/me` with a valid key (docs/rules.md §14) leaves at step 3 for its own path: no unit of
+ * the plan's windows is taken; its own allowance is counted instead, and the headers describe the
+ * plan's windows as they stand without it. The one cost to every other request is comparing the
+ * matched layer with that route's layer, found once here.
  */
 export interface GateOptions {
   /** Runs the creates of `IDEMPOTENT_CREATES` under their `Idempotency-Key`. */
@@ -86,6 +139,26 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
   const idempotentRunFor = (layer: { readonly path: unknown; readonly methods: readonly string[] } | undefined): IdempotentRun | undefined =>
     options.idempotent !== undefined && layer !== undefined && layer.methods.includes('POST') && IDEMPOTENT_CREATES.has(String(layer.path)) ? options.idempotent : undefined;
   const metrics = options.metrics ?? noMetrics;
+  const ownStatusLayer = router.route(OWN_STATUS_ROUTE) || undefined;
+
+  /** docs/rules.md §14: the key's own allowance, then its status read without counting; rejoins the checks of step 4. */
+  const ownStatus = async (ctx: GateContext, subject: Subject, caller: Caller, layer: RouteLayer, next: () => Promise<unknown>): Promise<void> => {
+    const look = await admission.lookUp(subject, caller);
+    metrics.rateLimitDecision(look.allowance.outcome);
+    if (look.status === undefined) {
+      // Refused by its allowance (never a ban): the headers are the allowance's, as on any 429.
+      setRateLimitHeaders(ctx.res, look.allowance, policyOf(look.allowance, OWN_STATUS_QUOTA));
+      refuse(ctx, look.allowance, ' on GET /v1/me');
+      return;
+    }
+    setRateLimitHeaders(ctx.res, look.status, policyOf(look.status, subject.quota));
+    checkHost(ctx);
+    if (declaresTooLarge(ctx)) throw tooLarge();
+    ctx.state.caller = caller;
+    ctx.state.ownStatus = look.status;
+    await runRoute(layer, ctx, next);
+  };
+
   return async function gate(ctx, next) {
     // A request target with no path (authority form, `CONNECT host:port`) matches nothing.
     const path: string = ctx.path ?? '';
@@ -98,36 +171,16 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     const auth = authenticating instanceof Promise ? await authenticating : authenticating;
     const subject = auth.ok ? auth.value : anonymousSubject(ctx.ip);
     ctx.state.subjectTag = subject.caller?.keyId ?? subject.id;
+    if (layer === ownStatusLayer && layer !== undefined && subject.caller !== undefined) return ownStatus(ctx, subject, subject.caller, layer, next);
 
     const admitting = admission.admit(subject);
     const decision = admitting instanceof Promise ? await admitting : admitting;
     metrics.rateLimitDecision(decision.outcome);
-    const { binding } = decision;
-    // Straight onto the response, as the request context does (`ctx.set` ends in the same call).
-    const { res } = ctx;
-    res.setHeader('X-RateLimit-Limit', String(binding.limit));
-    res.setHeader('X-RateLimit-Remaining', String(binding.remaining));
-    res.setHeader('X-RateLimit-Reset', String(binding.resetAt));
-    res.setHeader('RateLimit-Policy', policyOf(decision, subject.quota));
-    res.setHeader('RateLimit', `"${binding.name}";r=${binding.remaining};t=${binding.resetIn}`);
-    if (decision.outcome !== 'admitted') {
-      const retryAfter = String(decision.retryAfter ?? 1);
-      res.setHeader('Retry-After', retryAfter);
-      if (decision.outcome === 'temporarily_banned') {
-        answerError(ctx, 'temporarily_banned', `too many requests after being rate limited; banned for ${retryAfter} more seconds`);
-      } else {
-        answerError(ctx, 'rate_limited', `rate limit of ${binding.limit} requests per ${binding.name} exceeded; retry in ${retryAfter} seconds`);
-      }
-      return;
-    }
+    setRateLimitHeaders(ctx.res, decision, policyOf(decision, subject.quota));
+    if (decision.outcome !== 'admitted') return refuse(ctx, decision);
 
-    // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
-    if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
-      throw new HttpError('validation_failed', 'an HTTP/1.1 request needs a Host header');
-    }
-    // docs/rules.md §6: a declared body over the limit is refused at once, on any path, unread.
-    if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
-      const tooLarge = new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
+    checkHost(ctx);
+    if (declaresTooLarge(ctx)) {
       // docs/rules.md §10 (issue-gaps): on an idempotent create by a valid key this 413 is kept like
       // any answer, under a fingerprint that needs no body (method, path, "over 1 MiB"); still
       // unread and answered at once (the key's own 400 first, as on every create). Every other
@@ -135,10 +188,11 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
       const idempotent = idempotentRunFor(layer);
       if (idempotent !== undefined && auth.ok && auth.value.caller !== undefined) {
         ctx.state.caller = auth.value.caller;
-        await idempotent(ctx, () => Promise.reject(tooLarge));
+        const refused = tooLarge();
+        await idempotent(ctx, () => Promise.reject(refused));
         return;
       }
-      throw tooLarge;
+      throw tooLarge();
     }
 
     if (!layer) {
@@ -157,9 +211,7 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
       throw new HttpError('unauthorized', auth.error.message, { 'WWW-Authenticate': challenge });
     }
     if (auth.value.caller) ctx.state.caller = auth.value.caller;
-    // Our handlers read nothing the router's dispatch adds to the context (no `ctx.params`: getPet reads the raw path).
-    const stack = layer.stack as unknown as readonly Middleware<AppState>[];
-    const run = (): Promise<unknown> => (stack.length === 1 ? stack[0]!(ctx, next) : runStack(stack, ctx, next));
+    const run = (): Promise<unknown> => runRoute(layer, ctx, next);
     const idempotent = idempotentRunFor(layer);
     if (idempotent !== undefined) await idempotent(ctx, run);
     else await run();

@@ -1,5 +1,5 @@
 import type { Answer } from './answer.js';
-import type { ConsumeRequest, ConsumeResult } from '../quota/subject-state.js';
+import type { ConsumeRequest, ConsumeResult, SubjectState } from '../quota/subject-state.js';
 
 /**
  * Keeps the rate-limit state of every subject. `consume` applies `consumeQuota` (the rule in
@@ -11,4 +11,11 @@ import type { ConsumeRequest, ConsumeResult } from '../quota/subject-state.js';
 export interface QuotaStore {
   /** On every request: an in-process store answers with the result itself (`Answer`), a networked one with a promise. */
   consume(request: ConsumeRequest): Answer<ConsumeResult>;
+  /**
+   * The subject's state as stored, or undefined when none is kept (never seen, or dropped once
+   * it could no longer matter). A read only: it changes nothing a later `consume` sees. Used by
+   * `GET /v1/me` (docs/rules.md §14). It may be the state as last written, with windows that
+   * have since ended: `readQuota` rolls them as `consume` would.
+   */
+  peek(subject: string): Promise<SubjectState | undefined>;
 }

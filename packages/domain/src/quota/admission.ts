@@ -1,4 +1,4 @@
-import type { ConsumeResult } from './subject-state.js';
+import { stateAt, type ConsumeResult, type SubjectState } from './subject-state.js';
 import type { Quota } from './plans.js';
 import { DAY_MS, MINUTE_MS, windowStart, type WindowName } from './windows.js';
 
@@ -44,12 +44,16 @@ const view = (name: WindowName, lengthMs: number, limit: number, used: number, n
   };
 };
 
+/** The binding window (docs/rules.md §5): the one with fewer remaining; on a tie, the one that resets later. */
+const bindingOf = (minute: WindowView, day: WindowView): WindowView =>
+  minute.remaining < day.remaining || (minute.remaining === day.remaining && minute.resetAt > day.resetAt) ? minute : day;
+
 /** Turns what the store did into the decision and its header numbers (docs/rules.md §5). */
 export const decideAdmission = (result: ConsumeResult, quota: Quota, now: number): AdmissionDecision => {
   const banned = result.outcome === 'banned';
   const minute = view('minute', MINUTE_MS, quota.perMinute, result.minuteCount, now, banned);
   const day = view('day', DAY_MS, quota.perDay, result.dayCount, now, banned);
-  const binding = minute.remaining < day.remaining || (minute.remaining === day.remaining && minute.resetAt > day.resetAt) ? minute : day;
+  const binding = bindingOf(minute, day);
   const windows = [minute, day] as const;
   switch (result.outcome) {
     case 'admitted':
@@ -59,4 +63,29 @@ export const decideAdmission = (result: ConsumeResult, quota: Quota, now: number
     case 'banned':
       return { outcome: 'temporarily_banned', windows, binding, retryAfter: ceilSeconds(result.bannedUntil - now) };
   }
+};
+
+/** A subject's windows and ban at one instant, counting nothing: what `GET /v1/me` reports (docs/rules.md §14). */
+export interface QuotaReading {
+  /** Both windows, minute first, numbered as a request's decision numbers them (0 remaining while a ban runs). */
+  readonly windows: readonly [WindowView, WindowView];
+  /** The binding window, chosen as for a request's headers. */
+  readonly binding: WindowView;
+  /** Epoch ms at which the running ban ends; absent when no ban runs at that instant. */
+  readonly bannedUntil?: number;
+}
+
+/**
+ * Reads a subject's stored state (or none) at `now` by the rules of admission, without this
+ * reading counting as a request: windows that have ended are reset (`stateAt`, step 1 of
+ * `consumeQuota`), a ban counts only while it runs, and the numbers and the binding window are
+ * those a request's decision would carry (`decideAdmission`), with no request taken from them.
+ */
+export const readQuota = (state: SubjectState | undefined, quota: Quota, now: number): QuotaReading => {
+  const current = stateAt(state, now);
+  const banned = current.bannedUntil > now;
+  const minute = view('minute', MINUTE_MS, quota.perMinute, current.minuteCount, now, banned);
+  const day = view('day', DAY_MS, quota.perDay, current.dayCount, now, banned);
+  const reading = { windows: [minute, day] as const, binding: bindingOf(minute, day) };
+  return banned ? { ...reading, bannedUntil: current.bannedUntil } : reading;
 };

@@ -18,6 +18,12 @@ export const PLAN_QUOTAS: Readonly<Record<FixedPlanName, Quota>> = {
 /** Callers without a valid credential are limited per client address with the free plan's numbers. */
 export const ANONYMOUS_QUOTA: Quota = PLAN_QUOTAS.free;
 
+/**
+ * The allowance of `GET /v1/me` (docs/rules.md §14), per key and apart from its plan's windows:
+ * 60 a minute, never a ban. Its day window is what 60 a minute allows, so only the minute binds.
+ */
+export const OWN_STATUS_QUOTA: Quota = { perMinute: 60, perDay: 60 * 24 * 60 };
+
 export const isPlanName = (value: string): value is PlanName => (PLAN_NAMES as readonly string[]).includes(value);
 
 /** A quota a key may carry: whole numbers, at least one request a minute, no more a minute than a day. */

@@ -35,14 +35,37 @@ export interface ConsumeRequest {
 }
 
 /**
+ * Step 1 of `consumeQuota`: the state as it stands at `now`, counting nothing. Windows that have
+ * ended are reset; windows never move backwards (when the state already holds a later minute than
+ * `now` falls in, that later minute and its day are kept). No state is empty windows at `now`.
+ * Reading a subject's status (docs/rules.md §14) goes through this same step.
+ */
+export const stateAt = (state: SubjectState | undefined, now: number): SubjectState => {
+  // The instant whose windows count: `now`, unless the state is already in a later minute.
+  const counted = state === undefined ? now : Math.max(now, state.minuteStart);
+  const minuteStart = windowStart(counted, MINUTE_MS);
+  const dayStart = windowStart(counted, DAY_MS);
+  const sameMinute = state !== undefined && state.minuteStart === minuteStart;
+  const sameDay = state !== undefined && state.dayStart === dayStart;
+  return {
+    minuteStart,
+    minuteCount: sameMinute ? state.minuteCount : 0,
+    minuteRejections: sameMinute ? state.minuteRejections : 0,
+    dayStart,
+    dayCount: sameDay ? state.dayCount : 0,
+    bannedUntil: state?.bannedUntil ?? 0,
+  };
+};
+
+/**
  * The admission rule as a pure transition: from the subject's state (or none) and a request,
  * the next state and what happened. Stores apply it atomically (the memory store runs this very
  * function; the MongoDB store runs it over the document it read and writes the result on condition
  * that the document is unchanged, with its two commonest steps as single conditional `$inc`s).
  *
- * 1. Windows that have ended are reset. Windows never move backwards: when the state already
- *    holds a later window than `now` falls in (a request stamped by a clock that is behind the
- *    one that wrote the state), the request counts into that later window instead of resetting it.
+ * 1. Windows that have ended are reset (`stateAt`). Windows never move backwards: when the state
+ *    already holds a later window than `now` falls in (a request stamped by a clock that is behind
+ *    the one that wrote the state), the request counts into that later window instead of resetting it.
  * 2. A subject under a ban is refused and nothing is counted.
  * 3. If both windows have room, one unit of each is consumed: admitted.
  * 4. Otherwise the request is rejected and consumes nothing, but the rejection is counted in
@@ -54,16 +77,7 @@ export const consumeQuota = (
   request: ConsumeRequest,
 ): { readonly state: SubjectState; readonly result: ConsumeResult } => {
   const { now, quota, ban } = request;
-  // The instant whose windows count: `now`, unless the state is already in a later minute.
-  const counted = state === undefined ? now : Math.max(now, state.minuteStart);
-  const minuteStart = windowStart(counted, MINUTE_MS);
-  const dayStart = windowStart(counted, DAY_MS);
-  const sameMinute = state !== undefined && state.minuteStart === minuteStart;
-  const sameDay = state !== undefined && state.dayStart === dayStart;
-  const minuteCount = sameMinute ? state.minuteCount : 0;
-  const minuteRejections = sameMinute ? state.minuteRejections : 0;
-  const dayCount = sameDay ? state.dayCount : 0;
-  const bannedUntil = state?.bannedUntil ?? 0;
+  const { minuteStart, minuteCount, minuteRejections, dayStart, dayCount, bannedUntil } = stateAt(state, now);
 
   if (bannedUntil > now) {
     const next = { minuteStart, minuteCount, minuteRejections, dayStart, dayCount, bannedUntil };
