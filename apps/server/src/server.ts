@@ -54,7 +54,7 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     if (settings.apiKeys.length > 0 || settings.adminKeys.length > 0) await keys.retainSettingsKeys(seed.map((r) => r.keyHash));
 
     const app = await container.getAsync(TOKENS.HttpApp);
-    const running = await listen(app, { port: settings.port, host: settings.host }).catch((error: unknown) => {
+    const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       throw new Error(`HOST/PORT: cannot listen on ${settings.host}:${settings.port} (${typeof code === 'string' ? code : 'error'})`);
     });

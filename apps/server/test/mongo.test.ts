@@ -76,7 +76,7 @@ describe('the service on MongoDB', function () {
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
       keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
-      logger: { info: () => {}, error: (fields) => void lines.push(fields) },
+      logger: { info: () => {}, warn: () => {}, error: (fields) => void lines.push(fields) },
     });
     const server = await listen(app, { port: 0, host: '127.0.0.1' });
     try {
