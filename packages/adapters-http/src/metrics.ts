@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AdmissionOutcome } from '@petstore/domain';
 import { errorBody } from './errors.js';
 import { bindServer } from './server.js';
@@ -19,10 +19,12 @@ export interface HttpMetrics {
   storeFailure(port: string): void;
   /** An order moved by an action (`approve`, `deliver`, `cancel`). */
   orderTransition(action: string): void;
+  /** The store circuit opened (store calls fail fast) or closed again. */
+  storeCircuit(open: boolean): void;
 }
 
 /** Counts nothing: the default when no metrics listener is configured. */
-export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {} };
+export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {}, storeCircuit: () => {} };
 
 /** The `route` label of a request that matched no operation (unknown path, 405, preflight…). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -63,6 +65,7 @@ export class PrometheusMetrics implements HttpMetrics {
   private readonly decisions: Counter<'outcome'>;
   private readonly storeFailures: Counter<'port'>;
   private readonly transitions: Counter<'action'>;
+  private readonly circuitOpen: Gauge;
   private readonly requestTallies = new Map<string, Tally>();
   private readonly durationChildren = new Map<string, HistogramChild>();
   /** One tally per outcome, made with the counter: every outcome has one. */
@@ -94,6 +97,7 @@ export class PrometheusMetrics implements HttpMetrics {
     });
     this.storeFailures = new Counter({ name: 'petstore_store_failures_total', help: 'Store calls that failed with an outage or passed the deadline, by port.', labelNames: ['port'], registers });
     this.transitions = new Counter({ name: 'petstore_order_transitions_total', help: 'Order transitions, by action.', labelNames: ['action'], registers });
+    this.circuitOpen = new Gauge({ name: 'petstore_store_circuit_open', help: 'Whether the store circuit is open (1: store calls fail fast with 503 until a probe call is answered) or closed (0).', registers });
     const tally = (outcome: AdmissionOutcome): Tally => ({ child: this.decisions.labels(outcome), pending: 0 });
     this.decisionTallies = { admitted: tally('admitted'), rate_limited: tally('rate_limited'), temporarily_banned: tally('temporarily_banned') };
     collectDefaultMetrics({ register: this.registry });
@@ -126,6 +130,10 @@ export class PrometheusMetrics implements HttpMetrics {
 
   orderTransition(action: string): void {
     this.transitions.labels(action).inc();
+  }
+
+  storeCircuit(open: boolean): void {
+    this.circuitOpen.set(open ? 1 : 0);
   }
 }
 
