@@ -1,5 +1,6 @@
 import { apiKeyRecord, generateApiKey, type ApiKeyRecord, type Clock } from '@petstore/domain';
 import { listen, listenMetrics, PrometheusMetrics, type HttpLogger, type MetricsListener } from '@petstore/adapters-http';
+import type { AddressInfo } from 'node:net';
 import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
 import { TOKENS } from './tokens.js';
@@ -17,6 +18,9 @@ interface StartOptions {
 
 export interface StartedServer {
   readonly url: string;
+  /** The address the listener is bound to, as `server.address()` reports it (`0.0.0.0`, `127.0.0.1`, `::`…). */
+  readonly address: string;
+  /** The port it is bound to (the one the system picked for `PORT=0`). */
   readonly port: number;
   /** The `GET /metrics` listener's address, when `PETSTORE_METRICS_PORT` is set. */
   readonly metricsUrl?: string;
@@ -68,6 +72,7 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     }
     return {
       url: running.url,
+      address: (running.server.address() as AddressInfo).address,
       port: running.port,
       ...(metricsListener === undefined ? {} : { metricsUrl: metricsListener.url }),
       ...(devKey === undefined ? {} : { devKey }),

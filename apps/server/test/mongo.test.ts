@@ -113,6 +113,8 @@ describe('the service on MongoDB', function () {
     type Proc = { url: Promise<string>; stop(): Promise<number | null> };
     const start = (): Proc => {
       const child = spawn(process.execPath, [MAIN], {
+        // The compiled tests' folder: no `.env` there (the server reads one from its working directory).
+        cwd: fileURLToPath(new URL('.', import.meta.url)),
         env: {
           PATH: process.env['PATH'] ?? '',
           PORT: '0',
