@@ -2,6 +2,9 @@ import type { Answer, StorePorts } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
+/** The names of the store's ports, as store failures are counted (`petstore_store_failures_total{port}`). */
+export const STORE_PORTS = ['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore'] as const;
+
 /**
  * The longest the service waits for any one store call. A driver has its own timeouts, but a
  * call can still hang (a half-open socket, a stuck primary election); past this bound the

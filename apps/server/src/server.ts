@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
 import { TOKENS } from './tokens.js';
+import { STORE_PORTS } from './deadline.js';
 
 interface StartOptions {
   readonly logger: HttpLogger;
@@ -34,7 +35,7 @@ export interface StartedServer {
 
 /** Builds the container from the settings, seeds the keys, and serves HTTP until `stop`. */
 export const startServer = async (settings: Settings, options: StartOptions): Promise<StartedServer> => {
-  const metrics = settings.metricsPort === undefined ? undefined : new PrometheusMetrics();
+  const metrics = settings.metricsPort === undefined ? undefined : new PrometheusMetrics({ storePorts: STORE_PORTS });
   const container = await createContainer(settings, metrics === undefined ? options : { ...options, metrics });
   const store = await container.getAsync(TOKENS.StoreLifecycle);
   try {
