@@ -24,10 +24,10 @@ export const STORE_DEADLINE_MS = 5_000;
  * tells it the store answered (it closes).
  */
 export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string, circuit?: StoreCircuit): Promise<T> => {
-  let probe = false;
+  let probe = 0;
   if (circuit?.open === true) {
-    if (!circuit.admitsProbe()) return Promise.reject(new StoreUnavailableError(`${what} not tried: the store failed just now (circuit open)`));
-    probe = true;
+    probe = circuit.admitsProbe();
+    if (probe === 0) return Promise.reject(new StoreUnavailableError(`${what} not tried: the store failed just now (circuit open)`));
   }
   return new Promise<T>((resolve, reject) => {
     let answer: Answer<T>;
@@ -66,7 +66,7 @@ export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string,
 };
 
 /** Tells the circuit of an outage of the port `what` names (`PetRepository.create` → `PetRepository`). */
-const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: boolean): void => circuit?.failed(what.slice(0, what.indexOf('.')), probe);
+const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: number): void => circuit?.failed(what.slice(0, what.indexOf('.')), probe);
 
 /** The same ports, each call bounded by `withDeadline` and guarded by the store's `circuit` (failures are counted there, by port). */
 export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircuit): StorePorts => ({

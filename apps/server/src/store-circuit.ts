@@ -31,8 +31,10 @@ export class StoreCircuit {
   open = false;
   /** While open: the clock time from which a probe may go through. */
   private probeFrom = 0;
-  /** While open: a probe is in flight (the others wait for its outcome, refused). */
-  private probing = false;
+  /** While open: the id of the probe in flight (the others wait for its outcome, refused); 0: none. */
+  private probing = 0;
+  /** The last probe id given. */
+  private probes = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -40,28 +42,29 @@ export class StoreCircuit {
     private readonly listener: StoreCircuitListener,
   ) {}
 
-  /** While open: true when this call may go through as the probe (then it is one), false when it is refused. */
-  admitsProbe(): boolean {
-    if (this.probing || this.clock.now() < this.probeFrom) return false;
-    this.probing = true;
-    return true;
+  /** While open: this call's probe id when it may go through as the probe, 0 when it is refused. */
+  admitsProbe(): number {
+    if (this.probing !== 0 || this.clock.now() < this.probeFrom) return 0;
+    this.probing = ++this.probes;
+    return this.probing;
   }
 
   /** The store answered a call: the circuit closes (nothing to do when it is closed). */
   answered(): void {
     if (!this.open) return;
     this.open = false;
-    this.probing = false;
+    this.probing = 0;
     this.listener.change(false);
   }
 
   /**
    * A call of `port` failed with an outage: the circuit opens, or stays open, for `openMs` from
-   * now. `probe`: the call was the probe (another probe may follow once `openMs` has passed).
+   * now. `probe`: the call's probe id (0: not a probe); when it is the probe in flight, another
+   * may follow once `openMs` has passed (a late failure of an earlier probe changes nothing).
    */
-  failed(port: string, probe: boolean): void {
+  failed(port: string, probe: number): void {
     this.listener.failure(port);
-    if (probe) this.probing = false;
+    if (probe !== 0 && probe === this.probing) this.probing = 0;
     this.probeFrom = this.clock.now() + this.openMs;
     if (this.open) return;
     this.open = true;

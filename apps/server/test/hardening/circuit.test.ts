@@ -28,7 +28,8 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     weight: 4,
     arbitrary: fc.record({
       kind: fc.constant('settle' as const),
-      index: fc.nat(),
+      // Mostly the oldest call in flight: calls outliving a change of state are where the rules are subtle.
+      index: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.nat()),
       // Outages weigh more: the open states are the ones with rules to break.
       how: fc.oneof({ weight: 2, arbitrary: fc.constant('outage' as const) }, fc.constant('answer' as const), fc.constant('other' as const)),
     }),
@@ -112,7 +113,30 @@ describe('hardening: the store circuit (fail fast during an outage, probe, recov
         for (const call of pending) call.settle('answer');
         await ticks();
       }),
-      { numRuns: Math.max(300, fc.readConfigureGlobal().numRuns ?? 0) },
+      {
+        numRuns: Math.max(300, fc.readConfigureGlobal().numRuns ?? 0),
+        // Found by this property once (FC_SEED=777): a probe that fails after the circuit has closed
+        // and opened again must not free the place of the probe in flight since.
+        examples: [
+          [
+            [
+              { kind: 'call' },
+              { kind: 'call' },
+              { kind: 'call' },
+              { kind: 'settle', index: 0, how: 'outage' },
+              { kind: 'advance', ms: OPEN_MS },
+              { kind: 'call' },
+              { kind: 'settle', index: 0, how: 'answer' },
+              { kind: 'settle', index: 0, how: 'outage' },
+              { kind: 'advance', ms: OPEN_MS },
+              { kind: 'call' },
+              { kind: 'settle', index: 0, how: 'outage' },
+              { kind: 'advance', ms: OPEN_MS },
+              { kind: 'call' },
+            ],
+          ],
+        ],
+      },
     );
   });
 
