@@ -1,5 +1,9 @@
 import type { Answer, StorePorts } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
+import type { StoreCircuit } from './store-circuit.js';
+
+/** The names of the store's ports, as store failures are counted (`petstore_store_failures_total{port}`). */
+export const STORE_PORTS = ['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore'] as const;
 
 /**
  * The longest the service waits for any one store call. A driver has its own timeouts, but a
@@ -9,82 +13,100 @@ import { StoreUnavailableError } from '@petstore/domain';
 export const STORE_DEADLINE_MS = 5_000;
 
 /**
- * Settles like `work`, or rejects with `StoreUnavailableError` after `ms`, whichever comes first.
- * A late outcome of `work` is absorbed (never an unhandled rejection); the timer never outlives
- * the call. `onUnavailable` hears of every outage (the deadline passing, or `work` rejecting
- * with `StoreUnavailableError`), for the store-failure metric.
+ * Runs `work` and settles like it, or rejects with `StoreUnavailableError` after `ms`, whichever
+ * comes first. A late outcome of `work` is absorbed (never an unhandled rejection, never reported
+ * twice); the timer never outlives the call.
+ *
+ * With a `circuit`, `what` names the port and method (`PetRepository.create`): while the circuit
+ * is open the call is refused at once with `StoreUnavailableError` and `work` is never run, but
+ * for the probe; an outage (the deadline passing, or `work` failing with `StoreUnavailableError`)
+ * is reported to the circuit (it opens, and counts the failure for the port), any other outcome
+ * tells it the store answered (it closes).
  */
-export const withDeadline = <T>(work: Answer<T>, ms: number, what: string, onUnavailable?: () => void): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    if (!(work instanceof Promise)) return resolve(work);
+export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string, circuit?: StoreCircuit): Promise<T> => {
+  let probe = 0;
+  if (circuit?.open === true) {
+    probe = circuit.admitsProbe();
+    if (probe === 0) return Promise.reject(new StoreUnavailableError(`${what} not tried: the store failed just now (circuit open)`));
+  }
+  return new Promise<T>((resolve, reject) => {
+    let answer: Answer<T>;
+    try {
+      answer = work();
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    if (!(answer instanceof Promise)) {
+      circuit?.answered();
+      return resolve(answer);
+    }
+    // Once the deadline has passed, the call's late outcome is left alone: its outage was reported then.
+    let late = false;
     const timer = setTimeout(() => {
-      onUnavailable?.();
+      late = true;
+      reportOutage(circuit, what, probe);
       reject(new StoreUnavailableError(`${what} did not answer within ${ms} ms`));
     }, ms);
-    work.then(
+    answer.then(
       (value) => {
+        if (late) return;
         clearTimeout(timer);
+        circuit?.answered();
         resolve(value);
       },
       (error: unknown) => {
+        if (late) return;
         clearTimeout(timer);
-        if (error instanceof StoreUnavailableError) onUnavailable?.();
+        if (error instanceof StoreUnavailableError) reportOutage(circuit, what, probe);
+        else circuit?.answered();
         reject(error);
       },
     );
   });
-
-/** Hears of each store call that failed with an outage, by port name (`PetRepository`…). */
-export type StoreFailureListener = (port: string) => void;
-
-/** The same ports, each call bounded by `withDeadline`; outages are reported to `onFailure`. */
-export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFailureListener = () => {}): StorePorts => {
-  const failed = (port: string) => () => onFailure(port);
-  const pets = failed('PetRepository');
-  const categories = failed('CategoryRepository');
-  const orders = failed('OrderRepository');
-  const quotas = failed('QuotaStore');
-  const keys = failed('ApiKeyStore');
-  const idempotency = failed('IdempotencyStore');
-  return {
-    pets: {
-      create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create', pets),
-      findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById', pets),
-      list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list', pets),
-      findHold: (id) => withDeadline(ports.pets.findHold(id), ms, 'PetRepository.findHold', pets),
-      swapHold: (id, expected, next) => withDeadline(ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold', pets),
-      countByStatus: () => withDeadline(ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', pets),
-    },
-    categories: {
-      create: (category) => withDeadline(ports.categories.create(category), ms, 'CategoryRepository.create', categories),
-      findById: (id) => withDeadline(ports.categories.findById(id), ms, 'CategoryRepository.findById', categories),
-      findByName: (name) => withDeadline(ports.categories.findByName(name), ms, 'CategoryRepository.findByName', categories),
-      list: (query) => withDeadline(ports.categories.list(query), ms, 'CategoryRepository.list', categories),
-    },
-    orders: {
-      create: (draft) => withDeadline(ports.orders.create(draft), ms, 'OrderRepository.create', orders),
-      findById: (id) => withDeadline(ports.orders.findById(id), ms, 'OrderRepository.findById', orders),
-      updateState: (id, expected, next, updatedAt) => withDeadline(ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState', orders),
-      list: (query) => withDeadline(ports.orders.list(query), ms, 'OrderRepository.list', orders),
-    },
-    quotas: {
-      consume: (request) => withDeadline(ports.quotas.consume(request), ms, 'QuotaStore.consume', quotas),
-      peek: (subject) => withDeadline(ports.quotas.peek(subject), ms, 'QuotaStore.peek', quotas),
-    },
-    keys: {
-      findByHash: (keyHash) => withDeadline(ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash', keys),
-      findById: (keyId) => withDeadline(ports.keys.findById(keyId), ms, 'ApiKeyStore.findById', keys),
-      list: (afterPosition, limit) => withDeadline(ports.keys.list(afterPosition, limit), ms, 'ApiKeyStore.list', keys),
-      save: (record) => withDeadline(ports.keys.save(record), ms, 'ApiKeyStore.save', keys),
-      retainSettingsKeys: (keyHashes) => withDeadline(ports.keys.retainSettingsKeys(keyHashes), ms, 'ApiKeyStore.retainSettingsKeys', keys),
-      insert: (key) => withDeadline(ports.keys.insert(key), ms, 'ApiKeyStore.insert', keys),
-      update: (keyId, changes) => withDeadline(ports.keys.update(keyId, changes), ms, 'ApiKeyStore.update', keys),
-      revoke: (keyId) => withDeadline(ports.keys.revoke(keyId), ms, 'ApiKeyStore.revoke', keys),
-    },
-    idempotency: {
-      claim: (id, claim, now) => withDeadline(ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', idempotency),
-      complete: (id, claim, record) => withDeadline(ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', idempotency),
-      release: (id, claim) => withDeadline(ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', idempotency),
-    },
-  };
 };
+
+/** Tells the circuit of an outage of the port `what` names (`PetRepository.create` → `PetRepository`). */
+const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: number): void => circuit?.failed(what.slice(0, what.indexOf('.')), probe);
+
+/** The same ports, each call bounded by `withDeadline` and guarded by the store's `circuit` (failures are counted there, by port). */
+export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircuit): StorePorts => ({
+  pets: {
+    create: (draft) => withDeadline(() => ports.pets.create(draft), ms, 'PetRepository.create', circuit),
+    findById: (id) => withDeadline(() => ports.pets.findById(id), ms, 'PetRepository.findById', circuit),
+    list: (query) => withDeadline(() => ports.pets.list(query), ms, 'PetRepository.list', circuit),
+    findHold: (id) => withDeadline(() => ports.pets.findHold(id), ms, 'PetRepository.findHold', circuit),
+    swapHold: (id, expected, next) => withDeadline(() => ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold', circuit),
+    countByStatus: () => withDeadline(() => ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', circuit),
+  },
+  categories: {
+    create: (category) => withDeadline(() => ports.categories.create(category), ms, 'CategoryRepository.create', circuit),
+    findById: (id) => withDeadline(() => ports.categories.findById(id), ms, 'CategoryRepository.findById', circuit),
+    findByName: (name) => withDeadline(() => ports.categories.findByName(name), ms, 'CategoryRepository.findByName', circuit),
+    list: (query) => withDeadline(() => ports.categories.list(query), ms, 'CategoryRepository.list', circuit),
+  },
+  orders: {
+    create: (draft) => withDeadline(() => ports.orders.create(draft), ms, 'OrderRepository.create', circuit),
+    findById: (id) => withDeadline(() => ports.orders.findById(id), ms, 'OrderRepository.findById', circuit),
+    updateState: (id, expected, next, updatedAt) => withDeadline(() => ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState', circuit),
+    list: (query) => withDeadline(() => ports.orders.list(query), ms, 'OrderRepository.list', circuit),
+  },
+  quotas: {
+    consume: (request) => withDeadline(() => ports.quotas.consume(request), ms, 'QuotaStore.consume', circuit),
+    peek: (subject) => withDeadline(() => ports.quotas.peek(subject), ms, 'QuotaStore.peek', circuit),
+  },
+  keys: {
+    findByHash: (keyHash) => withDeadline(() => ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash', circuit),
+    findById: (keyId) => withDeadline(() => ports.keys.findById(keyId), ms, 'ApiKeyStore.findById', circuit),
+    list: (afterPosition, limit) => withDeadline(() => ports.keys.list(afterPosition, limit), ms, 'ApiKeyStore.list', circuit),
+    save: (record) => withDeadline(() => ports.keys.save(record), ms, 'ApiKeyStore.save', circuit),
+    retainSettingsKeys: (keyHashes) => withDeadline(() => ports.keys.retainSettingsKeys(keyHashes), ms, 'ApiKeyStore.retainSettingsKeys', circuit),
+    insert: (key) => withDeadline(() => ports.keys.insert(key), ms, 'ApiKeyStore.insert', circuit),
+    update: (keyId, changes) => withDeadline(() => ports.keys.update(keyId, changes), ms, 'ApiKeyStore.update', circuit),
+    revoke: (keyId) => withDeadline(() => ports.keys.revoke(keyId), ms, 'ApiKeyStore.revoke', circuit),
+  },
+  idempotency: {
+    claim: (id, claim, now) => withDeadline(() => ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', circuit),
+    complete: (id, claim, record) => withDeadline(() => ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', circuit),
+    release: (id, claim) => withDeadline(() => ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', circuit),
+  },
+});

@@ -1,8 +1,10 @@
 import { apiKeyRecord, generateApiKey, type ApiKeyRecord, type Clock } from '@petstore/domain';
 import { listen, listenMetrics, PrometheusMetrics, type HttpLogger, type MetricsListener } from '@petstore/adapters-http';
+import type { AddressInfo } from 'node:net';
 import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
 import { TOKENS } from './tokens.js';
+import { STORE_PORTS } from './deadline.js';
 
 interface StartOptions {
   readonly logger: HttpLogger;
@@ -17,6 +19,9 @@ interface StartOptions {
 
 export interface StartedServer {
   readonly url: string;
+  /** The address the listener is bound to, as `server.address()` reports it (`0.0.0.0`, `127.0.0.1`, `::`…). */
+  readonly address: string;
+  /** The port it is bound to (the one the system picked for `PORT=0`). */
   readonly port: number;
   /** The `GET /metrics` listener's address, when `PETSTORE_METRICS_PORT` is set. */
   readonly metricsUrl?: string;
@@ -30,7 +35,7 @@ export interface StartedServer {
 
 /** Builds the container from the settings, seeds the keys, and serves HTTP until `stop`. */
 export const startServer = async (settings: Settings, options: StartOptions): Promise<StartedServer> => {
-  const metrics = settings.metricsPort === undefined ? undefined : new PrometheusMetrics();
+  const metrics = settings.metricsPort === undefined ? undefined : new PrometheusMetrics({ storePorts: STORE_PORTS });
   const container = await createContainer(settings, metrics === undefined ? options : { ...options, metrics });
   const store = await container.getAsync(TOKENS.StoreLifecycle);
   try {
@@ -54,7 +59,7 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     if (settings.apiKeys.length > 0 || settings.adminKeys.length > 0) await keys.retainSettingsKeys(seed.map((r) => r.keyHash));
 
     const app = await container.getAsync(TOKENS.HttpApp);
-    const running = await listen(app, { port: settings.port, host: settings.host }).catch((error: unknown) => {
+    const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;
       throw new Error(`HOST/PORT: cannot listen on ${settings.host}:${settings.port} (${typeof code === 'string' ? code : 'error'})`);
     });
@@ -68,6 +73,7 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     }
     return {
       url: running.url,
+      address: (running.server.address() as AddressInfo).address,
       port: running.port,
       ...(metricsListener === undefined ? {} : { metricsUrl: metricsListener.url }),
       ...(devKey === undefined ? {} : { devKey }),

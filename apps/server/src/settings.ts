@@ -31,9 +31,76 @@ export class SettingsError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const DEFAULTS = { PORT: '8080', HOST: '0.0.0.0', PETSTORE_STORE: 'memory', PETSTORE_LOG_LEVEL: 'info' } as const;
+/** One setting: its default as written in the environment (`''`: unset, none) and what it does. */
+interface SettingEntry {
+  readonly default: string;
+  readonly about: string;
+}
 
-const wholeNumber = (env: Env, name: string, fallback: number, min: number, max: number): number => {
+/**
+ * Every variable the server reads (docs/rules.md §6): the one list of known names (an unknown
+ * `PETSTORE_*` variable stops the start), with the defaults `parseSettings` uses and the text of
+ * `.env.example` (a test checks that file against this table). A new setting is one line here,
+ * then read in `parseSettings`.
+ */
+export const SETTINGS = {
+  PORT: { default: '8080', about: 'port of the API (0: any free port)' },
+  HOST: { default: '0.0.0.0', about: 'address the API and the metrics listener bind to' },
+  PETSTORE_API_KEYS: {
+    default: '',
+    about: 'client keys: comma-separated key:plan (free, pro, business) or key:enterprise:<perMinute>:<perDay>. Unset on the memory store: a development key is generated (refused with NODE_ENV=production)',
+  },
+  PETSTORE_ADMIN_KEYS: { default: '', about: 'admin keys (issue, change, revoke keys; business plan numbers), comma-separated; a key is in one of the two variables only' },
+  PETSTORE_STORE: { default: 'memory', about: 'memory or mongo' },
+  MONGODB_URI: { default: '', about: 'MongoDB connection string, required with PETSTORE_STORE=mongo (the database is its path, else petstore)' },
+  PETSTORE_BAN_THRESHOLD: { default: String(DEFAULT_BAN_RULE.threshold), about: 'rejections (429) within one UTC minute that start a ban' },
+  PETSTORE_BAN_SECONDS: { default: String(DEFAULT_BAN_RULE.seconds), about: 'length of a ban, in seconds' },
+  PETSTORE_TRUST_PROXY: { default: 'false', about: 'true: take the client address from X-Forwarded-For (set by your one trusted proxy)' },
+  PETSTORE_LOG_LEVEL: { default: 'info', about: 'fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)' },
+  PETSTORE_CORS_ORIGINS: { default: '', about: 'browser origins allowed to call the API (https://app.example.com, comma-separated), or *; unset: no CORS' },
+  PETSTORE_METRICS_PORT: { default: '', about: 'port of a second listener serving GET /metrics only (no key: expose it to your scraper only), not PORT; unset: none' },
+  PETSTORE_PHOTO_MEMORY_MB: { default: '256', about: 'MiB of photos the memory store keeps (docs/rules.md §13)' },
+  NODE_ENV: { default: '', about: 'production: refuse to start with generated development keys' },
+} as const satisfies Readonly<Record<string, SettingEntry>>;
+
+type SettingName = keyof typeof SETTINGS;
+
+const KNOWN: readonly string[] = Object.keys(SETTINGS);
+
+/** Levenshtein distance (insertions, deletions, substitutions), for naming the closest known setting. */
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+};
+
+/** A name without the `PETSTORE_` prefix: every name compared has it, so it tells nothing apart. */
+const stem = (name: string): string => name.replace(/^PETSTORE_/, '');
+
+/** The known setting nearest to `name` (fewest edits, the prefix aside; the first in the table on a tie). */
+const closestSetting = (name: string): string => {
+  const distance = (known: string): number => editDistance(stem(name), stem(known));
+  return KNOWN.reduce((best, known) => (distance(known) < distance(best) ? known : best));
+};
+
+/** A `PETSTORE_*` variable the service does not know: most likely a typo, which would otherwise be ignored. */
+const refuseUnknown = (env: Env): void => {
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('PETSTORE_') && !KNOWN.includes(name)) {
+      throw new SettingsError(`${name.slice(0, 64)} is not a setting of this service; did you mean ${closestSetting(name)}?`);
+    }
+  }
+};
+
+const defaultOf = (name: SettingName): string => SETTINGS[name].default;
+
+const wholeNumber = (env: Env, name: SettingName, fallback: number, min: number, max: number): number => {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
@@ -131,11 +198,12 @@ const parseCorsOrigins = (raw: string | undefined): readonly string[] | '*' | un
 
 /** Reads the settings from the environment; throws `SettingsError` on the first bad one. */
 export const parseSettings = (env: Env): Settings => {
-  const port = wholeNumber(env, 'PORT', Number(DEFAULTS.PORT), 0, 65535);
-  const host = env['HOST'] || DEFAULTS.HOST;
+  refuseUnknown(env);
+  const port = wholeNumber(env, 'PORT', Number(defaultOf('PORT')), 0, 65535);
+  const host = env['HOST'] || defaultOf('HOST');
   if (/\s/.test(host)) throw new SettingsError(`HOST must be a host name or address without spaces`);
 
-  const store = env['PETSTORE_STORE'] || DEFAULTS.PETSTORE_STORE;
+  const store = env['PETSTORE_STORE'] || defaultOf('PETSTORE_STORE');
   if (store !== 'memory' && store !== 'mongo') throw new SettingsError(`PETSTORE_STORE must be memory or mongo (got "${store.slice(0, 20)}")`);
   const mongodbUri = env['MONGODB_URI'] || undefined;
   if (store === 'mongo' && mongodbUri === undefined) throw new SettingsError('MONGODB_URI must be set when PETSTORE_STORE=mongo');
@@ -147,12 +215,20 @@ export const parseSettings = (env: Env): Settings => {
   const trustProxy = trustRaw === '' ? false : BOOLEAN[trustRaw];
   if (trustProxy === undefined) throw new SettingsError('PETSTORE_TRUST_PROXY must be true or false');
 
-  const logLevel = env['PETSTORE_LOG_LEVEL'] || DEFAULTS.PETSTORE_LOG_LEVEL;
+  const logLevel = env['PETSTORE_LOG_LEVEL'] || defaultOf('PETSTORE_LOG_LEVEL');
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new SettingsError(`PETSTORE_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   }
 
   const apiKeys = parseKeys(env['PETSTORE_API_KEYS']);
+  // Without client keys the memory store makes development keys (printed at start): never in production.
+  if (env['NODE_ENV'] === 'production' && store === 'memory' && apiKeys.length === 0) {
+    throw new SettingsError('NODE_ENV=production needs PETSTORE_API_KEYS (and PETSTORE_ADMIN_KEYS to manage keys): development keys are never generated in production');
+  }
+  const metricsPort = env['PETSTORE_METRICS_PORT'] === undefined || env['PETSTORE_METRICS_PORT'] === '' ? undefined : wholeNumber(env, 'PETSTORE_METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new SettingsError(`PETSTORE_METRICS_PORT must differ from PORT (both are ${port}): /metrics has a listener of its own`);
+  }
   return {
     port,
     host,
@@ -161,12 +237,12 @@ export const parseSettings = (env: Env): Settings => {
     store,
     mongodbUri,
     ban: {
-      threshold: wholeNumber(env, 'PETSTORE_BAN_THRESHOLD', DEFAULT_BAN_RULE.threshold, 1, 1_000_000),
-      seconds: wholeNumber(env, 'PETSTORE_BAN_SECONDS', DEFAULT_BAN_RULE.seconds, 1, 31_536_000),
+      threshold: wholeNumber(env, 'PETSTORE_BAN_THRESHOLD', Number(defaultOf('PETSTORE_BAN_THRESHOLD')), 1, 1_000_000),
+      seconds: wholeNumber(env, 'PETSTORE_BAN_SECONDS', Number(defaultOf('PETSTORE_BAN_SECONDS')), 1, 31_536_000),
     },
     trustProxy,
     logLevel: logLevel as LogLevel,
     corsOrigins: parseCorsOrigins(env['PETSTORE_CORS_ORIGINS']),
-    metricsPort: env['PETSTORE_METRICS_PORT'] === undefined || env['PETSTORE_METRICS_PORT'] === '' ? undefined : wholeNumber(env, 'PETSTORE_METRICS_PORT', 0, 0, 65535),
+    metricsPort,
   };
 };

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { sha256Hex, publicKeyId } from '@petstore/domain';
 import { ManualClock } from '@petstore/domain/testing';
+import { STORE_CIRCUIT_OPEN_MS } from '../src/store-circuit.js';
 import { send, startHarness, type Answer, type Harness } from './hardening/support.js';
 
 const KEY = 'metrics-key-0123456789';
@@ -34,9 +35,10 @@ const scrape = async (h: Harness): Promise<{ text: string; samples: Map<string, 
 describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
   this.timeout(30_000);
   let h: Harness;
+  // A clock that stands still: the free key's 61st request is over its minute, whatever the wall clock does.
+  const clock = new ManualClock(Date.UTC(2027, 0, 1, 12));
   before(async () => {
-    // A clock that stands still: the free key's 61st request is over its minute, whatever the wall clock does.
-    h = await startHarness({ clock: new ManualClock(Date.UTC(2027, 0, 1, 12)), env: { PETSTORE_API_KEYS: `${KEY}:enterprise:100000:1000000,${FREE}:free`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_METRICS_PORT: '0' } });
+    h = await startHarness({ clock, env: { PETSTORE_API_KEYS: `${KEY}:enterprise:100000:1000000,${FREE}:free`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_METRICS_PORT: '0' } });
   });
   after(() => h.stop());
 
@@ -54,6 +56,7 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
     h.faults.use((call) => (call.port === 'PetRepository' ? 'fail' : undefined));
     expect((await get('/v1/pets')).status).to.equal(503);
     h.faults.use(undefined);
+    clock.advance(STORE_CIRCUIT_OPEN_MS); // the store circuit lets the next request probe, and close it
 
     const after = await scrape(h);
     const moved = (sample: string, by = 1): void => {

@@ -76,7 +76,7 @@ describe('the service on MongoDB', function () {
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
       keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
-      logger: { info: () => {}, error: (fields) => void lines.push(fields) },
+      logger: { info: () => {}, warn: () => {}, error: (fields) => void lines.push(fields) },
     });
     const server = await listen(app, { port: 0, host: '127.0.0.1' });
     try {
@@ -113,6 +113,8 @@ describe('the service on MongoDB', function () {
     type Proc = { url: Promise<string>; stop(): Promise<number | null> };
     const start = (): Proc => {
       const child = spawn(process.execPath, [MAIN], {
+        // The compiled tests' folder: no `.env` there (the server reads one from its working directory).
+        cwd: fileURLToPath(new URL('.', import.meta.url)),
         env: {
           PATH: process.env['PATH'] ?? '',
           PORT: '0',

@@ -3,6 +3,8 @@
 // 503 the next request recovers from.
 import { expect } from 'chai';
 import { apiKeyRecord, type ApiKeyRecord } from '@petstore/domain';
+import { ManualClock } from '@petstore/domain/testing';
+import { STORE_CIRCUIT_OPEN_MS } from '../src/store-circuit.js';
 import { errorOf, send, startHarness, type Harness } from './hardening/support.js';
 
 const CLIENT = 'orders-client-key';
@@ -12,8 +14,9 @@ const json = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type':
 describe('the server wires the adoption flow (docs/rules.md §8)', function () {
   this.timeout(30_000);
   let h: Harness;
+  const clock = new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0));
   before(async () => {
-    h = await startHarness({ env: { PETSTORE_API_KEYS: `${CLIENT}:pro` }, storeDeadlineMs: 100, hangMs: 300 });
+    h = await startHarness({ env: { PETSTORE_API_KEYS: `${CLIENT}:pro` }, clock, storeDeadlineMs: 100, hangMs: 300 });
     await h.keys.save(apiKeyRecord(ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
   });
   after(() => h.stop());
@@ -44,6 +47,7 @@ describe('the server wires the adoption flow (docs/rules.md §8)', function () {
     expect(cut.status, cut.text).to.equal(503);
     expect(errorOf(cut.text)).to.deep.include({ code: 'unavailable', status: 503 });
     h.faults.use(undefined);
+    clock.advance(STORE_CIRCUIT_OPEN_MS); // the store circuit lets the next request probe, and close it
     const mine = JSON.parse((await send(h.port, { path: '/v1/store/orders?status=placed', headers: json(CLIENT) })).text) as { petId: number }[];
     expect(mine.map((o) => o.petId)).to.deep.equal([petId]);
     expect((await send(h.port, { path: '/healthz' })).status).to.equal(200);

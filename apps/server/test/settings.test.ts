@@ -1,6 +1,10 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { PLAN_QUOTAS, sha256Hex } from '@petstore/domain';
-import { parseSettings, SettingsError } from '../src/settings.js';
+import { parseSettings, SETTINGS, SettingsError } from '../src/settings.js';
+
+const ENV_EXAMPLE = fileURLToPath(new URL('../../../../.env.example', import.meta.url));
 
 const fails = (env: Record<string, string>, name: string) => {
   let error: unknown;
@@ -125,5 +129,68 @@ describe('settings (docs/rules.md §6)', () => {
       expect(message).to.match(pattern);
       expect(message).not.to.contain('secret');
     }
+  });
+
+  it('refuses a PETSTORE_* variable it does not know, naming the closest setting; other variables are not its business', () => {
+    const cases: Array<[string, string]> = [
+      ['PETSTORE_API_KEY', 'PETSTORE_API_KEYS'],
+      ['PETSTORE_ADMIN_KEY', 'PETSTORE_ADMIN_KEYS'],
+      ['PETSTORE_LOGLEVEL', 'PETSTORE_LOG_LEVEL'],
+      ['PETSTORE_METRICS', 'PETSTORE_METRICS_PORT'],
+      ['PETSTORE_BAN_SECS', 'PETSTORE_BAN_SECONDS'],
+      ['PETSTORE_CORS_ORIGIN', 'PETSTORE_CORS_ORIGINS'],
+      ['PETSTORE_TRUST_PROXIES', 'PETSTORE_TRUST_PROXY'],
+      ['PETSTORE_MONGODB_URI', 'MONGODB_URI'],
+      ['PETSTORE_PORT', 'PORT'],
+      ['PETSTORE_HOST', 'HOST'],
+      ['PETSTORE_PHOTO_MEMORY', 'PETSTORE_PHOTO_MEMORY_MB'],
+      ['PETSTORE_STROE', 'PETSTORE_STORE'],
+    ];
+    for (const [typo, closest] of cases) {
+      const message = fails({ [typo]: 'x' }, typo);
+      expect(message).to.equal(`${typo} is not a setting of this service; did you mean ${closest}?`);
+    }
+    // A name is quoted at most 64 characters long.
+    expect(fails({ [`PETSTORE_${'X'.repeat(200)}`]: '1' }, 'PETSTORE_').length).to.be.below(150);
+    // Every known setting is accepted; variables outside PETSTORE_* are ignored.
+    expect(() => parseSettings({ PETSTORE_PHOTO_MEMORY_MB: '64', NODE_ENV: 'development', PATH: '/bin', PETSTOREX: '1', npm_config_x: 'y' })).not.to.throw();
+  });
+
+  it('NODE_ENV=production refuses to start with generated development keys (memory store without PETSTORE_API_KEYS)', () => {
+    for (const env of [{ NODE_ENV: 'production' }, { NODE_ENV: 'production', PETSTORE_ADMIN_KEYS: 'root-admin' }]) {
+      expect(fails(env, 'NODE_ENV=production')).to.contain('PETSTORE_API_KEYS');
+    }
+    expect(parseSettings({ NODE_ENV: 'production', PETSTORE_API_KEYS: 'client:pro' }).apiKeys).to.have.length(1);
+    expect(parseSettings({ NODE_ENV: 'production', PETSTORE_STORE: 'mongo', MONGODB_URI: 'mongodb://127.0.0.1/x' }).store, 'keys live in the database').to.equal('mongo');
+    expect(parseSettings({ NODE_ENV: 'development' }).apiKeys, 'outside production: development keys').to.deep.equal([]);
+  });
+
+  it('refuses PETSTORE_METRICS_PORT equal to PORT, by name (0, any free port, for both is fine)', () => {
+    expect(fails({ PORT: '9464', PETSTORE_METRICS_PORT: '9464' }, 'PETSTORE_METRICS_PORT')).to.equal(
+      'PETSTORE_METRICS_PORT must differ from PORT (both are 9464): /metrics has a listener of its own',
+    );
+    fails({ PETSTORE_METRICS_PORT: '8080' }, 'PORT');
+    expect(parseSettings({ PORT: '0', PETSTORE_METRICS_PORT: '0' }).metricsPort).to.equal(0);
+    expect(parseSettings({ PORT: '8080', PETSTORE_METRICS_PORT: '8081' }).metricsPort).to.equal(8081);
+  });
+
+  it('.env.example lists every setting, each with its description and default, commented out; the defaults are the ones parseSettings uses', () => {
+    const lines = readFileSync(ENV_EXAMPLE, 'utf8').split('\n');
+    const listed = new Map<string, { value: string; about: string | undefined }>();
+    lines.forEach((line, i) => {
+      const m = /^# ([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+      if (m) listed.set(m[1]!, { value: m[2]!, about: lines[i - 1]?.replace(/^# /, '') });
+    });
+    expect([...listed.keys()]).to.deep.equal(Object.keys(SETTINGS));
+    for (const [name, entry] of Object.entries(SETTINGS)) {
+      expect(listed.get(name), name).to.deep.equal({ value: entry.default, about: entry.about });
+    }
+    // No line sets anything: copied as .env, the file changes nothing.
+    expect(lines.filter((l) => l !== '' && !l.startsWith('#'))).to.deep.equal([]);
+    // The defaults are the parser's.
+    const d = parseSettings({});
+    expect([String(d.port), d.host, d.store, d.logLevel, String(d.ban.threshold), String(d.ban.seconds), String(d.trustProxy)]).to.deep.equal(
+      (['PORT', 'HOST', 'PETSTORE_STORE', 'PETSTORE_LOG_LEVEL', 'PETSTORE_BAN_THRESHOLD', 'PETSTORE_BAN_SECONDS', 'PETSTORE_TRUST_PROXY'] as const).map((n) => SETTINGS[n].default),
+    );
   });
 });

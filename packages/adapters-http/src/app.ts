@@ -12,7 +12,8 @@ import { gate } from './middleware/gate.js';
 import { idempotent } from './middleware/idempotency.js';
 import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
 import { docs } from './docs.js';
-import { silentLogger, type HttpLogger } from './logger.js';
+import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
+import { loggedClientErrors } from './server.js';
 import { noMetrics, type HttpMetrics } from './metrics.js';
 import type { AppState } from './state.js';
 
@@ -64,8 +65,17 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;
-  app.on('error', (error: unknown) => {
-    logger.error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'response error');
+  // Koa reports here what no middleware could answer: in practice the connection failing under a
+  // request (a bad chunk size, a request timeout, a client gone mid-body…). Those are the client's
+  // faults (`info`/`warn`), logged once (not again when the `clientError` handler already did);
+  // anything else is ours (`error`).
+  app.on('error', (error: unknown, ctx?: { state?: Partial<AppState> }) => {
+    if (typeof error === 'object' && error !== null && loggedClientErrors.has(error)) return;
+    const err = error instanceof Error ? { name: error.name, message: error.message, code: (error as NodeJS.ErrnoException).code ?? null } : String(error);
+    const fields = { requestId: ctx?.state?.requestId ?? null, err };
+    const level = clientFaultLevel(error);
+    if (level === undefined) logger.error(fields, 'response error');
+    else logger[level](fields, 'client error');
   });
 
   /** Probes and the description: outside the credential and the rate limit. */

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics, Counter, Histogram, Registry, type MetricObjectWithValues, type MetricType, type MetricValueWithName } from 'prom-client';
-import type { AdmissionOutcome } from '@petstore/domain';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricType, type MetricValueWithName } from 'prom-client';
+import { ORDER_ACTIONS, type AdmissionOutcome } from '@petstore/domain';
 import { errorBody } from './errors.js';
 import { bindServer } from './server.js';
 
@@ -19,10 +19,12 @@ export interface HttpMetrics {
   storeFailure(port: string): void;
   /** An order moved by an action (`approve`, `deliver`, `cancel`). */
   orderTransition(action: string): void;
+  /** The store circuit opened (store calls fail fast) or closed again. */
+  storeCircuit(open: boolean): void;
 }
 
 /** Counts nothing: the default when no metrics listener is configured. */
-export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {} };
+export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {}, storeCircuit: () => {} };
 
 /** The `route` label of a request that matched no operation (unknown path, 405, preflight…). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -138,10 +140,23 @@ class TalliedHistogram extends Histogram<'method' | 'route'> {
   }
 }
 
+export interface PrometheusMetricsOptions {
+  /** The store ports whose failures are counted (`PetRepository`…): each one's series starts at 0. */
+  readonly storePorts?: readonly string[];
+}
+
+/**
+ * prom-client's default metrics that `promtool check metrics` flags (a gauge named `_total`): the
+ * same numbers as `nodejs_active_handles`, `…_requests` and `…_resources` by type, summed; not served.
+ */
+const LINTED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /**
  * The metrics with prom-client, on a registry of their own (never the global one): the request
  * counter and duration histogram, the rate-limit, store-failure and order-transition counters,
- * and the process's default metrics (memory, CPU, event-loop delay, GC). Label children are
+ * the store circuit gauge, and the process's default metrics (memory, CPU, event-loop delay, GC).
+ * Every series whose labels are known in advance (each outcome, order action and store port)
+ * starts at 0, so a rate over it is defined before its first event. Label children are
  * cached by their label values; what a request moves (its counters and its duration) is tallied in
  * plain numbers and handed to prom-client when it collects (`Tally`, `TalliedHistogram`).
  */
@@ -152,13 +167,14 @@ export class PrometheusMetrics implements HttpMetrics {
   private readonly decisions: Counter<'outcome'>;
   private readonly storeFailures: Counter<'port'>;
   private readonly transitions: Counter<'action'>;
+  private readonly circuitOpen: Gauge;
   /** Per method, per route template: the request tallies by status and the durations. */
   private readonly routes = new Map<string, Map<string, RouteTally>>();
   private readonly requestTallies: Tally[] = [];
   /** One tally per outcome, made with the counter: every outcome has one. */
   private readonly decisionTallies: Readonly<Record<AdmissionOutcome, Tally>>;
 
-  constructor() {
+  constructor(options: PrometheusMetricsOptions = {}) {
     const registers = [this.registry];
     const requestTallies = this.requestTallies;
     this.requests = new Counter({
@@ -184,9 +200,16 @@ export class PrometheusMetrics implements HttpMetrics {
     });
     this.storeFailures = new Counter({ name: 'petstore_store_failures_total', help: 'Store calls that failed with an outage or passed the deadline, by port.', labelNames: ['port'], registers });
     this.transitions = new Counter({ name: 'petstore_order_transitions_total', help: 'Order transitions, by action.', labelNames: ['action'], registers });
+    this.circuitOpen = new Gauge({ name: 'petstore_store_circuit_open', help: 'Whether the store circuit is open (1: store calls fail fast with 503 until a probe call is answered) or closed (0).', registers });
     const tally = (outcome: AdmissionOutcome): Tally => ({ child: this.decisions.labels(outcome), pending: 0 });
     this.decisionTallies = { admitted: tally('admitted'), rate_limited: tally('rate_limited'), temporarily_banned: tally('temporarily_banned') };
+    // The known label sets, at 0 (prom-client shows a child only once it has a value).
+    for (const { child } of Object.values(this.decisionTallies)) child.inc(0);
+    for (const action of ORDER_ACTIONS) this.transitions.labels(action).inc(0);
+    for (const port of options.storePorts ?? []) this.storeFailures.labels(port).inc(0);
+    this.circuitOpen.set(0);
     collectDefaultMetrics({ register: this.registry });
+    for (const name of LINTED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
   }
 
   request(method: string, route: string, status: number, seconds: number): void {
@@ -214,6 +237,10 @@ export class PrometheusMetrics implements HttpMetrics {
 
   orderTransition(action: string): void {
     this.transitions.labels(action).inc();
+  }
+
+  storeCircuit(open: boolean): void {
+    this.circuitOpen.set(open ? 1 : 0);
   }
 }
 

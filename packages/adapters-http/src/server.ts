@@ -3,6 +3,7 @@ import { createServer, ServerResponse, type IncomingMessage, type RequestListene
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.js';
+import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
 import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQUEST_TIMEOUT_MS, requestTimeoutMessage } from './limits.js';
 
 /**
@@ -12,9 +13,14 @@ import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQU
  * 431 `headers_too_large`, 408 `request_timeout`, 413 for chunk extensions, else 400. Nothing of
  * the request is echoed. Node's own answer has neither. As Node does, nothing is written when a
  * response is already under way (then the connection is only closed).
+ *
+ * Each is logged once, as the client's fault (`clientFaultLevel`: `warn`, or `info` for a client
+ * that went away), with the request id of the answer and the parser's code; never at `error`,
+ * which is for the service's own faults. The same failure reaching the app is not logged again.
  */
-const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number) => (error: NodeJS.ErrnoException, socket: Duplex): void => {
-  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number, logger: HttpLogger) => (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+  let answered: { requestId: string; status: number } | undefined;
   if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
     const [status, reason, body] =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
@@ -24,12 +30,21 @@ const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number) =
           : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
             ? [413, 'Payload Too Large', errorBody('payload_too_large', 'the chunk extensions are too large')]
             : [400, 'Bad Request', errorBody('validation_failed', 'the request is not valid HTTP/1.1: check the request line and the headers')];
+    // A failure in a request's body: the app has given that request its id already; keep it.
+    const known = inFlight?.getHeader('x-request-id');
+    const requestId = typeof known === 'string' ? known : randomUUID();
     socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nX-Request-Id: ${randomUUID()}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    answered = { requestId, status };
   }
+  logger[clientFaultLevel(error) ?? 'warn']({ ...answered, code: error.code ?? null }, 'client error');
+  loggedClientErrors.add(error);
   socket.destroy(error);
 };
+
+/** Client errors already logged by the `clientError` handler: the app's error listener skips them. */
+export const loggedClientErrors = new WeakSet<object>();
 
 export interface ListenOptions {
   readonly port: number;
@@ -38,6 +53,8 @@ export interface ListenOptions {
   readonly headersTimeoutMs?: number;
   /** The whole request, body included, must arrive within this many ms (default `REQUEST_TIMEOUT_MS`). */
   readonly requestTimeoutMs?: number;
+  /** Where requests that Node refuses before the app sees them are logged (`clientError`); none when absent. */
+  readonly logger?: HttpLogger;
 }
 
 export interface RunningServer {
@@ -91,7 +108,7 @@ export const listen = async (app: { callback(): RequestListener }, options: List
   // No header is dropped silently (Node keeps only the first 1,000 by default, Host included):
   // the header size limit (`HEADER_LIMIT_BYTES`, 431) already bounds what a request can carry.
   server.maxHeadersCount = 0;
-  server.on('clientError', clientErrorAnswer(headersTimeout, requestTimeout));
+  server.on('clientError', clientErrorAnswer(headersTimeout, requestTimeout, options.logger ?? silentLogger));
   // `Expect: 100-continue` goes to the app like any request (Node would answer 100 at once, before
   // the credential or the rate limit is checked); the body reader sends the 100 when it starts.
   server.on('checkContinue', handler);

@@ -12,6 +12,7 @@ describe('authentication (docs/rules.md §3, §4)', () => {
   const lines: Record<string, unknown>[] = [];
   const logger: HttpLogger = {
     info: (fields, message) => lines.push({ ...fields, message }),
+    warn: (fields, message) => lines.push({ ...fields, message }),
     error: (fields, message) => lines.push({ ...fields, message }),
   };
   before(async () => {

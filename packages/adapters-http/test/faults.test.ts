@@ -53,6 +53,7 @@ describe('faults (docs/rules.md §3)', () => {
   const infos: Record<string, unknown>[] = [];
   const logger: HttpLogger = {
     info: (fields, message) => infos.push({ ...fields, message }),
+    warn: (fields, message) => infos.push({ ...fields, message }),
     error: (fields, message) => errors.push({ ...fields, message }),
   };
   before(async () => {

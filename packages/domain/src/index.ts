@@ -22,6 +22,7 @@ export { validateNewPet, parsePetId } from './pet/validate.js';
 export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, toOrder, timestamp } from './order/order.js';
 export type { Order, OrderDraft, OrderRecord } from './order/order.js';
 export { TRANSITIONS, repairStep, STATES_OF_STATUS, LISTED_STATES } from './order/transitions.js';
+export { ORDER_ACTIONS } from './order/transitions.js';
 export type { OrderAction, Transition, Actor, RepairStep } from './order/transitions.js';
 export { validateNewOrder, parseOrderId, type NewOrder } from './order/validate.js';
 

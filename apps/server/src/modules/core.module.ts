@@ -4,9 +4,11 @@ import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog,
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline } from '../deadline.js';
+import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
 
 /**
- * The store's ports as the use cases see them: every call bounded by the store deadline, unless
+ * The store's ports as the use cases see them: every call bounded by the store deadline and
+ * guarded by the store circuit (fail fast during an outage, `StoreCircuit`), unless
  * the store is in-process (the memory store answers synchronously and cannot hang; a timer per
  * call, three per request, would be pure cost on the hot path). Key lookups of a store behind a
  * network are cached for at most `KEY_CACHE_MAX_AGE_MS` (one cache, shared by authentication and
@@ -24,9 +26,17 @@ const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, metrics) => {
+      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, metrics, logger) => {
         if (store.inProcess === true) return { pets, categories, orders, quotas, keys, idempotency };
-        const bounded = boundedPorts({ pets, categories, orders, quotas, keys, idempotency }, ms, (port) => metrics.storeFailure(port));
+        const circuit = new StoreCircuit(clock, STORE_CIRCUIT_OPEN_MS, {
+          failure: (port) => metrics.storeFailure(port),
+          change: (open) => {
+            metrics.storeCircuit(open);
+            if (open) logger.error({ openMs: STORE_CIRCUIT_OPEN_MS }, 'store circuit open: store calls fail fast (503) until a probe call is answered');
+            else logger.info({}, 'store circuit closed: the store answers again');
+          },
+        });
+        const bounded = boundedPorts({ pets, categories, orders, quotas, keys, idempotency }, ms, circuit);
         return keyCacheMs > 0 ? { ...bounded, keys: new ApiKeyLookupCache(bounded.keys, clock, keyCacheMs) } : bounded;
       },
       [
@@ -41,6 +51,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.Clock,
         TOKENS.KeyCacheMaxAgeMs,
         TOKENS.Metrics,
+        TOKENS.Logger,
       ],
     )
     .inSingletonScope();
@@ -81,7 +92,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             keyAdmin,
             idempotency,
             metrics,
-            isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
+            isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
           { trustProxy: settings.trustProxy, ...(settings.corsOrigins === undefined ? {} : { corsOrigins: settings.corsOrigins }) },

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { StoreUnavailableError } from '@petstore/domain';
+import { ManualClock } from '@petstore/domain/testing';
 import { withDeadline } from '../../src/deadline.js';
+import { STORE_CIRCUIT_OPEN_MS } from '../../src/store-circuit.js';
 import { errorOf, send, startHarness, type Harness } from './support.js';
 
 const KEY = 'deadline-key';
@@ -11,11 +13,11 @@ describe('hardening: the store deadline (a hanging store yields 503, never a hun
   this.timeout(30_000);
 
   it('withDeadline settles like the call, or rejects with StoreUnavailableError after the bound; a late failure is absorbed', async () => {
-    expect(await withDeadline(Promise.resolve(7), 50, 'x')).to.equal(7);
+    expect(await withDeadline(() => Promise.resolve(7), 50, 'x')).to.equal(7);
     // An answer given at once (a store in the process, `Answer`) is the outcome: nothing to wait for.
-    expect(await withDeadline(8, 50, 'x')).to.equal(8);
+    expect(await withDeadline(() => 8, 50, 'x')).to.equal(8);
     const slow = new Promise<number>((_, reject) => setTimeout(() => reject(new Error('late driver error')), 80));
-    const error = await withDeadline(slow, 20, 'PetRepository.list').then(
+    const error = await withDeadline(() => slow, 20, 'PetRepository.list').then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -27,7 +29,8 @@ describe('hardening: the store deadline (a hanging store yields 503, never a hun
   it('with the default deadline (5 s), every operation on a hanging store answers 503 unavailable within 10 s, and recovers', async () => {
     let harness: Harness | undefined;
     try {
-      harness = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro` } });
+      const clock = new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0));
+      harness = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro` }, clock });
       const { port, faults } = harness;
       faults.set('hang'); // every port call hangs for 30 s (longer than the deadline)
       const started = Date.now();
@@ -47,6 +50,7 @@ describe('hardening: the store deadline (a hanging store yields 503, never a hun
       expect((await send(port, { path: '/healthz' })).status).to.equal(200);
 
       faults.reset(); // the store is back
+      clock.advance(STORE_CIRCUIT_OPEN_MS); // past the store circuit's interval: the next call probes, and closes it
       expect((await send(port, { method: 'POST', path: '/v1/pets', headers: json, body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
       expect((await send(port, { path: '/v1/pets', headers: auth })).status).to.equal(200);
     } finally {
@@ -55,7 +59,8 @@ describe('hardening: the store deadline (a hanging store yields 503, never a hun
   });
 
   it('a short deadline bounds each port separately: quota store, key store, pet repository', async () => {
-    const harness = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro` }, storeDeadlineMs: 200 });
+    const clock = new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0));
+    const harness = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro` }, storeDeadlineMs: 200, clock });
     try {
       const { port, faults } = harness;
       for (const port_ of ['QuotaStore', 'ApiKeyStore', 'PetRepository'] as const) {
@@ -64,6 +69,7 @@ describe('hardening: the store deadline (a hanging store yields 503, never a hun
         expect(a.status, port_).to.equal(503);
         expect(errorOf(a.text).code).to.equal('unavailable');
         faults.reset();
+        clock.advance(STORE_CIRCUIT_OPEN_MS); // the next request's first call probes the store
       }
       expect((await send(port, { path: '/v1/pets', headers: auth })).status).to.equal(200);
     } finally {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { KEY_CACHE_MAX_AGE_MS, sha256Hex, type ConsumeRequest, type Pet, type PetDraft } from '@petstore/domain';
 import { FAULT_MODES, ManualClock, type FaultMode } from '@petstore/domain/testing';
+import { STORE_CIRCUIT_OPEN_MS } from '../../src/store-circuit.js';
 import { errorOf, send, startHarness, type Answer, type Harness } from './support.js';
 
 const KEY = 'faults-key';
@@ -53,7 +54,9 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
           expect(a.text, 'no driver message leaks').not.to.contain('injected');
         }
         h.faults.reset();
-        expect((await create(h, `recovered-${port}-${mode}`)).status, 'recovers at once').to.equal(201);
+        // The store circuit is open: once its interval has passed, the next call is the probe.
+        clock.advance(STORE_CIRCUIT_OPEN_MS);
+        expect((await create(h, `recovered-${port}-${mode}`)).status, 'recovers with the first call after the circuit interval').to.equal(201);
       }
     }
     expect((await send(h.port, { path: '/healthz' })).status).to.equal(200);
@@ -73,6 +76,7 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
       expect(out.status, 'the lookup is too old: the store is asked, and is out').to.equal(503);
       expect(errorOf(out.text).code).to.equal('unavailable');
       cached.faults.reset();
+      cacheClock.advance(STORE_CIRCUIT_OPEN_MS); // the store circuit lets the next call probe
       expect((await get()).status).to.equal(200);
       expect(cached.faults.count({ port: 'ApiKeyStore', method: 'findByHash' })).to.equal(3);
     } finally {
@@ -92,6 +96,9 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
     await fc.assert(
       fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 12 }), async (requests) => {
         run += 1;
+        // Each run starts with the store circuit closed: past its interval, one request closes it.
+        clock.advance(STORE_CIRCUIT_OPEN_MS);
+        expect((await send(h.port, { path: '/v1/pets?limit=1', headers: auth })).status, 'the probe').to.equal(200);
         const names = requests.map((_, i) => `run${run}-req${i}`);
         const byName = new Map(requests.map((r, i) => [names[i]!, r]));
         // Quota and key calls cannot be told apart by argument (same key): modes are drawn in call order.
@@ -127,6 +134,7 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
     // Quota: every consume that reached the store counted one unit, no more (nothing retried or
     // counted twice), none that did not reach it counted; remaining never below 0.
     h.faults.reset();
+    clock.advance(STORE_CIRCUIT_OPEN_MS);
     const reached = h.faults.count({ port: 'QuotaStore', reached: true });
     const probe = await send(h.port, { path: '/v1/pets?limit=1', headers: auth });
     expect(probe.status).to.equal(200);
@@ -139,14 +147,20 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
       const get = () => send(small.port, { path: '/v1/pets', headers: { Authorization: 'Bearer small-key' } });
       // 1 admitted, then the store fails before (not counted) and after (counted) applying consume.
       expect((await get()).status).to.equal(200);
+      // After each 503 the store circuit is open: past its interval, the next request's first call probes.
+      const afterOutage = (): void => clock.advance(STORE_CIRCUIT_OPEN_MS);
       small.faults.queue('pass', 'fail'); // key lookup passes, consume fails before the write
       expect((await get()).status).to.equal(503);
+      afterOutage();
       small.faults.queue('pass', 'hang'); // consume hangs, never applied
       expect((await get()).status).to.equal(503);
+      afterOutage();
       small.faults.queue('pass', 'fail-after-write'); // applied, the answer lost
       expect((await get()).status).to.equal(503);
+      afterOutage();
       small.faults.queue('pass', 'hang-after-write'); // applied, then the deadline
       expect((await get()).status).to.equal(503);
+      afterOutage();
       const next = await get();
       expect(next.status).to.equal(200);
       // Units used: 1 + 2 applied-but-lost + this one = 4 of 5.
@@ -184,6 +198,9 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
     }
     expect(answers.filter((a) => a.status === 503).length).to.be.greaterThan(0);
     h.faults.reset();
+    // Past the store circuit's interval, one request probes and closes it; then every create goes through.
+    clock.advance(STORE_CIRCUIT_OPEN_MS);
+    expect((await send(h.port, { path: '/v1/pets?limit=1', headers: auth })).status, 'the probe').to.equal(200);
     const after = await Promise.all(Array.from({ length: 20 }, (_, n) => create(h, `after-burst-${n}`)));
     expect(after.map((a) => a.status)).to.deep.equal(Array(20).fill(201));
   });

@@ -204,9 +204,12 @@ export interface ServerProcess {
   url(): Promise<URL>;
 }
 
-/** Runs `apps/server/dist/src/main.js` as a child process with only the given environment (and PATH). */
+/**
+ * Runs `apps/server/dist/src/main.js` as a child process with only the given environment (and
+ * PATH), in the compiled tests' folder (no `.env` there: the server reads one from its working directory).
+ */
 export const spawnServer = (env: Readonly<Record<string, string>>): ServerProcess => {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', ...env } });
+  const child = spawn(process.execPath, [MAIN], { cwd: fileURLToPath(new URL('.', import.meta.url)), env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', ...env } });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
