@@ -10,6 +10,7 @@ import { QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { silentLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../src/settings.js';
 import { startServer, type StartedServer } from '../src/server.js';
+import { STORE_CIRCUIT_OPEN_MS } from '../src/store-circuit.js';
 import { send, type Answer } from './hardening/support.js';
 
 const FREE = 'me-free-key-0123456789';
@@ -310,6 +311,7 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         expect(errorCode(out)).to.equal('unavailable');
         expect(out.headers['retry-after']).to.match(/^[1-9][0-9]*$/);
         t.faults.use(undefined);
+        t.clock.advance(STORE_CIRCUIT_OPEN_MS); // the store circuit lets the next request probe, and close it
         expect((await me(FREE)).status).to.equal(200);
       });
 
