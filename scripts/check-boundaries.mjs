@@ -1,6 +1,6 @@
 // Architecture checks that the compiler cannot make (part of `pnpm lint` and `pnpm test`):
 // the domain imports nothing outside itself, adapters import only the domain, only the server
-// knows Inversify, the domain has no runtime dependency, and no test is left as `.only`.
+// knows Inversify, the client knows the service by HTTP only, the domain has no runtime dependency, and no test is left as `.only`.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -43,6 +43,13 @@ for (const pkg of ['adapters-memory', 'adapters-mongo', 'adapters-http']) {
         problems.push(`${relative(root, file)}: '${spec}' belongs to apps/server only`);
       }
     }
+  }
+}
+// The client speaks to the service over HTTP only (its types come from the OpenAPI document), and
+// runs wherever fetch does: no workspace package, no Node module.
+for (const file of files(join(root, 'packages/client/src'), /\.ts$/)) {
+  for (const spec of imports(file)) {
+    if (spec.startsWith('@petstore/') || spec.startsWith('node:')) problems.push(`${relative(root, file)}: the client imports '${spec}'; it knows the service by its OpenAPI document only`);
   }
 }
 const domainPkg = JSON.parse(readFileSync(join(root, 'packages/domain/package.json'), 'utf8'));

@@ -1,7 +1,7 @@
 import Koa, { type ParameterizedContext } from 'koa';
 import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
-import { buildOpenApiDocument } from './openapi.js';
+import { buildOpenApiDocument, openApiJson } from './openapi.js';
 import { answerJson } from './answer.js';
 import { createRouter } from './routes.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
@@ -57,7 +57,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const logger = deps.logger ?? silentLogger;
   const metrics = deps.metrics ?? noMetrics;
   const isReady = deps.isReady ?? (async () => true);
-  const openApi = JSON.stringify(buildOpenApiDocument());
+  const openApi = openApiJson(buildOpenApiDocument());
   const validators = compileValidators();
   const router = createRouter(deps.catalog, deps.categories, deps.adoption, validators);
   addAdminKeyRoutes(router, deps.keyAdmin, validators);

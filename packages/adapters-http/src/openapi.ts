@@ -17,6 +17,7 @@ import {
   NewCategorySchema,
   GET_PET_DEPRECATION,
   IdempotencyKeySchema,
+  INT64_MAX,
   LIMIT_DEFAULT,
   ListPetsQuerySchema,
   NewPetSchema,
@@ -145,8 +146,52 @@ const withIdempotentCreates = <D extends { readonly paths: object }>(doc: D): D 
 };
 
 /**
+ * OpenAPI links (docs/rules.md §2): from the id in a create's answer to the parameter of each
+ * operation that takes it, so that tools walking the document (stateful fuzzers, client
+ * generators) can follow the flow. One row per create; a new operation on a resource is one more
+ * name in its row (a test holds every operation with one of these path parameters to its row).
+ */
+const CREATED_ID_LINKS: readonly { readonly create: string; readonly parameter: string; readonly to: readonly string[] }[] = [
+  { create: 'createPet', parameter: 'petId', to: ['getPet'] },
+  { create: 'createCategory', parameter: 'categoryId', to: ['getCategory', 'listPets'] },
+  { create: 'placeOrder', parameter: 'orderId', to: ['getOrder', 'approveOrder', 'deliverOrder', 'cancelOrder'] },
+  { create: 'createApiKey', parameter: 'keyId', to: ['getApiKey', 'updateApiKey', 'revokeApiKey'] },
+];
+
+type LinkedOperation = { operationId?: string; responses: Record<string, { links?: Record<string, unknown> }> };
+
+const withCreatedIdLinks = <D extends { readonly paths: object }>(doc: D): D => {
+  const operations = new Map<string, LinkedOperation>();
+  for (const item of Object.values(doc.paths as Record<string, Record<string, LinkedOperation>>)) {
+    for (const operation of Object.values(item)) if (typeof operation.operationId === 'string') operations.set(operation.operationId, operation);
+  }
+  for (const { create, parameter, to } of CREATED_ID_LINKS) {
+    const created = operations.get(create)?.responses['201'];
+    if (created === undefined) throw new Error(`OpenAPI links: ${create} has no 201 answer`);
+    created.links = Object.fromEntries(
+      to.map((operationId) => {
+        if (!operations.has(operationId)) throw new Error(`OpenAPI links: no operation ${operationId}`);
+        return [operationId, { operationId, parameters: { [parameter]: '$response.body#/id' }, description: `The \`id\` in the answer is the \`${parameter}\` of ${operationId}.` }];
+      }),
+    );
+  }
+  return doc;
+};
+
+/**
+ * The document as served: JSON, with int64's maximum written exactly. A JavaScript number cannot
+ * hold 9223372036854775807 (the schemas carry the nearest double, 2^63, which `JSON.stringify`
+ * prints as 9223372036854776000, beyond int64): each such number is written as `INT64_MAX`.
+ */
+export const openApiJson = (doc: Record<string, unknown>): string => {
+  const int64Max = Number(INT64_MAX);
+  const marker = '\u0000int64-max';
+  return JSON.stringify(doc, (_key, value: unknown) => (value === int64Max ? marker : value)).replaceAll(JSON.stringify(marker), INT64_MAX);
+};
+
+/**
  * The OpenAPI 3.1 description of the v1 API, built from the domain's JSON Schemas: the same
- * objects that ajv compiles to validate requests.
+ * objects that ajv compiles to validate requests. Serve it with `openApiJson`.
  */
 export const buildOpenApiDocument = (): Record<string, unknown> => {
   const sunset = new Date(GET_PET_DEPRECATION.sunsetAt).toISOString().slice(0, 10);
@@ -171,7 +216,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   const store = storeOperations();
   const deprecated = (response: Record<string, unknown>) => withHeaders(DEPRECATION_HEADERS, response);
 
-  return withIdempotentCreates({
+  return withCreatedIdLinks(withIdempotentCreates({
     openapi: '3.1.0',
     info: {
       title: 'Animal Adoption Store',
@@ -454,7 +499,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         'Idempotent-Replayed': header('`true` on an answer replayed for a repeated `Idempotency-Key`; absent otherwise.'),
       },
     },
-  });
+  }));
 };
 
 const BETA = 'Beta (`x-stability: beta`): this operation may still change within v1.';

@@ -29,6 +29,7 @@ export { validateNewOrder, parseOrderId, type NewOrder } from './order/validate.
 export { categoryNameKey } from './category/category.js';
 export type { Category, NewCategory } from './category/category.js';
 export { validateNewCategory } from './category/validate.js';
+export { INT64_MAX } from './text/id.js';
 
 export { LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT } from './pagination/limit.js';
 export { encodeCursor, decodeCursor, pageScope } from './pagination/cursor.js';

@@ -11,11 +11,26 @@ import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
 import { MAX_CURSOR_LENGTH } from '../pagination/cursor.js';
 import { ORDER_STATUSES } from '../order/order.js';
 import { MAX_PET_ID } from '../order/validate.js';
-import { PLAN_NAMES } from '../quota/plans.js';
+import { PLAN_NAMES, type PlanName } from '../quota/plans.js';
 import { KEY_ROLES, KEY_SOURCES, PUBLIC_ID } from '../auth/api-key.js';
 import { ISSUED_KEY_PATTERN } from '../auth/key-format.js';
 import { LABEL_MAX_LENGTH, LABEL_MIN_LENGTH, LABEL_PATTERN, QUOTA_MAX, QUOTA_MIN } from '../auth/key-request.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../idempotency/idempotency.js';
+import { INT64_MAX } from '../text/id.js';
+
+/**
+ * `maximum` of an id a path may name: int64's, 9223372036854775807 (docs/rules.md §2). No JavaScript
+ * number holds it: this is the double nearest to it (2^63), and the served document spells it
+ * exactly (the HTTP adapter's `openApiJson` writes this number as `INT64_MAX`).
+ */
+const PATH_ID_MAXIMUM = Number(INT64_MAX);
+
+/**
+ * A service-assigned id in an answer (`Pet.id`, `Category.id`, `Order.id`): at most the largest id a
+ * body may name (`categoryId`, `petId`: 2^53 − 1, docs/rules.md §1), since every id the service
+ * assigns is one a client can send back, exact in every JSON reader.
+ */
+const assignedId = (description: string, maximum: number) => ({ type: 'integer', format: 'int64', minimum: 1, maximum, description }) as const;
 
 export const PetStatusSchema = {
   type: 'string',
@@ -52,12 +67,7 @@ export const NewPetSchema = {
 export const PetSchema = {
   type: 'object',
   properties: {
-    id: {
-      type: 'integer',
-      format: 'int64',
-      minimum: 1,
-      description: 'Unique identifier, assigned by the service on creation; increasing in creation order.',
-    },
+    id: assignedId('Unique identifier, assigned by the service on creation; increasing in creation order.', MAX_PET_ID),
     ...petProperties,
   },
   required: ['id', 'name', 'categoryId', 'status'],
@@ -110,7 +120,7 @@ export const PetIdSchema = {
   type: 'integer',
   format: 'int64',
   minimum: 1,
-  // No `maximum`: 2^63 − 1 has no exact JavaScript number (it would print as 2^63); `int64` bounds it.
+  maximum: PATH_ID_MAXIMUM,
   description: 'Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
 } as const;
 
@@ -128,12 +138,7 @@ export const CategorySchema = {
   type: 'object',
   description: 'A category of animals; `categoryId` of a pet names one.',
   properties: {
-    id: {
-      type: 'integer',
-      format: 'int64',
-      minimum: 1,
-      description: 'Unique identifier, assigned by the service on creation; increasing in creation order.',
-    },
+    id: assignedId('Unique identifier, assigned by the service on creation; increasing in creation order.', MAX_CATEGORY_ID),
     name: categoryName,
   },
   required: ['id', 'name'],
@@ -193,8 +198,8 @@ const orderTime = (what: string) =>
 export const OrderSchema = {
   type: 'object',
   properties: {
-    id: { type: 'integer', format: 'int64', minimum: 1, description: 'Unique identifier, assigned by the service; increasing in creation order.' },
-    petId: { type: 'integer', format: 'int64', minimum: 1, description: 'The animal the order reserves.' },
+    id: assignedId('Unique identifier, assigned by the service; increasing in creation order.', MAX_PET_ID),
+    petId: assignedId('The animal the order reserves.', MAX_PET_ID),
     status: OrderStatusSchema,
     placedAt: orderTime('When the order was placed'),
     updatedAt: orderTime('When the order last changed status'),
@@ -247,6 +252,9 @@ export const KeyIdSchema = {
   description: "A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share.",
 } as const;
 
+/** The one plan whose key carries its own numbers. */
+const ENTERPRISE = 'enterprise' satisfies PlanName;
+
 const PlanNameSchema = {
   type: 'string',
   enum: [...PLAN_NAMES],
@@ -276,7 +284,13 @@ export const NewApiKeySchema = {
   },
   required: ['plan'],
   additionalProperties: false,
-  dependentRequired: { perMinute: ['perDay'], perDay: ['perMinute'] },
+  // docs/rules.md §9: the numbers come with enterprise, both of them, and with no other plan.
+  // (perMinute ≤ perDay stays in the prose: JSON Schema cannot compare two values.)
+  if: { properties: { plan: { const: ENTERPRISE } }, required: ['plan'] },
+  // (`true`: the properties are the ones above; named again because ajv's strict mode wants a
+  // required property defined beside `required`.)
+  then: { properties: { perMinute: true, perDay: true }, required: ['perMinute', 'perDay'] },
+  else: { properties: { perMinute: false, perDay: false } },
 } as const;
 
 /**
@@ -300,6 +314,10 @@ export const ApiKeyPatchSchema = {
   },
   minProperties: 1,
   additionalProperties: false,
+  // docs/rules.md §9: a change to a fixed plan takes no numbers. Whether a change without `plan`
+  // may carry them depends on the stored key's plan, which a schema cannot see (the domain checks it).
+  if: { properties: { plan: { not: { const: ENTERPRISE } } }, required: ['plan'] },
+  then: { properties: { perMinute: false, perDay: false } },
 } as const;
 
 const apiKeyProperties = {

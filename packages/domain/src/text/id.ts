@@ -2,7 +2,7 @@ import { validationFailed, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 
 /** Largest id a path may name: int64's maximum, as text (ids beyond 2^53 − 1 are never assigned). */
-const INT64_MAX = '9223372036854775807';
+export const INT64_MAX = '9223372036854775807';
 const CANONICAL_POSITIVE = /^[1-9][0-9]{0,18}$/;
 
 /**
