@@ -229,6 +229,26 @@ export interface paths {
         patch: operations["updateApiKey"];
         trace?: never;
     };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your key's plan, windows and ban
+         * @description The calling key (client or admin): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. It takes nothing from your windows and answers 200 also while you are over your limit or banned: see why you get 429 and until when, without making it worse. The rate-limit headers describe your windows as they stand without this request. It has an allowance of its own, 60 a minute per key: past it, 429 `rate_limited` with `Retry-After` and the allowance's numbers in the headers, never a ban. A missing or invalid key gets 401, counted against the client address like any request without a valid key. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -523,6 +543,86 @@ export interface components {
             perDay?: number;
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+        };
+        /** @description The calling key's status without this request: it takes nothing from the windows and is answered over the limit and during a ban too. */
+        OwnStatus: {
+            /** @description A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share. */
+            keyId: string;
+            /**
+             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.
+             * @enum {string}
+             */
+            role: "client" | "admin";
+            /**
+             * @description The plan the key is limited by (admin keys: business).
+             * @enum {string}
+             */
+            plan: "free" | "pro" | "business" | "enterprise";
+            /** @description The numbers the key is limited by. */
+            quota: {
+                /**
+                 * Format: int64
+                 * @description Requests a UTC minute.
+                 */
+                perMinute: number;
+                /**
+                 * Format: int64
+                 * @description Requests a UTC day.
+                 */
+                perDay: number;
+            };
+            /** @description The two fixed windows, the minute first, then the day. */
+            windows: [
+                {
+                    /**
+                     * @description `minute`: the fixed UTC 60-second window.
+                     * @constant
+                     */
+                    name: "minute";
+                    /**
+                     * Format: int64
+                     * @description Requests the plan allows in a UTC minute.
+                     */
+                    limit: number;
+                    /**
+                     * Format: int64
+                     * @description Requests left in this minute without this one (0 while a ban runs).
+                     */
+                    remaining: number;
+                    /**
+                     * Format: date-time
+                     * @description When the window ends and starts afresh, RFC 3339 UTC.
+                     */
+                    resetAt: string;
+                },
+                {
+                    /**
+                     * @description `day`: the fixed UTC 24-hour window.
+                     * @constant
+                     */
+                    name: "day";
+                    /**
+                     * Format: int64
+                     * @description Requests the plan allows in a UTC day.
+                     */
+                    limit: number;
+                    /**
+                     * Format: int64
+                     * @description Requests left in this day without this one (0 while a ban runs).
+                     */
+                    remaining: number;
+                    /**
+                     * Format: date-time
+                     * @description When the window ends and starts afresh, RFC 3339 UTC.
+                     */
+                    resetAt: string;
+                }
+            ];
+            /**
+             * Format: date-time
+             * @description When the running ban ends (every request answered 429 `temporarily_banned` until then), RFC 3339 UTC; null when no ban runs.
+             */
+            bannedUntil: string | null;
         };
     };
     responses: {
@@ -2736,6 +2836,58 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the key stands, without this request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description Past this operation's own allowance (60 a minute per key): `rate_limited`, never a ban. Without a valid key, the client address is over its limit or banned. Codes: `rate_limited`, `temporarily_banned`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "rate_limited" | "temporarily_banned";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
