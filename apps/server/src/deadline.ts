@@ -53,6 +53,8 @@ export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFail
       list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list', pets),
       findHold: (id) => withDeadline(ports.pets.findHold(id), ms, 'PetRepository.findHold', pets),
       swapHold: (id, expected, next) => withDeadline(ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold', pets),
+      update: (id, revision, changes, at) => withDeadline(ports.pets.update(id, revision, changes, at), ms, 'PetRepository.update', pets),
+      withdraw: (id, revision) => withDeadline(ports.pets.withdraw(id, revision), ms, 'PetRepository.withdraw', pets),
       countByStatus: () => withDeadline(ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', pets),
     },
     categories: {

@@ -341,6 +341,8 @@ const stallingSwaps = (inner: PetRepository) => {
     list: (query) => inner.list(query),
     findHold: (id) => inner.findHold(id),
     countByStatus: () => inner.countByStatus(),
+    update: (id, revision, changes, at) => inner.update(id, revision, changes, at),
+    withdraw: (id, revision) => inner.withdraw(id, revision),
     swapHold: async (id, expected, next) => {
       if (id === stalledPet && expected.status === 'available') {
         reached();
