@@ -181,7 +181,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
         '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
-        '`beta` ones (categories, the store, admin) may still change within v1.',
+        '`beta` ones (categories, the store, admin, correcting and withdrawing pets) may still change within v1.',
     },
     servers: [{ url: '/v1', description: 'This server. Every deployment (production, staging) serves the API under a base address ending in /v1.' }],
     tags: [

@@ -19,7 +19,7 @@ export {
 export { PetStatus, PET_STATUSES, MAX_CATEGORY_ID } from './pet/pet.js';
 export type { Pet, PetDraft, NewPet, PetRecord, PetChanges } from './pet/pet.js';
 export { validateNewPet, validatePetPatch, parsePetId } from './pet/validate.js';
-export { entityTag, parseIfMatch, ifMatchAllows, type IfMatch } from './pet/revision.js';
+export { entityTag, parseIfMatch, ifMatchAllows } from './pet/revision.js';
 export { deliveryBindsStatus } from './pet/maintenance.js';
 
 export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, toOrder, timestamp } from './order/order.js';
