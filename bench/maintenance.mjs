@@ -9,6 +9,7 @@
 // Servers on core 0, the load generator on core 1 (when taskset exists), 50 connections. Each round
 // also takes the server's CPU time per response (from /proc, as the rest of pnpm bench does): on a
 // shared, loaded machine req/s moves with whatever else runs, CPU per response much less.
+import os from 'node:os';
 import { cpuMicros, fmt, freePort, median, startProcess } from './lib.mjs';
 
 const SEED = 10_000;
@@ -25,6 +26,7 @@ export const measureMaintenance = async (o) => {
   const { driver, say } = o;
   /** @type {string[]} */
   const anomalies = [];
+  const loadBefore = os.loadavg()[0];
   const start = async (/** @type {string} */ name, /** @type {Record<string, string>} */ env) => {
     const port = await freePort();
     const server = await startProcess({
@@ -117,7 +119,7 @@ export const measureMaintenance = async (o) => {
     );
   }
   await writes.stop();
-  return { list, write, anomalies, rounds: o.rounds, duration: o.duration, connections: o.connections };
+  return { list, write, anomalies, rounds: o.rounds, duration: o.duration, connections: o.connections, load: [loadBefore, os.loadavg()[0]] };
 };
 
 /**
@@ -141,7 +143,9 @@ export const maintenanceSection = (r, measured) => {
       `Written by \`pnpm bench\`; \`BENCH_ONLY=maintenance\` runs only this section and replaces it in BENCH_OUT. Measured ${measured}.`,
     '',
     'The ratios are speed ratios: withdrawn over none (PATCH over POST) in req/s, and the same from the server\'s CPU time per response ' +
-      '(none over withdrawn, POST over PATCH), which moves much less with the rest of the machine.',
+      '(none over withdrawn, POST over PATCH), which moves much less with the rest of the machine. ' +
+      `The machine's 1-minute load average was ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end of this section: ` +
+      'well above its core count, req/s is then mostly the other jobs\' doing.',
     '',
     `| list query | none withdrawn (req/s) | ${WITHDRAWN_PERCENT} % withdrawn (req/s) | req/s ratio (median, range) | CPU ratio (median, range) |`,
     '|---|--:|--:|--:|--:|',
