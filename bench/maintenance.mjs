@@ -93,7 +93,8 @@ export const measureMaintenance = async (o) => {
   // PATCH against POST, on a server of their own (creates grow its catalogue).
   const writes = await start('app-server, PATCH and POST', { BENCH_ADMIN_KEY: o.adminKey });
   const json = { 'content-type': 'application/json' };
-  const post = { method: 'POST', headers: { ...o.auth, ...json }, body: '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}' };
+  // Both sides have their request built anew each time (the PATCH side must: a new name, each connection its own pet).
+  const post = { method: 'POST', headers: { ...o.auth, ...json }, body: '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}', rebuildEachRequest: true };
   const patch = { headers: { ...o.auth, authorization: `Bearer ${o.adminKey}`, ...json }, patchEachConnection: { pathPrefix: '/v1/pets/', firstId: 1 } };
   await load(`${writes.url}/v1/pets`, 1, post);
   await load(writes.url, 1, patch);
