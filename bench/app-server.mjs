@@ -3,6 +3,9 @@
 // (and their categories) straight into the in-memory repositories before listening, because seeding 10^6 pets through
 // POST would take minutes. Everything a request meets is the production code from dist/.
 // Logging: the logger apps/server/src/main.ts uses (createServerLogger: stdout, level from the settings).
+// BENCH_WITHDRAW_PERCENT withdraws that share of the seeded pets (every (100/p)-th id) through the
+// port, as DELETE would; BENCH_ADMIN_KEY adds an admin key whose quota never binds (admin keys from
+// the settings have the business numbers, which a PATCH load would pass in a second).
 import { join } from 'node:path';
 import { ROOT, petBody, prng, scaleCategories } from './lib.mjs';
 
@@ -28,6 +31,19 @@ const spread = scaleCategories(count);
 for (let i = 1; i <= spread; i++) categories.createSync({ name: `Category ${i}` });
 const random = prng(42);
 for (let i = 0; i < count; i++) pets.createSync(JSON.parse(petBody(random, spread)));
+const withdrawPercent = Number(process.env.BENCH_WITHDRAW_PERCENT ?? 0);
+if (withdrawPercent > 0) {
+  const every = Math.round(100 / withdrawPercent);
+  for (let id = every; id <= count; id += every) {
+    const pet = await pets.findById(id);
+    if (pet === undefined || !(await pets.withdraw(id, pet.revision))) throw new Error(`bench: pet ${id} could not be withdrawn`);
+  }
+}
+if (process.env.BENCH_ADMIN_KEY) {
+  const { apiKeyRecord } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
+  const huge = 100_000_000_000_000;
+  await keys.save(apiKeyRecord(process.env.BENCH_ADMIN_KEY, 'enterprise', { perMinute: huge, perDay: huge }, 'admin'));
+}
 // Let the heap settle (run with --expose-gc): no collection left over from the seeding runs during the measurement.
 globalThis.gc?.();
 globalThis.gc?.();

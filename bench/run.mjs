@@ -10,6 +10,9 @@
 // Wherever MONGODB_URI is set, a section counts the round trips to MongoDB per request
 // (bench/mongo-round-trips.mjs, a few hundred requests); BENCH_ONLY=mongo runs only that section and
 // replaces it in BENCH_OUT, leaving the rest of the file; BENCH_MONGO_LABEL names the server in it.
+// Pet maintenance (bench/maintenance.mjs): the list with 10 % of 10,000 pets withdrawn against none,
+// and PATCH against POST /v1/pets, in paired rounds; BENCH_ONLY=maintenance runs only that section
+// (about 2 minutes) and replaces it in BENCH_OUT, leaving the rest of the file.
 //   BENCH_CORS (on): (a) runs with PETSTORE_CORS_ORIGINS set and every request of the load carries an
 //     allowed Origin, so each answer goes through the CORS middleware; `off`: no CORS setting, no Origin.
 //   BENCH_METRICS (on): (a) runs with PETSTORE_METRICS_PORT set, so each answer is counted by
@@ -24,6 +27,7 @@ import { join } from 'node:path';
 import { ROOT, HAS_TASKSET, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinned, pinSelf, cpuMicros } from './lib.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 import { measureMongoRoundTrips, roundTripSection } from './mongo-round-trips.mjs';
+import { MAINTENANCE_MARKERS, maintenanceSection, measureMaintenance } from './maintenance.mjs';
 
 const num = (/** @type {string} */ name, /** @type {number} */ fallback) => {
   const raw = process.env[name];
@@ -175,6 +179,35 @@ const running = [];
 const stopAll = async () => {
   await Promise.all(running.splice(0).map((p) => p.stop()));
 };
+
+/** An admin key of the bench composition whose quota never binds (bench/app-server.mjs, BENCH_ADMIN_KEY). */
+const BENCH_ADMIN = 'bench-admin-4b7d1e9a3c5f2086';
+const MAINTENANCE_ROUNDS = 6;
+const measuredMaintenanceSection = async () =>
+  maintenanceSection(
+    await measureMaintenance({ driver, keys: KEYS, auth: AUTH, adminKey: BENCH_ADMIN, connections: CONNECTIONS, rounds: MAINTENANCE_ROUNDS, duration: 2, say, running }),
+    `${machine.date.slice(0, 16)}Z, commit ${machine.commit}, ${machine.cores} cores`,
+  );
+
+if (process.env.BENCH_ONLY === 'maintenance') {
+  try {
+    const section = (await measuredMaintenanceSection()).join('\n');
+    let text = '';
+    try {
+      text = readFileSync(OUT, 'utf8');
+    } catch {
+      /* no file yet */
+    }
+    const from = text.indexOf(MAINTENANCE_MARKERS.begin);
+    const to = text.indexOf(MAINTENANCE_MARKERS.end);
+    writeFileSync(OUT, from === -1 || to < from ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, from)}${section}${text.slice(to + MAINTENANCE_MARKERS.end.length)}`);
+    process.stdout.write(`${section}\n`);
+  } finally {
+    await stopAll();
+    driver.stop();
+  }
+  process.exit(0);
+}
 process.on('SIGINT', () => {
   stopAll().finally(() => process.exit(130));
 });
@@ -678,6 +711,8 @@ try {
     lines.push(`| ${i + 1} | \`${f.fn}\` | ${f.where === '' ? '' : `\`${f.where}\``} | ${f.area} | ${fmt(f.us / 1000)} | ${(f.share * 100).toFixed(1)} % |`),
   );
   lines.push('');
+  say('pet maintenance: the list with withdrawn pets, PATCH against POST');
+  lines.push(...(await measuredMaintenanceSection()), '');
   if (MONGODB_URI !== '') {
     say('counting round trips to MongoDB per request (MONGODB_URI is set)');
     lines.push(...(await measuredMongoSection()), '');

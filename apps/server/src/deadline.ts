@@ -76,6 +76,8 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     list: (query) => withDeadline(() => ports.pets.list(query), ms, 'PetRepository.list', circuit),
     findHold: (id) => withDeadline(() => ports.pets.findHold(id), ms, 'PetRepository.findHold', circuit),
     swapHold: (id, expected, next) => withDeadline(() => ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold', circuit),
+    update: (id, revision, changes, at) => withDeadline(() => ports.pets.update(id, revision, changes, at), ms, 'PetRepository.update', circuit),
+    withdraw: (id, revision) => withDeadline(() => ports.pets.withdraw(id, revision), ms, 'PetRepository.withdraw', circuit),
     countByStatus: () => withDeadline(() => ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', circuit),
   },
   categories: {

@@ -3,12 +3,13 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
+import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
 import { ApiKeyStoreMongo, CategoryRepositoryMongo, MongoCommandError, OrderRepositoryMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { seedCategories } from './hardening/support.js';
 import { SystemRandom } from '../src/system-random.js';
+import { serialOrderOf, type RaceRequest } from '@petstore/domain/testing';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -31,10 +32,12 @@ describe('the service on MongoDB', function () {
     const categories = new CategoryRepositoryMongo(db);
     const pets = new PetRepositoryMongo(db);
     const keys = new ApiKeyStoreMongo(db);
+    const orders = new OrderRepositoryMongo(db);
     const app = createHttpApp({
       catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
-      adoption: new Adoption(pets, new OrderRepositoryMongo(db), clock),
+      adoption: new Adoption(pets, orders, clock),
+      maintenance: new PetMaintenance(pets, orders, categories, clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreMongo(db), clock),
       keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
@@ -69,10 +72,12 @@ describe('the service on MongoDB', function () {
     const lines: Record<string, unknown>[] = [];
     const clock = new SystemClock();
     const categories = new CategoryRepositoryInMemory();
+    const orders = new OrderRepositoryInMemory();
     const app = createHttpApp({
       catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
-      adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
+      adoption: new Adoption(pets, orders, clock),
+      maintenance: new PetMaintenance(pets, orders, categories, clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
       keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
@@ -242,6 +247,35 @@ describe('the service on MongoDB', function () {
       expect(statuses.filter((s) => s === 409)).to.have.length(49);
       const pet = (await (await fetch(`${urls[1]}/v1/pets/${petId}`, { headers: roomy })).json()) as { status: string };
       expect(pet.status).to.equal('pending');
+    });
+
+    it('of a DELETE, a PATCH of status and 8 orders sent together for one pet through both processes, the outcomes are those of a serial order (docs/rules.md §12: decided on the pet document alone)', async () => {
+      const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
+      const urls = [await a.url, await b.url];
+      const codeOf = async (res: Response): Promise<string> => (res.status < 300 ? 'ok' : ((await res.json()) as { code: string }).code);
+      for (let round = 0; round < 12; round++) {
+        const petId = await createPet(urls[round % 2]!);
+        const tag = (await fetch(`${urls[1 - (round % 2)]}/v1/pets/${petId}`, { headers: roomy })).headers.get('etag') ?? '';
+        expect(tag).to.match(/^"[^"]+"$/);
+        const status = (['sold', 'pending', 'available'] as const)[round % 3]!;
+        const ifMatch = (['none', 'initial', '*'] as const)[Math.floor(round / 3) % 3]!;
+        const condition: Record<string, string> = ifMatch === 'none' ? {} : { 'If-Match': ifMatch === '*' ? '*' : tag };
+        // The withdrawal and the patch go out at a different place among the orders each round.
+        const requests: RaceRequest[] = Array.from({ length: 8 }, () => ({ kind: 'place' }) as const);
+        requests.splice((round * 5) % 9, 0, { kind: 'withdraw', ifMatch });
+        requests.splice((round * 7 + 3) % 10, 0, { kind: 'patch', status, ifMatch });
+        const outcomes = await Promise.all(
+          requests.map(async (request, i) => {
+            const url = urls[i % 2]!;
+            if (request.kind === 'withdraw') return codeOf(await fetch(`${url}/v1/pets/${petId}`, { method: 'DELETE', headers: { ...admin, ...condition } }));
+            if (request.kind === 'patch') return codeOf(await fetch(`${url}/v1/pets/${petId}`, { method: 'PATCH', headers: { ...admin, ...condition }, body: JSON.stringify({ status }) }));
+            return codeOf(await fetch(`${url}/v1/store/orders`, { method: 'POST', headers: roomy, body: JSON.stringify({ petId }) }));
+          }),
+        );
+        const after = await fetch(`${urls[round % 2]}/v1/pets/${petId}`, { headers: roomy });
+        const end = after.status === 404 ? ({ withdrawn: true } as const) : ({ withdrawn: false, status: ((await after.json()) as { status: 'available' | 'pending' | 'sold' }).status } as const);
+        expect(serialOrderOf('available', requests, outcomes, end), `round ${round}: ${outcomes.join(' ')} ending ${JSON.stringify(end)}`).not.to.equal(undefined);
+      }
     });
 
     it('a key limit holds exactly across both: of 80 simultaneous requests, exactly the remaining quota is admitted', async () => {

@@ -1,11 +1,12 @@
 import Koa, { type ParameterizedContext } from 'koa';
-import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument, openApiJson } from './openapi.js';
 import { answerJson } from './answer.js';
 import { createRouter } from './routes.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
 import { addOwnStatusRoute } from './own-status.js';
+import { addPetMaintenanceRoutes } from './pets-maintenance.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -26,6 +27,8 @@ export interface HttpAppDependencies {
   readonly admission: Admission;
   /** Issuing, changing and revoking keys (`/v1/admin/keys`, admin keys only). */
   readonly keyAdmin: KeyAdmin;
+  /** Correcting and withdrawing pets (`PATCH`, `DELETE /v1/pets/{petId}`, admin keys only, docs/rules.md §12). */
+  readonly maintenance: PetMaintenance;
   /**
    * Idempotent creation (docs/rules.md §10) for the creates of `IDEMPOTENT_CREATES`. The server
    * always supplies it; an embedder that leaves it out gets creates that ignore `Idempotency-Key`.
@@ -62,6 +65,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const router = createRouter(deps.catalog, deps.categories, deps.adoption, validators);
   addAdminKeyRoutes(router, deps.keyAdmin, validators);
   addOwnStatusRoute(router);
+  addPetMaintenanceRoutes(router, deps.maintenance, validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

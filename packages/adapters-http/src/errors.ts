@@ -11,6 +11,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   request_timeout: 408,
   conflict: 409,
   gone: 410,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Adoption, Caller, CategoryCatalog, DomainError, OrderAction, PetCatalog } from '@petstore/domain';
-import { validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
+import { entityTag, validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { readJsonBody } from './body.js';
@@ -52,6 +52,8 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const raw = ctx.path.split('/')[3] ?? '';
     const result = await catalog.getPet(raw);
     if (!result.ok) throw fromDomain(result.error);
+    // The pet's revision (docs/rules.md §12): what `If-Match` names on PATCH and DELETE.
+    ctx.set('ETag', entityTag(result.value.revision));
     answerJson(ctx, serializePet(result.value));
   });
 

@@ -9,6 +9,7 @@ import {
   NewCategorySchema,
   NewOrderSchema,
   NewPetSchema,
+  PetPatchSchema,
   ORDER_STATUSES,
   quoteInput,
   LIMIT_MAX,
@@ -29,6 +30,7 @@ export interface RequestValidators {
   readonly newApiKey: ValidateFunction;
   readonly apiKeyPatch: ValidateFunction;
   readonly listKeysQuery: ValidateFunction;
+  readonly petPatch: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
@@ -45,6 +47,7 @@ export const compileValidators = (): RequestValidators => {
     newApiKey: ajv.compile(NewApiKeySchema),
     apiKeyPatch: ajv.compile(ApiKeyPatchSchema),
     listKeysQuery: ajv.compile(ListKeysQuerySchema),
+    petPatch: ajv.compile(PetPatchSchema),
   };
 };
 

@@ -7,7 +7,7 @@ const APP = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
 
 /** Every header name of the contract a client reads (docs/rules.md §11's list). */
-const CONTRACT_EXPOSED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'Idempotent-Replayed'];
+const CONTRACT_EXPOSED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'Idempotent-Replayed', 'ETag'];
 
 const corsHeaders = (res: RawResponse): string[] => Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
 const preflight = (s: TestServer, origin: string, path = '/v1/pets', method = 'POST') =>
@@ -47,8 +47,8 @@ describe('CORS (docs/rules.md §11)', () => {
         const res = await preflight(s, APP);
         expect(res.status).to.equal(204);
         expect(res.header('access-control-allow-origin')).to.equal(APP);
-        expect(res.header('access-control-allow-methods').split(',')).to.include.members(['GET', 'POST', 'OPTIONS']);
-        expect(res.header('access-control-allow-headers').split(',')).to.have.members(['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id']);
+        expect(res.header('access-control-allow-methods').split(',')).to.include.members(['GET', 'POST', 'OPTIONS', 'PATCH', 'DELETE']);
+        expect(res.header('access-control-allow-headers').split(',')).to.have.members(['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-Match', 'If-None-Match']);
         expect(Number(res.header('access-control-max-age'))).to.be.greaterThan(0);
         expect(res.header('x-ratelimit-limit')).to.equal('');
         expect(res.header('ratelimit')).to.equal('');

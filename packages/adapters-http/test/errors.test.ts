@@ -14,6 +14,7 @@ describe('the error table (docs/rules.md §3)', () => {
       request_timeout: 408,
       conflict: 409,
       gone: 410,
+      precondition_failed: 412,
       payload_too_large: 413,
       unsupported_media_type: 415,
       idempotency_key_reused: 422,

@@ -1,7 +1,7 @@
 // docs/rules.md §3 500 internal_error and 503 unavailable: a store outage and a bug, injected
 // through a replacement repository; the process keeps serving and recovers by itself.
 import { expect } from 'chai';
-import { StoreUnavailableError, type Pet, type PetDraft, type PetHold, type PetListQuery, type PetRepository, type PetStatus } from '@petstore/domain';
+import { StoreUnavailableError, type Pet, type PetChanges, type PetDraft, type PetHold, type PetListQuery, type PetRecord, type PetRepository, type PetStatus } from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
 import type { HttpLogger } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type TestServer } from './support/server.js';
@@ -23,7 +23,7 @@ class SwitchableRepository implements PetRepository {
     this.check();
     return this.inner.create(draft);
   }
-  async findById(id: number): Promise<Pet | undefined> {
+  async findById(id: number): Promise<PetRecord | undefined> {
     this.check();
     return this.inner.findById(id);
   }
@@ -43,6 +43,14 @@ class SwitchableRepository implements PetRepository {
   async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
     this.check();
     return this.inner.countByStatus();
+  }
+  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+    this.check();
+    return this.inner.update(id, revision, changes, at);
+  }
+  async withdraw(id: number, revision: number): Promise<boolean> {
+    this.check();
+    return this.inner.withdraw(id, revision);
   }
 }
 

@@ -1,7 +1,7 @@
 // docs/rules.md §10 over HTTP: Idempotency-Key on the creates (here POST /v1/pets; the rule applies
 // by route to every path of IDEMPOTENT_CREATES).
 import { expect } from 'chai';
-import { StoreUnavailableError, type Pet, type PetDraft, type PetHold, type PetListQuery, type PetRepository } from '@petstore/domain';
+import { StoreUnavailableError, type Pet, type PetChanges, type PetDraft, type PetHold, type PetListQuery, type PetRepository } from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
 import { BODY_LIMIT_BYTES, IDEMPOTENT_CREATES } from '../src/index.js';
 import { expectError, KEYS, parseRawResponse, rateLimitOf, rawSocket, sequential, startServer, streamingRequest, type RawResponse, type TestServer } from './support/server.js';
@@ -39,6 +39,12 @@ class ControlledRepository implements PetRepository {
   }
   countByStatus() {
     return this.inner.countByStatus();
+  }
+  update(id: number, revision: number, changes: PetChanges, at: string) {
+    return this.inner.update(id, revision, changes, at);
+  }
+  withdraw(id: number, revision: number) {
+    return this.inner.withdraw(id, revision);
   }
 }
 

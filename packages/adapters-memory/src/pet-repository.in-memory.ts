@@ -1,4 +1,4 @@
-import type { Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus } from '@petstore/domain';
 import { PET_STATUSES } from '@petstore/domain';
 import { OrderedIndex } from './ordered-index.js';
 
@@ -10,8 +10,11 @@ type Index = OrderedIndex<Pet>;
  * `findById` and every `list` — unfiltered, by status, by category, by both — cost
  * O(log n + limit), whatever the catalogue's size. Ids come from a counter, so a create only
  * appends. A status change (`swapHold`) replaces the frozen pet in the indexes of its id and
- * category, and moves it between the status indexes, keeping each in id order. The open order
- * holding a pet lives in a separate map, only for pets that have one.
+ * category, and moves it between the status indexes, keeping each in id order; a `PATCH`
+ * (`update`) does the same for whichever of status and category it changes. The open order holding
+ * a pet, its revision and the time of its last status change by `PATCH` live in separate maps, each
+ * only for the pets that have one (a pet never changed is at revision 0). A withdrawn pet leaves
+ * every index and map: lists and counts never meet it, so they cost what they did.
  */
 export class PetRepositoryInMemory implements PetRepository {
   private lastId = 0;
@@ -22,6 +25,10 @@ export class PetRepositoryInMemory implements PetRepository {
   private readonly byStatusCategory = new Map<PetStatus, Map<number, Index>>(PET_STATUSES.map((s) => [s, new Map()]));
   /** Pet id → id of the open order holding it (only pets with one). */
   private readonly holds = new Map<number, number>();
+  /** Pet id → its revision (only pets changed since their creation, at revision 0). */
+  private readonly revisions = new Map<number, number>();
+  /** Pet id → when a `PATCH` last changed its status (only pets with one). */
+  private readonly statusPatches = new Map<number, string>();
 
   async create(draft: PetDraft): Promise<Pet> {
     return this.createSync(draft);
@@ -37,8 +44,9 @@ export class PetRepositoryInMemory implements PetRepository {
     return pet;
   }
 
-  async findById(id: number): Promise<Pet | undefined> {
-    return this.all.get(id);
+  async findById(id: number): Promise<PetRecord | undefined> {
+    const pet = this.all.get(id);
+    return pet === undefined ? undefined : this.recordOf(pet);
   }
 
   /** Answers at once (no promise): the list is the service's hot path. */
@@ -66,15 +74,37 @@ export class PetRepositoryInMemory implements PetRepository {
     if (pet === undefined || pet.status !== expected.status || (this.holds.get(id) ?? null) !== expected.orderId) return false;
     if (next.orderId === null) this.holds.delete(id);
     else this.holds.set(id, next.orderId);
-    if (next.status !== pet.status) {
-      const moved: Pet = Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status });
-      this.all.replace(moved);
-      this.categoryIndex(pet.categoryId).replace(moved);
-      this.byStatus.get(pet.status)!.remove(id);
-      this.byStatus.get(moved.status)!.insert(moved);
-      this.statusCategoryIndex(pet.status, pet.categoryId).remove(id);
-      this.statusCategoryIndex(moved.status, pet.categoryId).insert(moved);
-    }
+    if (next.status !== pet.status) this.reindex(pet, Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status }));
+    this.bump(id);
+    return true;
+  }
+
+  /** Atomic, as `swapHold`. */
+  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+    const pet = this.all.get(id);
+    if (pet === undefined || this.revisionOf(id) !== revision || (changes.status !== undefined && this.holds.has(id))) return undefined;
+    const changed: Pet = Object.freeze({
+      id,
+      name: changes.name ?? pet.name,
+      categoryId: changes.categoryId ?? pet.categoryId,
+      status: changes.status ?? pet.status,
+    });
+    this.reindex(pet, changed);
+    if (changes.status !== undefined) this.statusPatches.set(id, at);
+    this.bump(id);
+    return this.recordOf(changed);
+  }
+
+  /** Atomic, as `swapHold`: the pet leaves every index and map; `lastId` keeps its id from coming back. */
+  async withdraw(id: number, revision: number): Promise<boolean> {
+    const pet = this.all.get(id);
+    if (pet === undefined || this.revisionOf(id) !== revision || this.holds.has(id)) return false;
+    this.all.remove(id);
+    this.byStatus.get(pet.status)!.remove(id);
+    this.categoryIndex(pet.categoryId).remove(id);
+    this.statusCategoryIndex(pet.status, pet.categoryId).remove(id);
+    this.revisions.delete(id);
+    this.statusPatches.delete(id);
     return true;
   }
 
@@ -84,6 +114,52 @@ export class PetRepositoryInMemory implements PetRepository {
 
   get size(): number {
     return this.all.size;
+  }
+
+  private revisionOf(id: number): number {
+    return this.revisions.get(id) ?? 0;
+  }
+
+  private bump(id: number): void {
+    this.revisions.set(id, this.revisionOf(id) + 1);
+  }
+
+  /** A frozen copy: nothing a caller does to it reaches the store. */
+  private recordOf(pet: Pet): PetRecord {
+    return Object.freeze({
+      id: pet.id,
+      name: pet.name,
+      categoryId: pet.categoryId,
+      status: pet.status,
+      revision: this.revisionOf(pet.id),
+      orderId: this.holds.get(pet.id) ?? null,
+      statusPatchedAt: this.statusPatches.get(pet.id) ?? null,
+    });
+  }
+
+  /** Puts `next` (the same id) in the place of `pet` in every index, moving it between the status and category indexes it changed. */
+  private reindex(pet: Pet, next: Pet): void {
+    this.all.replace(next);
+    const movesCategory = next.categoryId !== pet.categoryId;
+    const movesStatus = next.status !== pet.status;
+    if (movesCategory) {
+      this.categoryIndex(pet.categoryId).remove(pet.id);
+      this.categoryIndex(next.categoryId).insert(next);
+    } else {
+      this.categoryIndex(pet.categoryId).replace(next);
+    }
+    if (movesStatus) {
+      this.byStatus.get(pet.status)!.remove(pet.id);
+      this.byStatus.get(next.status)!.insert(next);
+    } else {
+      this.byStatus.get(pet.status)!.replace(next);
+    }
+    if (movesCategory || movesStatus) {
+      this.statusCategoryIndex(pet.status, pet.categoryId).remove(pet.id);
+      this.statusCategoryIndex(next.status, next.categoryId).insert(next);
+    } else {
+      this.statusCategoryIndex(pet.status, pet.categoryId).replace(next);
+    }
   }
 
   private categoryIndex(categoryId: number): Index {

@@ -24,10 +24,13 @@ export interface IndexDefinition {
 
 /**
  * Every secondary index, as data. Lookups by pet id (and the highest id, for the next one), subject and key hash use `_id`.
- * - `pets {status, _id}` serves "status = X and _id > cursor, ascending, limit N+1" from the index alone
- *   (the unfiltered list walks `_id`), and counts per status (the inventory).
- * - `pets {categoryId, _id}` and `pets {status, categoryId, _id}` serve the category filter, alone and
- *   with the status filter, the same way.
+ * - `pets {status, _id}` serves "status = X and _id > cursor, ascending, limit N+1" from the index alone,
+ *   and counts per status (the inventory). The list without a status filter asks for the three
+ *   statuses a listed pet has (a withdrawn pet's is `withdrawn`): three ranges of the same index,
+ *   merged in `_id` order, so withdrawn pets are never read, and a page is never filtered after its query.
+ * - `pets {status, categoryId, _id}` serves the category filter, with a status or with the three, the same way.
+ *   (A `{categoryId, _id}` index served the category filter alone before withdrawals; it is no longer
+ *   used and no longer created. A database that has it keeps it, unused: drop it at leisure.)
  * - `categories {key}`, unique: one category per name (NFC, lower case), also across processes.
  * - `orders {owner, _id}` serves an owner's list ("owner = K and _id > cursor, ascending"), filtered
  *   by state on the way; `orders {owner, state, _id}` and `orders {state, _id}` serve the status
@@ -42,7 +45,6 @@ export interface IndexDefinition {
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
-  { collection: COLLECTIONS.pets, key: { categoryId: 1, _id: 1 }, options: { name: 'categoryId_1__id_1' } },
   { collection: COLLECTIONS.pets, key: { status: 1, categoryId: 1, _id: 1 }, options: { name: 'status_1_categoryId_1__id_1' } },
   { collection: COLLECTIONS.categories, key: { key: 1 }, options: { name: 'key_1', unique: true } },
   { collection: COLLECTIONS.orders, key: { owner: 1, _id: 1 }, options: { name: 'owner_1__id_1' } },

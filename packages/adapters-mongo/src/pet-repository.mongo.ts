@@ -1,18 +1,35 @@
-import type { Pet, PetDraft, PetHold, PetListQuery, PetRepository, PetStatus } from '@petstore/domain';
+import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus } from '@petstore/domain';
 import { PET_STATUSES } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
 
+/** The status of a withdrawn pet's document: kept (the orders that name it stay, its id stays taken), seen by no query. */
+const WITHDRAWN = 'withdrawn';
+
 interface PetDocument {
   readonly _id: number;
   readonly name: string;
   readonly categoryId: number;
-  readonly status: PetStatus;
+  readonly status: PetStatus | typeof WITHDRAWN;
   /** The open order holding the pet; missing (a pet never held) reads as `null`. */
   readonly orderId?: number | null;
+  /** The revision, moved by `$inc` on every change; missing (a pet never changed) reads as 0 (`null` only in filters, matching it). */
+  readonly rev?: number | null;
+  /** When a `PATCH` last changed the status; missing reads as `null`. */
+  readonly statusPatchedAt?: string;
 }
+
+/**
+ * "Not withdrawn", as an equality on the leading key of the list indexes: the three statuses a
+ * listed pet can have. With the `_id` range and order after it, `{status, _id}` and
+ * `{status, categoryId, _id}` serve it as three index ranges merged in `_id` order (no sort, no
+ * document examined beyond the page), so a list that names no status costs what a status list does.
+ */
+const LISTED = { $in: PET_STATUSES as PetStatus[] };
+/** The index each list query is served from (the hint makes sure; indexes.ts). */
+const LIST_INDEX = { status: 'status_1__id_1', statusCategory: 'status_1_categoryId_1__id_1' } as const;
 
 interface Waiting {
   readonly draft: PetDraft;
@@ -21,6 +38,7 @@ interface Waiting {
 }
 
 const PET_PROJECTION = { _id: 1, name: 1, categoryId: 1, status: 1 } as const;
+const RECORD_PROJECTION = { ...PET_PROJECTION, orderId: 1, rev: 1, statusPatchedAt: 1 } as const;
 /** Creates sent in one `insertMany` at most. */
 const MAX_BATCH = 256;
 /** Creates waiting at most; past it (a store that hangs or crawls) a create is refused at once. */
@@ -29,7 +47,11 @@ const MAX_QUEUE = 10_000;
 const MAX_ATTEMPTS = 64;
 const DUPLICATE_KEY = 11000;
 
-const toPet = (doc: PetDocument): Pet => ({ id: doc._id, name: doc.name, categoryId: doc.categoryId, status: doc.status });
+/** A listed document (never a withdrawn one: every query for pets filters them out) as a `Pet`. */
+const toPet = (doc: PetDocument): Pet => ({ id: doc._id, name: doc.name, categoryId: doc.categoryId, status: doc.status as PetStatus });
+const toRecord = (doc: PetDocument): PetRecord => ({ ...toPet(doc), revision: doc.rev ?? 0, orderId: doc.orderId ?? null, statusPatchedAt: doc.statusPatchedAt ?? null });
+/** The filter on a revision: 0 also matches a document that never had one (written before revisions, or never changed). */
+const atRevision = (revision: number) => (revision === 0 ? { $in: [0, null] } : revision);
 
 /**
  * Pets in MongoDB, stored with `_id` = the pet id.
@@ -40,11 +62,16 @@ const toPet = (doc: PetDocument): Pet => ({ id: doc._id, name: doc.name, categor
  * ids are always 1…max with no hole, in every process's view. That is what lets a client walking
  * `rel="next"` links visit every pet exactly once while others create pets (docs/rules.md §2). (An
  * id taken from a counter document and inserted afterwards would let N + 1 become visible before
- * N, and a walker passing N + 1 would miss N for good.) Ids are never reused: nothing deletes.
+ * N, and a walker passing N + 1 would miss N for good.) Ids are never reused: nothing deletes (a
+ * withdrawal keeps the document).
  *
  * Within one process, creates are queued and written in ordered batches (`insertMany`), one round
  * trip for many creates; the highest id this process wrote is the next batch's guess, and the
  * collection's maximum is read again only after another writer took that id.
+ *
+ * Every change of a pet is one `updateOne`/`findOneAndUpdate` of its document whose filter is the
+ * condition (docs/rules.md §8, §12), with `$inc` on its revision. A withdrawn pet keeps its document
+ * with status `withdrawn` (so its id stays taken and the ids stay 1…max), which no query matches.
  */
 export class PetRepositoryMongo implements PetRepository {
   private readonly pets: Collection<PetDocument>;
@@ -67,50 +94,80 @@ export class PetRepositoryMongo implements PetRepository {
     });
   }
 
-  async findById(id: number): Promise<Pet | undefined> {
-    const doc = await guard(() => this.pets.findOne({ _id: id }, { projection: PET_PROJECTION }), `find on ${COLLECTIONS.pets}`);
-    return doc === null ? undefined : toPet(doc);
+  async findById(id: number): Promise<PetRecord | undefined> {
+    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: RECORD_PROJECTION }), `find on ${COLLECTIONS.pets}`);
+    return doc === null ? undefined : toRecord(doc);
   }
 
   /**
-   * Served by an index whatever the filters: `_id` alone, `{status, _id}`, `{categoryId, _id}` or
-   * `{status, categoryId, _id}` (indexes.ts): equality on the leading keys, then the `_id` range in
-   * index order, so no sort stage and no document examined beyond the page.
+   * Served by an index whatever the filters: `{status, _id}` or `{status, categoryId, _id}`
+   * (indexes.ts): equality on the leading keys (the status asked for, or the three listed ones),
+   * then the `_id` range in index order, so no sort stage and no document examined beyond the page;
+   * withdrawn pets are not in the ranges read.
    */
   async list(query: PetListQuery): Promise<readonly Pet[]> {
     const filter = {
-      ...(query.status === undefined ? {} : { status: query.status }),
+      status: query.status ?? LISTED,
       ...(query.categoryId === undefined ? {} : { categoryId: query.categoryId }),
       _id: { $gt: query.afterId },
     };
+    const hint = query.categoryId === undefined ? LIST_INDEX.status : LIST_INDEX.statusCategory;
     const docs = await guard(() =>
-      this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).toArray(),
+      this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).hint(hint).toArray(),
       `find on ${COLLECTIONS.pets}`,
     );
     return docs.map(toPet);
   }
 
   async findHold(id: number): Promise<PetHold | undefined> {
-    const doc = await guard(() => this.pets.findOne({ _id: id }, { projection: { status: 1, orderId: 1 } }));
-    return doc === null ? undefined : { status: doc.status, orderId: doc.orderId ?? null };
+    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: { status: 1, orderId: 1 } }));
+    return doc === null ? undefined : { status: doc.status as PetStatus, orderId: doc.orderId ?? null };
   }
 
   /**
    * One `updateOne` whose filter is the expected hold (`orderId: null` also matches a missing
    * field): MongoDB applies a single-document update atomically, so of concurrent swaps from the
-   * same hold only the first matches; the others find the new hold and change nothing.
+   * same hold only the first matches; the others find the new hold and change nothing. A withdrawn
+   * pet's status is never an expected one: a swap after a withdrawal matches nothing.
    */
   async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
     const result = await guard(() =>
       this.pets.updateOne(
         { _id: id, status: expected.status, orderId: expected.orderId },
-        { $set: { status: next.status, orderId: next.orderId } },
+        { $set: { status: next.status, orderId: next.orderId }, $inc: { rev: 1 } },
       ),
     );
     return result.matchedCount === 1;
   }
 
-  /** Three counts, each answered from the `{status, _id}` index (a count scan, no document read). */
+  /** One `findOneAndUpdate` whose filter is the whole condition (listed, at the revision, unheld for a status change). */
+  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+    const set = {
+      ...(changes.name === undefined ? {} : { name: changes.name }),
+      ...(changes.categoryId === undefined ? {} : { categoryId: changes.categoryId }),
+      ...(changes.status === undefined ? {} : { status: changes.status, statusPatchedAt: at }),
+    };
+    const doc = await guard(() =>
+      this.pets.findOneAndUpdate(
+        { _id: id, status: LISTED, rev: atRevision(revision), ...(changes.status === undefined ? {} : { orderId: null }) },
+        { $set: set, $inc: { rev: 1 } },
+        { returnDocument: 'after', projection: RECORD_PROJECTION },
+      ),
+      `update on ${COLLECTIONS.pets}`,
+    );
+    return doc === null ? undefined : toRecord(doc);
+  }
+
+  /** One `updateOne` whose filter is the whole condition (listed, at the revision, unheld): the document stays, as `withdrawn`. */
+  async withdraw(id: number, revision: number): Promise<boolean> {
+    const result = await guard(
+      () => this.pets.updateOne({ _id: id, status: LISTED, rev: atRevision(revision), orderId: null }, { $set: { status: WITHDRAWN }, $inc: { rev: 1 } }),
+      `update on ${COLLECTIONS.pets}`,
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** Three counts, each answered from the `{status, _id}` index (a count scan, no document read); withdrawn pets have a status of their own. */
   async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
     const counts = await guard(() => Promise.all(PET_STATUSES.map((status) => this.pets.countDocuments({ status }))));
     return { available: counts[0]!, pending: counts[1]!, sold: counts[2]! };

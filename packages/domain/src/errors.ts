@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'request_timeout',
   'conflict',
   'gone',
+  'precondition_failed',
   'payload_too_large',
   'unsupported_media_type',
   'idempotency_key_reused',
@@ -56,13 +57,19 @@ export interface Conflict {
   readonly message: string;
 }
 
+/** `If-Match` names another revision of the pet than the stored one (docs/rules.md §12): nothing changed. */
+export interface PreconditionFailed {
+  readonly code: 'precondition_failed';
+  readonly message: string;
+}
+
 /** An `Idempotency-Key` sent again with a different request (docs/rules.md §10). */
 export interface IdempotencyKeyReused {
   readonly code: 'idempotency_key_reused';
   readonly message: string;
 }
 
-export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized | Forbidden | Conflict | IdempotencyKeyReused;
+export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized | Forbidden | Conflict | PreconditionFailed | IdempotencyKeyReused;
 
 export const validationFailed = (field: string, message: string): ValidationFailed => ({
   code: 'validation_failed',

@@ -12,12 +12,15 @@ export {
   type Unauthorized,
   type Forbidden,
   type Conflict,
+  type PreconditionFailed,
   type IdempotencyKeyReused,
 } from './errors.js';
 
 export { PetStatus, PET_STATUSES, MAX_CATEGORY_ID } from './pet/pet.js';
-export type { Pet, PetDraft, NewPet } from './pet/pet.js';
-export { validateNewPet, parsePetId } from './pet/validate.js';
+export type { Pet, PetDraft, NewPet, PetRecord, PetChanges } from './pet/pet.js';
+export { validateNewPet, validatePetPatch, parsePetId } from './pet/validate.js';
+export { entityTag, parseIfMatch, ifMatchAllows } from './pet/revision.js';
+export { deliveryBindsStatus } from './pet/maintenance.js';
 
 export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, toOrder, timestamp } from './order/order.js';
 export type { Order, OrderDraft, OrderRecord } from './order/order.js';
@@ -95,10 +98,12 @@ export { CategoryCatalog } from './use-cases/category-catalog.js';
 export { Authenticator, type KeyHasher, type KeyLookup } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject, ownStatusSubject, type OwnStatus, type StatusLook } from './use-cases/admit.js';
 export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
+export { PetMaintenance } from './use-cases/pet-maintenance.js';
 export { KeyAdmin, type ApiKey, type CreatedApiKey } from './use-cases/key-admin.js';
 
 export {
   NewPetSchema,
+  PetPatchSchema,
   PetSchema,
   ErrorSchema,
   ListPetsQuerySchema,

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold, PetRepository, PetStatus } from '../src/index.js';
-import { Adoption, ORDER_STATES, PET_STATUSES, StoreUnavailableError, timestamp } from '../src/index.js';
+import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold, PetRecord, PetRepository, PetStatus } from '../src/index.js';
+import { Adoption, deliveryBindsStatus, entityTag, ORDER_STATES, PET_STATUSES, PetMaintenance, StoreUnavailableError, timestamp } from '../src/index.js';
 import { FaultInjector, type FaultMode } from './fault-injection.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
+import { serialOrderOf, type RaceRequest } from './serial-race.js';
 
 /** The two stores the adoption flow works on, as an adapter provides them. */
 export interface AdoptionStores {
@@ -31,15 +32,55 @@ interface ModelOrder {
   placedAt: string;
   updatedAt: string;
 }
+interface ModelPet {
+  status: PetStatus;
+  name: string;
+  categoryId: number;
+  withdrawn: boolean;
+  statusPatchedAt: string | null;
+  /** Entity tags seen for the pet, in order; the last is current unless `changed`. */
+  readonly tags: string[];
+  /** The pet changed since its tag was last seen (docs/rules.md §12: its revision must be a new one). */
+  changed: boolean;
+}
 interface FlowModel {
-  readonly pets: Map<number, PetStatus>;
+  readonly pets: Map<number, ModelPet>;
   readonly orders: Map<number, ModelOrder>;
   lastOrderId: number;
 }
 interface FlowReal extends AdoptionStores {
   readonly adoption: Adoption;
+  readonly maintenance: PetMaintenance;
   readonly clock: ManualClock;
 }
+
+/** Categories 1…3 exist (for `PATCH` of `categoryId`); 9 names none. */
+const CATEGORIES = { findById: async (id: number) => (id >= 1 && id <= 3 ? { id, name: `Category ${id}` } : undefined) };
+const newModelPet = (status: PetStatus): ModelPet => ({ status, name: 'Rex', categoryId: 1, withdrawn: false, statusPatchedAt: null, tags: [], changed: false });
+/** The id of the open order of a pet in the model, or null. */
+const openOrderOf = (model: FlowModel, petId: number): number | null => {
+  for (const [id, order] of model.orders) if (order.petId === petId && (order.status === 'placed' || order.status === 'approved')) return id;
+  return null;
+};
+/** The revision rule (docs/rules.md §12), checked on what the store shows: a new tag when the pet changed, the same one otherwise. */
+const observeTag = (petId: number, pet: ModelPet, tag: string): void => {
+  const last = pet.tags[pet.tags.length - 1];
+  if (pet.changed) expect(pet.tags, `pet ${petId} changed: a revision it never had`).not.to.include(tag);
+  else if (last !== undefined) expect(tag, `pet ${petId} did not change: the same revision`).to.equal(last);
+  if (tag !== last) pet.tags.push(tag);
+  pet.changed = false;
+};
+/** The stored pet against the model (revision aside). */
+const expectPet = (petId: number, model: FlowModel, pet: ModelPet, found: PetRecord | undefined): void => {
+  if (pet.withdrawn) return void expect(found, `pet ${petId} is withdrawn`).to.equal(undefined);
+  expect(found && { name: found.name, categoryId: found.categoryId, status: found.status, orderId: found.orderId, statusPatchedAt: found.statusPatchedAt }, `pet ${petId}`).to.deep.equal({
+    name: pet.name,
+    categoryId: pet.categoryId,
+    status: pet.status,
+    orderId: openOrderOf(model, petId),
+    statusPatchedAt: pet.statusPatchedAt,
+  });
+};
 
 const RULES: Record<Action, { from: OrderStatus[]; to: OrderStatus; pet: PetStatus; adminOnly: boolean }> = {
   approve: { from: ['placed'], to: 'approved', pet: 'pending', adminOnly: true },
@@ -79,8 +120,14 @@ export const checkStoredInvariants = async (stores: AdoptionStores): Promise<voi
     const hold = holds.get(record.petId);
     const what = `order ${record.id} (${record.state}) and pet ${record.petId} ${JSON.stringify(hold)}`;
     if (record.state === 'placed' || record.state === 'approved') expect(hold, what).to.deep.equal({ status: 'pending', orderId: record.id });
-    if (record.state === 'delivered') expect(hold?.status, what).to.equal('sold');
-    if (record.state === 'delivering') expect(hold?.status === 'sold' || hold?.orderId === record.id, what).to.equal(true);
+    if (record.state === 'delivered' || record.state === 'delivering') {
+      // §8 read with §12's returns: the delivery binds the status unless a PATCH set the status after it;
+      // a withdrawn pet (gone: hold undefined) is no longer there to be sold.
+      const pet = hold === undefined ? undefined : await stores.pets.findById(record.petId);
+      const binds = pet !== undefined && deliveryBindsStatus(pet, record.updatedAt);
+      if (record.state === 'delivered' && binds) expect(hold?.status, `a pet with a delivered order is sold: ${what}`).to.equal('sold');
+      if (record.state === 'delivering' && binds) expect(hold?.status === 'sold' || hold?.orderId === record.id, what).to.equal(true);
+    }
     if (record.state === 'cancelled' || record.state === 'abandoned') expect(hold?.orderId, what).not.to.equal(record.id);
   }
 };
@@ -104,7 +151,11 @@ export const checkVisibleInvariants = async (adoption: Adoption, pets: PetReposi
       openByPet.set(order.petId, order.id);
       expect(hold, `a pet with an open order is pending: ${what}`).to.deep.equal({ status: 'pending', orderId: order.id });
     }
-    if (order.status === 'delivered') expect(hold?.status, `a pet with a delivered order is sold: ${what}`).to.equal('sold');
+    if (order.status === 'delivered') {
+      // Unless a PATCH set the pet's status after the delivery (a returned adoption), or the pet was withdrawn.
+      const pet = await pets.findById(order.petId);
+      if (pet !== undefined && deliveryBindsStatus(pet, order.updatedAt)) expect(pet.status, `a pet with a delivered order is sold: ${what}`).to.equal('sold');
+    }
     if (order.status === 'cancelled') expect(hold?.orderId, what).not.to.equal(order.id);
   }
   return seen;
@@ -118,7 +169,15 @@ abstract class FlowCommand implements fc.AsyncCommand<FlowModel, FlowReal> {
     real.clock.advance(1);
     await this.step(model, real);
     await checkStoredInvariants(real);
-    for (const [id, status] of model.pets) expect((await real.pets.findHold(id))?.status, `pet ${id}`).to.equal(status);
+    // The store agrees with the model, pet by pet, and each revision moved exactly when its pet changed (§12).
+    for (const [id, pet] of model.pets) {
+      const found = await real.pets.findById(id);
+      expectPet(id, model, pet, found);
+      if (found !== undefined) observeTag(id, pet, entityTag(found.revision));
+    }
+    // Withdrawn pets are in no list and no count.
+    const listed = (await real.pets.list({ afterId: 0, limit: MANY })).map((p) => p.id);
+    expect(listed, 'the pets listed').to.deep.equal([...model.pets].filter(([, p]) => !p.withdrawn).map(([id]) => id));
   }
   abstract step(model: FlowModel, real: FlowReal): Promise<void>;
   abstract toString(): string;
@@ -130,7 +189,7 @@ class CreatePet extends FlowCommand {
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
     const pet = await real.pets.create({ name: 'Rex', categoryId: 1, status: this.status });
-    model.pets.set(pet.id, this.status);
+    model.pets.set(pet.id, newModelPet(this.status));
   }
   toString = () => `createPet(${this.status})`;
 }
@@ -143,9 +202,10 @@ class Place extends FlowCommand {
     const caller = CALLERS[this.caller]!;
     const petId = idAt([...model.pets.keys()], this.pick, this.offset);
     const outcome = await real.adoption.place(caller, { petId });
-    const status = model.pets.get(petId);
-    if (status === undefined) {
-      expect(codeOf(outcome)).to.equal('validation_failed');
+    const pet = model.pets.get(petId);
+    const status = pet?.status;
+    if (pet === undefined || pet.withdrawn) {
+      expect(codeOf(outcome), 'no pet, or a withdrawn one').to.equal('validation_failed');
       return;
     }
     if (status !== 'available') {
@@ -160,7 +220,8 @@ class Place extends FlowCommand {
     expect(order).to.deep.equal({ id: order.id, petId, status: 'placed', placedAt: now, updatedAt: now });
     model.lastOrderId = order.id;
     model.orders.set(order.id, { petId, owner: caller.keyId, status: 'placed', placedAt: now, updatedAt: now });
-    model.pets.set(petId, 'pending');
+    pet.status = 'pending';
+    pet.changed = true;
   }
   toString = () => `place(caller ${this.caller}, pet #${this.pick}+${this.offset})`;
 }
@@ -185,7 +246,11 @@ class Act extends FlowCommand {
     }
     order.status = rule.to;
     order.updatedAt = timestamp(real.clock.now());
-    model.pets.set(order.petId, rule.pet);
+    const pet = model.pets.get(order.petId)!;
+    if (pet.status !== rule.pet) {
+      pet.status = rule.pet;
+      pet.changed = true;
+    }
     expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
   }
   toString = () => `${this.action}(caller ${this.caller}, order #${this.pick}+${this.offset})`;
@@ -234,10 +299,106 @@ class List extends FlowCommand {
 class Inventory extends FlowCommand {
   async step(model: FlowModel, real: FlowReal): Promise<void> {
     const expected: Record<PetStatus, number> = { available: 0, pending: 0, sold: 0 };
-    for (const status of model.pets.values()) expected[status]++;
+    for (const pet of model.pets.values()) if (!pet.withdrawn) expected[pet.status]++;
     expect(await real.adoption.inventory()).to.deep.equal(expected);
   }
   toString = () => 'inventory()';
+}
+
+/** How a maintenance request names the revision it expects (docs/rules.md §12, RFC 9110 §13.1.1). */
+type IfMatchChoice = 'none' | '*' | 'current' | 'stale' | 'weak' | 'list' | 'unknown';
+const ifMatchArb = fc.constantFrom<IfMatchChoice>('none', 'none', '*', 'current', 'current', 'stale', 'weak', 'list', 'unknown');
+
+/** The `If-Match` value for `choice` on the pet as stored now (read first), and whether it matches. */
+const ifMatchFor = async (real: FlowReal, petId: number, pet: ModelPet | undefined, choice: IfMatchChoice): Promise<{ header: string | undefined; matches: boolean }> => {
+  const found = await real.pets.findById(petId);
+  const current = found === undefined ? '"0"' : entityTag(found.revision);
+  if (found !== undefined && pet !== undefined) observeTag(petId, pet, current);
+  const stale = pet?.tags.find((t) => t !== current) ?? '"999999"';
+  switch (choice) {
+    case 'none':
+      return { header: undefined, matches: true };
+    case '*':
+      return { header: '*', matches: true };
+    case 'current':
+      return { header: current, matches: true };
+    case 'list':
+      return { header: `${stale}, ${current}`, matches: true };
+    case 'stale':
+      return { header: stale, matches: false };
+    case 'weak':
+      return { header: `W/${current}`, matches: false };
+    case 'unknown':
+      return { header: '"999999"', matches: false };
+  }
+};
+
+interface PatchBody {
+  readonly name?: string;
+  readonly categoryId?: number;
+  readonly status?: PetStatus;
+}
+
+class Patch extends FlowCommand {
+  constructor(readonly caller: number, readonly pick: number, readonly offset: number, readonly ifMatch: IfMatchChoice, readonly body: PatchBody) {
+    super();
+  }
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const caller = CALLERS[this.caller]!;
+    const petId = idAt([...model.pets.keys()], this.pick, this.offset);
+    const pet = model.pets.get(petId);
+    const { header, matches } = await ifMatchFor(real, petId, pet, this.ifMatch);
+    const outcome = await real.maintenance.patch(caller, petId, this.body, header);
+    if (caller.role !== 'admin') return void expect(codeOf(outcome), 'client keys: before anything').to.equal('forbidden');
+    if (Object.keys(this.body).length === 0 || (this.body.categoryId !== undefined && this.body.categoryId > 3)) {
+      return void expect(codeOf(outcome), 'an empty body, or a category that is not there').to.equal('validation_failed');
+    }
+    if (pet === undefined || pet.withdrawn) return void expect(codeOf(outcome)).to.equal('not_found');
+    if (!matches) return void expect(codeOf(outcome)).to.equal('precondition_failed');
+    const changesStatus = this.body.status !== undefined && this.body.status !== pet.status;
+    const changes = changesStatus || (this.body.name !== undefined && this.body.name !== pet.name) || (this.body.categoryId !== undefined && this.body.categoryId !== pet.categoryId);
+    if (changes && changesStatus && openOrderOf(model, petId) !== null) {
+      expect(codeOf(outcome)).to.equal('conflict');
+      return void expect(outcome.ok || outcome.error.message).to.include('reserved');
+    }
+    expect(codeOf(outcome), JSON.stringify(outcome)).to.equal('ok');
+    if (changes) {
+      pet.name = this.body.name ?? pet.name;
+      pet.categoryId = this.body.categoryId ?? pet.categoryId;
+      if (changesStatus) {
+        pet.status = this.body.status!;
+        pet.statusPatchedAt = timestamp(real.clock.now());
+      }
+      pet.changed = true;
+    }
+    const after = (outcome as { value: PetRecord }).value;
+    expectPet(petId, model, pet, after);
+    observeTag(petId, pet, entityTag(after.revision));
+  }
+  toString = () => `patch(caller ${this.caller}, pet #${this.pick}+${this.offset}, If-Match ${this.ifMatch}, ${JSON.stringify(this.body)})`;
+}
+
+class Withdraw extends FlowCommand {
+  constructor(readonly caller: number, readonly pick: number, readonly offset: number, readonly ifMatch: IfMatchChoice) {
+    super();
+  }
+  async step(model: FlowModel, real: FlowReal): Promise<void> {
+    const caller = CALLERS[this.caller]!;
+    const petId = idAt([...model.pets.keys()], this.pick, this.offset);
+    const pet = model.pets.get(petId);
+    const { header, matches } = await ifMatchFor(real, petId, pet, this.ifMatch);
+    const outcome = await real.maintenance.withdraw(caller, petId, header);
+    if (caller.role !== 'admin') return void expect(codeOf(outcome)).to.equal('forbidden');
+    if (pet === undefined || pet.withdrawn) return void expect(codeOf(outcome)).to.equal('not_found');
+    if (!matches) return void expect(codeOf(outcome)).to.equal('precondition_failed');
+    if (openOrderOf(model, petId) !== null) {
+      expect(codeOf(outcome)).to.equal('conflict');
+      return void expect(outcome.ok || outcome.error.message).to.include('reserved');
+    }
+    expect(codeOf(outcome), JSON.stringify(outcome)).to.equal('ok');
+    pet.withdrawn = true;
+  }
+  toString = () => `withdraw(caller ${this.caller}, pet #${this.pick}+${this.offset}, If-Match ${this.ifMatch})`;
 }
 
 const callerArb = fc.nat(CALLERS.length - 1);
@@ -253,6 +414,19 @@ const flowCommandsArb = fc.commands(
     fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Get(c, p, o)),
     fc.tuple(callerArb, fc.option(orderStatusArb, { nil: undefined }), fc.integer({ min: 1, max: 4 })).map(([c, s, l]) => new List(c, s, l)),
     fc.constant(new Inventory()),
+    // Maintenance (docs/rules.md §12): mostly by admins, with every kind of If-Match.
+    fc
+      .tuple(
+        fc.oneof({ weight: 4, arbitrary: fc.constant(CALLERS.length - 1) }, { weight: 1, arbitrary: callerArb }),
+        fc.nat(),
+        offsetArb,
+        ifMatchArb,
+        fc.record({ name: fc.constantFrom('Rex', 'Max'), categoryId: fc.constantFrom(1, 1, 2, 9), status: fc.constantFrom(...PET_STATUSES) }, { requiredKeys: [] }),
+      )
+      .map(([c, p, o, i, b]) => new Patch(c, p, o, i, b)),
+    fc
+      .tuple(fc.oneof({ weight: 4, arbitrary: fc.constant(CALLERS.length - 1) }, { weight: 1, arbitrary: callerArb }), fc.nat(), offsetArb, ifMatchArb)
+      .map(([c, p, o, i]) => new Withdraw(c, p, o, i)),
   ],
   // Long runs: the interesting states (an order approved, then cancelled twice) take a few steps to reach.
   { maxCommands: 60, size: 'medium' },
@@ -270,6 +444,7 @@ interface FaultPlan {
 interface FaultyReal {
   /** The use cases over the fault-injected stores. */
   readonly adoption: Adoption;
+  readonly maintenance: PetMaintenance;
   /** The stores themselves, for checks. */
   readonly stores: AdoptionStores;
   readonly faults: FaultInjector;
@@ -279,7 +454,9 @@ interface FaultyReal {
 type Op =
   | { readonly kind: 'place'; readonly caller: number; readonly pick: number }
   | { readonly kind: 'act'; readonly action: Action; readonly caller: number; readonly pick: number }
-  | { readonly kind: 'get' | 'list'; readonly caller: number; readonly pick: number };
+  | { readonly kind: 'get' | 'list'; readonly caller: number; readonly pick: number }
+  | { readonly kind: 'patch'; readonly caller: number; readonly pick: number; readonly body: PatchBody; readonly ifMatch: 'none' | '*' | 'current' }
+  | { readonly kind: 'withdraw'; readonly caller: number; readonly pick: number; readonly ifMatch: 'none' | '*' | 'current' };
 
 class Faulty implements fc.AsyncCommand<object, FaultyReal> {
   constructor(readonly op: Op, readonly plan: FaultPlan) {}
@@ -298,7 +475,14 @@ class Faulty implements fc.AsyncCommand<object, FaultyReal> {
       if (op.kind === 'place') await real.adoption.place(caller, { petId: idAt(real.petIds, op.pick, 0) });
       else if (op.kind === 'act') await real.adoption.act(caller, op.action, idAt(orderIds, op.pick, 0));
       else if (op.kind === 'get') await real.adoption.getOrder(caller, idAt(orderIds, op.pick, 0));
-      else await real.adoption.listOrders(caller, { limit: 3 });
+      else if (op.kind === 'list') await real.adoption.listOrders(caller, { limit: 3 });
+      else if (op.kind === 'patch' || op.kind === 'withdraw') {
+        const petId = idAt(real.petIds, op.pick, 0);
+        const stored = op.ifMatch === 'current' ? await real.stores.pets.findById(petId) : undefined;
+        const ifMatch = op.ifMatch === 'none' ? undefined : op.ifMatch === '*' ? '*' : entityTag(stored?.revision ?? 0);
+        if (op.kind === 'patch') await real.maintenance.patch(caller, petId, op.body, ifMatch);
+        else await real.maintenance.withdraw(caller, petId, ifMatch);
+      }
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
     } finally {
@@ -317,6 +501,20 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('act' as const), action: fc.constantFrom(...ACTIONS), caller: fc.constant(CALLERS.length - 1), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('act' as const), action: fc.constant('cancel' as const), caller: callerArb, pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('get' as const, 'list' as const), caller: callerArb, pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('patch' as const),
+      caller: fc.constant(CALLERS.length - 1),
+      pick: fc.nat(),
+      body: fc.record({ name: fc.constantFrom('Rex', 'Max'), status: fc.constantFrom(...PET_STATUSES) }, { requiredKeys: [] }),
+      ifMatch: fc.constantFrom('none' as const, '*' as const, 'current' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('withdraw' as const), caller: fc.constant(CALLERS.length - 1), pick: fc.nat(), ifMatch: fc.constantFrom('none' as const, '*' as const, 'current' as const) }),
+  },
 );
 const planArb: fc.Arbitrary<FaultPlan> = fc.record({
   at: fc.nat(7),
@@ -341,6 +539,8 @@ const stallingSwaps = (inner: PetRepository) => {
     list: (query) => inner.list(query),
     findHold: (id) => inner.findHold(id),
     countByStatus: () => inner.countByStatus(),
+    update: (id, revision, changes, at) => inner.update(id, revision, changes, at),
+    withdraw: (id, revision) => inner.withdraw(id, revision),
     swapHold: async (id, expected, next) => {
       if (id === stalledPet && expected.status === 'available') {
         reached();
@@ -352,30 +552,61 @@ const stallingSwaps = (inner: PetRepository) => {
   return { pets, stall: (petId: number) => (stalledPet = petId), reachedSwap, release };
 };
 
+/** The stores with every call released by a fast-check scheduler: it picks the interleaving of concurrent requests' store calls. */
+const scheduledStores = (s: fc.Scheduler, stores: AdoptionStores): AdoptionStores => {
+  const { pets, orders } = stores;
+  return {
+    pets: {
+      create: s.scheduleFunction(async (draft: Parameters<PetRepository['create']>[0]) => pets.create(draft)),
+      findById: s.scheduleFunction(async (id: number) => pets.findById(id)),
+      list: s.scheduleFunction(async (query: Parameters<PetRepository['list']>[0]) => pets.list(query)),
+      findHold: s.scheduleFunction(async (id: number) => pets.findHold(id)),
+      swapHold: s.scheduleFunction(async (id: number, expected: PetHold, next: PetHold) => pets.swapHold(id, expected, next)),
+      countByStatus: s.scheduleFunction(async () => pets.countByStatus()),
+      update: s.scheduleFunction(async (...args: Parameters<PetRepository['update']>) => pets.update(...args)),
+      withdraw: s.scheduleFunction(async (id: number, revision: number) => pets.withdraw(id, revision)),
+    },
+    orders: {
+      create: s.scheduleFunction(async (draft: Parameters<OrderRepository['create']>[0]) => orders.create(draft)),
+      findById: s.scheduleFunction(async (id: number) => orders.findById(id)),
+      updateState: s.scheduleFunction(async (...args: Parameters<OrderRepository['updateState']>) => orders.updateState(...args)),
+      list: s.scheduleFunction(async (query: Parameters<OrderRepository['list']>[0]) => orders.list(query)),
+    },
+  };
+};
+
+const raceIfMatchArb = fc.constantFrom('none' as const, '*' as const, 'initial' as const);
+
 export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>, options: ContractOptions = {}): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
-  describe(`adoption flow (docs/rules.md §8): ${name}`, function () {
-    it('property: agrees with a plain model over any sequence of places, approvals, deliveries, cancellations, gets and lists by owners and admins; invariants after every command', () =>
+  describe(`adoption flow (docs/rules.md §8) and pet maintenance (§12): ${name}`, function () {
+    it('property: agrees with a plain model over any sequence of places, approvals, deliveries, cancellations, gets, lists, patches and withdrawals (random callers, random If-Match) by owners and admins; §8 and §12 invariants after every command', () =>
       fc.assert(
         fc.asyncProperty(flowCommandsArb, (commands) =>
           withFixture(make, (stores) => {
             const clock = new ManualClock(T0);
-            const real: FlowReal = { ...stores, clock, adoption: new Adoption(stores.pets, stores.orders, clock) };
+            const real: FlowReal = {
+              ...stores,
+              clock,
+              adoption: new Adoption(stores.pets, stores.orders, clock),
+              maintenance: new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock),
+            };
             return fc.asyncModelRun(() => ({ model: { pets: new Map(), orders: new Map(), lastOrderId: 0 }, real }), commands);
           }),
         ),
         { ...runs },
       ));
 
-    it('property: with a fault (fail, hang, fail or hang after the write) in any store call of any command, the invariants hold at every moment, and the next requests finish what was half done', () =>
+    it('property: with a fault (fail, hang, fail or hang after the write) in any store call of any command (patches and withdrawals included), the invariants hold at every moment, and the next requests finish what was half done', () =>
       fc.assert(
         fc.asyncProperty(faultyCommandsArb, (commands) =>
           withFixture(make, async (stores) => {
             const clock = new ManualClock(T0);
             const faults = new FaultInjector({ hangMs: 1 });
-            const adoption = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock);
-            const real: FaultyReal = { adoption, stores, faults, clock, petIds: [] };
+            const [pets, orders] = [faults.petRepository(stores.pets), faults.orderRepository(stores.orders)];
+            const adoption = new Adoption(pets, orders, clock);
+            const real: FaultyReal = { adoption, maintenance: new PetMaintenance(pets, orders, CATEGORIES, clock), stores, faults, clock, petIds: [] };
             await fc.asyncModelRun(() => ({ model: {}, real }), commands);
             // The next request touching each order (an admin reading it) settles it; then nothing is left half done.
             const healthy = new Adoption(stores.pets, stores.orders, clock);
@@ -387,8 +618,8 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
             }
             // And the flow goes on: every pet can still be ordered, approved, delivered or released.
             for (const petId of real.petIds) {
-              const hold = (await stores.pets.findHold(petId))!;
-              if (hold.status === 'available') expect((await healthy.place(CLIENTS[0]!, { petId })).ok).to.equal(true);
+              const hold = await stores.pets.findHold(petId);
+              if (hold?.status === 'available') expect((await healthy.place(CLIENTS[0]!, { petId })).ok).to.equal(true);
             }
             await checkStoredInvariants(stores);
           }),
@@ -582,6 +813,139 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
             }),
         ),
         { ...runs, numRuns: Math.min(runs.numRuns ?? 50, 50) },
+      ));
+
+    it('a returned adoption (docs/rules.md §12): a sold pet set back to available by PATCH can be ordered and delivered again; only deliveries after the PATCH bind its status', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const adoption = new Adoption(stores.pets, stores.orders, clock);
+        const maintenance = new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock);
+        const petId = (await stores.pets.create({ name: 'Boomerang', categoryId: 1, status: 'available' })).id;
+        const adopt = async (): Promise<Order> => {
+          clock.advance(1);
+          const placed = await adoption.place(CLIENTS[0]!, { petId });
+          if (!placed.ok) throw new Error(placed.error.message);
+          clock.advance(1);
+          expect((await adoption.approve(ADMIN, placed.value.id)).ok).to.equal(true);
+          clock.advance(1);
+          const delivered = await adoption.deliver(ADMIN, placed.value.id);
+          if (!delivered.ok) throw new Error(delivered.error.message);
+          return delivered.value;
+        };
+        const first = await adopt();
+        expect((await stores.pets.findById(petId))?.status).to.equal('sold');
+        clock.advance(1);
+        const returned = await maintenance.patch(ADMIN, petId, { status: 'available' });
+        expect(returned.ok && returned.value).to.deep.include({ status: 'available', statusPatchedAt: timestamp(clock.now()) });
+        const pet = (await stores.pets.findById(petId))!;
+        expect(deliveryBindsStatus(pet, first.updatedAt), 'the delivery before the return binds no more').to.equal(false);
+        await checkVisibleInvariants(adoption, stores.pets);
+        await checkStoredInvariants(stores);
+        const second = await adopt();
+        expect(deliveryBindsStatus((await stores.pets.findById(petId))!, second.updatedAt), 'a delivery after it binds').to.equal(true);
+        expect((await stores.pets.findById(petId))?.status).to.equal('sold');
+        expect((await checkVisibleInvariants(adoption, stores.pets)).map((o) => o.status)).to.deep.equal(['delivered', 'delivered']);
+      }));
+
+    it('a withdrawn pet (docs/rules.md §12): its delivered and cancelled orders stay readable and listed, an order for it is 400 as for no pet, a second DELETE and a PATCH are 404', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const adoption = new Adoption(stores.pets, stores.orders, clock);
+        const maintenance = new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock);
+        const petId = (await stores.pets.create({ name: 'Leaving', categoryId: 1, status: 'available' })).id;
+        const cancelled = await adoption.place(CLIENTS[1]!, { petId });
+        if (!cancelled.ok) throw new Error(cancelled.error.message);
+        expect((await adoption.cancel(CLIENTS[1]!, cancelled.value.id)).ok).to.equal(true);
+        const delivered = await adoption.place(CLIENTS[0]!, { petId });
+        if (!delivered.ok) throw new Error(delivered.error.message);
+        const held = await maintenance.withdraw(ADMIN, petId);
+        expect(!held.ok && held.error).to.deep.include({ code: 'conflict' }).and.property('message').that.includes('reserved');
+        await adoption.approve(ADMIN, delivered.value.id);
+        await adoption.deliver(ADMIN, delivered.value.id);
+        const before = await checkVisibleInvariants(adoption, stores.pets);
+        expect(await maintenance.withdraw(ADMIN, petId)).to.deep.equal({ ok: true, value: undefined });
+        expect(await stores.pets.findById(petId)).to.equal(undefined);
+        for (const order of before) {
+          expect(await adoption.getOrder(ADMIN, order.id)).to.deep.equal({ ok: true, value: order });
+        }
+        expect(await adoption.getOrder(CLIENTS[1]!, cancelled.value.id)).to.deep.nested.include({ 'value.status': 'cancelled' });
+        expect(await checkVisibleInvariants(adoption, stores.pets)).to.deep.equal(before);
+        const listed = await adoption.listOrders(CLIENTS[0]!, { status: 'delivered' });
+        expect(listed.ok && listed.value.items.map((o) => o.id)).to.deep.equal([delivered.value.id]);
+        expect(await adoption.place(CLIENTS[2]!, { petId })).to.deep.equal({ ok: false, error: { code: 'validation_failed', field: 'petId', message: `petId ${petId} names no pet` } });
+        expect(codeOf(await maintenance.withdraw(ADMIN, petId))).to.equal('not_found');
+        expect(codeOf(await maintenance.patch(ADMIN, petId, { name: 'Back' }))).to.equal('not_found');
+        expect(await adoption.inventory()).to.deep.equal({ available: 0, pending: 0, sold: 0 });
+        await checkStoredInvariants(stores);
+      }));
+
+    it('maintenance finishes what an order left half done on the pet first (docs/rules.md §8): a cancel cut short before its pet followed is completed, then the status PATCH applies', () =>
+      withFixture(make, async (stores) => {
+        const clock = new ManualClock(T0);
+        const faults = new FaultInjector({ hangMs: 1 });
+        const adoption = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock);
+        const maintenance = new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock);
+        const petId = (await stores.pets.create({ name: 'Half', categoryId: 1, status: 'available' })).id;
+        const placed = await adoption.place(CLIENTS[0]!, { petId });
+        if (!placed.ok) throw new Error(placed.error.message);
+        faults.use((call) => (call.method === 'swapHold' ? 'fail' : undefined));
+        const cut = await adoption.cancel(CLIENTS[0]!, placed.value.id).catch((error: unknown) => error);
+        expect(cut).to.be.instanceOf(StoreUnavailableError);
+        faults.use(undefined);
+        expect(await stores.pets.findHold(petId), 'the pet still holds the order').to.deep.equal({ status: 'pending', orderId: placed.value.id });
+        clock.advance(1);
+        const patched = await maintenance.patch(ADMIN, petId, { status: 'sold' });
+        expect(patched.ok && patched.value).to.deep.include({ status: 'sold', orderId: null });
+        expect(await adoption.getOrder(ADMIN, placed.value.id)).to.deep.nested.include({ 'value.status': 'cancelled' });
+        await checkStoredInvariants(stores);
+        await checkVisibleInvariants(adoption, stores.pets);
+      }));
+
+    it('property (docs/rules.md §12): of a withdrawal, a status patch and N order placements arriving together for one available pet, in any interleaving of their store calls, the outcomes are those of some serial order of them; the invariants hold after', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.scheduler(),
+          fc.integer({ min: 1, max: 5 }),
+          fc.constantFrom(...PET_STATUSES),
+          raceIfMatchArb,
+          raceIfMatchArb,
+          fc.nat(),
+          fc.nat(),
+          (s, n, status, withdrawIfMatch, patchIfMatch, withdrawAt, patchAt) =>
+            withFixture(make, async (stores) => {
+              const clock = new ManualClock(T0);
+              const pet = await stores.pets.create({ name: 'Raced', categoryId: 1, status: 'available' });
+              const tag = entityTag((await stores.pets.findById(pet.id))!.revision);
+              const raced = scheduledStores(s, stores);
+              const adoption = new Adoption(raced.pets, raced.orders, clock);
+              const maintenance = new PetMaintenance(raced.pets, raced.orders, CATEGORIES, clock);
+              const requests: RaceRequest[] = Array.from({ length: n }, () => ({ kind: 'place' }) as const);
+              requests.splice(withdrawAt % (requests.length + 1), 0, { kind: 'withdraw', ifMatch: withdrawIfMatch });
+              requests.splice(patchAt % (requests.length + 1), 0, { kind: 'patch', status, ifMatch: patchIfMatch });
+              const header = (ifMatch: 'none' | '*' | 'initial') => (ifMatch === 'none' ? undefined : ifMatch === '*' ? '*' : tag);
+              const outcomes = await s.waitFor(
+                Promise.all(
+                  requests.map(async (request, i) => {
+                    const outcome =
+                      request.kind === 'place'
+                        ? await adoption.place(CLIENTS[i % CLIENTS.length]!, { petId: pet.id })
+                        : request.kind === 'withdraw'
+                          ? await maintenance.withdraw(ADMIN, pet.id, header(request.ifMatch))
+                          : await maintenance.patch(ADMIN, pet.id, { status: request.status }, header(request.ifMatch));
+                    return codeOf(outcome);
+                  }),
+                ),
+              );
+              const after = await stores.pets.findById(pet.id);
+              const end = after === undefined ? ({ withdrawn: true } as const) : ({ withdrawn: false, status: after.status } as const);
+              const order = serialOrderOf('available', requests, outcomes, end);
+              expect(order, `${JSON.stringify(requests)} got ${JSON.stringify(outcomes)}, ending ${JSON.stringify(end)}: no serial order gives that`).not.to.equal(undefined);
+              expect(outcomes.filter((o, i) => o === 'ok' && requests[i]!.kind === 'place').length, 'at most one placement succeeds').to.be.at.most(1);
+              await checkStoredInvariants(stores);
+              await checkVisibleInvariants(new Adoption(stores.pets, stores.orders, clock), stores.pets);
+            }),
+        ),
+        { ...runs },
       ));
   });
 };

@@ -22,9 +22,11 @@ import type {
   OrderRepository,
   OrderState,
   Pet,
+  PetChanges,
   PetDraft,
   PetHold,
   PetListQuery,
+  PetRecord,
   PetRepository,
   PetStatus,
   QuotaStore,
@@ -56,7 +58,7 @@ export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderReposito
 export interface PortCall {
   readonly port: FaultyPort;
   readonly method: string;
-  /** True for calls that change the store (`create`, `consume`, `save`, `insert`, `update`, `revoke`, `swapHold`, `updateState`…). */
+  /** True for calls that change the store (`create`, `consume`, `save`, `insert`, `update`, `revoke`, `swapHold`, `updateState`, `withdraw`…). */
   readonly write: boolean;
   /** The call's arguments, as passed (a `decide` function may pick a mode by them). */
   readonly args: readonly unknown[];
@@ -133,7 +135,7 @@ export class FaultInjector {
   petRepository(inner: PetRepository): PetRepository {
     return {
       create: (draft: PetDraft): Promise<Pet> => this.run({ port: 'PetRepository', method: 'create', write: true, args: [draft] }, () => inner.create(draft)),
-      findById: (id: number): Promise<Pet | undefined> =>
+      findById: (id: number): Promise<PetRecord | undefined> =>
         this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       list: (query: PetListQuery): Promise<readonly Pet[]> =>
         this.run({ port: 'PetRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
@@ -144,6 +146,11 @@ export class FaultInjector {
         this.run({ port: 'PetRepository', method: 'swapHold', write: true, args: [id, expected, next] }, () => inner.swapHold(id, expected, next)),
       countByStatus: (): Promise<Readonly<Record<PetStatus, number>>> =>
         this.run({ port: 'PetRepository', method: 'countByStatus', write: false, args: [] }, () => inner.countByStatus()),
+      // Maintenance.
+      update: (id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> =>
+        this.run({ port: 'PetRepository', method: 'update', write: true, args: [id, revision, changes, at] }, () => inner.update(id, revision, changes, at)),
+      withdraw: (id: number, revision: number): Promise<boolean> =>
+        this.run({ port: 'PetRepository', method: 'withdraw', write: true, args: [id, revision] }, () => inner.withdraw(id, revision)),
     };
   }
 

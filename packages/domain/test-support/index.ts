@@ -13,3 +13,4 @@ export type { FaultMode, FaultyPort, PortCall, InjectedCall, FaultInjectorOption
 export { orderRepositoryContract } from './order-repository.contract.js';
 export { adoptionContract, checkStoredInvariants, checkVisibleInvariants, type AdoptionStores } from './adoption.contract.js';
 export { idempotencyStoreContract } from './idempotency-store.contract.js';
+export { serialOrderOf, type RaceRequest } from './serial-race.js';

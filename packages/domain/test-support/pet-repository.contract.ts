@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Pet, PetDraft, PetHold, PetRepository, PetStatus } from '../src/index.js';
+import type { Pet, PetChanges, PetDraft, PetHold, PetRecord, PetRepository, PetStatus } from '../src/index.js';
 import { PET_STATUSES, PetCatalog } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
@@ -8,20 +8,44 @@ import { petDraftArb } from './arbitraries.js';
 
 interface ModelPet {
   readonly id: number;
-  readonly name: string;
-  readonly categoryId: number;
+  name: string;
+  categoryId: number;
   status: PetStatus;
   orderId: number | null;
+  statusPatchedAt: string | null;
+  withdrawn: boolean;
+  /** Every revision seen so far for this pet, in order (the last one is current unless `changed`). */
+  readonly revisions: number[];
+  /** Whether the pet changed since its revision was last seen: the next one seen must be new. */
+  changed: boolean;
 }
 interface Model {
   readonly pets: ModelPet[];
 }
 
 const asPet = (p: Pet): Pet => ({ id: p.id, name: p.name, categoryId: p.categoryId, status: p.status });
+const listed = (model: Model): ModelPet[] => model.pets.filter((p) => !p.withdrawn);
 
-const expectedList = (pets: readonly Pet[], status: PetStatus | undefined, categoryId: number | undefined, afterId: number, limit: number): Pet[] =>
+/**
+ * The revision rule (docs/rules.md §12): a pet's revision changes whenever the pet changes (then to
+ * one it never had), and only then. Checks what the store shows against what the model knows, and
+ * records it.
+ */
+const observeRevision = (pet: ModelPet, revision: number): void => {
+  const last = pet.revisions[pet.revisions.length - 1];
+  if (last !== undefined && !pet.changed) expect(revision, `pet ${pet.id}: unchanged, same revision`).to.equal(last);
+  if (pet.changed) expect(pet.revisions, `pet ${pet.id}: changed, a revision it never had`).not.to.include(revision);
+  if (last !== revision) pet.revisions.push(revision);
+  pet.changed = false;
+};
+
+/** The stored record the model expects (revision aside). */
+const expectedRecord = (pet: ModelPet) => ({ ...asPet(pet), orderId: pet.orderId, statusPatchedAt: pet.statusPatchedAt });
+const withoutRevision = ({ revision: _revision, ...rest }: PetRecord) => rest;
+
+const expectedList = (pets: readonly ModelPet[], status: PetStatus | undefined, categoryId: number | undefined, afterId: number, limit: number): Pet[] =>
   pets
-    .filter((p) => (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId) && p.id > afterId)
+    .filter((p) => !p.withdrawn && (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId) && p.id > afterId)
     .slice(0, limit)
     .map(asPet);
 
@@ -35,6 +59,31 @@ const holdArb: fc.Arbitrary<PetHold> = fc.record({
   status: fc.constantFrom(...PET_STATUSES),
   orderId: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
 });
+const changesArb: fc.Arbitrary<PetChanges> = fc.record(
+  { name: fc.constantFrom('a', 'B b', 'Renamed'), categoryId: fc.integer({ min: 1, max: 3 }), status: fc.constantFrom(...PET_STATUSES) },
+  { requiredKeys: [] },
+);
+/** Which revision a conditional write names: the current one, one the pet had before, or one it never had. */
+type RevisionChoice = 'current' | 'stale' | 'unknown';
+const revisionChoiceArb = fc.constantFrom<RevisionChoice>('current', 'current', 'stale', 'unknown');
+
+/** The pet a command aims at: an existing one by position, `offset` past it to miss on purpose. */
+const target = (model: Model, pick: number, offset: number): { id: number; pet: ModelPet | undefined } => {
+  const chosen = model.pets.length === 0 ? undefined : model.pets[pick % model.pets.length];
+  const id = (chosen?.id ?? 1) + offset;
+  return { id, pet: model.pets.find((p) => p.id === id) };
+};
+
+/** The revision a conditional write sends, read from the store for `current` (and checked against the model). */
+const revisionFor = async (repo: PetRepository, id: number, pet: ModelPet | undefined, choice: RevisionChoice): Promise<{ revision: number; current: boolean }> => {
+  const record = await repo.findById(id);
+  if (record !== undefined && pet !== undefined) observeRevision(pet, record.revision);
+  const known = pet?.revisions ?? [];
+  if (choice === 'current' && record !== undefined) return { revision: record.revision, current: true };
+  if (choice === 'stale' && known.length > 1) return { revision: known[known.length - 2]!, current: false };
+  // A revision the pet never had (and so not its current one).
+  return { revision: Math.max(0, ...known) + 1000, current: false };
+};
 
 class CreateCommand implements fc.AsyncCommand<Model, PetRepository> {
   constructor(readonly draft: PetDraft) {}
@@ -46,7 +95,7 @@ class CreateCommand implements fc.AsyncCommand<Model, PetRepository> {
     const last = model.pets[model.pets.length - 1];
     expect(pet.id).to.be.a('number').and.to.be.greaterThan(last?.id ?? 0);
     expect({ ...pet }).to.deep.equal({ id: pet.id, ...this.draft });
-    model.pets.push({ id: pet.id, ...this.draft, orderId: null });
+    model.pets.push({ id: pet.id, ...this.draft, orderId: null, statusPatchedAt: null, withdrawn: false, revisions: [], changed: false });
   }
   toString(): string {
     return `create(${JSON.stringify(this.draft)})`;
@@ -60,11 +109,11 @@ class FindCommand implements fc.AsyncCommand<Model, PetRepository> {
     return true;
   }
   async run(model: Model, repo: PetRepository): Promise<void> {
-    const target = model.pets.length === 0 ? undefined : model.pets[this.pick % model.pets.length];
-    const id = (target?.id ?? 1) + this.offset;
-    const expected = model.pets.find((p) => p.id === id);
+    const { id, pet } = target(model, this.pick, this.offset);
+    const expected = pet === undefined || pet.withdrawn ? undefined : pet;
     const found = await repo.findById(id);
-    expect(found === undefined ? undefined : { ...found }).to.deep.equal(expected === undefined ? undefined : asPet(expected));
+    expect(found === undefined ? undefined : withoutRevision(found)).to.deep.equal(expected === undefined ? undefined : expectedRecord(expected));
+    if (found !== undefined && expected !== undefined) observeRevision(expected, found.revision);
     const hold = await repo.findHold(id);
     expect(hold === undefined ? undefined : { ...hold }).to.deep.equal(expected === undefined ? undefined : { status: expected.status, orderId: expected.orderId });
   }
@@ -101,15 +150,14 @@ class SwapHoldCommand implements fc.AsyncCommand<Model, PetRepository> {
     return true;
   }
   async run(model: Model, repo: PetRepository): Promise<void> {
-    const target = model.pets.length === 0 ? undefined : model.pets[this.pick % model.pets.length];
-    const id = (target?.id ?? 1) + this.offset;
-    const pet = model.pets.find((p) => p.id === id);
+    const { id, pet } = target(model, this.pick, this.offset);
     const expected = this.current && pet !== undefined ? { status: pet.status, orderId: pet.orderId } : this.expected;
-    const wins = pet !== undefined && pet.status === expected.status && pet.orderId === expected.orderId;
+    const wins = pet !== undefined && !pet.withdrawn && pet.status === expected.status && pet.orderId === expected.orderId;
     expect(await repo.swapHold(id, expected, this.next)).to.equal(wins);
     if (wins) {
       pet.status = this.next.status;
       pet.orderId = this.next.orderId;
+      pet.changed = true;
     }
   }
   toString(): string {
@@ -122,11 +170,65 @@ class CountCommand implements fc.AsyncCommand<Model, PetRepository> {
     return true;
   }
   async run(model: Model, repo: PetRepository): Promise<void> {
-    const expected = Object.fromEntries(PET_STATUSES.map((st) => [st, model.pets.filter((p) => p.status === st).length]));
+    const expected = Object.fromEntries(PET_STATUSES.map((st) => [st, listed(model).filter((p) => p.status === st).length]));
     expect({ ...(await repo.countByStatus()) }).to.deep.equal(expected);
   }
   toString(): string {
     return 'countByStatus()';
+  }
+}
+
+class UpdateCommand implements fc.AsyncCommand<Model, PetRepository> {
+  constructor(readonly pick: number, readonly offset: number, readonly choice: RevisionChoice, readonly changes: PetChanges, readonly tick: number) {}
+  check(): boolean {
+    return true;
+  }
+  async run(model: Model, repo: PetRepository): Promise<void> {
+    const { id, pet } = target(model, this.pick, this.offset);
+    // The port takes only real changes (fields that differ): those of the generated ones.
+    const changes: PetChanges =
+      pet === undefined
+        ? this.changes
+        : {
+            ...(this.changes.name !== undefined && this.changes.name !== pet.name ? { name: this.changes.name } : {}),
+            ...(this.changes.categoryId !== undefined && this.changes.categoryId !== pet.categoryId ? { categoryId: this.changes.categoryId } : {}),
+            ...(this.changes.status !== undefined && this.changes.status !== pet.status ? { status: this.changes.status } : {}),
+          };
+    if (Object.keys(changes).length === 0) return;
+    const { revision, current } = await revisionFor(repo, id, pet, this.choice);
+    const at = new Date(Date.UTC(2027, 0, 1) + this.tick).toISOString();
+    const wins = pet !== undefined && !pet.withdrawn && current && (changes.status === undefined || pet.orderId === null);
+    const updated = await repo.update(id, revision, changes, at);
+    if (!wins) return void expect(updated, 'a refused update answers undefined').to.equal(undefined);
+    if (changes.name !== undefined) pet.name = changes.name;
+    if (changes.categoryId !== undefined) pet.categoryId = changes.categoryId;
+    if (changes.status !== undefined) {
+      pet.status = changes.status;
+      pet.statusPatchedAt = at;
+    }
+    pet.changed = true;
+    expect(updated === undefined ? undefined : withoutRevision(updated), 'update answers the pet after it').to.deep.equal(expectedRecord(pet));
+    observeRevision(pet, updated!.revision);
+  }
+  toString(): string {
+    return `update(pick=${this.pick}, offset=${this.offset}, ${this.choice} revision, ${JSON.stringify(this.changes)})`;
+  }
+}
+
+class WithdrawCommand implements fc.AsyncCommand<Model, PetRepository> {
+  constructor(readonly pick: number, readonly offset: number, readonly choice: RevisionChoice) {}
+  check(): boolean {
+    return true;
+  }
+  async run(model: Model, repo: PetRepository): Promise<void> {
+    const { id, pet } = target(model, this.pick, this.offset);
+    const { revision, current } = await revisionFor(repo, id, pet, this.choice);
+    const wins = pet !== undefined && !pet.withdrawn && current && pet.orderId === null;
+    expect(await repo.withdraw(id, revision)).to.equal(wins);
+    if (wins) pet.withdrawn = true;
+  }
+  toString(): string {
+    return `withdraw(pick=${this.pick}, offset=${this.offset}, ${this.choice} revision)`;
   }
 }
 
@@ -141,6 +243,10 @@ const commandsArb = fc.commands(
       .tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), fc.boolean(), holdArb, holdArb)
       .map(([pick, offset, current, expected, next]) => new SwapHoldCommand(pick, offset, current, expected, next)),
     fc.constant(new CountCommand()),
+    fc
+      .tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), revisionChoiceArb, changesArb, fc.nat(1_000_000))
+      .map(([pick, offset, choice, changes, tick]) => new UpdateCommand(pick, offset, choice, changes, tick)),
+    fc.tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), revisionChoiceArb).map(([pick, offset, choice]) => new WithdrawCommand(pick, offset, choice)),
   ],
   { maxCommands: 50 },
 );
@@ -169,7 +275,11 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         expect(created[0]!.id).to.be.greaterThan(0);
         expect(created[1]!.id).to.be.greaterThan(created[0]!.id);
         expect(created[2]!.id).to.be.greaterThan(created[1]!.id);
-        for (const pet of created) expect({ ...(await repo.findById(pet.id)) }).to.deep.equal({ ...pet });
+        for (const pet of created) {
+          const found = (await repo.findById(pet.id))!;
+          expect(withoutRevision(found), 'a new pet: no hold, never patched').to.deep.equal({ ...pet, orderId: null, statusPatchedAt: null });
+          expect(found.revision).to.be.a('number');
+        }
       }));
 
     it('finds nothing for an id it never assigned', () =>
@@ -232,7 +342,7 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         expect(await repo.swapHold(a.id, { status: 'pending', orderId: null }, { status: 'sold', orderId: null })).to.equal(false);
         expect(await repo.swapHold(a.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 1 })).to.equal(true);
         expect({ ...(await repo.findHold(a.id)) }).to.deep.equal({ status: 'pending', orderId: 1 });
-        expect({ ...(await repo.findById(a.id)) }).to.deep.equal({ id: a.id, name: 'a', categoryId: 5, status: 'pending' });
+        expect(withoutRevision((await repo.findById(a.id))!)).to.deep.equal({ id: a.id, name: 'a', categoryId: 5, status: 'pending', orderId: 1, statusPatchedAt: null });
         expect((await repo.list({ status: 'pending', afterId: 0, limit: 10 })).map((p) => p.id)).to.deep.equal([a.id]);
         expect((await repo.list({ status: 'available', categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.id)).to.deep.equal([b.id]);
         expect((await repo.list({ status: 'pending', categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.status)).to.deep.equal(['pending']);
@@ -254,7 +364,133 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         expect({ ...(await repo.countByStatus()) }).to.deep.equal({ available: 0, pending: 1, sold: 0 });
       }));
 
-    it('property: agrees with a plain array model over any sequence of creates, finds, lists, swaps and counts', () =>
+    it('revisions (docs/rules.md §12): a successful swapHold moves the pet to a revision it never had; a refused one changes nothing', () =>
+      withFixture(make, async (repo) => {
+        const pet = await repo.create({ name: 'r', categoryId: 1, status: 'available' });
+        const seen = [(await repo.findById(pet.id))!.revision];
+        expect(await repo.swapHold(pet.id, { status: 'pending', orderId: 1 }, { status: 'available', orderId: null })).to.equal(false);
+        expect((await repo.findById(pet.id))!.revision, 'a refused swap').to.equal(seen[0]);
+        const free = { status: 'available', orderId: null } as const;
+        for (const [from, to] of [
+          [free, { status: 'pending', orderId: 1 }],
+          [{ status: 'pending', orderId: 1 }, free],
+          [free, { status: 'pending', orderId: 2 }],
+        ] as const) {
+          expect(await repo.swapHold(pet.id, from, to)).to.equal(true);
+          const revision = (await repo.findById(pet.id))!.revision;
+          expect(seen, 'a new revision after each swap').not.to.include(revision);
+          seen.push(revision);
+        }
+      }));
+
+    it('update (docs/rules.md §12) applies only at the given revision, answers the pet after it with a new revision, and lists, indexes and counts follow at once', () =>
+      withFixture(make, async (repo) => {
+        const a = await repo.create({ name: 'a', categoryId: 1, status: 'available' });
+        const b = await repo.create({ name: 'b', categoryId: 1, status: 'sold' });
+        const r0 = (await repo.findById(a.id))!.revision;
+        const at = '2027-01-01T00:00:01.000Z';
+        expect(await repo.update(a.id, r0 + 1, { name: 'stale' }, at), 'another revision').to.equal(undefined);
+        expect(await repo.update(b.id + 1, 0, { name: 'nobody' }, at), 'no such pet').to.equal(undefined);
+        const renamed = (await repo.update(a.id, r0, { name: 'A', categoryId: 2 }, at))!;
+        expect(withoutRevision(renamed)).to.deep.equal({ id: a.id, name: 'A', categoryId: 2, status: 'available', orderId: null, statusPatchedAt: null });
+        expect(renamed.revision).not.to.equal(r0);
+        expect(await repo.update(a.id, r0, { name: 'again' }, at), 'the revision it was at is gone').to.equal(undefined);
+        expect({ ...(await repo.findById(a.id)) }).to.deep.equal({ ...renamed });
+        const r1 = renamed.revision;
+        const sold = (await repo.update(a.id, r1, { status: 'sold' }, at))!;
+        expect(sold.statusPatchedAt, 'a status change records when').to.equal(at);
+        expect(sold.revision).not.to.be.oneOf([r0, r1]);
+        const later = '2027-01-01T00:00:02.000Z';
+        const named = (await repo.update(a.id, sold.revision, { name: 'Alpha' }, later))!;
+        expect(named.statusPatchedAt, 'a change without status keeps it').to.equal(at);
+        const ids = (rows: readonly Pet[]) => rows.map((p) => p.id);
+        expect(ids(await repo.list({ categoryId: 2, afterId: 0, limit: 10 }))).to.deep.equal([a.id]);
+        expect(ids(await repo.list({ categoryId: 1, afterId: 0, limit: 10 }))).to.deep.equal([b.id]);
+        expect(ids(await repo.list({ status: 'sold', afterId: 0, limit: 10 }))).to.deep.equal([a.id, b.id]);
+        expect(ids(await repo.list({ status: 'sold', categoryId: 2, afterId: 0, limit: 10 }))).to.deep.equal([a.id]);
+        expect(await repo.list({ status: 'available', afterId: 0, limit: 10 })).to.have.length(0);
+        expect((await repo.list({ afterId: 0, limit: 10 })).map(asPet)).to.deep.equal([
+          { id: a.id, name: 'Alpha', categoryId: 2, status: 'sold' },
+          { id: b.id, name: 'b', categoryId: 1, status: 'sold' },
+        ]);
+        expect({ ...(await repo.countByStatus()) }).to.deep.equal({ available: 0, pending: 0, sold: 2 });
+      }));
+
+    it('update refuses a status change while the pet is held, and makes any other change while it is', () =>
+      withFixture(make, async (repo) => {
+        const pet = await repo.create({ name: 'held', categoryId: 1, status: 'available' });
+        expect(await repo.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 4 })).to.equal(true);
+        const { revision } = (await repo.findById(pet.id))!;
+        expect(await repo.update(pet.id, revision, { status: 'available' }, '2027-01-01T00:00:00.000Z')).to.equal(undefined);
+        expect(await repo.update(pet.id, revision, { name: 'still held', status: 'sold' }, '2027-01-01T00:00:00.000Z'), 'nothing of it').to.equal(undefined);
+        expect((await repo.findById(pet.id))!.name).to.equal('held');
+        const renamed = (await repo.update(pet.id, revision, { name: 'still held' }, '2027-01-01T00:00:00.000Z'))!;
+        expect(withoutRevision(renamed)).to.deep.equal({ id: pet.id, name: 'still held', categoryId: 1, status: 'pending', orderId: 4, statusPatchedAt: null });
+      }));
+
+    it('withdraw (docs/rules.md §12): only at the given revision and while not held; then the pet is gone from every read, list, count and write, and its id is never given again', () =>
+      withFixture(make, async (repo) => {
+        const pets: Pet[] = [];
+        for (let i = 0; i < 9; i++) pets.push(await repo.create({ name: `p${i}`, categoryId: 1 + (i % 2), status: PET_STATUSES[i % 3]! }));
+        const [held, gone] = [pets[0]!, pets[3]!];
+        expect(await repo.swapHold(held.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 8 })).to.equal(true);
+        const heldAt = (await repo.findById(held.id))!.revision;
+        expect(await repo.withdraw(held.id, heldAt), 'held').to.equal(false);
+        const goneAt = (await repo.findById(gone.id))!.revision;
+        expect(await repo.withdraw(gone.id, goneAt + 1), 'another revision').to.equal(false);
+        expect(await repo.withdraw(pets[8]!.id + 1, 0), 'no such pet').to.equal(false);
+        expect(await repo.findById(gone.id), 'still there after the refusals').not.to.equal(undefined);
+        expect(await repo.withdraw(gone.id, goneAt)).to.equal(true);
+        expect(await repo.findById(gone.id)).to.equal(undefined);
+        expect(await repo.findHold(gone.id)).to.equal(undefined);
+        expect(await repo.withdraw(gone.id, goneAt), 'twice').to.equal(false);
+        expect(await repo.swapHold(gone.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 }), 'a placement after it').to.equal(false);
+        expect(await repo.update(gone.id, goneAt, { name: 'back' }, '2027-01-01T00:00:00.000Z')).to.equal(undefined);
+        const rest = pets.filter((p) => p.id !== gone.id).map(asPet);
+        const status = (p: Pet) => (p.id === held.id ? 'pending' : p.status);
+        const ids = (rows: readonly Pet[]) => rows.map((p) => p.id);
+        expect(ids(await repo.list({ afterId: 0, limit: 100 }))).to.deep.equal(ids(rest));
+        for (const s of PET_STATUSES) {
+          expect(ids(await repo.list({ status: s, afterId: 0, limit: 100 }))).to.deep.equal(ids(rest.filter((p) => status(p) === s)));
+          for (const c of [1, 2]) {
+            expect(ids(await repo.list({ status: s, categoryId: c, afterId: 0, limit: 100 }))).to.deep.equal(ids(rest.filter((p) => status(p) === s && p.categoryId === c)));
+          }
+        }
+        expect(ids(await repo.list({ categoryId: gone.categoryId, afterId: 0, limit: 100 }))).to.deep.equal(ids(rest.filter((p) => p.categoryId === gone.categoryId)));
+        // A page still holds exactly `limit` rows when more exist: the withdrawn pet is not a hole in it.
+        expect(ids(await repo.list({ afterId: pets[1]!.id, limit: 3 }))).to.deep.equal([pets[2]!.id, pets[4]!.id, pets[5]!.id]);
+        const counts = { available: 0, pending: 0, sold: 0 };
+        for (const p of rest) counts[status(p)]++;
+        expect({ ...(await repo.countByStatus()) }).to.deep.equal(counts);
+        // Ids are never reused, also when the withdrawn pet had the highest one.
+        const last = pets[8]!;
+        expect(await repo.withdraw(last.id, (await repo.findById(last.id))!.revision)).to.equal(true);
+        expect((await repo.create({ name: 'next', categoryId: 1, status: 'available' })).id).to.be.greaterThan(last.id);
+      }));
+
+    it('concurrent conditional writes on one pet: of those at one revision (updates, a withdrawal) at most one wins, of the placements at most one, and never a placement with a withdrawal or a status change', () =>
+      withFixture(make, async (repo) => {
+        for (let round = 0; round < 6; round++) {
+          const pet = await repo.create({ name: `contested ${round}`, categoryId: 1, status: 'available' });
+          const { revision } = (await repo.findById(pet.id))!;
+          const at = '2027-01-01T00:00:00.000Z';
+          const updates = Array.from({ length: 4 }, (_, i) => repo.update(pet.id, revision, i % 2 === round % 2 ? { name: `n${i}` } : { status: 'sold' }, at));
+          const swaps = Array.from({ length: 4 }, (_, i) => repo.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: i + 1 }));
+          const withdrawal = repo.withdraw(pet.id, revision);
+          const updated = (await Promise.all(updates)).filter((r) => r !== undefined);
+          const swapped = (await Promise.all(swaps)).filter((r) => r);
+          const withdrawn = await withdrawal;
+          expect(updated.length + (withdrawn ? 1 : 0), `round ${round}: writes at the revision that won`).to.be.at.most(1);
+          expect(swapped.length, `round ${round}: placements that won`).to.be.at.most(1);
+          expect(updated.length + swapped.length + (withdrawn ? 1 : 0), `round ${round}: something won`).to.be.at.least(1);
+          if (withdrawn || updated[0]?.status === 'sold') expect(swapped, `round ${round}: a placement with a withdrawal or a status change`).to.have.length(0);
+          const after = await repo.findById(pet.id);
+          if (withdrawn) expect(after).to.equal(undefined);
+          else if (swapped.length === 1) expect(after?.status).to.equal('pending');
+        }
+      }));
+
+    it('property: agrees with a plain array model over any sequence of creates, finds, lists, swaps, updates, withdrawals and counts; revisions change exactly when a pet does', () =>
       fc.assert(
         fc.asyncProperty(commandsArb, (commands) =>
           withFixture(make, (repo) => fc.asyncModelRun(() => ({ model: { pets: [] }, real: repo }), commands)),
@@ -296,6 +532,55 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
               const all = await repo.list({ afterId: 0, limit: 10_000 });
               const matching = all.filter((p) => (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId));
               expect(visited.map((p) => p.id)).to.deep.equal(matching.map((p) => p.id));
+            }),
+        ),
+        { ...runs },
+      ));
+
+    it('property: walking the next-page cursors while other clients withdraw pets (and create some) shows no pet after its withdrawal, and every pet that remains exactly once, in order, in full pages (docs/rules.md §2, §12)', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.array(fewCategoriesDraftArb, { minLength: 1, maxLength: 60 }),
+          fc.integer({ min: 1, max: 12 }),
+          statusOrAll,
+          categoryOrAll,
+          // Between pages: pets withdrawn (by position among all pets, ahead of the walk or behind it) and pets created.
+          fc.array(fc.record({ withdraw: fc.array(fc.nat(), { maxLength: 4 }), create: fc.array(fewCategoriesDraftArb, { maxLength: 2 }) }), { maxLength: 30 }),
+          (seed, limit, status, categoryId, between) =>
+            withFixture(make, async (repo) => {
+              const ids: number[] = [];
+              for (const draft of seed) ids.push((await repo.create(draft)).id);
+              const catalog = new PetCatalog(repo, NO_CATEGORIES, new ManualClock());
+              const filters = { status, categoryId: categoryId === undefined ? undefined : String(categoryId) };
+              const withdrawn = new Set<number>();
+              const visited: number[] = [];
+              let cursor: string | undefined;
+              for (let page = 0; ; page++) {
+                const result = await catalog.listPets(cursor === undefined ? { limit, ...filters } : { limit, ...filters, cursor });
+                if (!result.ok) throw new Error(`page ${page} failed: ${result.error.message}`);
+                const { items, nextCursor } = result.value;
+                for (const pet of items) expect(withdrawn.has(pet.id), `pet ${pet.id} on page ${page}, withdrawn before it`).to.equal(false);
+                if (nextCursor !== undefined) expect(items, 'a page with a next one is full').to.have.length(limit);
+                else expect(items.length).to.be.at.most(limit);
+                visited.push(...items.map((p) => p.id));
+                if (nextCursor === undefined) break;
+                cursor = nextCursor;
+                const { withdraw = [], create = [] } = between[page] ?? {};
+                await Promise.all(
+                  withdraw.map(async (pick) => {
+                    const id = ids[pick % ids.length]!;
+                    const pet = await repo.findById(id);
+                    if (pet !== undefined && (await repo.withdraw(id, pet.revision))) withdrawn.add(id);
+                  }),
+                );
+                for (const draft of create) ids.push((await repo.create(draft)).id);
+              }
+              expect(visited, 'ascending, each once').to.deep.equal([...new Set(visited)].sort((a, b) => a - b));
+              const remaining = (await repo.list({ afterId: 0, limit: 10_000 }))
+                .filter((p) => (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId))
+                .map((p) => p.id);
+              for (const id of remaining) expect(withdrawn.has(id), `pet ${id} was withdrawn but is listed`).to.equal(false);
+              expect(visited.filter((id) => !withdrawn.has(id)), 'every pet that remains, once').to.deep.equal(remaining);
             }),
         ),
         { ...runs },

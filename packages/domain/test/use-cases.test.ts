@@ -11,6 +11,7 @@ import type {
   NewCategory,
   Pet,
   PetHold,
+  PetRecord,
   PetListQuery,
   PetRepository,
   PetStatus,
@@ -42,8 +43,9 @@ class ArrayRepository implements PetRepository {
     this.pets.push(pet);
     return pet;
   }
-  async findById(id: number): Promise<Pet | undefined> {
-    return this.pets.find((p) => p.id === id);
+  async findById(id: number): Promise<PetRecord | undefined> {
+    const pet = this.pets.find((p) => p.id === id);
+    return pet && { ...pet, revision: 0, orderId: null, statusPatchedAt: null };
   }
   async list(q: PetListQuery): Promise<readonly Pet[]> {
     this.lastQuery = q;
@@ -56,6 +58,12 @@ class ArrayRepository implements PetRepository {
     return pet && { status: pet.status, orderId: null };
   }
   async swapHold(): Promise<boolean> {
+    return false;
+  }
+  async update(): Promise<PetRecord | undefined> {
+    return undefined;
+  }
+  async withdraw(): Promise<boolean> {
     return false;
   }
   async countByStatus(): Promise<Record<PetStatus, number>> {
@@ -113,7 +121,7 @@ describe('PetCatalog use cases', () => {
 
   it('getPet parses the path id strictly and tells not_found from validation_failed', async () => {
     const { catalog } = await setup(2);
-    expect(await catalog.getPet('2')).to.deep.equal({ ok: true, value: { id: 2, name: 'p1', categoryId: 1, status: 'sold' } });
+    expect(await catalog.getPet('2')).to.deep.equal({ ok: true, value: { id: 2, name: 'p1', categoryId: 1, status: 'sold', revision: 0, orderId: null, statusPatchedAt: null } });
     for (const id of ['abc', '0', '-1', '1.5', '007', '', ' 1', '1 ', '+1', '1e3', '0x1', '9223372036854775808', '99999999999999999999']) {
       const r = await catalog.getPet(id);
       expect(!r.ok && r.error.code, JSON.stringify(id)).to.equal('validation_failed');

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, type StorePorts } from '@petstore/domain';
+import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, type StorePorts } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
 import { TOKENS } from '../tokens.js';
 import { boundedPorts, withDeadline } from '../deadline.js';
@@ -67,6 +67,11 @@ export const coreModule = new ContainerModule(({ bind }) => {
       [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Metrics],
     )
     .inSingletonScope();
+  // Pet maintenance (docs/rules.md §12). The photos of a withdrawn pet go with it (§13): the photo
+  // store's removal is the fifth argument (`afterWithdrawal`) once photos are wired in.
+  bind(TOKENS.PetMaintenance)
+    .toResolvedValue((ports, clock) => new PetMaintenance(ports.pets, ports.orders, ports.categories, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .inSingletonScope();
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
     .inSingletonScope();
@@ -81,12 +86,13 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics) =>
+      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics, maintenance) =>
         createHttpApp(
           {
             catalog,
             categories,
             adoption,
+            maintenance,
             authenticator,
             admission,
             keyAdmin,
@@ -110,6 +116,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.KeyAdmin,
         TOKENS.IdempotentRequests,
         TOKENS.Metrics,
+        TOKENS.PetMaintenance,
       ],
     )
     .inSingletonScope();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, KeyAdmin, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
+import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, type ApiKeyRecord } from '@petstore/domain';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { SystemRandom } from '../../src/system-random.js';
@@ -139,10 +139,12 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     const clock = new SystemClock();
     const categories = new CategoryRepositoryInMemory();
     const pets = new PetRepositoryInMemory();
+    const orders = new OrderRepositoryInMemory();
     const app = createHttpApp({
       catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
-      adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
+      adoption: new Adoption(pets, orders, clock),
+      maintenance: new PetMaintenance(pets, orders, categories, clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
       keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, KeyAdmin, PetCatalog, type ApiKeyRecord } from '@petstore/domain';
+import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, type ApiKeyRecord } from '@petstore/domain';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { SystemRandom } from '../../src/system-random.js';
@@ -98,6 +98,7 @@ describe('hardening: log levels (a client fault is info or warn, never error)', 
       catalog: new PetCatalog(pets, categories, clock),
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
+      maintenance: new PetMaintenance(pets, new OrderRepositoryInMemory(), categories, clock),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock),
       keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),

@@ -7,7 +7,7 @@ export type CorsOrigins = readonly string[] | '*';
 /**
  * Every response header of the contract a client reads: the rate-limit fields, `Retry-After`,
  * `Link` (pages, successor), `Location`, the request id, the deprecation fields, the idempotent
- * replay flag, and the `Allow` and `WWW-Authenticate` that come with a 405 or a 401.
+ * replay flag, a pet's `ETag` (docs/rules.md §12), and the `Allow` and `WWW-Authenticate` that come with a 405 or a 401.
  */
 export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
@@ -22,12 +22,13 @@ export const CORS_EXPOSED_HEADERS = [
   'Deprecation',
   'Sunset',
   'Idempotent-Replayed',
+  'ETag',
   'Allow',
   'WWW-Authenticate',
 ] as const;
 
-/** The request headers a browser may send beyond the CORS-safelisted ones. */
-const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'] as const;
+/** The request headers a browser may send beyond the CORS-safelisted ones (the conditional ones of docs/rules.md §12, §13 included). */
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-Match', 'If-None-Match'] as const;
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
 /** How long a browser may cache a preflight's answer (seconds). */
 const CORS_MAX_AGE_SECONDS = 600;

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import {
   Admission,
   Adoption,
+  PetMaintenance,
   apiKeyRecord,
   Authenticator,
   CategoryCatalog,
@@ -27,7 +28,7 @@ import {
 } from '@petstore/domain';
 import { ManualClock, SeededRandom } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
-import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type RunningServer } from '../../src/index.js';
+import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type HttpMetrics, type RunningServer } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
 export const T0 = Date.UTC(2027, 0, 1);
@@ -85,10 +86,14 @@ export interface TestServerOptions {
   readonly categories?: number;
   /** Replaces the in-memory order repository. */
   readonly orders?: OrderRepository;
+  /** Told of each withdrawn pet (docs/rules.md §12: its photos go with it); nothing by default. */
+  readonly afterWithdrawal?: (petId: number) => Promise<void>;
   /** Wraps the in-memory idempotency store the app uses (e.g. to inject faults); `idempotencyStore` stays the inner one. */
   readonly wrapIdempotencyStore?: (inner: IdempotencyStore) => IdempotencyStore;
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
+  /** Where requests are counted (route templates…); nothing counted when absent. */
+  readonly metrics?: HttpMetrics;
   readonly corsOrigins?: CorsOrigins;
 }
 
@@ -261,17 +266,20 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   }
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
   const idempotencyStore = new IdempotencyStoreInMemory();
+  const orders = options.orders ?? new OrderRepositoryInMemory();
   const app = createHttpApp(
     {
       catalog: new PetCatalog(repository, categoryRepository, clock),
       categories: new CategoryCatalog(categoryRepository),
-      adoption: new Adoption(repository, options.orders ?? new OrderRepositoryInMemory(), clock),
+      adoption: new Adoption(repository, orders, clock),
+      maintenance: new PetMaintenance(repository, orders, categoryRepository, clock, options.afterWithdrawal),
       authenticator: new Authenticator(keys),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
       keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
       idempotency: new IdempotentRequests(options.wrapIdempotencyStore?.(idempotencyStore) ?? idempotencyStore, clock),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     },
     {
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),

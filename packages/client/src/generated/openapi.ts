@@ -41,10 +41,18 @@ export interface paths {
         get: operations["getPet"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Withdraw an animal (admin)
+         * @description Withdraws the animal: from then on `GET` answers 404, lists and the inventory leave it out, an order for it gets 400 as for an id that names no animal, and `PATCH` and `DELETE` answer 404. Orders already delivered or cancelled for it stay readable. Its photos go with it. Its id is never given again. An animal reserved by an open order cannot be withdrawn (409). `If-Match` as for `PATCH`. Beta (`x-stability: beta`): this operation may still change within v1. Needs an admin key; a client key gets 403 whatever the id.
+         */
+        delete: operations["deletePet"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Correct an animal (admin)
+         * @description Changes any of `name`, `categoryId` and `status`, and answers the animal after the change with its new revision as `ETag`. `name` and `categoryId` may change in any status; `status` only while no open order reserves the animal (409 otherwise). Setting a `sold` animal back to `available` records a returned adoption: it can be ordered again. A change that changes nothing answers 200 and keeps the revision. With `If-Match` (the `ETag` of your last read) the change is made only if nobody changed the animal since (412 otherwise); without it, the last write wins. Beta (`x-stability: beta`): this operation may still change within v1. Needs an admin key; a client key gets 403 whatever the id.
+         */
+        patch: operations["updatePet"];
         trace?: never;
     };
     "/store/orders": {
@@ -351,6 +359,21 @@ export interface components {
              */
             status?: "available" | "pending" | "sold";
         };
+        /** @description Changes to an animal: any of `name`, `categoryId` (must name an existing category) and `status`, at least one, each under the rules of a new animal. `name` and `categoryId` may change in any status; `status` only while no open (`placed` or `approved`) order reserves the animal (else 409). Setting a `sold` animal back to `available` records a returned adoption. A field sent with the value it has changes nothing. `id` is assigned by the service and never changes. */
+        PetPatch: {
+            /** @description The animal's name: 1–200 characters, at least one not white space, well-formed Unicode. Stored as sent. */
+            name?: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to.
+             */
+            categoryId?: number;
+            /**
+             * @description Availability status. `available` is stored when a create omits it.
+             * @enum {string}
+             */
+            status?: "available" | "pending" | "sold";
+        };
         Pets: components["schemas"]["Pet"][];
         /** @description A category of animals; `categoryId` of a pet names one. */
         Category: {
@@ -373,7 +396,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "temporarily_banned" | "headers_too_large" | "internal_error" | "unavailable";
+            code: "validation_failed" | "malformed_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "temporarily_banned" | "headers_too_large" | "internal_error" | "unavailable";
             /** @description What went wrong and what to do about it. */
             message: string;
             /** @description The HTTP status code, repeated. */
@@ -889,8 +912,30 @@ export interface components {
                 };
             };
         };
+        /** @description `If-Match` names another revision of the animal than the stored one: someone changed it since you read it. Nothing changed; read it again. Codes: `precondition_failed`. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "precondition_failed";
+                    /** @constant */
+                    status?: 412;
+                };
+            };
+        };
     };
     parameters: {
+        /** @description Change the animal only if it is still at a revision you name (RFC 9110 §13.1.1): `*` (any: the animal exists), or a comma-separated list of entity tags, each the `ETag` of an answer (`GET`, `PATCH`). Weak tags (`W/"…"`) never match. When it does not match the stored revision: 412 `precondition_failed` and nothing changes. Without it, the last write wins. */
+        IfMatch: string;
         /**
          * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over 1 MiB is never read, and counts as "this method and path with a body over 1 MiB".
          * @example 5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c
@@ -935,6 +980,8 @@ export interface components {
         "Location-Order": string;
         /** @description `true` on an answer replayed for a repeated `Idempotency-Key`; absent otherwise. */
         "Idempotent-Replayed": string;
+        /** @description The revision of the animal as a strong entity tag (`"3"`): it changes whenever anything of the animal changes (a correction, an order, a delivery). Send it in `If-Match`. */
+        ETag: string;
     };
     pathItems: never;
 }
@@ -1130,7 +1177,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The animal. */
+            /** @description The animal. `ETag` is its revision: send it back in `If-Match` to change the animal only as you read it (`PATCH`, `DELETE`). */
             200: {
                 headers: {
                     Deprecation: components["headers"]["Deprecation"];
@@ -1142,6 +1189,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1371,6 +1419,284 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    deletePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Change the animal only if it is still at a revision you name (RFC 9110 §13.1.1): `*` (any: the animal exists), or a comma-separated list of entity tags, each the `ETag` of an answer (`GET`, `PATCH`). Weak tags (`W/"…"`) never match. When it does not match the stored revision: 412 `precondition_failed` and nothing changes. Without it, the last write wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description petId is not a positive int64 written canonically, or If-Match is not `*` or a list of entity tags. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "petId must be a positive integer from 1 to 9223372036854775807, written without sign, leading zeros or fraction",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No animal has this id, or it was withdrawn. Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description An open (`placed` or `approved`) order reserves the animal: it cannot be withdrawn now. Nothing changed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "conflict";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updatePet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Change the animal only if it is still at a revision you name (RFC 9110 §13.1.1): `*` (any: the animal exists), or a comma-separated list of entity tags, each the `ETag` of an answer (`GET`, `PATCH`). Weak tags (`W/"…"`) never match. When it does not match the stored revision: 412 `precondition_failed` and nothing changes. Without it, the last write wins. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PetPatch"];
+            };
+        };
+        responses: {
+            /** @description The animal after the change; `ETag` is its revision now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 7,
+                     *       "name": "Rex",
+                     *       "categoryId": 2,
+                     *       "status": "available"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Pet"];
+                };
+            };
+            /** @description The body, petId or If-Match breaks a rule (the message names the field), or categoryId names no category. Codes: `validation_failed`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "malformed_json";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No animal has this id, or it was withdrawn. Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description An open (`placed` or `approved`) order reserves the animal: its `status` cannot change now (its `name` and `categoryId` can). Nothing changed. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "conflict";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            /** @description The body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "the body is larger than 1048576 bytes",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "send the body as application/json (UTF-8)",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listOrders: {

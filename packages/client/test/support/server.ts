@@ -8,7 +8,7 @@ import {
   CategoryCatalog,
   IdempotentRequests,
   KeyAdmin,
-  PetCatalog,
+  PetCatalog, PetMaintenance,
   type ApiKeyRecord,
   type PlanName,
 } from '@petstore/domain';
@@ -47,10 +47,12 @@ export const startServer = async (): Promise<ClientTestServer> => {
   const pets = new PetRepositoryInMemory();
   const categories = new CategoryRepositoryInMemory();
   const keys = new ApiKeyStoreInMemory([record(KEYS.free, 'free'), record(KEYS.business, 'business'), record(KEYS.admin, 'business', 'admin')]);
+  const orders = new OrderRepositoryInMemory();
   const app = createHttpApp({
     catalog: new PetCatalog(pets, categories, clock),
     categories: new CategoryCatalog(categories),
-    adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
+    adoption: new Adoption(pets, orders, clock),
+    maintenance: new PetMaintenance(pets, orders, categories, clock),
     authenticator: new Authenticator(keys),
     admission: new Admission(new QuotaStoreInMemory(), clock),
     keyAdmin: new KeyAdmin(keys, new SeededRandom('client-test'), clock, clock.now()),

@@ -1,5 +1,5 @@
 import type { Answer } from './answer.js';
-import type { Pet, PetDraft, PetStatus } from '../pet/pet.js';
+import type { Pet, PetChanges, PetDraft, PetRecord, PetStatus } from '../pet/pet.js';
 
 /** A pet's adoption state: its status and the open order that reserves it, if any. */
 export interface PetHold {
@@ -21,6 +21,13 @@ export interface PetListQuery {
 
 /**
  * Where pets live. Implementations throw `StoreUnavailableError` when the store cannot answer.
+ *
+ * A pet is the consistency boundary of the adoption flow and of maintenance (docs/rules.md §8,
+ * §12): every change of it is one conditional update of the pet alone (`swapHold`, `update`,
+ * `withdraw`), atomic, and each one that changes the pet moves its revision. A **withdrawn** pet is
+ * gone for every operation here: `findById` and `findHold` answer `undefined`, lists and counts leave
+ * it out (at the cost of the pets they do show: never a page filtered after its query), no update
+ * matches it, and its id is never given again.
  */
 export interface PetRepository {
   /**
@@ -28,7 +35,8 @@ export interface PetRepository {
    * assigned before (assigned atomically, also under concurrent creates).
    */
   create(draft: PetDraft): Promise<Pet>;
-  findById(id: number): Promise<Pet | undefined>;
+  /** The pet as stored (revision, hold, last status change by `PATCH`), or `undefined` when no pet has this id or it was withdrawn. */
+  findById(id: number): Promise<PetRecord | undefined>;
   /** Matching pets (by status, category, both or neither) with `id > afterId`, in ascending id order, at most `limit` of them. */
   /** On every list request: an in-process store answers with the rows themselves (`Answer`), a networked one with a promise. */
   list(query: PetListQuery): Answer<readonly Pet[]>;
@@ -37,10 +45,25 @@ export interface PetRepository {
   /**
    * The one conditional update of the adoption flow, atomic on one pet: when the pet's hold
    * equals `expected` (status and orderId), set it to `next` and answer `true`; otherwise change
-   * nothing and answer `false` (also when no pet has this id). Of N concurrent swaps from the same
-   * `expected`, at most one answers `true`. Lists, counts and `findById` see the new status at once.
+   * nothing and answer `false` (also when no pet has this id, or it was withdrawn). Of N concurrent
+   * swaps from the same `expected`, at most one answers `true`. A swap that answers `true` moves the
+   * revision. Lists, counts and `findById` see the new status at once.
    */
   swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean>;
-  /** How many pets have each status (the inventory): O(1) on the memory store, index-served counts on MongoDB. */
+  /**
+   * The conditional update of a `PATCH` (docs/rules.md §12), atomic on one pet: when the pet exists,
+   * is not withdrawn, its revision is `revision` and — when `changes` has a `status` — it holds no
+   * order, set the fields of `changes` (and `statusPatchedAt` to `at` when `status` is among them),
+   * move the revision, and answer the pet after it; otherwise change nothing and answer `undefined`.
+   * `changes` holds at least one field, each different from the stored one.
+   */
+  update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined>;
+  /**
+   * The withdrawal (docs/rules.md §12), atomic on one pet: when the pet exists, is not withdrawn, holds
+   * no order and its revision is `revision`, withdraw it and answer `true`; otherwise change nothing and
+   * answer `false`. From then on it is gone (see above); the order records that name it stay.
+   */
+  withdraw(id: number, revision: number): Promise<boolean>;
+  /** How many pets have each status (the inventory), withdrawn pets left out: O(1) on the memory store, index-served counts on MongoDB. */
   countByStatus(): Promise<Readonly<Record<PetStatus, number>>>;
 }

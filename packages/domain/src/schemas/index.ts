@@ -64,6 +64,18 @@ export const NewPetSchema = {
   additionalProperties: false,
 } as const;
 
+/** `PATCH /pets/{petId}` (docs/rules.md §12): any of the three fields of a pet, at least one; closed. */
+export const PetPatchSchema = {
+  type: 'object',
+  description:
+    'Changes to an animal: any of `name`, `categoryId` (must name an existing category) and `status`, at least one, each under the rules of a new animal. ' +
+    '`name` and `categoryId` may change in any status; `status` only while no open (`placed` or `approved`) order reserves the animal (else 409). ' +
+    'Setting a `sold` animal back to `available` records a returned adoption. A field sent with the value it has changes nothing. `id` is assigned by the service and never changes.',
+  properties: petProperties,
+  minProperties: 1,
+  additionalProperties: false,
+} as const;
+
 export const PetSchema = {
   type: 'object',
   properties: {

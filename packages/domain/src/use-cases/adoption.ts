@@ -6,17 +6,10 @@ import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.
 import { StoreUnavailableError, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import type { PetStatus } from '../pet/pet.js';
-import { isOrderStatus, ORDER_STATUSES, OrderState, timestamp, toOrder, type Order, type OrderRecord, type OrderStatus } from '../order/order.js';
-import {
-  isSettledStatus,
-  LISTED_STATES,
-  PLACEMENT,
-  repairStep,
-  STATES_OF_STATUS,
-  TRANSITIONS,
-  type OrderAction,
-} from '../order/transitions.js';
+import { isOrderStatus, ORDER_STATUSES, OrderState, timestamp, toOrder, type Order, type OrderStatus } from '../order/order.js';
+import { LISTED_STATES, PLACEMENT, STATES_OF_STATUS, TRANSITIONS, type OrderAction } from '../order/transitions.js';
 import { parseOrderId, validateNewOrder } from '../order/validate.js';
+import { MAX_ROUNDS, OrderRepair, type SettledRecord } from './order-repair.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 
@@ -25,14 +18,11 @@ export interface ListOrdersInput extends PageInput {
   readonly status?: unknown;
 }
 
-/** A record whose state is one of the four statuses clients see. */
-type SettledRecord = OrderRecord & { readonly state: OrderStatus };
-
-/** Rounds of "someone else changed the record first" before a request gives up (each lost round is another request's progress). */
-const MAX_ROUNDS = 8;
-
 const FREE: PetHold = { status: 'available', orderId: null };
 const heldBy = (orderId: number): PetHold => ({ status: 'pending', orderId });
+
+/** A `petId` naming no pet, or a withdrawn one (docs/rules.md §8, §12). */
+const noPet = (petId: number): ValidationFailed => validationFailed('petId', `petId ${petId} names no pet`);
 
 const notFound = (raw: string | number): NotFound => ({ code: 'not_found', message: `no order has id ${String(raw)}` });
 
@@ -43,6 +33,8 @@ const notFound = (raw: string | number): NotFound => ({ code: 'not_found', messa
  * there too. Expected failures come back as values; only a store outage is thrown.
  */
 export class Adoption {
+  private readonly repair: OrderRepair;
+
   constructor(
     private readonly pets: PetRepository,
     private readonly orders: OrderRepository,
@@ -52,7 +44,9 @@ export class Adoption {
      * A two-write action is told at its decision, so a fault before the pet follows does not lose it.
      */
     private readonly onTransition: (action: OrderAction) => void = () => {},
-  ) {}
+  ) {
+    this.repair = new OrderRepair(pets, orders);
+  }
 
   /** `POST /v1/store/orders`: reserves an available pet for the caller. */
   async place(caller: Caller, body: unknown): Promise<Result<Order, ValidationFailed | Conflict>> {
@@ -60,8 +54,8 @@ export class Adoption {
     if (!input.ok) return input;
     const { petId } = input.value;
     let hold = await this.pets.findHold(petId);
-    if (hold === undefined) return fail(validationFailed('petId', `petId ${petId} names no pet`));
-    hold = await this.settlePet(petId, hold);
+    if (hold === undefined) return fail(noPet(petId));
+    hold = await this.repair.settlePet(petId, hold);
     if (hold.status !== PLACEMENT.petFrom) return fail(this.petNotAvailable(petId, hold.status));
 
     const now = timestamp(this.clock.now());
@@ -73,7 +67,9 @@ export class Adoption {
         if (!(error instanceof StoreUnavailableError)) throw error;
       });
       const current = await this.pets.findHold(petId);
-      return fail(this.petNotAvailable(petId, current?.status ?? 'pending'));
+      // Withdrawn in the meantime (docs/rules.md §12): the placement comes after the withdrawal, as for a pet that is not there.
+      if (current === undefined) return fail(noPet(petId));
+      return fail(this.petNotAvailable(petId, current.status));
     }
     if (await this.orders.updateState(record.id, PLACEMENT.via, PLACEMENT.to, now)) return ok(toOrder(record, PLACEMENT.to));
     // Another request saw the pet held and finished the placement first; answer the order as it is now.
@@ -110,7 +106,7 @@ export class Adoption {
       const want = limit + 1 - visible.length;
       const rows = await this.orders.list(owner === undefined ? { states, afterId, limit: want } : { owner, states, afterId, limit: want });
       for (const row of rows) {
-        const settled = await this.settle(row);
+        const settled = await this.repair.settle(row);
         if (settled !== undefined && (status === undefined || settled.state === status)) visible.push(toOrder(settled, settled.state));
       }
       if (rows.length < want) break;
@@ -185,47 +181,12 @@ export class Adoption {
     const record = await this.orders.findById(parsed.value);
     // Another key's order is not found, never forbidden: its existence is not revealed.
     if (record === undefined || (caller.role !== 'admin' && record.owner !== caller.keyId)) return fail(notFound(raw));
-    const settled = await this.settle(record);
+    const settled = await this.repair.settle(record);
     return settled === undefined ? fail(notFound(raw)) : ok(settled);
   }
 
   private async load(id: number): Promise<SettledRecord | undefined> {
     const record = await this.orders.findById(id);
-    return record === undefined ? undefined : this.settle(record);
-  }
-
-  /**
-   * The repair rule (`repairStep` in order/transitions.ts): a record in a write-ahead state is
-   * finished before anyone sees it. Answers the settled record, or `undefined` when it is not
-   * visible (abandoned, or a placement its pet does not hold).
-   */
-  private async settle(record: OrderRecord): Promise<SettledRecord | undefined> {
-    let current: OrderRecord | undefined = record;
-    for (let round = 0; round < MAX_ROUNDS && current !== undefined; round++) {
-      const { state } = current;
-      if (isSettledStatus(state)) return { ...current, state };
-      const step = repairStep(state);
-      if (step === undefined) return undefined;
-      if (step.onlyIfHeld) {
-        const hold = await this.pets.findHold(current.petId);
-        if (hold?.orderId !== current.id) return undefined;
-      }
-      if (step.pet !== undefined) {
-        await this.pets.swapHold(current.petId, { status: step.pet.from, orderId: current.id }, { status: step.pet.to, orderId: null });
-      }
-      if (await this.orders.updateState(current.id, state, step.to, current.updatedAt)) return { ...current, state: step.to };
-      current = await this.orders.findById(current.id);
-    }
-    if (current === undefined) return undefined;
-    throw new StoreUnavailableError(`order ${current.id} kept changing under this request; retry`);
-  }
-
-  /** Finishes whatever the order holding this pet left half done; answers the pet's hold afterwards. */
-  private async settlePet(petId: number, hold: PetHold): Promise<PetHold> {
-    if (hold.orderId === null) return hold;
-    const record = await this.orders.findById(hold.orderId);
-    if (record === undefined || isSettledStatus(record.state)) return hold;
-    await this.settle(record);
-    return (await this.pets.findHold(petId)) ?? hold;
+    return record === undefined ? undefined : this.repair.settle(record);
   }
 }

@@ -5,7 +5,7 @@ import type { CategoryRepository } from '../ports/category-repository.port.js';
 import type { Gone, NotFound, ValidationFailed } from '../errors.js';
 import { quoteInput, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
-import type { Pet, PetStatus } from '../pet/pet.js';
+import type { Pet, PetRecord, PetStatus } from '../pet/pet.js';
 import { isPetStatus, PET_STATUSES } from '../pet/pet.js';
 import { parsePetId, validateNewPet } from '../pet/validate.js';
 import { readCategoryFilter } from '../category/validate.js';
@@ -74,8 +74,11 @@ export class PetCatalog {
     return andThen(this.pets.list(query), (rows) => ok(assemblePage(rows, limit, scope, byId)));
   }
 
-  /** Deprecated operation: answers `gone` from its sunset on. `id` may be the raw path segment. */
-  async getPet(id: string | number): Promise<Result<Pet, ValidationFailed | NotFound | Gone>> {
+  /**
+   * Deprecated operation: answers `gone` from its sunset on. `id` may be the raw path segment. The
+   * pet comes with its revision (its `ETag`, docs/rules.md §12); a withdrawn pet is not found.
+   */
+  async getPet(id: string | number): Promise<Result<PetRecord, ValidationFailed | NotFound | Gone>> {
     if (isSunset(this.getPetDeprecation, this.clock.now())) {
       return fail({ code: 'gone', message: `this operation was removed; use GET ${this.getPetDeprecation.successor} instead` });
     }

@@ -1,0 +1,58 @@
+import { validationFailed, type ValidationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+
+/**
+ * A pet's revision as a strong entity tag (RFC 9110 §8.8.3): the `ETag` of `GET` and `PATCH`
+ * answers, and what `If-Match` names (docs/rules.md §12).
+ */
+export const entityTag = (revision: number): string => `"${revision}"`;
+
+/**
+ * A parsed `If-Match` (RFC 9110 §13.1.1): `*` (any current revision of an existing pet), or the
+ * strong entity tags it lists, quotes included. Weak tags (`W/"3"`) are parsed and left out: the
+ * strong comparison `If-Match` uses never matches them.
+ */
+export type IfMatch = '*' | readonly string[];
+
+const isSpace = (c: string): boolean => c === ' ' || c === '\t';
+/** `etagc` = %x21 / %x23-7E / obs-text (%x80-FF): anything visible but the double quote. */
+const isEtagChar = (code: number): boolean => code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
+
+const malformed = (): ValidationFailed =>
+  validationFailed('If-Match', 'If-Match must be * or a comma-separated list of entity tags such as "3" (the ETag of the pet as you read it)');
+
+/**
+ * Reads an `If-Match` field value (several field lines arrive joined with `, `): `undefined` when
+ * the header was not sent, else `*` or the list of strong tags. Empty list elements are allowed
+ * (RFC 9110 §5.6.1); a list with no tag at all matches nothing. Anything else is not an `If-Match`
+ * → 400 (the value is not quoted back).
+ */
+export const parseIfMatch = (value: string | undefined): Result<IfMatch | undefined, ValidationFailed> => {
+  if (value === undefined) return ok(undefined);
+  const text = value.replace(/^[ \t]+|[ \t]+$/g, '');
+  if (text === '*') return ok('*');
+  const strong: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === ',' || isSpace(text[i]!)) {
+      i++;
+      continue;
+    }
+    const weak = text.startsWith('W/', i);
+    if (weak) i += 2;
+    if (text[i] !== '"') return fail(malformed());
+    const start = i;
+    i++;
+    while (i < text.length && isEtagChar(text.charCodeAt(i))) i++;
+    if (text[i] !== '"') return fail(malformed());
+    i++;
+    if (!weak) strong.push(text.slice(start, i));
+    while (i < text.length && isSpace(text[i]!)) i++;
+    if (i < text.length && text[i] !== ',') return fail(malformed());
+  }
+  return ok(strong);
+};
+
+/** Whether a request with this `If-Match` may change a pet at `revision` (no `If-Match`: always; RFC 9110 §13.1.1). */
+export const ifMatchAllows = (condition: IfMatch | undefined, revision: number): boolean =>
+  condition === undefined || condition === '*' || condition.includes(entityTag(revision));
