@@ -48,7 +48,9 @@ export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFail
   const idempotency = failed('IdempotencyStore');
   return {
     pets: {
-      create: (draft) => withDeadline(ports.pets.create(draft), ms, 'PetRepository.create', pets),
+      // The creation token (docs/rules.md §10) goes through only when there is one, as the caller passed it.
+      create: (draft, token) => withDeadline(token === undefined ? ports.pets.create(draft) : ports.pets.create(draft, token), ms, 'PetRepository.create', pets),
+      findByCreationToken: (token) => withDeadline(ports.pets.findByCreationToken(token), ms, 'PetRepository.findByCreationToken', pets),
       findById: (id) => withDeadline(ports.pets.findById(id), ms, 'PetRepository.findById', pets),
       list: (query) => withDeadline(ports.pets.list(query), ms, 'PetRepository.list', pets),
       findHold: (id) => withDeadline(ports.pets.findHold(id), ms, 'PetRepository.findHold', pets),
@@ -56,13 +58,16 @@ export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFail
       countByStatus: () => withDeadline(ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', pets),
     },
     categories: {
-      create: (category) => withDeadline(ports.categories.create(category), ms, 'CategoryRepository.create', categories),
+      create: (category, token) =>
+        withDeadline(token === undefined ? ports.categories.create(category) : ports.categories.create(category, token), ms, 'CategoryRepository.create', categories),
+      findByCreationToken: (token) => withDeadline(ports.categories.findByCreationToken(token), ms, 'CategoryRepository.findByCreationToken', categories),
       findById: (id) => withDeadline(ports.categories.findById(id), ms, 'CategoryRepository.findById', categories),
       findByName: (name) => withDeadline(ports.categories.findByName(name), ms, 'CategoryRepository.findByName', categories),
       list: (query) => withDeadline(ports.categories.list(query), ms, 'CategoryRepository.list', categories),
     },
     orders: {
-      create: (draft) => withDeadline(ports.orders.create(draft), ms, 'OrderRepository.create', orders),
+      create: (draft, token) => withDeadline(token === undefined ? ports.orders.create(draft) : ports.orders.create(draft, token), ms, 'OrderRepository.create', orders),
+      findByCreationToken: (token) => withDeadline(ports.orders.findByCreationToken(token), ms, 'OrderRepository.findByCreationToken', orders),
       findById: (id) => withDeadline(ports.orders.findById(id), ms, 'OrderRepository.findById', orders),
       updateState: (id, expected, next, updatedAt) => withDeadline(ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState', orders),
       list: (query) => withDeadline(ports.orders.list(query), ms, 'OrderRepository.list', orders),

@@ -336,7 +336,8 @@ const stallingSwaps = (inner: PetRepository) => {
   let reached!: () => void;
   const reachedSwap = new Promise<void>((resolve) => (reached = resolve));
   const pets: PetRepository = {
-    create: (draft) => inner.create(draft),
+    create: (draft, token) => (token === undefined ? inner.create(draft) : inner.create(draft, token)),
+    findByCreationToken: (token) => inner.findByCreationToken(token),
     findById: (id) => inner.findById(id),
     list: (query) => inner.list(query),
     findHold: (id) => inner.findHold(id),

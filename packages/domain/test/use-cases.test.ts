@@ -37,10 +37,17 @@ import { ManualClock } from '../test-support/manual-clock.js';
 class ArrayRepository implements PetRepository {
   readonly pets: Pet[] = [];
   lastQuery: PetListQuery | undefined;
-  async create(d: Omit<Pet, 'id'>): Promise<Pet> {
+  readonly tokens = new Map<string, Pet>();
+  async create(d: Omit<Pet, 'id'>, token?: string): Promise<Pet> {
+    const earlier = token === undefined ? undefined : this.tokens.get(token);
+    if (earlier !== undefined) return earlier;
     const pet = { id: this.pets.length + 1, ...d };
     this.pets.push(pet);
+    if (token !== undefined) this.tokens.set(token, pet);
     return pet;
+  }
+  async findByCreationToken(token: string): Promise<Pet | undefined> {
+    return this.tokens.get(token);
   }
   async findById(id: number): Promise<Pet | undefined> {
     return this.pets.find((p) => p.id === id);
@@ -178,11 +185,18 @@ describe('PetCatalog use cases', () => {
 describe('CategoryCatalog use cases', () => {
   class MapCategories implements CategoryRepository {
     readonly rows = new Map<number, Category>();
-    async create(c: NewCategory): Promise<Result<Category, CategoryNameTaken>> {
+    readonly tokens = new Map<string, Category>();
+    async findByCreationToken(token: string) {
+      return this.tokens.get(token);
+    }
+    async create(c: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> {
+      const earlier = token === undefined ? undefined : this.tokens.get(token);
+      if (earlier !== undefined) return ok(earlier);
       const taken = [...this.rows.values()].find((r) => r.name.normalize('NFC').toLowerCase() === c.name.normalize('NFC').toLowerCase());
       if (taken) return fail({ existingId: taken.id });
       const row = { id: this.rows.size + 1, name: c.name };
       this.rows.set(row.id, row);
+      if (token !== undefined) this.tokens.set(token, row);
       return ok(row);
     }
     async findById(id: number) {
