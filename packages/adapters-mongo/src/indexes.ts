@@ -38,7 +38,7 @@ export interface IndexDefinition {
  * - `api_keys {position}` (unique) serves the key list in order and makes `max + 1` position assignment safe between processes.
  *   Both are sparse: records written before the admin API lack the fields until the next start seeds them.
  * - `idempotency_keys {expiresAt}` with `expireAfterSeconds: 0`: a kept answer goes 24 h after it
- *   was given, a claim left by a process that died mid-request when its lease ends.
+ *   was given, a claim (and its creation token) 24 h after the key's first claim.
  * - `pets {token}`, `categories {token}`, `orders {token}` (unique, sparse): the creation token of a
  *   create under an `Idempotency-Key` (docs/rules.md §10), written with the document it creates; the
  *   database itself keeps one resource per token, across processes and late writes. Sparse: a
