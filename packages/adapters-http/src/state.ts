@@ -1,4 +1,4 @@
-import type { Caller } from '@petstore/domain';
+import type { Caller, IdempotentCreation } from '@petstore/domain';
 
 /** What the middleware chain records about a request in `ctx.state`. */
 export interface AppState {
@@ -9,4 +9,6 @@ export interface AppState {
   subjectTag?: string;
   /** The key holder, once the gate has authenticated the request (routes pass it to the use cases). */
   caller?: Caller;
+  /** A create run under its `Idempotency-Key` (docs/rules.md §10): its creation token; creating routes pass it to the use cases. */
+  creation?: IdempotentCreation;
 }

@@ -4,6 +4,7 @@ import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold,
 import { Adoption, ORDER_STATES, PET_STATUSES, StoreUnavailableError, timestamp } from '../src/index.js';
 import { FaultInjector, type FaultMode } from './fault-injection.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { adoptionCreationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 
 /** The two stores the adoption flow works on, as an adapter provides them. */
@@ -584,5 +585,7 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         ),
         { ...runs, numRuns: Math.min(runs.numRuns ?? 50, 50) },
       ));
+
+    adoptionCreationTokenCases(make, options);
   });
 };

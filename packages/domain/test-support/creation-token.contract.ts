@@ -1,14 +1,18 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Category, CategoryRepository, OrderRecord, OrderRepository, Pet, PetRepository, Result } from '../src/index.js';
-import { ORDER_STATES, timestamp } from '../src/index.js';
+import type { Category, CategoryRepository, IdempotentCreation, Order, OrderRecord, OrderRepository, Pet, PetRepository, Result } from '../src/index.js';
+import { Adoption, ORDER_STATES, StoreUnavailableError, timestamp } from '../src/index.js';
+import { checkStoredInvariants, type AdoptionStores } from './adoption.contract.js';
+import { FaultInjector, FAULT_MODES } from './fault-injection.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { ManualClock } from './manual-clock.js';
 
 /*
  * Creation tokens (docs/rules.md §10: a create never happens twice under one Idempotency-Key), as
  * every repository keeps them: `create(…, token)` writes the token with what it creates, and stores
  * at most one resource per token (a later create with the token stores nothing and answers that
- * one); `findByCreationToken` finds it. Run by the pet, category and order repository contracts.
+ * one); `findByCreationToken` finds it. Run by the pet, category and order repository contracts, and
+ * by the adoption contract (a placement repeated under its key: `Adoption.placedUnder`).
  */
 
 const T0 = Date.UTC(2027, 0, 1);
@@ -192,4 +196,232 @@ export const orderCreationTokenCases = (make: MakeFixture<OrderRepository>, opti
       expect(plain(await repo.findByCreationToken('tok-now'))).to.deep.equal(now);
       expect(plain(await repo.create(recordDraft(2), 'tok-now'))).to.deep.equal(now);
     }));
+};
+
+// ---------------------------------------------------------------------------------------------
+// The adoption flow under an Idempotency-Key: a placement repeated under its token (placedUnder).
+// ---------------------------------------------------------------------------------------------
+
+const OWNER = { keyId: 'key_0000000000aa', role: 'client' } as const;
+const OTHER = { keyId: 'key_0000000000bb', role: 'client' } as const;
+const FIRST: IdempotentCreation = { token: 'tok-order', resumed: false };
+const RESUMED: IdempotentCreation = { token: 'tok-order', resumed: true };
+const FREE = { status: 'available', orderId: null } as const;
+
+/** A repeat of a placement as the HTTP route runs it: what an earlier attempt created, else a placement. */
+const repeat = async (adoption: Adoption, petId: number, creation: IdempotentCreation) =>
+  (await adoption.placedUnder(creation)) ?? adoption.place(OWNER, { petId }, creation);
+
+const expectPlaced = (outcome: Result<Order, { code: string; message: string }> | undefined, id: number): void => {
+  expect(outcome).to.deep.nested.include({ ok: true, 'value.id': id, 'value.status': 'placed' });
+};
+
+/** What `Adoption.place` / `placedUnder` do with a placement's creation token, on an adapter's pet and order stores. */
+export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, options: ContractOptions = {}): void => {
+  const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
+  const setup = async (stores: AdoptionStores) => {
+    const clock = new ManualClock(T0);
+    const adoption = new Adoption(stores.pets, stores.orders, clock);
+    const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+    /** A record as an earlier attempt under the key left it, in `state`. */
+    const left = (state: OrderRecord['state']) =>
+      stores.orders.create({ petId: pet.id, owner: OWNER.keyId, state, placedAt: timestamp(T0), updatedAt: timestamp(T0) }, RESUMED.token);
+    return { clock, adoption, pet, left };
+  };
+
+  describe('a placement repeated under its Idempotency-Key (docs/rules.md §10, packages/domain/src/order/transitions.ts)', () => {
+    it('a first claim looks nothing up; a repeat with no record under its token places as new, and its record carries the token; the next repeat answers that order', () =>
+      withFixture(make, async (stores) => {
+        const { adoption, pet } = await setup(stores);
+        expect(await adoption.placedUnder(FIRST)).to.equal(undefined);
+        expect(await adoption.placedUnder(RESUMED)).to.equal(undefined);
+        const placed = await adoption.place(OWNER, { petId: pet.id }, RESUMED);
+        if (!placed.ok) throw new Error(placed.error.message);
+        expect((await stores.orders.findByCreationToken(RESUMED.token))?.id).to.equal(placed.value.id);
+        expect(await adoption.placedUnder(RESUMED)).to.deep.equal(placed);
+      }));
+
+    it('left after write (1), its pet available: the repeat goes on with that record (201 placed, the pet held by it), no second record', () =>
+      withFixture(make, async (stores) => {
+        const { adoption, pet, left } = await setup(stores);
+        const record = await left('placing');
+        expectPlaced(await repeat(adoption, pet.id, RESUMED), record.id);
+        expect(await stores.pets.findHold(pet.id)).to.deep.equal({ status: 'pending', orderId: record.id });
+        expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(1);
+      }));
+
+    it('left after write (2), its pet holding it: settled placed and answered', () =>
+      withFixture(make, async (stores) => {
+        const { adoption, pet, left } = await setup(stores);
+        const record = await left('placing');
+        await stores.pets.swapHold(pet.id, FREE, { status: 'pending', orderId: record.id });
+        expectPlaced(await adoption.placedUnder(RESUMED), record.id);
+        expect((await stores.orders.findById(record.id))?.state).to.equal('placed');
+      }));
+
+    it('left after write (1) and its pet ordered by another key since: 409 saying the pet is pending; the record stays placing (its swap may yet land), never abandoned', () =>
+      withFixture(make, async (stores) => {
+        const { adoption, pet, left } = await setup(stores);
+        const record = await left('placing');
+        const theirs = await adoption.place(OTHER, { petId: pet.id });
+        expect(theirs.ok).to.equal(true);
+        const refused = await repeat(adoption, pet.id, RESUMED);
+        expect(refused).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
+        expect(!refused.ok && refused.error.message).to.contain(`pet ${pet.id} is pending`);
+        expect((await stores.orders.findById(record.id))?.state).to.equal('placing');
+      }));
+
+    for (const state of ['placed', 'approved', 'cancelled', 'delivered'] as const) {
+      it(`left ${state} (and anything done to it since): that order, as it is now`, () =>
+        withFixture(make, async (stores) => {
+          const { adoption, pet, left } = await setup(stores);
+          const record = await left(state);
+          if (state === 'placed' || state === 'approved') await stores.pets.swapHold(pet.id, FREE, { status: 'pending', orderId: record.id });
+          expect(await adoption.placedUnder(RESUMED)).to.deep.nested.include({ ok: true, 'value.id': record.id, 'value.status': state });
+        }));
+    }
+
+    it('left cancelling (a cancel cut short): settled cancelled, the pet released, and answered', () =>
+      withFixture(make, async (stores) => {
+        const { adoption, pet, left } = await setup(stores);
+        const record = await left('cancelling');
+        await stores.pets.swapHold(pet.id, FREE, { status: 'pending', orderId: record.id });
+        expect(await adoption.placedUnder(RESUMED)).to.deep.nested.include({ ok: true, 'value.id': record.id, 'value.status': 'cancelled' });
+        expect(await stores.pets.findHold(pet.id)).to.deep.equal(FREE);
+      }));
+
+    it('left abandoned (the earlier attempt lost the pet): 409, no second record; if its pet holds it all the same (a swap landed late), the pet is handed back', () =>
+      withFixture(make, async (stores) => {
+        const { adoption, pet, left } = await setup(stores);
+        const record = await left('abandoned');
+        const lost = await repeat(adoption, pet.id, RESUMED);
+        expect(lost).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
+        expect(!lost.ok && lost.error.message).to.contain('Idempotency-Key');
+        await stores.pets.swapHold(pet.id, FREE, { status: 'pending', orderId: record.id });
+        expect(await adoption.placedUnder(RESUMED)).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
+        expect(await stores.pets.findHold(pet.id)).to.deep.equal(FREE);
+        expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(1);
+      }));
+
+    it('the earlier attempt\'s abandon lands late, between the repeat\'s swap and its last write: the pet is handed back and the repeat answers 409', () =>
+      withFixture(make, async (stores) => {
+        const { clock, pet, left } = await setup(stores);
+        const record = await left('placing');
+        const orders: OrderRepository = {
+          create: (draft, token) => (token === undefined ? stores.orders.create(draft) : stores.orders.create(draft, token)),
+          findByCreationToken: (token) => stores.orders.findByCreationToken(token),
+          findById: (id) => stores.orders.findById(id),
+          list: (query) => stores.orders.list(query),
+          updateState: async (id, expected, next, updatedAt) => {
+            if (id === record.id && expected === 'placing' && next === 'placed') await stores.orders.updateState(id, 'placing', 'abandoned', updatedAt);
+            return stores.orders.updateState(id, expected, next, updatedAt);
+          },
+        };
+        const outcome = await new Adoption(stores.pets, orders, clock).placedUnder(RESUMED);
+        expect(outcome).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
+        expect(await stores.pets.findHold(pet.id)).to.deep.equal(FREE);
+        expect((await stores.orders.findById(record.id))?.state).to.equal('abandoned');
+      }));
+
+    it('a repeat whose create meets a record the token already has (the earlier attempt\'s late write): goes on with it and never abandons it', () =>
+      withFixture(make, async (stores) => {
+        const { adoption, pet, left } = await setup(stores);
+        const record = await left('placing');
+        // `place` without `placedUnder` first: the record appeared after the look-up.
+        expectPlaced(await adoption.place(OWNER, { petId: pet.id }, RESUMED), record.id);
+        expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(1);
+        // The same with the pet taken meanwhile: 409, the record left placing.
+        const other = await stores.pets.create({ name: 'Mia', categoryId: 1, status: 'available' });
+        const late = await stores.orders.create({ petId: other.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) }, 'tok-late');
+        const racing: PetRepository = {
+          create: (draft, token) => (token === undefined ? stores.pets.create(draft) : stores.pets.create(draft, token)),
+          findByCreationToken: (token) => stores.pets.findByCreationToken(token),
+          findById: (id) => stores.pets.findById(id),
+          list: (query) => stores.pets.list(query),
+          findHold: (id) => stores.pets.findHold(id),
+          countByStatus: () => stores.pets.countByStatus(),
+          // Another placement takes the pet between the availability check and this one's swap.
+          swapHold: async (id, expected, next) => {
+            if (id === other.id && next.orderId === late.id) await stores.pets.swapHold(id, FREE, { status: 'sold', orderId: null });
+            return stores.pets.swapHold(id, expected, next);
+          },
+        };
+        const lost = await new Adoption(racing, stores.orders, new ManualClock(T0)).place(OWNER, { petId: other.id }, { token: 'tok-late', resumed: true });
+        expect(lost).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
+        expect((await stores.orders.findById(late.id))?.state).to.equal('placing');
+      }));
+
+    it('a repeat that meets the earlier attempt\'s late swap (its pet already held by the record under the token): answers that order, placed, never 409', () =>
+      withFixture(make, async (stores) => {
+        const { clock, pet, left } = await setup(stores);
+        const record = await left('placing');
+        // The earlier attempt's swap lands between this attempt's availability check and its own swap.
+        const landing: PetRepository = {
+          create: (draft, token) => (token === undefined ? stores.pets.create(draft) : stores.pets.create(draft, token)),
+          findByCreationToken: (token) => stores.pets.findByCreationToken(token),
+          findById: (id) => stores.pets.findById(id),
+          list: (query) => stores.pets.list(query),
+          findHold: (id) => stores.pets.findHold(id),
+          countByStatus: () => stores.pets.countByStatus(),
+          swapHold: async (id, expected, next) => {
+            if (next.orderId === record.id) await stores.pets.swapHold(id, FREE, next);
+            return stores.pets.swapHold(id, expected, next);
+          },
+        };
+        expectPlaced(await new Adoption(landing, stores.orders, clock).place(OWNER, { petId: pet.id }, RESUMED), record.id);
+        // And when both of its writes landed before this attempt looked at the pet (after `placedUnder` found nothing): the same.
+        const next = await stores.pets.create({ name: 'Mia', categoryId: 1, status: 'available' });
+        const both = await stores.orders.create({ petId: next.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) }, 'tok-both');
+        await stores.pets.swapHold(next.id, FREE, { status: 'pending', orderId: both.id });
+        expectPlaced(await new Adoption(stores.pets, stores.orders, clock).place(OWNER, { petId: next.id }, { token: 'tok-both', resumed: true }), both.id);
+        expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(2);
+      }));
+
+    it('property: a placement repeated under its key until it answers, with a fault in any store call of any attempt and another key ordering and cancelling the pet in between, never makes two records; every 201 names the one record, placed; the invariants hold throughout', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.array(
+            fc.record({ at: fc.nat(8), mode: fc.constantFrom(...FAULT_MODES), between: fc.constantFrom('nothing', 'other places', 'other cancels') }),
+            { minLength: 1, maxLength: 6 },
+          ),
+          (attempts) =>
+            withFixture(make, async (stores) => {
+              const { clock, adoption: healthy, pet } = await setup(stores);
+              const faults = new FaultInjector({ hangMs: 1 });
+              const faulty = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock);
+              let answered: number | undefined;
+              for (const [i, step] of [...attempts, { at: 0, mode: 'pass' as const, between: 'nothing' }].entries()) {
+                clock.advance(1);
+                if (step.between === 'other places') await healthy.place(OTHER, { petId: pet.id });
+                if (step.between === 'other cancels') {
+                  const theirs = await healthy.listOrders(OTHER, { status: 'placed' });
+                  for (const order of theirs.ok ? theirs.value.items : []) await healthy.cancel(OTHER, order.id);
+                }
+                let call = 0;
+                faults.use(() => (call++ === step.at ? step.mode : 'pass'));
+                let outcome: Awaited<ReturnType<typeof repeat>> | undefined;
+                try {
+                  outcome = await repeat(faulty, pet.id, i === 0 ? FIRST : RESUMED);
+                } catch (error) {
+                  if (!(error instanceof StoreUnavailableError)) throw error;
+                } finally {
+                  faults.use(undefined);
+                }
+                const mine = (await stores.orders.list({ owner: OWNER.keyId, states: ORDER_STATES, afterId: 0, limit: 10 })).map((r) => r.id);
+                expect(mine.length, 'at most one record under the key').to.be.at.most(1);
+                expect((await stores.orders.findByCreationToken(RESUMED.token))?.id).to.equal(mine[0]);
+                if (outcome?.ok === true) {
+                  expect(outcome.value.id).to.equal(mine[0]);
+                  if (answered !== undefined) expect(outcome.value.id).to.equal(answered);
+                  answered = outcome.value.id;
+                } else if (outcome !== undefined) {
+                  expect(answered, 'never a 409 once a 201 was answered').to.equal(undefined);
+                }
+                await checkStoredInvariants(stores);
+              }
+            }),
+        ),
+        runs,
+      ));
+  });
 };

@@ -172,6 +172,18 @@ describe('PetCatalog use cases', () => {
     }
   });
 
+  it('createPet under an Idempotency-Key writes its creation token with the pet; petCreatedUnder finds that pet only for a resumed claim (a first claim looks nothing up) (docs/rules.md §10)', async () => {
+    const { repo, catalog } = await setup();
+    const created = await catalog.createPet({ name: 'Rex', categoryId: 2 }, { token: 'tok-1', resumed: false });
+    if (!created.ok) throw new Error(created.error.message);
+    expect(repo.tokens.get('tok-1')).to.equal(created.value);
+    expect(await catalog.petCreatedUnder({ token: 'tok-1', resumed: false }), 'a first claim: no look-up').to.equal(undefined);
+    expect(await catalog.petCreatedUnder({ token: 'tok-1', resumed: true })).to.equal(created.value);
+    expect(await catalog.petCreatedUnder({ token: 'tok-2', resumed: true })).to.equal(undefined);
+    expect(await catalog.createPet({ name: 'Rex', categoryId: 2 })).to.deep.include({ ok: true });
+    expect(repo.tokens.size, 'a create without a key carries no token').to.equal(1);
+  });
+
   it('getPet answers gone from the sunset instant on, by the injected clock', async () => {
     const { catalog, clock } = await setup(1);
     clock.set(GET_PET_DEPRECATION.sunsetAt - 1);
@@ -223,6 +235,19 @@ describe('CategoryCatalog use cases', () => {
     expect((await categories.createCategory({ name: '𝒜'.repeat(100) })).ok, '100 code points').to.equal(true);
     const long = await categories.createCategory({ ['k'.repeat(500)]: 1, name: 'a' });
     expect(!long.ok && [...long.error.message].length).to.be.below(120);
+  });
+
+  it('createCategory under an Idempotency-Key writes its creation token with the category; categoryCreatedUnder finds it only for a resumed claim (docs/rules.md §10)', async () => {
+    const repo = new MapCategories();
+    const categories = new CategoryCatalog(repo);
+    const created = await categories.createCategory({ name: 'Birds' }, { token: 'tok-1', resumed: false });
+    if (!created.ok) throw new Error(created.error.message);
+    expect(repo.tokens.get('tok-1')).to.equal(created.value);
+    expect(await categories.categoryCreatedUnder({ token: 'tok-1', resumed: false }), 'a first claim: no look-up').to.equal(undefined);
+    expect(await categories.categoryCreatedUnder({ token: 'tok-1', resumed: true })).to.equal(created.value);
+    expect(await categories.categoryCreatedUnder({ token: 'tok-2', resumed: true })).to.equal(undefined);
+    expect(await categories.createCategory({ name: 'Fish' })).to.deep.include({ ok: true });
+    expect(repo.tokens.size, 'a create without a key carries no token').to.equal(1);
   });
 
   it('getCategory follows the petId rules; listCategories pages with its own cursor', async () => {

@@ -85,6 +85,8 @@ export interface TestServerOptions {
   readonly categories?: number;
   /** Replaces the in-memory order repository. */
   readonly orders?: OrderRepository;
+  /** Replaces the in-memory idempotency store (two apps given the same stores act as two processes sharing one database). */
+  readonly idempotencyStore?: IdempotencyStoreInMemory;
   /** Wraps the in-memory idempotency store the app uses (e.g. to inject faults); `idempotencyStore` stays the inner one. */
   readonly wrapIdempotencyStore?: (inner: IdempotencyStore) => IdempotencyStore;
   readonly isReady?: () => Promise<boolean>;
@@ -260,7 +262,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     if (!created.ok || created.value.id !== i) throw new Error(`seeding categories: expected category ${i}`);
   }
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
-  const idempotencyStore = new IdempotencyStoreInMemory();
+  const idempotencyStore = options.idempotencyStore ?? new IdempotencyStoreInMemory();
   const app = createHttpApp(
     {
       catalog: new PetCatalog(repository, categoryRepository, clock),
