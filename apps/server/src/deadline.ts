@@ -71,7 +71,9 @@ const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: nu
 /** The same ports, each call bounded by `withDeadline` and guarded by the store's `circuit` (failures are counted there, by port). */
 export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircuit): StorePorts => ({
   pets: {
-    create: (draft) => withDeadline(() => ports.pets.create(draft), ms, 'PetRepository.create', circuit),
+    // The creation token (docs/rules.md §10) goes through only when there is one, as the caller passed it.
+    create: (draft, token) => withDeadline(() => (token === undefined ? ports.pets.create(draft) : ports.pets.create(draft, token)), ms, 'PetRepository.create', circuit),
+    findByCreationToken: (token) => withDeadline(() => ports.pets.findByCreationToken(token), ms, 'PetRepository.findByCreationToken', circuit),
     findById: (id) => withDeadline(() => ports.pets.findById(id), ms, 'PetRepository.findById', circuit),
     list: (query) => withDeadline(() => ports.pets.list(query), ms, 'PetRepository.list', circuit),
     findHold: (id) => withDeadline(() => ports.pets.findHold(id), ms, 'PetRepository.findHold', circuit),
@@ -81,13 +83,16 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     countByStatus: () => withDeadline(() => ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', circuit),
   },
   categories: {
-    create: (category) => withDeadline(() => ports.categories.create(category), ms, 'CategoryRepository.create', circuit),
+    create: (category, token) =>
+      withDeadline(() => (token === undefined ? ports.categories.create(category) : ports.categories.create(category, token)), ms, 'CategoryRepository.create', circuit),
+    findByCreationToken: (token) => withDeadline(() => ports.categories.findByCreationToken(token), ms, 'CategoryRepository.findByCreationToken', circuit),
     findById: (id) => withDeadline(() => ports.categories.findById(id), ms, 'CategoryRepository.findById', circuit),
     findByName: (name) => withDeadline(() => ports.categories.findByName(name), ms, 'CategoryRepository.findByName', circuit),
     list: (query) => withDeadline(() => ports.categories.list(query), ms, 'CategoryRepository.list', circuit),
   },
   orders: {
-    create: (draft) => withDeadline(() => ports.orders.create(draft), ms, 'OrderRepository.create', circuit),
+    create: (draft, token) => withDeadline(() => (token === undefined ? ports.orders.create(draft) : ports.orders.create(draft, token)), ms, 'OrderRepository.create', circuit),
+    findByCreationToken: (token) => withDeadline(() => ports.orders.findByCreationToken(token), ms, 'OrderRepository.findByCreationToken', circuit),
     findById: (id) => withDeadline(() => ports.orders.findById(id), ms, 'OrderRepository.findById', circuit),
     updateState: (id, expected, next, updatedAt) => withDeadline(() => ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState', circuit),
     list: (query) => withDeadline(() => ports.orders.list(query), ms, 'OrderRepository.list', circuit),

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
+import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, publicKeyId, sha256Hex, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
 import { ApiKeyStoreMongo, CategoryRepositoryMongo, MongoCommandError, OrderRepositoryMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
@@ -285,6 +285,47 @@ describe('the service on MongoDB', function () {
       const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) => fetch(`${urls[i % 2]}/v1/pets?limit=1`, { headers }).then((r) => r.status)));
       expect(statuses.filter((s) => s === 200)).to.have.length(remaining);
       expect(statuses.filter((s) => s === 429)).to.have.length(80 - remaining);
+    });
+
+    it('a create never happens twice under one Idempotency-Key (docs/rules.md §10): what a process left half done (its write landed, its answer not kept, its lease over) is answered by the other process as a replay, for a pet, a category and an order', async () => {
+      const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
+      const client = await MongoClient.connect(withDatabase);
+      try {
+        const db = client.db(database);
+        const petId = await createPet(await a.url);
+        for (const [path, collection, body] of [
+          ['/v1/pets', 'pets', '{"name":"Once","categoryId":3}'],
+          ['/v1/categories', 'categories', '{"name":"Only Once"}'],
+          ['/v1/store/orders', 'orders', JSON.stringify({ petId })],
+        ] as const) {
+          const key = `half-done-${collection}`;
+          const first = await fetch(`${await a.url}${path}`, { method: 'POST', headers: { ...roomy, 'Idempotency-Key': key }, body });
+          expect(first.status, path).to.equal(201);
+          const text = await first.text();
+          const { id } = JSON.parse(text) as { id: number };
+          const created = db.collection<{ _id: number; token?: string }>(collection);
+          const { token } = (await created.findOne({ _id: id })) ?? {};
+          expect(token, `${path}: written with its creation token by process a`).to.match(/^[0-9a-f]{64}$/);
+          const before = await created.countDocuments();
+          // What a process that died after this write leaves: the claim in progress, its answer never kept, its lease over.
+          const records = db.collection<{ _id: string }>('idempotency_keys');
+          const left = await records.updateOne(
+            { _id: `${publicKeyId(sha256Hex(roomyKey))}:${key}` },
+            { $set: { state: 'in_progress', token, leaseUntil: new Date(0) }, $unset: { status: '', body: '', location: '' } },
+          );
+          expect(left.modifiedCount, path).to.equal(1);
+          const again = await fetch(`${await b.url}${path}`, { method: 'POST', headers: { ...roomy, 'Idempotency-Key': key }, body });
+          expect([again.status, await again.text(), again.headers.get('location'), again.headers.get('idempotent-replayed')], path).to.deep.equal([
+            201,
+            text,
+            first.headers.get('location'),
+            'true',
+          ]);
+          expect(await created.countDocuments(), `${path}: nothing created again`).to.equal(before);
+        }
+      } finally {
+        await client.close();
+      }
     });
 
     const admin = { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' };

@@ -3,6 +3,8 @@
 // from, and the pet never ends half changed.
 import { expect } from 'chai';
 import { apiKeyRecord, type ApiKeyRecord } from '@petstore/domain';
+import { ManualClock } from '@petstore/domain/testing';
+import { STORE_CIRCUIT_OPEN_MS } from '../src/store-circuit.js';
 import { errorOf, send, startHarness, type Harness } from './hardening/support.js';
 
 const CLIENT = 'maintenance-client-key';
@@ -12,8 +14,9 @@ const json = (key: string, extra: Record<string, string> = {}) => ({ Authorizati
 describe('the server wires pet maintenance (docs/rules.md §12)', function () {
   this.timeout(30_000);
   let h: Harness;
+  const clock = new ManualClock();
   before(async () => {
-    h = await startHarness({ env: { PETSTORE_API_KEYS: `${CLIENT}:pro` }, storeDeadlineMs: 100, hangMs: 300 });
+    h = await startHarness({ env: { PETSTORE_API_KEYS: `${CLIENT}:pro` }, storeDeadlineMs: 100, hangMs: 300, clock });
     await h.keys.save(apiKeyRecord(ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
   });
   after(() => h.stop());
@@ -48,6 +51,7 @@ describe('the server wires pet maintenance (docs/rules.md §12)', function () {
     expect(cut.status, cut.text).to.equal(503);
     expect(cut.headers['retry-after']).to.match(/^[1-9][0-9]*$/);
     h.faults.use(undefined);
+    clock.advance(STORE_CIRCUIT_OPEN_MS); // the store circuit lets the next request probe, and close it
     expect(JSON.parse((await send(h.port, { path: `/v1/pets/${id}`, headers: json(CLIENT) })).text)).to.deep.include({ status: 'available' });
     const done = await send(h.port, { method: 'PATCH', path: `/v1/pets/${id}`, headers: json(ADMIN), body: '{"status":"sold"}' });
     expect(JSON.parse(done.text)).to.deep.include({ status: 'sold' });
@@ -55,6 +59,7 @@ describe('the server wires pet maintenance (docs/rules.md §12)', function () {
     h.faults.use((call) => (call.port === 'PetRepository' && call.method === 'withdraw' ? 'fail-after-write' : undefined));
     expect((await send(h.port, { method: 'DELETE', path: `/v1/pets/${id}`, headers: json(ADMIN) })).status).to.equal(503);
     h.faults.use(undefined);
+    clock.advance(STORE_CIRCUIT_OPEN_MS);
     expect((await send(h.port, { method: 'DELETE', path: `/v1/pets/${id}`, headers: json(ADMIN) })).status).to.equal(404);
     expect(await h.pets.findById(id)).to.equal(undefined);
   });

@@ -9,6 +9,7 @@ import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type Reque
 import { nextLink } from './next-link.js';
 import type { AppState } from './state.js';
 import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
+import { answerReplayed } from './middleware/idempotency.js';
 
 const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
 
@@ -17,6 +18,16 @@ const callerOf = (ctx: { state: AppState }): Caller => {
   const { caller } = ctx.state;
   if (caller === undefined) throw new Error('a route ran without an authenticated caller');
   return caller;
+};
+
+/**
+ * 201 with the created resource (`body`) at `location`. `earlier`: an earlier attempt of this
+ * request created it under the request's `Idempotency-Key` (docs/rules.md §10): answered as a replay.
+ */
+const answerCreated = (ctx: Context, location: string, body: string, earlier: boolean): void => {
+  if (earlier) return answerReplayed(ctx, { status: 201, body, location });
+  ctx.set('Location', location);
+  answerJson(ctx, body, 201);
 };
 
 /** The order id as the client wrote it in the path (`/v1/store/orders/{orderId}…`), undecoded: `%31` is not a canonical id. */
@@ -41,10 +52,15 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
     checkBody(validators.newPet, body, validateNewPet);
-    const result = await catalog.createPet(body);
-    if (!result.ok) throw fromDomain(result.error);
-    ctx.set('Location', `/v1/pets/${result.value.id}`);
-    answerJson(ctx, serializePet(result.value), 201);
+    const { creation } = ctx.state;
+    const earlier = creation === undefined ? undefined : await catalog.petCreatedUnder(creation);
+    let pet = earlier;
+    if (pet === undefined) {
+      const result = await catalog.createPet(body, creation);
+      if (!result.ok) throw fromDomain(result.error);
+      pet = result.value;
+    }
+    answerCreated(ctx, `/v1/pets/${pet.id}`, serializePet(pet), earlier !== undefined);
   });
 
   router.get('getPet', '/v1/pets/:petId', async (ctx) => {
@@ -70,10 +86,15 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
     checkBody(validators.newCategory, body, validateNewCategory);
-    const result = await categories.createCategory(body);
-    if (!result.ok) throw fromDomain(result.error);
-    ctx.set('Location', `/v1/categories/${result.value.id}`);
-    answerJson(ctx, serializeCategory(result.value), 201);
+    const { creation } = ctx.state;
+    const earlier = creation === undefined ? undefined : await categories.categoryCreatedUnder(creation);
+    let category = earlier;
+    if (category === undefined) {
+      const result = await categories.createCategory(body, creation);
+      if (!result.ok) throw fromDomain(result.error);
+      category = result.value;
+    }
+    answerCreated(ctx, `/v1/categories/${category.id}`, serializeCategory(category), earlier !== undefined);
   });
 
   router.get('getCategory', '/v1/categories/:categoryId', async (ctx) => {
@@ -90,10 +111,11 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
     checkBody(validators.newOrder, body, validateNewOrder);
-    const result = await adoption.place(callerOf(ctx), body);
+    const { creation } = ctx.state;
+    const earlier = creation === undefined ? undefined : await adoption.placedUnder(creation);
+    const result = earlier ?? (await adoption.place(callerOf(ctx), body, creation));
     if (!result.ok) throw fromDomain(result.error);
-    ctx.set('Location', `/v1/store/orders/${result.value.id}`);
-    answerJson(ctx, serializeOrder(result.value), 201);
+    answerCreated(ctx, `/v1/store/orders/${result.value.id}`, serializeOrder(result.value), earlier !== undefined);
   });
 
   router.get('listOrders', '/v1/store/orders', async (ctx) => {

@@ -1,4 +1,4 @@
-import type { Caller, OwnStatus } from '@petstore/domain';
+import type { Caller, IdempotentCreation, OwnStatus } from '@petstore/domain';
 
 /** What the middleware chain records about a request in `ctx.state`. */
 export interface AppState {
@@ -11,4 +11,6 @@ export interface AppState {
   caller?: Caller;
   /** `GET /v1/me` only: the key's status, read by the gate (docs/rules.md §14). */
   ownStatus?: OwnStatus;
+  /** A create run under its `Idempotency-Key` (docs/rules.md §10): its creation token; creating routes pass it to the use cases. */
+  creation?: IdempotentCreation;
 }

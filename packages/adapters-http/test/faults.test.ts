@@ -19,9 +19,13 @@ class SwitchableRepository implements PetRepository {
     if (this.mode === 'bug') throw new Error(BUG_TEXT);
     if (this.mode === 'throw-string') throw BUG_TEXT;
   }
-  async create(draft: PetDraft): Promise<Pet> {
+  async create(draft: PetDraft, token?: string): Promise<Pet> {
     this.check();
-    return this.inner.create(draft);
+    return this.inner.create(draft, token);
+  }
+  async findByCreationToken(token: string): Promise<Pet | undefined> {
+    this.check();
+    return this.inner.findByCreationToken(token);
   }
   async findById(id: number): Promise<PetRecord | undefined> {
     this.check();

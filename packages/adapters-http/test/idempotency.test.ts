@@ -15,7 +15,7 @@ class ControlledRepository implements PetRepository {
   hold: Promise<void> | undefined;
   failNext = false;
   onCreate: (() => void) | undefined;
-  async create(draft: PetDraft): Promise<Pet> {
+  async create(draft: PetDraft, token?: string): Promise<Pet> {
     this.creates++;
     this.onCreate?.();
     if (this.hold !== undefined) await this.hold;
@@ -23,7 +23,10 @@ class ControlledRepository implements PetRepository {
       this.failNext = false;
       throw new StoreUnavailableError('injected outage');
     }
-    return this.inner.create(draft);
+    return this.inner.create(draft, token);
+  }
+  findByCreationToken(token: string) {
+    return this.inner.findByCreationToken(token);
   }
   findById(id: number) {
     return this.inner.findById(id);

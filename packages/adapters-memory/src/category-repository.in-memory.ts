@@ -9,20 +9,29 @@ import { categoryNameKey, fail, ok } from '@petstore/domain';
 export class CategoryRepositoryInMemory implements CategoryRepository {
   private readonly byPosition: Category[] = [];
   private readonly byKey = new Map<string, Category>();
+  /** Creation token → the category created with it (docs/rules.md §10; only categories created with one). */
+  private readonly byToken = new Map<string, Category>();
 
-  async create(category: NewCategory): Promise<Result<Category, CategoryNameTaken>> {
-    return this.createSync(category);
+  async create(category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> {
+    return this.createSync(category, token);
   }
 
   /** The same as `create`, without the promise: for seeding. */
-  createSync(category: NewCategory): Result<Category, CategoryNameTaken> {
+  createSync(category: NewCategory, token?: string): Result<Category, CategoryNameTaken> {
+    const earlier = token === undefined ? undefined : this.byToken.get(token);
+    if (earlier !== undefined) return ok(earlier);
     const key = categoryNameKey(category.name);
     const taken = this.byKey.get(key);
     if (taken !== undefined) return fail({ existingId: taken.id });
     const created: Category = Object.freeze({ id: this.byPosition.length + 1, name: category.name });
     this.byPosition.push(created);
     this.byKey.set(key, created);
+    if (token !== undefined) this.byToken.set(token, created);
     return ok(created);
+  }
+
+  async findByCreationToken(token: string): Promise<Category | undefined> {
+    return this.byToken.get(token);
   }
 
   async findById(id: number): Promise<Category | undefined> {

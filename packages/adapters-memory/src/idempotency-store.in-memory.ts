@@ -3,13 +3,14 @@ import type { ClaimOutcome, CompletedRecord, IdempotencyRecord, IdempotencyStore
 /** Expired records are swept at most once per this many ms (of the callers' clock). */
 const SWEEP_EVERY_MS = 60_000;
 
+/** Whether `held` is the claim `claim` (not a later claim of the same id, nor one that took it over). */
 const isClaim = (held: IdempotencyRecord | undefined, claim: InProgressRecord): boolean =>
-  held !== undefined && held.state === 'in_progress' && held.fingerprint === claim.fingerprint && held.expiresAt === claim.expiresAt;
+  held !== undefined && held.state === 'in_progress' && held.fingerprint === claim.fingerprint && held.token === claim.token && held.leaseUntil === claim.leaseUntil;
 
 /**
  * Idempotency records in process memory. Every call runs to completion before another starts
  * (no await inside), so a claim is atomic. Expired records are dropped by a sweep at most once a
- * minute, so memory holds at most a day of kept answers.
+ * minute, so memory holds at most a day of records.
  */
 export class IdempotencyStoreInMemory implements IdempotencyStore {
   private readonly records = new Map<string, IdempotencyRecord>();
@@ -23,9 +24,15 @@ export class IdempotencyStoreInMemory implements IdempotencyStore {
   async claim(id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> {
     if (now - this.lastSweep >= SWEEP_EVERY_MS) this.sweep(now);
     const held = this.records.get(id);
-    if (held !== undefined && held.expiresAt > now) return { claimed: false, held };
-    this.records.set(id, claim);
-    return { claimed: true };
+    if (held === undefined || held.expiresAt <= now) {
+      this.records.set(id, claim);
+      return { claimed: true, record: claim, resumed: false };
+    }
+    if (held.state !== 'in_progress' || held.leaseUntil > now || held.fingerprint !== claim.fingerprint) return { claimed: false, held };
+    // The same request once the claim's lease is over: it takes the claim over, token and all (docs/rules.md §10).
+    const record: InProgressRecord = { ...held, leaseUntil: claim.leaseUntil };
+    this.records.set(id, record);
+    return { claimed: true, record, resumed: true };
   }
 
   async complete(id: string, claim: InProgressRecord, record: CompletedRecord): Promise<void> {
@@ -33,7 +40,7 @@ export class IdempotencyStoreInMemory implements IdempotencyStore {
   }
 
   async release(id: string, claim: InProgressRecord): Promise<void> {
-    if (isClaim(this.records.get(id), claim)) this.records.delete(id);
+    if (isClaim(this.records.get(id), claim)) this.records.set(id, { ...claim, leaseUntil: 0 });
   }
 
   private sweep(now: number): void {

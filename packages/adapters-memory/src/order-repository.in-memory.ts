@@ -21,8 +21,16 @@ export class OrderRepositoryInMemory implements OrderRepository {
   private lastId = 0;
   private readonly all: OrderRecord[] = [];
   private readonly byOwner = new Map<string, OrderRecord[]>();
+  /** Creation token → id of the record created with it (docs/rules.md §10; only records created with one). */
+  private readonly byToken = new Map<string, number>();
 
-  async create(draft: OrderDraft): Promise<OrderRecord> {
+  async create(draft: OrderDraft, token?: string): Promise<OrderRecord> {
+    // No await before the record is in place: the token check and the insert are one atomic step.
+    if (token !== undefined) {
+      const earlier = this.byToken.get(token);
+      if (earlier !== undefined) return this.all[firstAfter(this.all, earlier - 1)]!;
+      this.byToken.set(token, this.lastId + 1);
+    }
     const record: OrderRecord = Object.freeze({ id: ++this.lastId, ...draft });
     this.all.push(record);
     let mine = this.byOwner.get(record.owner);
@@ -34,6 +42,11 @@ export class OrderRepositoryInMemory implements OrderRepository {
   async findById(id: number): Promise<OrderRecord | undefined> {
     const found = this.all[firstAfter(this.all, id - 1)];
     return found?.id === id ? found : undefined;
+  }
+
+  async findByCreationToken(token: string): Promise<OrderRecord | undefined> {
+    const id = this.byToken.get(token);
+    return id === undefined ? undefined : this.all[firstAfter(this.all, id - 1)];
   }
 
   async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> {

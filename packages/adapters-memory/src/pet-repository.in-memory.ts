@@ -29,13 +29,20 @@ export class PetRepositoryInMemory implements PetRepository {
   private readonly revisions = new Map<number, number>();
   /** Pet id → when a `PATCH` last changed its status (only pets with one). */
   private readonly statusPatches = new Map<number, string>();
+  /** Creation token → id of the pet created with it (docs/rules.md §10; only pets created with one). */
+  private readonly byToken = new Map<string, number>();
 
-  async create(draft: PetDraft): Promise<Pet> {
-    return this.createSync(draft);
+  async create(draft: PetDraft, token?: string): Promise<Pet> {
+    return this.createSync(draft, token);
   }
 
   /** The same as `create`, without the promise: for seeding large catalogues. */
-  createSync(draft: PetDraft): Pet {
+  createSync(draft: PetDraft, token?: string): Pet {
+    if (token !== undefined) {
+      const earlier = this.byToken.get(token);
+      if (earlier !== undefined) return this.all.get(earlier)!;
+      this.byToken.set(token, this.lastId + 1);
+    }
     const pet: Pet = Object.freeze({ id: ++this.lastId, name: draft.name, categoryId: draft.categoryId, status: draft.status });
     this.all.append(pet);
     this.byStatus.get(pet.status)!.append(pet);
@@ -47,6 +54,11 @@ export class PetRepositoryInMemory implements PetRepository {
   async findById(id: number): Promise<PetRecord | undefined> {
     const pet = this.all.get(id);
     return pet === undefined ? undefined : this.recordOf(pet);
+  }
+
+  async findByCreationToken(token: string): Promise<Pet | undefined> {
+    const id = this.byToken.get(token);
+    return id === undefined ? undefined : this.all.get(id);
   }
 
   /** Answers at once (no promise): the list is the service's hot path. */

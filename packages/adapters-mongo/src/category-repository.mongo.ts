@@ -9,6 +9,8 @@ interface CategoryDocument {
   readonly name: string;
   /** `categoryNameKey(name)`: unique (index `key_1`). */
   readonly key: string;
+  /** The creation token of a create under an `Idempotency-Key` (docs/rules.md §10), unique (sparse index `token_1`); absent otherwise. */
+  readonly token?: string;
 }
 
 const PROJECTION = { _id: 1, name: 1 } as const;
@@ -37,15 +39,18 @@ export class CategoryRepositoryMongo implements CategoryRepository {
     this.categories = db.collection<CategoryDocument>(COLLECTIONS.categories);
   }
 
-  async create(category: NewCategory): Promise<Result<Category, CategoryNameTaken>> {
+  async create(category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> {
     const key = categoryNameKey(category.name);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      // A category already created with this token is the answer (it has the name, so this comes first).
+      const earlier = token === undefined ? undefined : await this.findByCreationToken(token);
+      if (earlier !== undefined) return ok(earlier);
       const taken = await this.findByKey(key);
       if (taken !== undefined) return fail({ existingId: taken.id });
       const id = (this.lastId ?? (await this.readMaxId())) + 1;
       const inserted = await guard(async () => {
         try {
-          await this.categories.insertOne({ _id: id, name: category.name, key });
+          await this.categories.insertOne({ _id: id, name: category.name, key, ...(token === undefined ? {} : { token }) });
           return true;
         } catch (error) {
           if (classifyMongoError(error) === 'duplicate_key') return false;
@@ -56,7 +61,7 @@ export class CategoryRepositoryMongo implements CategoryRepository {
         this.lastId = Math.max(this.lastId ?? 0, id);
         return ok({ id, name: category.name });
       }
-      // The name or the id was taken meanwhile: the next round reads which.
+      // The token, the name or the id was taken meanwhile: the next round reads which.
       this.lastId = undefined;
     }
     throw new StoreUnavailableError('too many concurrent category creates; retry shortly');
@@ -64,6 +69,11 @@ export class CategoryRepositoryMongo implements CategoryRepository {
 
   async findById(id: number): Promise<Category | undefined> {
     const doc = await guard(() => this.categories.findOne({ _id: id }, { projection: PROJECTION }));
+    return doc === null ? undefined : toCategory(doc);
+  }
+
+  async findByCreationToken(token: string): Promise<Category | undefined> {
+    const doc = await guard(() => this.categories.findOne({ token }, { projection: PROJECTION }));
     return doc === null ? undefined : toCategory(doc);
   }
 

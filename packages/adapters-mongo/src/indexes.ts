@@ -41,12 +41,19 @@ export interface IndexDefinition {
  * - `api_keys {position}` (unique) serves the key list in order and makes `max + 1` position assignment safe between processes.
  *   Both are sparse: records written before the admin API lack the fields until the next start seeds them.
  * - `idempotency_keys {expiresAt}` with `expireAfterSeconds: 0`: a kept answer goes 24 h after it
- *   was given, a claim left by a process that died mid-request when its lease ends.
+ *   was given, a claim (and its creation token) 24 h after the key's first claim.
+ * - `pets {token}`, `categories {token}`, `orders {token}` (unique, sparse): the creation token of a
+ *   create under an `Idempotency-Key` (docs/rules.md §10), written with the document it creates; the
+ *   database itself keeps one resource per token, across processes and late writes. Sparse: a
+ *   document created without a key has no token and no index entry.
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
   { collection: COLLECTIONS.pets, key: { status: 1, categoryId: 1, _id: 1 }, options: { name: 'status_1_categoryId_1__id_1' } },
   { collection: COLLECTIONS.categories, key: { key: 1 }, options: { name: 'key_1', unique: true } },
+  { collection: COLLECTIONS.pets, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
+  { collection: COLLECTIONS.categories, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
+  { collection: COLLECTIONS.orders, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
   { collection: COLLECTIONS.orders, key: { owner: 1, _id: 1 }, options: { name: 'owner_1__id_1' } },
   { collection: COLLECTIONS.orders, key: { owner: 1, state: 1, _id: 1 }, options: { name: 'owner_1_state_1__id_1' } },
   { collection: COLLECTIONS.orders, key: { state: 1, _id: 1 }, options: { name: 'state_1__id_1' } },

@@ -10,6 +10,8 @@ interface OrderDocument {
   readonly state: OrderState;
   readonly placedAt: string;
   readonly updatedAt: string;
+  /** The creation token of a placement under an `Idempotency-Key` (docs/rules.md §10), unique (sparse index `token_1`); absent otherwise. */
+  readonly token?: string;
 }
 
 interface CounterDocument {
@@ -46,24 +48,41 @@ export class OrderRepositoryMongo implements OrderRepository {
     this.counters = db.collection<CounterDocument>(COLLECTIONS.counters);
   }
 
-  async create(draft: OrderDraft): Promise<OrderRecord> {
+  async create(draft: OrderDraft, token?: string): Promise<OrderRecord> {
     for (let draw = 1; ; draw++) {
       const counter = await upsertWithRetry(() =>
         this.counters.findOneAndUpdate({ _id: COUNTERS.orders }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
       );
       if (counter === null) throw new Error('the order id counter was not returned');
-      const doc: OrderDocument = { _id: counter.value, petId: draft.petId, owner: draft.owner, state: draft.state, placedAt: draft.placedAt, updatedAt: draft.updatedAt };
+      const doc: OrderDocument = {
+        _id: counter.value,
+        petId: draft.petId,
+        owner: draft.owner,
+        state: draft.state,
+        placedAt: draft.placedAt,
+        updatedAt: draft.updatedAt,
+        ...(token === undefined ? {} : { token }),
+      };
       try {
         await guard(() => this.orders.insertOne(doc));
         return toRecord(doc);
       } catch (error) {
-        if (draw === MAX_DRAWS || classifyMongoError(error) !== 'duplicate_key') throw error;
+        if (classifyMongoError(error) !== 'duplicate_key') throw error;
+        // The token already stored (an earlier attempt's placement under the same key): that record is the answer.
+        const earlier = token === undefined ? undefined : await this.findByCreationToken(token);
+        if (earlier !== undefined) return earlier;
+        if (draw === MAX_DRAWS) throw error;
       }
     }
   }
 
   async findById(id: number): Promise<OrderRecord | undefined> {
     const doc = await guard(() => this.orders.findOne({ _id: id }));
+    return doc === null ? undefined : toRecord(doc);
+  }
+
+  async findByCreationToken(token: string): Promise<OrderRecord | undefined> {
+    const doc = await guard(() => this.orders.findOne({ token }));
     return doc === null ? undefined : toRecord(doc);
   }
 

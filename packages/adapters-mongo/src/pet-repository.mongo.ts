@@ -19,6 +19,8 @@ interface PetDocument {
   readonly rev?: number | null;
   /** When a `PATCH` last changed the status; missing reads as `null`. */
   readonly statusPatchedAt?: string;
+  /** The creation token of a create under an `Idempotency-Key` (docs/rules.md §10), unique (sparse index `token_1`); absent otherwise. */
+  readonly token?: string;
 }
 
 /**
@@ -33,6 +35,7 @@ const LIST_INDEX = { status: 'status_1__id_1', statusCategory: 'status_1_categor
 
 interface Waiting {
   readonly draft: PetDraft;
+  readonly token: string | undefined;
   resolve(pet: Pet): void;
   reject(error: unknown): void;
 }
@@ -86,12 +89,17 @@ export class PetRepositoryMongo implements PetRepository {
     this.pets = db.collection<PetDocument>(COLLECTIONS.pets);
   }
 
-  create(draft: PetDraft): Promise<Pet> {
+  create(draft: PetDraft, token?: string): Promise<Pet> {
     if (this.queue.length + this.inFlight >= MAX_QUEUE) return Promise.reject(new StoreUnavailableError('too many creates are waiting for the store; retry shortly'));
     return new Promise<Pet>((resolve, reject) => {
-      this.queue.push({ draft, resolve, reject });
+      this.queue.push({ draft, token, resolve, reject });
       if (!this.draining) void this.drain();
     });
+  }
+
+  async findByCreationToken(token: string): Promise<Pet | undefined> {
+    const doc = await guard(() => this.pets.findOne({ token }, { projection: PET_PROJECTION }), `find on ${COLLECTIONS.pets}`);
+    return doc === null ? undefined : toPet(doc);
   }
 
   async findById(id: number): Promise<PetRecord | undefined> {
@@ -197,10 +205,17 @@ export class PetRepositoryMongo implements PetRepository {
           name: w.draft.name,
           categoryId: w.draft.categoryId,
           status: w.draft.status,
+          ...(w.token === undefined ? {} : { token: w.token }),
         }));
         const inserted = await this.insertOrdered(docs);
         docs.slice(0, inserted).forEach((doc, i) => pending[i]!.resolve(toPet(doc)));
         pending = pending.slice(inserted);
+        // Stopped by a token already stored (an earlier attempt's create under the same key): that pet is the answer.
+        const stopped = pending[0]?.token === undefined ? undefined : await this.findByCreationToken(pending[0].token);
+        if (stopped !== undefined) {
+          pending[0]!.resolve(stopped);
+          pending = pending.slice(1);
+        }
         // All written: our last id is the maximum. Stopped by a taken id: read the maximum again.
         this.lastId = pending.length === 0 ? base + inserted : undefined;
       }

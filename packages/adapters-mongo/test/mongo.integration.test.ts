@@ -285,18 +285,20 @@ if (target.kind === 'skipped') {
         expect(await pets.countByStatus()).to.deep.equal({ available: 1, pending: 0, sold: 0 });
       });
 
-      it('stores idempotency records under _id = scope:key with expiresAt as a date (what the TTL index reads), the answer beside it', async () => {
+      it('stores idempotency records under _id = scope:key with expiresAt as a date (what the TTL index reads), the claim\'s token and lease or the answer beside it', async () => {
         const db = await tracked('idem-shape');
         const store = new IdempotencyStoreMongo(db);
         const now = Date.UTC(2027, 0, 1, 12);
-        const claim = { state: 'in_progress' as const, fingerprint: 'f'.repeat(64), expiresAt: now + 60_000 };
-        expect(await store.claim('key_0123456789ab:order-1', claim, now)).to.deep.equal({ claimed: true });
+        const claim = { state: 'in_progress' as const, fingerprint: 'f'.repeat(64), token: 'e'.repeat(64), leaseUntil: now + 60_000, expiresAt: now + 86_400_000 };
+        expect(await store.claim('key_0123456789ab:order-1', claim, now)).to.deep.equal({ claimed: true, record: claim, resumed: false });
         const docs = db.collection<{ _id: string }>(COLLECTIONS.idempotency);
         expect(await docs.findOne({ _id: 'key_0123456789ab:order-1' })).to.deep.equal({
           _id: 'key_0123456789ab:order-1',
           state: 'in_progress',
           fingerprint: 'f'.repeat(64),
-          expiresAt: new Date(now + 60_000),
+          token: 'e'.repeat(64),
+          leaseUntil: new Date(now + 60_000),
+          expiresAt: new Date(now + 86_400_000),
         });
         const answer = { status: 201, body: '{"id":1}', location: '/v1/pets/1' };
         await store.complete('key_0123456789ab:order-1', claim, { state: 'completed', fingerprint: claim.fingerprint, expiresAt: now + 86_400_000, answer });

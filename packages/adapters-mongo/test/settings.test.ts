@@ -42,9 +42,12 @@ describe('resolveMongoSettings: database, printable endpoint and driver defaults
   });
 });
 
+/** Whether an index is on the creation token (docs/rules.md §10). */
+const onToken = (index: (typeof MONGO_INDEXES)[number]): boolean => JSON.stringify(index.key) === '{"token":1}';
+
 describe('index definitions (as data)', () => {
   it('serve every pet list "status equal (the one asked for, or the three a listed pet has), category equal, _id > cursor, ascending" from one compound index each, so withdrawn pets are never read', () => {
-    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets).map((i) => Object.entries(i.key));
+    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets && !onToken(i)).map((i) => Object.entries(i.key));
     expect(pets).to.deep.equal([
       [
         ['status', 1],
@@ -59,8 +62,17 @@ describe('index definitions (as data)', () => {
   });
 
   it('keep one category per name with a unique index on the normalised name', () => {
-    const categories = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.categories);
+    const categories = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.categories && !onToken(i));
     expect(categories.map((i) => [i.key, i.options.unique])).to.deep.equal([[{ key: 1 }, true]]);
+  });
+
+  it('keep one pet, category and order record per creation token (docs/rules.md §10) with a unique sparse index on it (a document created without a key has none)', () => {
+    const tokens = MONGO_INDEXES.filter(onToken);
+    expect(tokens.map((i) => [i.collection, i.key, i.options.unique, i.options.sparse])).to.deep.equal([
+      [COLLECTIONS.pets, { token: 1 }, true, true],
+      [COLLECTIONS.categories, { token: 1 }, true, true],
+      [COLLECTIONS.orders, { token: 1 }, true, true],
+    ]);
   });
 
   it('expire rate-limit state with a TTL index on expireAt', () => {

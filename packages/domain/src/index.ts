@@ -90,6 +90,7 @@ export {
   type CompletedRecord,
   type IdempotencyRecord,
   type ReplayDecision,
+  type IdempotentCreation,
 } from './idempotency/idempotency.js';
 export { IdempotentRequests, type IdempotentStart, type IdempotencyTicket } from './use-cases/idempotent-requests.js';
 

@@ -4,6 +4,7 @@ import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold,
 import { Adoption, deliveryBindsStatus, entityTag, ORDER_STATES, PET_STATUSES, PetMaintenance, StoreUnavailableError, timestamp } from '../src/index.js';
 import { FaultInjector, type FaultMode } from './fault-injection.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { adoptionCreationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 import { serialOrderOf, type RaceRequest } from './serial-race.js';
 
@@ -534,7 +535,8 @@ const stallingSwaps = (inner: PetRepository) => {
   let reached!: () => void;
   const reachedSwap = new Promise<void>((resolve) => (reached = resolve));
   const pets: PetRepository = {
-    create: (draft) => inner.create(draft),
+    create: (draft, token) => (token === undefined ? inner.create(draft) : inner.create(draft, token)),
+    findByCreationToken: (token) => inner.findByCreationToken(token),
     findById: (id) => inner.findById(id),
     list: (query) => inner.list(query),
     findHold: (id) => inner.findHold(id),
@@ -558,6 +560,7 @@ const scheduledStores = (s: fc.Scheduler, stores: AdoptionStores): AdoptionStore
   return {
     pets: {
       create: s.scheduleFunction(async (draft: Parameters<PetRepository['create']>[0]) => pets.create(draft)),
+      findByCreationToken: s.scheduleFunction(async (token: string) => pets.findByCreationToken(token)),
       findById: s.scheduleFunction(async (id: number) => pets.findById(id)),
       list: s.scheduleFunction(async (query: Parameters<PetRepository['list']>[0]) => pets.list(query)),
       findHold: s.scheduleFunction(async (id: number) => pets.findHold(id)),
@@ -568,6 +571,7 @@ const scheduledStores = (s: fc.Scheduler, stores: AdoptionStores): AdoptionStore
     },
     orders: {
       create: s.scheduleFunction(async (draft: Parameters<OrderRepository['create']>[0]) => orders.create(draft)),
+      findByCreationToken: s.scheduleFunction(async (token: string) => orders.findByCreationToken(token)),
       findById: s.scheduleFunction(async (id: number) => orders.findById(id)),
       updateState: s.scheduleFunction(async (...args: Parameters<OrderRepository['updateState']>) => orders.updateState(...args)),
       list: s.scheduleFunction(async (query: Parameters<OrderRepository['list']>[0]) => orders.list(query)),
@@ -947,5 +951,7 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         ),
         { ...runs },
       ));
+
+    adoptionCreationTokenCases(make, options);
   });
 };

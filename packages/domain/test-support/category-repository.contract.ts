@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { Category, CategoryRepository } from '../src/index.js';
 import { CategoryCatalog } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { categoryCreationTokenCases } from './creation-token.contract.js';
 import { categoryNameArb } from './arbitraries.js';
 
 /** The model: a plain Map from id to category, in creation order. The same-name rule is spelt out here, not imported. */
@@ -188,5 +189,7 @@ export const categoryRepositoryContract = (name: string, make: MakeFixture<Categ
         ),
         { ...runs },
       ));
+
+    categoryCreationTokenCases(make, options);
   });
 };

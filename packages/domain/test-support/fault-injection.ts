@@ -40,6 +40,12 @@ import { StoreUnavailableError } from '../src/index.js';
 declare const setTimeout: (callback: () => void, ms: number) => unknown;
 declare const clearTimeout: (handle: unknown) => void;
 
+/** A create's arguments as the caller passed them: the creation token only when there is one. */
+const withToken = (args: readonly unknown[], token: string | undefined): readonly unknown[] => (token === undefined ? args : [...args, token]);
+/** Forwards a create as it was called: with its creation token (docs/rules.md §10) only when it has one. */
+const creating = <D, R>(inner: { create(draft: D, token?: string): Promise<R> }, draft: D, token: string | undefined): Promise<R> =>
+  token === undefined ? inner.create(draft) : inner.create(draft, token);
+
 /**
  * What one port call does under fault injection:
  * - `pass`: the call reaches the wrapped store untouched;
@@ -134,7 +140,10 @@ export class FaultInjector {
 
   petRepository(inner: PetRepository): PetRepository {
     return {
-      create: (draft: PetDraft): Promise<Pet> => this.run({ port: 'PetRepository', method: 'create', write: true, args: [draft] }, () => inner.create(draft)),
+      create: (draft: PetDraft, token?: string): Promise<Pet> =>
+        this.run({ port: 'PetRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token)),
+      findByCreationToken: (token: string): Promise<Pet | undefined> =>
+        this.run({ port: 'PetRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
       findById: (id: number): Promise<PetRecord | undefined> =>
         this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       list: (query: PetListQuery): Promise<readonly Pet[]> =>
@@ -156,8 +165,10 @@ export class FaultInjector {
 
   categoryRepository(inner: CategoryRepository): CategoryRepository {
     return {
-      create: (category: NewCategory): Promise<Result<Category, CategoryNameTaken>> =>
-        this.run({ port: 'CategoryRepository', method: 'create', write: true, args: [category] }, () => inner.create(category)),
+      create: (category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> =>
+        this.run({ port: 'CategoryRepository', method: 'create', write: true, args: withToken([category], token) }, () => creating(inner, category, token)),
+      findByCreationToken: (token: string): Promise<Category | undefined> =>
+        this.run({ port: 'CategoryRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
       findById: (id: number): Promise<Category | undefined> =>
         this.run({ port: 'CategoryRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       findByName: (name: string): Promise<Category | undefined> =>
@@ -169,8 +180,10 @@ export class FaultInjector {
 
   orderRepository(inner: OrderRepository): OrderRepository {
     return {
-      create: (draft: OrderDraft): Promise<OrderRecord> =>
-        this.run({ port: 'OrderRepository', method: 'create', write: true, args: [draft] }, () => inner.create(draft)),
+      create: (draft: OrderDraft, token?: string): Promise<OrderRecord> =>
+        this.run({ port: 'OrderRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token)),
+      findByCreationToken: (token: string): Promise<OrderRecord | undefined> =>
+        this.run({ port: 'OrderRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
       findById: (id: number): Promise<OrderRecord | undefined> =>
         this.run({ port: 'OrderRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
       updateState: (id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> =>

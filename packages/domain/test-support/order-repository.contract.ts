@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { OrderDraft, OrderRecord, OrderRepository, OrderState } from '../src/index.js';
 import { LISTED_STATES, ORDER_STATES, timestamp } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { orderCreationTokenCases } from './creation-token.contract.js';
 
 interface Model {
   readonly orders: OrderRecord[];
@@ -148,5 +149,7 @@ export const orderRepositoryContract = (name: string, make: MakeFixture<OrderRep
         fc.asyncProperty(commandsArb, (commands) => withFixture(make, (repo) => fc.asyncModelRun(() => ({ model: { orders: [] }, real: repo }), commands))),
         { ...runs },
       ));
+
+    orderCreationTokenCases(make, options);
   });
 };

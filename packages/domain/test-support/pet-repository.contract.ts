@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { Pet, PetChanges, PetDraft, PetHold, PetRecord, PetRepository, PetStatus } from '../src/index.js';
 import { PET_STATUSES, PetCatalog } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { petCreationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 import { petDraftArb } from './arbitraries.js';
 
@@ -585,5 +586,7 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         ),
         { ...runs },
       ));
+
+    petCreationTokenCases(make, options);
   });
 };

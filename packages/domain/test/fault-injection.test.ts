@@ -9,10 +9,17 @@ const notUsed = (): never => {
 
 class Pets implements PetRepository {
   readonly rows: Pet[] = [];
-  async create(draft: PetDraft): Promise<Pet> {
+  readonly tokens = new Map<string, Pet>();
+  async create(draft: PetDraft, token?: string): Promise<Pet> {
+    const earlier = token === undefined ? undefined : this.tokens.get(token);
+    if (earlier !== undefined) return earlier;
     const pet = { id: this.rows.length + 1, ...draft };
     this.rows.push(pet);
+    if (token !== undefined) this.tokens.set(token, pet);
     return pet;
+  }
+  async findByCreationToken(token: string): Promise<Pet | undefined> {
+    return this.tokens.get(token);
   }
   async findById(id: number): Promise<PetRecord | undefined> {
     const pet = this.rows.find((p) => p.id === id);
@@ -88,6 +95,23 @@ describe('FaultInjector (test support): switchable faults around any port', func
     expect(await pets.findById(pet.id)).to.deep.equal({ ...pet, revision: 0, orderId: null, statusPatchedAt: null });
     expect(await pets.list({ afterId: 0, limit: 10 })).to.deep.equal([pet]);
     expect(faults.calls.map((c) => `${c.method}:${c.mode}`)).to.deep.equal(['create:pass', 'findById:pass', 'list:pass']);
+  });
+
+  it('forwards a create\'s creation token (and logs it with the call) only when there is one; findByCreationToken is a read', async () => {
+    const faults = new FaultInjector();
+    const inner = new Pets();
+    const pets = faults.petRepository(inner);
+    const plain = await pets.create(draft);
+    const tokened = await pets.create(draft, 'tok-1');
+    expect(await pets.create(draft, 'tok-1'), 'the store saw the token: one pet for it').to.deep.equal(tokened);
+    expect(await pets.findByCreationToken('tok-1')).to.deep.equal(tokened);
+    expect(inner.rows.map((p) => p.id)).to.deep.equal([plain.id, tokened.id]);
+    expect(faults.calls.map((c) => [c.method, c.write, c.args.length])).to.deep.equal([
+      ['create', true, 1],
+      ['create', true, 2],
+      ['create', true, 2],
+      ['findByCreationToken', false, 1],
+    ]);
   });
 
   it('fail: throws StoreUnavailableError and the store never sees the call', async () => {

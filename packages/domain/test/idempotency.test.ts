@@ -9,6 +9,7 @@ import {
   isKeptStatus,
   oversizedRequestFingerprint,
   requestFingerprint,
+  sha256Hex,
   type ClaimOutcome,
   type CompletedRecord,
   type IdempotencyRecord,
@@ -22,15 +23,20 @@ class MapStore implements IdempotencyStore {
   readonly records = new Map<string, IdempotencyRecord>();
   async claim(id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> {
     const held = this.records.get(id);
-    if (held !== undefined && held.expiresAt > now) return { claimed: false, held };
-    this.records.set(id, claim);
-    return { claimed: true };
+    if (held === undefined || held.expiresAt <= now) {
+      this.records.set(id, claim);
+      return { claimed: true, record: claim, resumed: false };
+    }
+    if (held.state !== 'in_progress' || held.leaseUntil > now || held.fingerprint !== claim.fingerprint) return { claimed: false, held };
+    const record: InProgressRecord = { ...held, leaseUntil: claim.leaseUntil };
+    this.records.set(id, record);
+    return { claimed: true, record, resumed: true };
   }
   async complete(id: string, _claim: InProgressRecord, record: CompletedRecord): Promise<void> {
     this.records.set(id, record);
   }
-  async release(id: string): Promise<void> {
-    this.records.delete(id);
+  async release(id: string, claim: InProgressRecord): Promise<void> {
+    this.records.set(id, { ...claim, leaseUntil: 0 });
   }
 }
 
@@ -85,7 +91,7 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
 
   it('decides: another request → idempotency_key_reused; the same one in progress → conflict; done → its answer', () => {
     const answer = { status: 201, body: '{"id":1}', location: '/v1/pets/1' };
-    const running: IdempotencyRecord = { state: 'in_progress', fingerprint: 'f', expiresAt: 1 };
+    const running: IdempotencyRecord = { state: 'in_progress', fingerprint: 'f', token: 't', leaseUntil: 1, expiresAt: 1 };
     const completed: IdempotencyRecord = { state: 'completed', fingerprint: 'f', expiresAt: 1, answer };
     expect(decideReplay(running, 'g')).to.deep.include({ kind: 'refused' });
     expect(decideReplay(completed, 'g').kind === 'refused' && decideReplay(completed, 'g')).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
@@ -94,16 +100,21 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     expect(decideReplay(completed, 'f')).to.deep.equal({ kind: 'replay', answer });
   });
 
-  it('IdempotentRequests: claims with a 60 s lease, keeps a kept answer for 24 h, frees the key for the others', async () => {
+  it('IdempotentRequests: claims with a 60 s lease and a creation token, keeps a kept answer for 24 h, refuses the others', async () => {
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
     const store = new MapStore();
     const requests = new IdempotentRequests(store, clock);
     const first = await requests.start('key_a', 'k', 'fp');
     expect(first.kind).to.equal('process');
     if (first.kind !== 'process') return;
-    expect(store.records.get('key_a:k')).to.deep.equal({ state: 'in_progress', fingerprint: 'fp', expiresAt: clock.now() + IN_PROGRESS_LEASE_MS });
+    const token = sha256Hex(`key_a:k\n${clock.now()}`);
+    const claim = { state: 'in_progress', fingerprint: 'fp', token, leaseUntil: clock.now() + IN_PROGRESS_LEASE_MS, expiresAt: clock.now() + IDEMPOTENCY_TTL_MS };
+    expect(store.records.get('key_a:k')).to.deep.equal(claim);
+    expect(first.ticket).to.deep.equal({ id: 'key_a:k', claim, creation: { token, resumed: false } });
     expect(await requests.start('key_a', 'k', 'fp')).to.deep.nested.include({ 'error.code': 'conflict' });
-    expect((await requests.start('key_b', 'k', 'fp')).kind, 'another API key: its own scope').to.equal('process');
+    const elsewhere = await requests.start('key_b', 'k', 'fp');
+    expect(elsewhere.kind, 'another API key: its own scope').to.equal('process');
+    expect(elsewhere.kind === 'process' && elsewhere.ticket.creation.token, 'and its own token').not.to.equal(token);
     clock.advance(5);
     await requests.finish(first.ticket, { status: 201, body: '{}', location: '/v1/pets/1' });
     expect(store.records.get('key_a:k')).to.deep.include({ state: 'completed', expiresAt: clock.now() + IDEMPOTENCY_TTL_MS });
@@ -117,16 +128,42 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
       expect(await requests.start('key_c', `k${status}`, fingerprint), String(status)).to.deep.equal({ kind: 'replay', answer: { status, body: '{}' } });
       expect(await requests.start('key_c', `k${status}`, 'another'), String(status)).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
     }
-    // Answers that say nothing about the request free the key; so does an abandoned request.
-    for (const status of [401, 403, 408, 429, 500, 503]) {
-      const started = await requests.start('key_c', `s${status}`, 'fp');
+  });
+
+  it('IdempotentRequests: an answer not kept (401, 403, 408, 429, 5xx) or an abandoned request ends the claim: the same request runs again at once, resumed under the same token; another request with the key is refused', async () => {
+    const clock = new ManualClock(Date.UTC(2027, 0, 1));
+    const store = new MapStore();
+    const requests = new IdempotentRequests(store, clock);
+    const end = async (key: string, how: number | 'abandon') => {
+      const started = await requests.start('key_c', key, 'fp');
       if (started.kind !== 'process') throw new Error('expected a claim');
-      await requests.finish(started.ticket, { status, body: '{}' });
-      expect(store.records.has(`key_c:s${status}`), String(status)).to.equal(false);
+      if (how === 'abandon') await requests.abandon(started.ticket);
+      else await requests.finish(started.ticket, { status: how, body: '{}' });
+      return started.ticket;
+    };
+    for (const how of [401, 403, 408, 429, 500, 503, 'abandon'] as const) {
+      const ended = await end(`s${how}`, how);
+      expect(store.records.get(`key_c:s${how}`), String(how)).to.deep.equal({ ...ended.claim, leaseUntil: 0 });
+      clock.advance(1);
+      expect(await requests.start('key_c', `s${how}`, 'another'), String(how)).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
+      const again = await requests.start('key_c', `s${how}`, 'fp');
+      expect(again.kind === 'process' && again.ticket.creation, String(how)).to.deep.equal({ token: ended.creation.token, resumed: true });
+      expect(again.kind === 'process' && again.ticket.claim, String(how)).to.deep.equal({ ...ended.claim, leaseUntil: clock.now() + IN_PROGRESS_LEASE_MS });
     }
-    const abandoned = await requests.start('key_c', 'gone', 'fp');
-    if (abandoned.kind !== 'process') throw new Error('expected a claim');
-    await requests.abandon(abandoned.ticket);
-    expect(store.records.has('key_c:gone')).to.equal(false);
+  });
+
+  it('IdempotentRequests: a claim left behind is resumed by the same request once its lease is over (60 s), under its token, until the record expires (24 h after the first claim); then a new request with a new token', async () => {
+    const clock = new ManualClock(Date.UTC(2027, 0, 1));
+    const requests = new IdempotentRequests(new MapStore(), clock);
+    const first = await requests.start('key_a', 'k', 'fp');
+    if (first.kind !== 'process') throw new Error('expected a claim');
+    clock.advance(IN_PROGRESS_LEASE_MS - 1);
+    expect(await requests.start('key_a', 'k', 'fp')).to.deep.nested.include({ 'error.code': 'conflict' });
+    clock.advance(1);
+    const resumed = await requests.start('key_a', 'k', 'fp');
+    expect(resumed.kind === 'process' && resumed.ticket.creation).to.deep.equal({ token: first.ticket.creation.token, resumed: true });
+    clock.set(first.ticket.claim.expiresAt);
+    const renewed = await requests.start('key_a', 'k', 'fp');
+    expect(renewed.kind === 'process' && renewed.ticket.creation).to.deep.equal({ token: sha256Hex(`key_a:k\n${clock.now()}`), resumed: false });
   });
 });

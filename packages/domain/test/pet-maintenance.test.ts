@@ -182,9 +182,9 @@ const untouchable = (): PetRepository => {
   const touched = (): never => {
     throw new Error('the store was touched');
   };
-  return { create: touched, findById: touched, list: touched, findHold: touched, swapHold: touched, countByStatus: touched, update: touched, withdraw: touched };
+  return { create: touched, findByCreationToken: touched, findById: touched, list: touched, findHold: touched, swapHold: touched, countByStatus: touched, update: touched, withdraw: touched };
 };
-const noOrders = { create: () => Promise.reject(new Error('no orders')), findById: async () => undefined, updateState: async () => false, list: async () => [] };
+const noOrders = { create: () => Promise.reject(new Error('no orders')), findByCreationToken: async () => undefined, findById: async () => undefined, updateState: async () => false, list: async () => [] };
 const THREE_CATEGORIES = { findById: async (id: number) => (id >= 1 && id <= 3 ? { id, name: `c${id}` } : undefined) };
 
 /**
@@ -196,6 +196,9 @@ class OnePetStore implements PetRepository {
   /** When set, the next conditional write loses (another request changed the pet first): the revision moves. */
   interfere: ((pet: PetRecord) => PetRecord) | undefined;
   updates = 0;
+  async findByCreationToken(): Promise<Pet | undefined> {
+    return undefined;
+  }
   async create(): Promise<Pet> {
     throw new Error('not used');
   }

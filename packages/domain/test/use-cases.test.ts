@@ -38,10 +38,17 @@ import { ManualClock } from '../test-support/manual-clock.js';
 class ArrayRepository implements PetRepository {
   readonly pets: Pet[] = [];
   lastQuery: PetListQuery | undefined;
-  async create(d: Omit<Pet, 'id'>): Promise<Pet> {
+  readonly tokens = new Map<string, Pet>();
+  async create(d: Omit<Pet, 'id'>, token?: string): Promise<Pet> {
+    const earlier = token === undefined ? undefined : this.tokens.get(token);
+    if (earlier !== undefined) return earlier;
     const pet = { id: this.pets.length + 1, ...d };
     this.pets.push(pet);
+    if (token !== undefined) this.tokens.set(token, pet);
     return pet;
+  }
+  async findByCreationToken(token: string): Promise<Pet | undefined> {
+    return this.tokens.get(token);
   }
   async findById(id: number): Promise<PetRecord | undefined> {
     const pet = this.pets.find((p) => p.id === id);
@@ -173,6 +180,18 @@ describe('PetCatalog use cases', () => {
     }
   });
 
+  it('createPet under an Idempotency-Key writes its creation token with the pet; petCreatedUnder finds that pet only for a resumed claim (a first claim looks nothing up) (docs/rules.md §10)', async () => {
+    const { repo, catalog } = await setup();
+    const created = await catalog.createPet({ name: 'Rex', categoryId: 2 }, { token: 'tok-1', resumed: false });
+    if (!created.ok) throw new Error(created.error.message);
+    expect(repo.tokens.get('tok-1')).to.equal(created.value);
+    expect(await catalog.petCreatedUnder({ token: 'tok-1', resumed: false }), 'a first claim: no look-up').to.equal(undefined);
+    expect(await catalog.petCreatedUnder({ token: 'tok-1', resumed: true })).to.equal(created.value);
+    expect(await catalog.petCreatedUnder({ token: 'tok-2', resumed: true })).to.equal(undefined);
+    expect(await catalog.createPet({ name: 'Rex', categoryId: 2 })).to.deep.include({ ok: true });
+    expect(repo.tokens.size, 'a create without a key carries no token').to.equal(1);
+  });
+
   it('getPet answers gone from the sunset instant on, by the injected clock', async () => {
     const { catalog, clock } = await setup(1);
     clock.set(GET_PET_DEPRECATION.sunsetAt - 1);
@@ -186,11 +205,18 @@ describe('PetCatalog use cases', () => {
 describe('CategoryCatalog use cases', () => {
   class MapCategories implements CategoryRepository {
     readonly rows = new Map<number, Category>();
-    async create(c: NewCategory): Promise<Result<Category, CategoryNameTaken>> {
+    readonly tokens = new Map<string, Category>();
+    async findByCreationToken(token: string) {
+      return this.tokens.get(token);
+    }
+    async create(c: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> {
+      const earlier = token === undefined ? undefined : this.tokens.get(token);
+      if (earlier !== undefined) return ok(earlier);
       const taken = [...this.rows.values()].find((r) => r.name.normalize('NFC').toLowerCase() === c.name.normalize('NFC').toLowerCase());
       if (taken) return fail({ existingId: taken.id });
       const row = { id: this.rows.size + 1, name: c.name };
       this.rows.set(row.id, row);
+      if (token !== undefined) this.tokens.set(token, row);
       return ok(row);
     }
     async findById(id: number) {
@@ -217,6 +243,19 @@ describe('CategoryCatalog use cases', () => {
     expect((await categories.createCategory({ name: '𝒜'.repeat(100) })).ok, '100 code points').to.equal(true);
     const long = await categories.createCategory({ ['k'.repeat(500)]: 1, name: 'a' });
     expect(!long.ok && [...long.error.message].length).to.be.below(120);
+  });
+
+  it('createCategory under an Idempotency-Key writes its creation token with the category; categoryCreatedUnder finds it only for a resumed claim (docs/rules.md §10)', async () => {
+    const repo = new MapCategories();
+    const categories = new CategoryCatalog(repo);
+    const created = await categories.createCategory({ name: 'Birds' }, { token: 'tok-1', resumed: false });
+    if (!created.ok) throw new Error(created.error.message);
+    expect(repo.tokens.get('tok-1')).to.equal(created.value);
+    expect(await categories.categoryCreatedUnder({ token: 'tok-1', resumed: false }), 'a first claim: no look-up').to.equal(undefined);
+    expect(await categories.categoryCreatedUnder({ token: 'tok-1', resumed: true })).to.equal(created.value);
+    expect(await categories.categoryCreatedUnder({ token: 'tok-2', resumed: true })).to.equal(undefined);
+    expect(await categories.createCategory({ name: 'Fish' })).to.deep.include({ ok: true });
+    expect(repo.tokens.size, 'a create without a key carries no token').to.equal(1);
   });
 
   it('getCategory follows the petId rules; listCategories pages with its own cursor', async () => {

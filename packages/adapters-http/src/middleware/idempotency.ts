@@ -25,7 +25,9 @@ export type IdempotentRun = (ctx: Ctx, run: () => Promise<unknown>) => Promise<v
  * scoped by the caller's API key; the request's fingerprint (method, path, SHA-256 of the body's
  * bytes, or "over 1 MiB": see `fingerprintOf`) decides between processing it, replaying the answer kept for it (with
  * `Idempotent-Replayed: true`, creating nothing), or refusing it (422 another request, 409 still
- * in progress). The answer is then kept or the key freed, as the domain's rule says.
+ * in progress). The route creates under the claim's creation token (`ctx.state.creation`), and
+ * answers what an earlier attempt created under it, if any (docs/rules.md §10: a create never happens
+ * twice under one key). The answer is then kept, or the claim ended, as the domain's rule says.
  */
 export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): IdempotentRun =>
   async function idempotent(ctx, run) {
@@ -47,14 +49,13 @@ export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): Id
     const started = await requests.start(caller.keyId, key.value, fingerprint);
     if (started.kind === 'refused') throw new HttpError(started.error.code, started.error.message);
     if (started.kind === 'replay') {
-      const { answer } = started;
-      answerJson(ctx, answer.body, answer.status);
-      if (answer.location !== undefined) ctx.set('Location', answer.location);
-      ctx.set('Idempotent-Replayed', 'true');
+      answerReplayed(ctx, started.answer);
       return;
     }
 
     const { ticket } = started;
+    // The route creates under this token, and answers what an earlier attempt created under it, if any.
+    ctx.state.creation = ticket.creation;
     let answer: KeptAnswer;
     try {
       await run();
@@ -63,7 +64,7 @@ export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): Id
       answer = location === '' ? { status: ctx.status, body: text } : { status: ctx.status, body: text, location };
     } catch (error) {
       if (!(error instanceof HttpError)) {
-        // An outage or a bug: a 5xx, never kept; a retry runs again.
+        // An outage or a bug: a 5xx, never kept; a retry runs again, under the same creation token.
         await requests.abandon(ticket).catch(() => undefined);
         throw error;
       }
@@ -72,6 +73,17 @@ export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): Id
     }
     await keep(requests, ticket, answer, logger, ctx.state.requestId);
   };
+
+/**
+ * Answers a request as a replay (docs/rules.md §10): the status, body and `Location` of the answer
+ * first given (a kept answer, or a create found under the request's creation token), with
+ * `Idempotent-Replayed: true`.
+ */
+export const answerReplayed = (ctx: Context, answer: KeptAnswer): void => {
+  answerJson(ctx, answer.body, answer.status);
+  if (answer.location !== undefined) ctx.set('Location', answer.location);
+  ctx.set('Idempotent-Replayed', 'true');
+};
 
 /**
  * The request's fingerprint, as far as the service sees the request (docs/rules.md §10 keeps every
@@ -102,9 +114,9 @@ const fingerprintOf = async (ctx: Ctx): Promise<string> => {
 };
 
 /**
- * Keeps the answer (or frees the key). When the store fails here, the request itself has already
- * been processed: its answer still goes out (a 503 would invite a retry that creates again), and
- * the claim frees itself when its lease ends.
+ * Keeps the answer (or ends the claim). When the store fails here, the request itself has already
+ * been processed: its answer still goes out (a 503 would only make the client retry), and a repeat
+ * takes the claim over when its lease ends and answers what this request created, found by its token.
  */
 const keep = async (
   requests: IdempotentRequests,

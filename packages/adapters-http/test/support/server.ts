@@ -88,6 +88,8 @@ export interface TestServerOptions {
   readonly orders?: OrderRepository;
   /** Told of each withdrawn pet (docs/rules.md §12: its photos go with it); nothing by default. */
   readonly afterWithdrawal?: (petId: number) => Promise<void>;
+  /** Replaces the in-memory idempotency store (two apps given the same stores act as two processes sharing one database). */
+  readonly idempotencyStore?: IdempotencyStoreInMemory;
   /** Wraps the in-memory idempotency store the app uses (e.g. to inject faults); `idempotencyStore` stays the inner one. */
   readonly wrapIdempotencyStore?: (inner: IdempotencyStore) => IdempotencyStore;
   readonly isReady?: () => Promise<boolean>;
@@ -265,7 +267,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     if (!created.ok || created.value.id !== i) throw new Error(`seeding categories: expected category ${i}`);
   }
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
-  const idempotencyStore = new IdempotencyStoreInMemory();
+  const idempotencyStore = options.idempotencyStore ?? new IdempotencyStoreInMemory();
   const orders = options.orders ?? new OrderRepositoryInMemory();
   const app = createHttpApp(
     {

@@ -13,7 +13,8 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /**
  * How long a claim of a request still being processed holds. Longer than any request can take
  * (30 s to arrive, 5 s per store call), so a live request never loses it; short enough that a
- * claim left by a process that died mid-request frees its key within a minute.
+ * claim left by a process that died mid-request is taken over by a repeat within a minute (which
+ * answers what that process created, if anything: the creation token stays with the record).
  */
 export const IN_PROGRESS_LEASE_MS = 60 * 1000;
 
@@ -58,6 +59,26 @@ export const oversizedRequestFingerprint = (method: string, path: string): strin
 /** Where a key is kept: keys are scoped per API key (its public id), across all paths. */
 export const idempotencyId = (scope: string, key: string): string => `${scope}:${key}`;
 
+/**
+ * The creation token of a key's first claim at `claimedAt`: a SHA-256 (hex) of the record's id (the
+ * API key's public id and the `Idempotency-Key`) and that instant. Every create run under the key
+ * writes it into the created resource's own document, in the same single-document write, under a
+ * unique index: one resource per token, whichever attempt, process or late write stored it. The
+ * instant makes the same key used again after its record expired (24 h) a new request with a new token.
+ */
+export const creationToken = (id: string, claimedAt: number): string => sha256Hex(`${id}\n${claimedAt}`);
+
+/**
+ * A create run under an `Idempotency-Key`, as the use case that creates sees it (docs/rules.md §10):
+ * the token to write into what it creates, and whether an earlier attempt of the same request may
+ * have created already (its claim was taken over: it ended 5xx or its lease ran out), in which case
+ * the resource created under the token, if any, is the answer.
+ */
+export interface IdempotentCreation {
+  readonly token: string;
+  readonly resumed: boolean;
+}
+
 /** The part of an answer that is kept and replayed. */
 export interface KeptAnswer {
   readonly status: number;
@@ -66,11 +87,27 @@ export interface KeptAnswer {
   readonly location?: string;
 }
 
-/** A key being processed: the request's fingerprint, until `expiresAt` (the lease). */
+/**
+ * A key claimed by a request being processed, or by one that ended without an answer worth keeping
+ * (a 5xx: it may or may not have created): the request's fingerprint and its creation token, kept
+ * until `expiresAt`; the claim itself holds until `leaseUntil`.
+ */
 export interface InProgressRecord {
   readonly state: 'in_progress';
   readonly fingerprint: string;
-  /** Milliseconds since the epoch; from then on the record counts as absent. */
+  /**
+   * The creation token (`creationToken`): fixed by the key's first claim and kept by every claim that
+   * takes the record over, so that every attempt of the request writes the same token into what it
+   * creates, and a repeat finds what an earlier attempt created (docs/rules.md §10).
+   */
+  readonly token: string;
+  /**
+   * Milliseconds since the epoch: until then the claim holds (a repeat is 409); from then on a repeat
+   * of the same request takes it over, token and all. A request that ends without an answer worth
+   * keeping ends its lease at once (0).
+   */
+  readonly leaseUntil: number;
+  /** Milliseconds since the epoch (24 h after the key's first claim); from then on the record counts as absent. */
   readonly expiresAt: number;
 }
 

@@ -76,6 +76,29 @@ export const PLACEMENT = { petFrom: 'available', to: OrderState.placed, pet: 'pe
  *   `false` means it was done already), then CAS to `cancelled` / `delivered`, keeping `updatedAt`.
  * A client therefore sees `cancelled` / `delivered` only once the pet has followed, and never a
  * `placed` order that its pet does not hold: the invariants of §8 hold at every observable moment.
+ *
+ * **A placement under an `Idempotency-Key`** (docs/rules.md §10: a create never happens twice under
+ * one key) writes the key's creation token into its record in write (1), under a unique index. When
+ * an attempt ends without a kept answer (a 5xx, a process that died), a repeat of the request finds
+ * that record by its token (`Adoption.placedUnder`) and carries the sequence on from where the record
+ * says it stopped, instead of creating a second record:
+ * - nothing written: no record has the token; the repeat places as new;
+ * - (1) written, (2) not: `placing`, the pet not holding it. Pet available: the repeat does (2) and
+ *   (3) with this record. Pet not available: 409, the record left `placing` and not abandoned, for the
+ *   same reason a reader leaves it (the first attempt's swap may still be on its way);
+ * - (2) written, (3) not: `placing`, held: settled `placed` as any reader would, and answered 201;
+ * - (3) written (and anything after): the order as it is now, 201;
+ * - the first attempt lost its swap and marked the record `abandoned`: 409, as it was answered then.
+ * The repeat only runs once the first attempt has ended (its claim released on its 5xx, or its lease
+ * of 60 s over), so the first attempt writes nothing more, except a write of its already sent and not
+ * yet applied (a paused database). The two that matter: its swap landing after the repeat answered
+ * 409 (the order is then placed after all, its invariants intact: the state is one a reader settles)
+ * and its abandon landing after the repeat's own swap. The repeat's compare-and-set `placing → placed`
+ * then fails on the `abandoned` record, and the repeat hands the pet back (`{pending, id} →
+ * {available, null}`) before answering 409, so no pet stays held by an invisible record; a repeat that
+ * finds an `abandoned` record its pet holds does the same. A placement without a key, or the first
+ * attempt under a key, abandons its record when it loses, as above; a repeat never abandons one (the
+ * record the repository answers for the token may be the first attempt's, written late).
  */
 export interface RepairStep {
   /** The pet's hold the step expects (with the order's id) and the one it sets. */

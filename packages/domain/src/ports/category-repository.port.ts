@@ -23,8 +23,13 @@ export interface CategoryRepository {
    * assigned before) unless a category with the same name (by `categoryNameKey`) exists: then
    * nothing is stored and the answer is that category's id. Atomic: of N concurrent creates of
    * one name, exactly one is stored.
+   * With a creation `token` (docs/rules.md §10) the category carries it, written in the same single
+   * write, and tokens are unique: when a category already carries this token, nothing is stored and
+   * the answer is that category (checked before the name: it has the same name).
    */
-  create(category: NewCategory): Promise<Result<Category, CategoryNameTaken>>;
+  create(category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>>;
+  /** The category created with this creation token, or `undefined` when none was (docs/rules.md §10). */
+  findByCreationToken(token: string): Promise<Category | undefined>;
   findById(id: number): Promise<Category | undefined>;
   /** The category whose name is the same name as `name` (compared by `categoryNameKey`). */
   findByName(name: string): Promise<Category | undefined>;

@@ -1,7 +1,13 @@
 import type { CompletedRecord, IdempotencyRecord, InProgressRecord } from '../idempotency/idempotency.js';
 
-/** The outcome of a claim: the key is now this request's, or the record that holds it. */
-export type ClaimOutcome = { readonly claimed: true } | { readonly claimed: false; readonly held: IdempotencyRecord };
+/**
+ * The outcome of a claim: the key is now this request's (`record`: the claim as stored), or the record
+ * that holds it. `resumed`: the claim took over an earlier claim of the same request (whose attempt
+ * may have created), keeping that one's `token` and `expiresAt`, with a `leaseUntil` of its own.
+ */
+export type ClaimOutcome =
+  | { readonly claimed: true; readonly record: InProgressRecord; readonly resumed: boolean }
+  | { readonly claimed: false; readonly held: IdempotencyRecord };
 
 /**
  * Keeps the answers of idempotent requests by id (API key scope + `Idempotency-Key`). A record
@@ -12,11 +18,18 @@ export interface IdempotencyStore {
   /**
    * Claims `id` for a request about to be processed, atomically: of N simultaneous claims of one
    * id (also across processes sharing a store), exactly one gets `claimed`; the others get the
-   * record held. An expired record is replaced as if absent.
+   * record held. An absent or expired record: `claim` is stored as given. An in-progress record
+   * whose lease has ended (`leaseUntil <= now`) with the same fingerprint: taken over, keeping its
+   * token and `expiresAt`, with `claim.leaseUntil` (docs/rules.md §10: a repeat of a request that
+   * ended 5xx, or whose process died, runs again under the same creation token). Anything else is held.
    */
   claim(id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome>;
-  /** Replaces the claim `claim` (only that one: not a later claim of the same id) by the kept answer. */
+  /** Replaces the claim `claim` (only that one, as `claim` answered it: not a later claim of the same id) by the kept answer. */
   complete(id: string, claim: InProgressRecord, record: CompletedRecord): Promise<void>;
-  /** Drops the claim `claim` (only that one): the answer is not kept, a retry runs again. */
+  /**
+   * Ends the claim `claim` (only that one) without an answer worth keeping: its lease ends at once
+   * (`leaseUntil` 0), so a repeat of the request runs again now, under the same token; the record
+   * stays until it expires (a request that ended 5xx may still have created: its token must stay).
+   */
   release(id: string, claim: InProgressRecord): Promise<void>;
 }

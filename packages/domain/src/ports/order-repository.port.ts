@@ -19,8 +19,13 @@ export interface OrderRepository {
   /**
    * Stores a record under a new id: positive, unique, never reused, greater than every id given
    * before (also under concurrent creates; ids may have gaps).
+   * With a creation `token` (docs/rules.md §10) the record carries it, written in the same single
+   * write, and tokens are unique: when a record already carries this token, nothing is stored and
+   * the answer is that record, as it is now (whatever its state).
    */
-  create(draft: OrderDraft): Promise<OrderRecord>;
+  create(draft: OrderDraft, token?: string): Promise<OrderRecord>;
+  /** The record created with this creation token, as it is now, or `undefined` when none was (docs/rules.md §10). */
+  findByCreationToken(token: string): Promise<OrderRecord | undefined>;
   findById(id: number): Promise<OrderRecord | undefined>;
   /**
    * The record's compare-and-set, atomic on one record: when its state is `expected`, set it to

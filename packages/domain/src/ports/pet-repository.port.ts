@@ -33,8 +33,13 @@ export interface PetRepository {
   /**
    * Stores a pet (with no hold: `orderId` null) under a new id: positive, unique, never reused, and greater than every id
    * assigned before (assigned atomically, also under concurrent creates).
+   * With a creation `token` (docs/rules.md §10, `IdempotentCreation`) the pet carries it, written with the pet in the same
+   * single write, and tokens are unique: when a pet already carries this token, nothing is stored and the answer is that
+   * pet (of N creates with one token, also concurrent, also across processes, exactly one pet is stored).
    */
-  create(draft: PetDraft): Promise<Pet>;
+  create(draft: PetDraft, token?: string): Promise<Pet>;
+  /** The pet created with this creation token, or `undefined` when none was (docs/rules.md §10). */
+  findByCreationToken(token: string): Promise<Pet | undefined>;
   /** The pet as stored (revision, hold, last status change by `PATCH`), or `undefined` when no pet has this id or it was withdrawn. */
   findById(id: number): Promise<PetRecord | undefined>;
   /** Matching pets (by status, category, both or neither) with `id > afterId`, in ascending id order, at most `limit` of them. */

@@ -6,12 +6,13 @@ import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.
 import { StoreUnavailableError, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import type { PetStatus } from '../pet/pet.js';
-import { isOrderStatus, ORDER_STATUSES, OrderState, timestamp, toOrder, type Order, type OrderStatus } from '../order/order.js';
+import { isOrderStatus, ORDER_STATUSES, OrderState, timestamp, toOrder, type Order, type OrderRecord, type OrderStatus } from '../order/order.js';
 import { LISTED_STATES, PLACEMENT, STATES_OF_STATUS, TRANSITIONS, type OrderAction } from '../order/transitions.js';
 import { parseOrderId, validateNewOrder } from '../order/validate.js';
 import { MAX_ROUNDS, OrderRepair, type SettledRecord } from './order-repair.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
+import type { IdempotentCreation } from '../idempotency/idempotency.js';
 
 /** What `listOrders` takes: every field optional, each checked here whatever its type. */
 export interface ListOrdersInput extends PageInput {
@@ -48,34 +49,61 @@ export class Adoption {
     this.repair = new OrderRepair(pets, orders);
   }
 
-  /** `POST /v1/store/orders`: reserves an available pet for the caller. */
-  async place(caller: Caller, body: unknown): Promise<Result<Order, ValidationFailed | Conflict>> {
+  /**
+   * `POST /v1/store/orders`: reserves an available pet for the caller. With `creation` (a placement
+   * under an `Idempotency-Key`, docs/rules.md §10) the record carries its token; a repeat of a
+   * placement that may have written already asks `placedUnder` first.
+   */
+  async place(caller: Caller, body: unknown, creation?: IdempotentCreation): Promise<Result<Order, ValidationFailed | Conflict>> {
     const input = validateNewOrder(body);
     if (!input.ok) return input;
     const { petId } = input.value;
     let hold = await this.pets.findHold(petId);
     if (hold === undefined) return fail(noPet(petId));
     hold = await this.repair.settlePet(petId, hold);
-    if (hold.status !== PLACEMENT.petFrom) return fail(this.petNotAvailable(petId, hold.status));
+    if (hold.status !== PLACEMENT.petFrom) {
+      // Under a resumed key the pet may be held by this very placement: an earlier attempt's writes landed after `placedUnder` looked.
+      const earlier = creation?.resumed === true ? await this.placedUnder(creation) : undefined;
+      return earlier ?? fail(this.petNotAvailable(petId, hold.status));
+    }
 
     const now = timestamp(this.clock.now());
-    const record = await this.orders.create({ petId, owner: caller.keyId, state: PLACEMENT.via, placedAt: now, updatedAt: now });
-    // The linearization point: of N placements for this pet, exactly one swap wins.
-    if (!(await this.pets.swapHold(petId, FREE, heldBy(record.id)))) {
-      // Lost: the record is left invisible either way; marking it abandoned spares later lists a look at the pet.
-      await this.orders.updateState(record.id, PLACEMENT.via, OrderState.abandoned, now).catch((error: unknown) => {
-        if (!(error instanceof StoreUnavailableError)) throw error;
-      });
-      const current = await this.pets.findHold(petId);
-      // Withdrawn in the meantime (docs/rules.md §12): the placement comes after the withdrawal, as for a pet that is not there.
-      if (current === undefined) return fail(noPet(petId));
-      return fail(this.petNotAvailable(petId, current.status));
-    }
-    if (await this.orders.updateState(record.id, PLACEMENT.via, PLACEMENT.to, now)) return ok(toOrder(record, PLACEMENT.to));
-    // Another request saw the pet held and finished the placement first; answer the order as it is now.
-    const settled = await this.load(record.id);
-    if (settled === undefined) throw new StoreUnavailableError(`order ${record.id} vanished while it was being placed`);
-    return ok(toOrder(settled, settled.state));
+    const draft = { petId, owner: caller.keyId, state: PLACEMENT.via, placedAt: now, updatedAt: now };
+    const record = await (creation === undefined ? this.orders.create(draft) : this.orders.create(draft, creation.token));
+    // A record only this request can have written is abandoned when it loses. Under a resumed key the
+    // repository may answer an earlier attempt's record (its late write landed after `placedUnder`
+    // looked): that one is never abandoned here, its own swap may still land (see `placedUnder`).
+    return this.reserve(record, creation?.resumed !== true);
+  }
+
+  /**
+   * docs/rules.md §10: the order an earlier attempt of this placement created under its
+   * `Idempotency-Key`, finished if it was left half done, as the answer; `undefined` when there is
+   * none, or when no earlier attempt can have created one (a first claim: no look-up), and the
+   * placement then runs as new (`place`). By the state the record was left in (the write sequence
+   * of transitions.ts):
+   * - `placed`, `approved`, `cancelled`, `delivered` (or `cancelling` / `delivering`, settled on the
+   *   way): that order, as it is now;
+   * - `placing` and its pet holds it (the swap landed, the last write did not): settled, `placed`;
+   * - `placing` and its pet is available (the attempt stopped before its swap): the placement goes
+   *   on with this record from its swap, as `place` would (201, or 409 if another order wins now);
+   * - `placing` and its pet is not available: 409, as a new placement would be answered; the
+   *   record is left `placing` (invisible), never abandoned: the earlier attempt's swap may still
+   *   land, and the order is then placed (a reader settles it);
+   * - `abandoned`: the earlier attempt lost the pet to another order: 409 (a new key orders again).
+   */
+  async placedUnder(creation: IdempotentCreation): Promise<Result<Order, ValidationFailed | Conflict> | undefined> {
+    if (!creation.resumed) return undefined;
+    const record = await this.orders.findByCreationToken(creation.token);
+    if (record === undefined) return undefined;
+    if (record.state !== PLACEMENT.via) return this.answerPlacement(record);
+    const { petId } = record;
+    let hold = await this.pets.findHold(petId);
+    if (hold === undefined) return fail(noPet(petId));
+    hold = await this.repair.settlePet(petId, hold);
+    if (hold.orderId === record.id) return this.answerPlacement((await this.orders.findById(record.id)) ?? record);
+    if (hold.status !== PLACEMENT.petFrom) return fail(this.petNotAvailable(petId, hold.status));
+    return this.reserve(record, false);
   }
 
   /** `GET /v1/store/orders/{orderId}`: the caller's order (an admin: any order). `id` may be the raw path segment. */
@@ -173,6 +201,54 @@ export class Adoption {
     return { code: 'conflict', message: `pet ${petId} is ${status}; only an available pet can be ordered` };
   }
 
+  /**
+   * Steps (2) and (3) of a placement (transitions.ts) for `record`: swap its pet from available to
+   * it, then settle the record `placed`. A record no longer `placing` is answered as it is. When the
+   * swap loses, `mayAbandon` (the record is this request's alone) marks the record `abandoned`;
+   * otherwise it stays `placing`, unless its pet turns out to hold it (an earlier attempt's swap landed).
+   */
+  private async reserve(record: OrderRecord, mayAbandon: boolean): Promise<Result<Order, ValidationFailed | Conflict>> {
+    if (record.state !== PLACEMENT.via) return this.answerPlacement(record);
+    const { petId } = record;
+    const now = timestamp(this.clock.now());
+    // The linearization point: of N placements for this pet, exactly one swap wins.
+    if (!(await this.pets.swapHold(petId, FREE, heldBy(record.id)))) {
+      if (mayAbandon) {
+        // Lost: the record is left invisible either way; marking it abandoned spares later lists a look at the pet.
+        await this.orders.updateState(record.id, PLACEMENT.via, OrderState.abandoned, now).catch((error: unknown) => {
+          if (!(error instanceof StoreUnavailableError)) throw error;
+        });
+      }
+      const current = await this.pets.findHold(petId);
+      if (!mayAbandon && current?.orderId === record.id) return this.answerPlacement(record);
+      // Withdrawn in the meantime (docs/rules.md §12): the placement comes after the withdrawal, as for a pet that is not there.
+      if (current === undefined) return fail(noPet(petId));
+      return fail(this.petNotAvailable(petId, current.status));
+    }
+    if (await this.orders.updateState(record.id, PLACEMENT.via, PLACEMENT.to, now)) return ok(toOrder({ ...record, updatedAt: now }, PLACEMENT.to));
+    // Another request saw the pet held and finished the placement first; answer the order as it is now.
+    const current = await this.orders.findById(record.id);
+    if (current === undefined) throw new StoreUnavailableError(`order ${record.id} vanished while it was being placed`);
+    return this.answerPlacement(current);
+  }
+
+  /**
+   * A placement's record, settled, as its answer. A record that stays invisible here is `abandoned`
+   * (every caller has seen its pet hold it, or found it no longer `placing`): a placement lost. If
+   * its pet holds it all the same, a write of an earlier attempt under the same `Idempotency-Key`
+   * landed late (its abandon after this attempt's swap, or its swap after its abandon): the pet is
+   * handed back (the swap from it to available), as the swap that took it was not allowed to win.
+   */
+  private async answerPlacement(record: OrderRecord): Promise<Result<Order, Conflict>> {
+    const settled = await this.repair.settle(record);
+    if (settled !== undefined) return ok(toOrder(settled, settled.state));
+    await this.pets.swapHold(record.petId, heldBy(record.id), FREE);
+    return fail({
+      code: 'conflict',
+      message: `the order placed with this Idempotency-Key did not get pet ${record.petId}: another order reserved it first; send a new Idempotency-Key to order it again`,
+    });
+  }
+
   /** The caller's settled record with this id (raw path segment or number), or why not. */
   private async find(caller: Caller, raw: string | number): Promise<Result<SettledRecord, ValidationFailed | NotFound>> {
     const parsed = parseOrderId(String(raw));
@@ -183,10 +259,5 @@ export class Adoption {
     if (record === undefined || (caller.role !== 'admin' && record.owner !== caller.keyId)) return fail(notFound(raw));
     const settled = await this.repair.settle(record);
     return settled === undefined ? fail(notFound(raw)) : ok(settled);
-  }
-
-  private async load(id: number): Promise<SettledRecord | undefined> {
-    const record = await this.orders.findById(id);
-    return record === undefined ? undefined : this.repair.settle(record);
   }
 }

@@ -5,6 +5,7 @@ import type { Category } from '../category/category.js';
 import { parseCategoryId, validateNewCategory } from '../category/validate.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
+import type { IdempotentCreation } from '../idempotency/idempotency.js';
 
 /** The scope of the one list of categories (it has no filter). */
 const CATEGORIES_SCOPE = pageScope('categories');
@@ -16,17 +17,28 @@ const CATEGORIES_SCOPE = pageScope('categories');
 export class CategoryCatalog {
   constructor(private readonly categories: CategoryRepository) {}
 
-  /** Creates a category; a name already taken (same name by NFC and case) is a `conflict` naming the existing id. */
-  async createCategory(body: unknown): Promise<Result<Category, ValidationFailed | Conflict>> {
+  /**
+   * Creates a category; a name already taken (same name by NFC and case) is a `conflict` naming the existing id.
+   * With `creation` (a create under an `Idempotency-Key`, docs/rules.md §10), the category carries its token.
+   */
+  async createCategory(body: unknown, creation?: IdempotentCreation): Promise<Result<Category, ValidationFailed | Conflict>> {
     const draft = validateNewCategory(body);
     if (!draft.ok) return draft;
-    const created = await this.categories.create(draft.value);
+    const created = await (creation === undefined ? this.categories.create(draft.value) : this.categories.create(draft.value, creation.token));
     if (created.ok) return created;
     const { existingId } = created.error;
     return fail({
       code: 'conflict',
       message: `category ${existingId} already has this name (names are compared ignoring case and Unicode normalization); use categoryId ${existingId}`,
     });
+  }
+
+  /**
+   * The category an earlier attempt of this create stored under its `Idempotency-Key` (docs/rules.md §10);
+   * `undefined` when none did, or when no earlier attempt can have (a first claim: no look-up).
+   */
+  async categoryCreatedUnder(creation: IdempotentCreation): Promise<Category | undefined> {
+    return creation.resumed ? this.categories.findByCreationToken(creation.token) : undefined;
   }
 
   /** `id` may be the raw path segment: it follows the `petId` rules. */

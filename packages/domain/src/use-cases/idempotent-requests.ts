@@ -2,11 +2,13 @@ import type { Clock } from '../ports/clock.port.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.port.js';
 import type { Conflict, IdempotencyKeyReused } from '../errors.js';
 import {
+  creationToken,
   decideReplay,
   IDEMPOTENCY_TTL_MS,
   idempotencyId,
   IN_PROGRESS_LEASE_MS,
   isKeptStatus,
+  type IdempotentCreation,
   type InProgressRecord,
   type KeptAnswer,
 } from '../idempotency/idempotency.js';
@@ -14,7 +16,10 @@ import {
 /** A claim this process holds while it processes the request; hand it back to `finish` or `abandon`. */
 export interface IdempotencyTicket {
   readonly id: string;
+  /** The claim as the store holds it. */
   readonly claim: InProgressRecord;
+  /** What the create run under this claim writes, and whether to look for an earlier attempt's resource first. */
+  readonly creation: IdempotentCreation;
 }
 
 /** How a request with an `Idempotency-Key` starts: processed (with a ticket), replayed, or refused. */
@@ -27,6 +32,10 @@ export type IdempotentStart =
  * Idempotent creation (docs/rules.md §10): the first request with a key claims it, is processed,
  * and its answer is kept for 24 h when the rule keeps it; a repeat gets that answer again, a
  * different request with the key is refused, and so is a repeat while the first still runs.
+ * A request that ends without an answer worth keeping (a 5xx) ends its claim's lease but leaves
+ * the record, and with it the creation token: a repeat takes the claim over (`resumed`) and answers
+ * what an earlier attempt created under that token, if anything, instead of creating again. So
+ * does a repeat after the lease of a claim whose process died or could not keep its answer.
  * Only a store outage throws (`StoreUnavailableError`).
  */
 export class IdempotentRequests {
@@ -41,13 +50,14 @@ export class IdempotentRequests {
   async start(scope: string, key: string, fingerprint: string): Promise<IdempotentStart> {
     const id = idempotencyId(scope, key);
     const now = this.clock.now();
-    const claim: InProgressRecord = { state: 'in_progress', fingerprint, expiresAt: now + this.leaseMs };
+    const claim: InProgressRecord = { state: 'in_progress', fingerprint, token: creationToken(id, now), leaseUntil: now + this.leaseMs, expiresAt: now + this.ttlMs };
     const outcome = await this.store.claim(id, claim, now);
-    if (outcome.claimed) return { kind: 'process', ticket: { id, claim } };
-    return decideReplay(outcome.held, fingerprint);
+    if (!outcome.claimed) return decideReplay(outcome.held, fingerprint);
+    const { record, resumed } = outcome;
+    return { kind: 'process', ticket: { id, claim: record, creation: { token: record.token, resumed } } };
   }
 
-  /** The request was answered: keep the answer when the rule keeps it, else free the key. */
+  /** The request was answered: keep the answer when the rule keeps it, else end the claim (a repeat runs again). */
   async finish(ticket: IdempotencyTicket, answer: KeptAnswer): Promise<void> {
     if (!isKeptStatus(answer.status)) return this.store.release(ticket.id, ticket.claim);
     const kept: KeptAnswer = answer.location === undefined ? { status: answer.status, body: answer.body } : answer;
@@ -59,7 +69,11 @@ export class IdempotentRequests {
     });
   }
 
-  /** The request failed with no answer worth keeping (a 5xx, an outage): free the key, a retry runs again. */
+  /**
+   * The request failed with no answer worth keeping (a 5xx, an outage): end the claim, so that a
+   * repeat runs again at once, under the same creation token (what this attempt may have created is
+   * found, never created twice).
+   */
   abandon(ticket: IdempotencyTicket): Promise<void> {
     return this.store.release(ticket.id, ticket.claim);
   }

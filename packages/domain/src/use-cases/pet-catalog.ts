@@ -12,6 +12,7 @@ import { readCategoryFilter } from '../category/validate.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprecation/sunset.js';
+import type { IdempotentCreation } from '../idempotency/idempotency.js';
 
 /** What `listPets` takes: every field optional, each checked here whatever its type. */
 export interface ListPetsInput extends PageInput {
@@ -33,7 +34,8 @@ export class PetCatalog {
     private readonly getPetDeprecation: DeprecationPolicy = GET_PET_DEPRECATION,
   ) {}
 
-  async createPet(body: unknown): Promise<Result<Pet, ValidationFailed>> {
+  /** With `creation` (a create under an `Idempotency-Key`, docs/rules.md §10), the pet carries its token: at most one pet per token. */
+  async createPet(body: unknown, creation?: IdempotentCreation): Promise<Result<Pet, ValidationFailed>> {
     const draft = validateNewPet(body);
     if (!draft.ok) return draft;
     // After the shape rules (docs/rules.md §1): a well-formed id must also name a category.
@@ -41,7 +43,15 @@ export class PetCatalog {
     if ((await this.categories.findById(categoryId)) === undefined) {
       return fail(validationFailed('categoryId', `categoryId ${categoryId} names no category`));
     }
-    return ok(await this.pets.create(draft.value));
+    return ok(await (creation === undefined ? this.pets.create(draft.value) : this.pets.create(draft.value, creation.token)));
+  }
+
+  /**
+   * The pet an earlier attempt of this create stored under its `Idempotency-Key` (docs/rules.md §10),
+   * as it is now; `undefined` when none did, or when no earlier attempt can have (a first claim: no look-up).
+   */
+  async petCreatedUnder(creation: IdempotentCreation): Promise<Pet | undefined> {
+    return creation.resumed ? this.pets.findByCreationToken(creation.token) : undefined;
   }
 
   /** A value at once when the pet store answers at once (in process), else a promise (`Answer`). */
