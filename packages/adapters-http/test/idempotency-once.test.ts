@@ -82,7 +82,10 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     expect(answer.status, answer.text).to.equal(201);
     const body = answer.json() as { id: number };
     expect(answer.header('location')).to.equal(`${create.path}/${body.id}`);
-    if (create.port === 'PetRepository') expect(body).to.deep.equal({ ...(await pets.findById(body.id)) });
+    if (create.port === 'PetRepository') {
+      const pet = await pets.findById(body.id);
+      expect(body).to.deep.equal(pet && { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
+    }
     if (create.port === 'CategoryRepository') expect(body).to.deep.equal({ ...(await categories.findById(body.id)) });
     if (create.port === 'OrderRepository') {
       expect(body).to.deep.include({ petId, status: 'placed' });
