@@ -13,3 +13,5 @@ export type { FaultMode, FaultyPort, PortCall, InjectedCall, FaultInjectorOption
 export { orderRepositoryContract } from './order-repository.contract.js';
 export { adoptionContract, checkStoredInvariants, checkVisibleInvariants, type AdoptionStores } from './adoption.contract.js';
 export { idempotencyStoreContract } from './idempotency-store.contract.js';
+export { photoStoreContract, collectPhotoBytes, type PhotoStoreSubject } from './photo-store.contract.js';
+export { TextImageProcessor, textImage } from './text-images.js';
