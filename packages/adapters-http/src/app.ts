@@ -1,10 +1,11 @@
 import Koa, { type ParameterizedContext } from 'koa';
-import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PhotoLibrary } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument } from './openapi.js';
 import { answerJson } from './answer.js';
 import { createRouter } from './routes.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
+import { addPhotoRoutes } from './photos.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -29,6 +30,11 @@ export interface HttpAppDependencies {
    * always supplies it; an embedder that leaves it out gets creates that ignore `Idempotency-Key`.
    */
   readonly idempotency?: IdempotentRequests;
+  /**
+   * The photos of the pets (docs/rules.md §13, `/v1/pets/{petId}/photos`). The server always
+   * supplies them; an embedder that leaves them out has no photo routes (404).
+   */
+  readonly photos?: PhotoLibrary;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -59,6 +65,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const validators = compileValidators();
   const router = createRouter(deps.catalog, deps.categories, deps.adoption, validators);
   addAdminKeyRoutes(router, deps.keyAdmin, validators);
+  if (deps.photos !== undefined) addPhotoRoutes(router, deps.photos);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

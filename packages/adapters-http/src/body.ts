@@ -1,8 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** Largest request body accepted (docs/rules.md §1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The route (by name) of photo uploads, whose body limit is the photos' 10 MiB (docs/rules.md §13). */
+export const PHOTO_UPLOAD_ROUTE = 'uploadPetPhoto';
+
+/** Routes (by name) whose body may be larger than `BODY_LIMIT_BYTES`. */
+const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([[PHOTO_UPLOAD_ROUTE, PHOTO_BODY_LIMIT_BYTES]]);
+
+/** The largest body a route takes: its own limit, else `BODY_LIMIT_BYTES` (also on no route at all). */
+export const bodyLimitOf = (routeName: string | null | undefined): number => ROUTE_BODY_LIMITS.get(routeName ?? '') ?? BODY_LIMIT_BYTES;
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
@@ -46,7 +56,7 @@ export const readRawBody = (req: IncomingMessage, res: ServerResponse, limit = B
 };
 
 const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> => {
-  // A declared length over the limit never gets here: the gate refuses it on every path.
+  // A declared length over the route's limit never gets here: the gate refuses it on every path.
   if (!declaresBody(req)) return undefined;
 
   // `Expect: 100-continue`: the client is invited to send the body only now, once everything

@@ -9,4 +9,6 @@ export interface AppState {
   subjectTag?: string;
   /** The key holder, once the gate has authenticated the request (routes pass it to the use cases). */
   caller?: Caller;
+  /** The largest body the matched route takes (set by the gate: `bodyLimitOf`). */
+  bodyLimit?: number;
 }

@@ -13,7 +13,11 @@ export interface SharpImageProcessorOptions {
    * image in flight holds at most its decoded pixels (40 Mpx × 4 bytes in the worst case).
    */
   readonly concurrency?: number;
-  /** Images waiting for their turn, at most; past it a request is refused with `StoreUnavailableError` (503, retry later). Default 8. */
+  /**
+   * Images waiting for their turn, at most; past it a request is refused with `StoreUnavailableError`
+   * (503, retry later). Default 32: room for a burst of uploads (20 at once for one pet are served),
+   * while bounding what waiting uploads hold (their bodies, 10 MiB each at most).
+   */
   readonly queueLimit?: number;
 }
 
@@ -60,7 +64,7 @@ export class SharpImageProcessor implements ImageProcessor {
 
   constructor(options: SharpImageProcessorOptions = {}) {
     configureSharp();
-    this.slots = new Semaphore(options.concurrency ?? Math.max(1, availableParallelism() - 1), options.queueLimit ?? 8);
+    this.slots = new Semaphore(options.concurrency ?? Math.max(1, availableParallelism() - 1), options.queueLimit ?? 32);
   }
 
   /** Images being worked on now, and waiting for their turn. */

@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Quota } from '@petstore/domain';
 import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, quoteInput } from '@petstore/domain';
 import { HttpError } from '../errors.js';
-import { BODY_LIMIT_BYTES } from '../body.js';
+import { bodyLimitOf } from '../body.js';
 import { answerError } from './request-context.js';
 import { IDEMPOTENT_CREATES, type IdempotentRun } from './idempotency.js';
 import { noMetrics, type HttpMetrics } from '../metrics.js';
@@ -28,7 +28,8 @@ const policyOf = (decision: AdmissionDecision, quota: Quota): string => {
  * 1. match the route (the deprecated `getPet` gets its headers on every answer, errors included);
  * 2. identify the subject: the key's when the credential is valid, otherwise the client address;
  * 3. admit it (rate limit and bans), with the rate-limit headers on every answer from here on;
- * 4. no Host (HTTP/1.1) → 400; a declared body over 1 MiB → 413, unread (on an idempotent create
+ * 4. no Host (HTTP/1.1) → 400; a declared body over the route's limit (1 MiB; a photo upload 10 MiB)
+ *    → 413, unread (on an idempotent create
  *    by a valid key, kept under its `Idempotency-Key`, §10); unknown path → 404,
  *    known path with another method → 405 with `Allow`, `OPTIONS` → 204;
  * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
@@ -89,9 +90,12 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     if (ctx.req.headers.host === undefined && ctx.req.httpVersion === '1.1') {
       throw new HttpError('validation_failed', 'an HTTP/1.1 request needs a Host header');
     }
-    // docs/rules.md §6: a declared body over the limit is refused at once, on any path, unread.
-    if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) {
-      const tooLarge = new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
+    // docs/rules.md §6: a declared body over the limit is refused at once, on any path, unread
+    // (the route's own limit: 10 MiB for a photo upload, §13; 1 MiB everywhere else).
+    const bodyLimit = bodyLimitOf(layer?.name);
+    ctx.state.bodyLimit = bodyLimit;
+    if (Number(ctx.req.headers['content-length'] ?? 0) > bodyLimit) {
+      const tooLarge = new HttpError('payload_too_large', `the body is larger than ${bodyLimit} bytes`);
       // docs/rules.md §10 (issue-gaps): on an idempotent create by a valid key this 413 is kept like
       // any answer, under a fingerprint that needs no body (method, path, "over 1 MiB"); still
       // unread and answered at once (the key's own 400 first, as on every create). Every other
