@@ -1,4 +1,4 @@
-import type { Answer, StorePorts } from '@petstore/domain';
+import type { Answer, PhotoStore, StorePorts } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 
 /**
@@ -85,5 +85,27 @@ export const boundedPorts = (ports: StorePorts, ms: number, onFailure: StoreFail
       complete: (id, claim, record) => withDeadline(ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', idempotency),
       release: (id, claim) => withDeadline(ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', idempotency),
     },
+  };
+};
+
+/**
+ * The photo store with each call bounded by `withDeadline` (an upload's writes, the reads of a GET),
+ * outages reported as `PhotoStore`. The start-up calls (`sweep`, `pets`) are not bounded: they may
+ * walk every photo once, before the server listens.
+ */
+export const boundedPhotoStore = (store: PhotoStore, ms: number, onFailure: StoreFailureListener = () => {}): PhotoStore => {
+  const failed = () => onFailure('PhotoStore');
+  return {
+    reserve: (petId, totalBytes, now) => withDeadline(store.reserve(petId, totalBytes, now), ms, 'PhotoStore.reserve', failed),
+    putFile: (upload, file, bytes) => withDeadline(store.putFile(upload, file, bytes), ms, 'PhotoStore.putFile', failed),
+    publish: (upload, photo) => withDeadline(store.publish(upload, photo), ms, 'PhotoStore.publish', failed),
+    abandon: (upload) => withDeadline(store.abandon(upload), ms, 'PhotoStore.abandon', failed),
+    list: (petId) => withDeadline(store.list(petId), ms, 'PhotoStore.list', failed),
+    find: (petId, photoId) => withDeadline(store.find(petId, photoId), ms, 'PhotoStore.find', failed),
+    read: (photoId, width) => withDeadline(store.read(photoId, width), ms, 'PhotoStore.read', failed),
+    delete: (petId, photoId) => withDeadline(store.delete(petId, photoId), ms, 'PhotoStore.delete', failed),
+    deleteAllOf: (petId) => withDeadline(store.deleteAllOf(petId), ms, 'PhotoStore.deleteAllOf', failed),
+    pets: () => store.pets(),
+    sweep: (startedBefore) => store.sweep(startedBefore),
   };
 };

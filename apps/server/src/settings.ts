@@ -22,6 +22,8 @@ export interface Settings {
   readonly corsOrigins: readonly string[] | '*' | undefined;
   /** `PETSTORE_METRICS_PORT`: where the `GET /metrics` listener runs (on HOST); unset: none. */
   readonly metricsPort: number | undefined;
+  /** `PETSTORE_PHOTO_MEMORY_MB`, in bytes: what the memory store keeps of photos (docs/rules.md §13); default 256 MiB. */
+  readonly photoMemoryBytes: number;
 }
 
 /** A setting that cannot be used; the message is one line naming the variable and the fault. */
@@ -32,6 +34,9 @@ export class SettingsError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const DEFAULTS = { PORT: '8080', HOST: '0.0.0.0', PETSTORE_STORE: 'memory', PETSTORE_LOG_LEVEL: 'info' } as const;
+/** `PETSTORE_PHOTO_MEMORY_MB` when unset (docs/rules.md §6). */
+const PHOTO_MEMORY_MB_DEFAULT = 256;
+const MIB = 1024 * 1024;
 
 const wholeNumber = (env: Env, name: string, fallback: number, min: number, max: number): number => {
   const raw = env[name];
@@ -168,5 +173,7 @@ export const parseSettings = (env: Env): Settings => {
     logLevel: logLevel as LogLevel,
     corsOrigins: parseCorsOrigins(env['PETSTORE_CORS_ORIGINS']),
     metricsPort: env['PETSTORE_METRICS_PORT'] === undefined || env['PETSTORE_METRICS_PORT'] === '' ? undefined : wholeNumber(env, 'PETSTORE_METRICS_PORT', 0, 0, 65535),
+    // 0 keeps no photo at all (every upload 507); at most 1 TiB.
+    photoMemoryBytes: wholeNumber(env, 'PETSTORE_PHOTO_MEMORY_MB', PHOTO_MEMORY_MB_DEFAULT, 0, 1_048_576) * MIB,
   };
 };

@@ -1,9 +1,10 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, type StorePorts } from '@petstore/domain';
+import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PhotoLibrary, type StorePorts } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
+import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
-import { boundedPorts, withDeadline } from '../deadline.js';
+import { boundedPhotoStore, boundedPorts, withDeadline } from '../deadline.js';
 
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline, unless
@@ -16,6 +17,8 @@ const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<S
 
 /** Node's one-shot SHA-256: the same hex as the domain's `sha256Hex`, several times faster. */
 const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
+/** The same over bytes (a photo's entity tag): the domain's pure `sha256HexOfBytes`, natively. */
+const nativeSha256OfBytes = (bytes: Uint8Array): string => hash('sha256', bytes, 'hex');
 
 /**
  * The use cases and the HTTP app, built from whatever ports the store module bound, each port
@@ -68,9 +71,24 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.IdempotentRequests)
     .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
+  // sharp, on libuv's threads; at most (cores − 1) images at once (see SharpImageProcessor).
+  bind(TOKENS.ImageProcessor).toResolvedValue(() => new SharpImageProcessor()).inSingletonScope();
+  bind(TOKENS.PhotoLibrary)
+    .toResolvedValue(
+      (ports, photos, images, clock, ms, lifecycle, metrics) =>
+        new PhotoLibrary(
+          ports.pets,
+          lifecycle.inProcess === true ? photos : boundedPhotoStore(photos, ms, (port) => metrics.storeFailure(port)),
+          images,
+          clock,
+          nativeSha256OfBytes,
+        ),
+      [BOUNDED_PORTS, TOKENS.PhotoStore, TOKENS.ImageProcessor, TOKENS.Clock, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle, TOKENS.Metrics],
+    )
+    .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics) =>
+      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics, photos) =>
         createHttpApp(
           {
             catalog,
@@ -81,6 +99,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             keyAdmin,
             idempotency,
             metrics,
+            photos,
             isReady: () => withDeadline(store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
@@ -99,6 +118,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.KeyAdmin,
         TOKENS.IdempotentRequests,
         TOKENS.Metrics,
+        TOKENS.PhotoLibrary,
       ],
     )
     .inSingletonScope();
