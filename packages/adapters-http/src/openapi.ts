@@ -829,6 +829,7 @@ const photoOperations = () => {
         post: {
           operationId: 'uploadPetPhoto',
           summary: 'Add a photo of an animal (admin)',
+          security: [{ adminKey: [] }],
           description:
             `The body is the image itself (${types}; at most ${PHOTO_BODY_LIMIT_BYTES / 2 ** 20} MiB, a larger declared length is refused unread). ` +
             `It must be a still image of the declared type, at most ${PHOTO_MAX_SIDE.toLocaleString('en')} pixels a side and ${(PHOTO_MAX_PIXELS / 1e6).toFixed(0)} million in all, judged from its header before anything is decoded. ` +
@@ -890,6 +891,7 @@ const photoOperations = () => {
         delete: {
           operationId: 'deletePetPhoto',
           summary: 'Remove a photo (admin)',
+          security: [{ adminKey: [] }],
           description: `Removes the photo and its bytes; from then on it is 404. Admin keys only (a client key gets 403 whatever the ids). ${BETA}`,
           tags: ['pets'],
           'x-stability': 'beta',
