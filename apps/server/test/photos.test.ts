@@ -58,8 +58,11 @@ describe('photos in the server (docs/rules.md §13)', function () {
       expect(statuses.at(-1)).to.equal(507);
       expect(statuses.slice(0, -1).every((s) => s === 201)).to.equal(true);
       expect(statuses.length).to.be.within(3, 12);
-      const listed = (await (await call(server, `/v1/pets/${petId}/photos`, { key: CLIENT })).json()) as unknown[];
+      const listed = (await (await call(server, `/v1/pets/${petId}/photos`, { key: CLIENT })).json()) as { id: number }[];
       expect(listed).to.have.length(statuses.length - 1);
+      // The entity tag is the SHA-256 of the bytes, hashed by the server off the event loop's thread (WebCrypto).
+      const got = await call(server, `/v1/pets/${petId}/photos/${listed[0]!.id}?width=320`, { key: CLIENT });
+      expect(got.headers.get('etag')).to.equal(`"${sha256HexOfBytes(Buffer.from(await got.arrayBuffer()))}"`);
     } finally {
       await server.stop();
     }

@@ -84,13 +84,15 @@ export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): 
   // GET also answers HEAD (the router registers both): the same headers, no bytes read.
   router.get('getPetPhoto', PHOTO_PATH, async (ctx) => {
     const { petId, photoId } = segments(ctx);
-    const result = await photos.get(petId, photoId, new URLSearchParams(ctx.querystring).getAll('width'));
+    const query = ctx.querystring;
+    const result = await photos.get(petId, photoId, query === '' ? [] : new URLSearchParams(query).getAll('width'));
     if (!result.ok) throw fromDomain(result.error);
     const { photo, file } = result.value;
     const etag = entityTag(file.sha256);
     const fresh = !noneMatch(ctx.req.headers['if-none-match'], etag);
     // The bytes are opened only for a GET that sends them (a 304 and a HEAD read none).
-    const bytes = fresh || ctx.method === 'HEAD' ? undefined : await result.value.bytes();
+    const opened = fresh || ctx.method === 'HEAD' ? undefined : result.value.bytes();
+    const bytes = opened instanceof Promise ? await opened : opened;
     if (!fresh && ctx.method !== 'HEAD' && bytes === undefined) throw new HttpError('not_found', `this pet has no photo with id ${photo.id}`);
     const { res } = ctx;
     res.setHeader('ETag', etag);

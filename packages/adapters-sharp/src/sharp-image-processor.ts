@@ -23,7 +23,10 @@ export interface SharpImageProcessorOptions {
 
 /** The encoders, with their settings: every one writes no metadata (sharp strips it all unless asked to keep it). */
 const ENCODE: Readonly<Record<ImageFormat, (image: Sharp) => Sharp>> = {
-  jpeg: (image) => image.jpeg({ quality: 82 }),
+  // No optimised Huffman tables: they need the whole image's coefficients in memory (for 12 MP, about
+  // 250 MB at the peak, much of it never given back to the system) and twice the time, for files
+  // some 7 % smaller (BENCHMARKS.md, photos).
+  jpeg: (image) => image.jpeg({ quality: 82, optimiseCoding: false }),
   png: (image) => image.png({ compressionLevel: 6 }),
   // Effort 2 of 0–6: a 12-megapixel photo in well under a second, a few percent larger than at the default 4.
   webp: (image) => image.webp({ quality: 82, effort: 2 }),

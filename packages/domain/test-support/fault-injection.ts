@@ -217,7 +217,7 @@ export class FaultInjector {
   }
 
   photoStore(inner: PhotoStore): PhotoStore {
-    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Promise<T>): Promise<T> =>
+    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Answer<T>): Promise<T> =>
       this.run({ port: 'PhotoStore', method, write, args }, forward);
     return {
       reserve: (petId: number, totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> =>

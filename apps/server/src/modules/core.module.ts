@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash, webcrypto } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PhotoLibrary, type StorePorts } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
@@ -17,8 +17,11 @@ const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<S
 
 /** Node's one-shot SHA-256: the same hex as the domain's `sha256Hex`, several times faster. */
 const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
-/** The same over bytes (a photo's entity tag): the domain's pure `sha256HexOfBytes`, natively. */
-const nativeSha256OfBytes = (bytes: Uint8Array): string => hash('sha256', bytes, 'hex');
+/**
+ * The same over bytes (a photo's entity tag): the domain's pure `sha256HexOfBytes`, natively, and on
+ * libuv's threads (WebCrypto's digest), so megabytes of photo are never hashed on the event loop's.
+ */
+const nativeSha256OfBytes = async (bytes: Uint8Array): Promise<string> => Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 
 /**
  * The use cases and the HTTP app, built from whatever ports the store module bound, each port

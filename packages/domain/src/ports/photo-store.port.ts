@@ -1,3 +1,4 @@
+import type { Answer } from './answer.js';
 import type { PhotoFile, StoredPhoto } from '../photo/photo.js';
 
 /** A place among a pet's photos, taken for an upload under way, with the photo id it will have. */
@@ -46,12 +47,12 @@ export interface PhotoStore {
   publish(upload: PhotoUpload, photo: StoredPhoto): Promise<boolean>;
   /** Gives an unpublished upload up: its bytes removed, its place freed. Leaves a published photo as it is. Safe to repeat. */
   abandon(upload: PhotoUpload): Promise<void>;
-  /** The pet's published photos, ascending id. */
-  list(petId: number): Promise<readonly StoredPhoto[]>;
+  /** The pet's published photos, ascending id. (The reads answer at once from a store in the process: `Answer`.) */
+  list(petId: number): Answer<readonly StoredPhoto[]>;
   /** The published photo with this id, when it belongs to this pet. */
-  find(petId: number, photoId: number): Promise<StoredPhoto | undefined>;
+  find(petId: number, photoId: number): Answer<StoredPhoto | undefined>;
   /** The bytes of one file of a published photo (by its width); `undefined` when there is none. */
-  read(photoId: number, width: number): Promise<PhotoBytes | undefined>;
+  read(photoId: number, width: number): Answer<PhotoBytes | undefined>;
   /** Removes a published photo of this pet (record, bytes, place); `false` when there was none. */
   delete(petId: number, photoId: number): Promise<boolean>;
   /** Removes every photo of the pet, uploads under way included (their `publish` then answers `false`); how many published ones went. */

@@ -1,3 +1,4 @@
+import type { Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { ImageProcessor } from '../ports/image-processor.port.js';
 import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload } from '../ports/photo-store.port.js';
@@ -19,15 +20,18 @@ import {
 } from '../photo/photo.js';
 import { checkImageHeader, fileForWidth, parsePhotoWidth, photoContentTypeOf, PHOTO_TYPES_TEXT, widthsBelow } from '../photo/rules.js';
 
-/** The SHA-256 of bytes, lowercase hex (the platform's own is much faster than the domain's pure one). */
-export type BytesDigest = (bytes: Uint8Array) => string;
+/**
+ * The SHA-256 of bytes, lowercase hex: at once, or a promise of it (the platform's own, which can
+ * hash megabytes off the event loop's thread, is much faster than the domain's pure one).
+ */
+export type BytesDigest = (bytes: Uint8Array) => string | Promise<string>;
 
 /** One rendition of a photo, ready to be answered: its file (size, digest) and how to get its bytes. */
 export interface PhotoDownload {
   readonly photo: Photo;
   readonly file: PhotoFile;
-  /** The file's bytes; `undefined` when the photo was removed since it was found. */
-  bytes(): Promise<PhotoBytes | undefined>;
+  /** The file's bytes (at once from a store in the process); `undefined` when the photo was removed since it was found. */
+  bytes(): Answer<PhotoBytes | undefined>;
 }
 
 /** What the photos ask of the pets: whether one is found (a pet withdrawn or never created is not). `PetRepository` is one. */
@@ -96,7 +100,9 @@ export class PhotoLibrary {
     if (original === undefined) return fail(validationFailed('body', `the body does not decode as a whole ${type} image (truncated or damaged?)`));
     const renditions = [original];
     for (const width of widthsBelow(original.width)) renditions.push(await this.images.resize(original.bytes, format, width));
-    const files = renditions.map((r) => ({ file: { width: r.width, height: r.height, bytes: r.bytes.length, sha256: this.digest(r.bytes) }, bytes: r.bytes }));
+    const files = await Promise.all(
+      renditions.map(async (r) => ({ file: { width: r.width, height: r.height, bytes: r.bytes.length, sha256: await this.digest(r.bytes) }, bytes: r.bytes })),
+    );
 
     const now = this.clock.now();
     const reserved = await this.photos.reserve(petId, files.reduce((sum, f) => sum + f.file.bytes, 0), now);
@@ -145,7 +151,9 @@ export class PhotoLibrary {
     if (!wanted.ok) return wanted;
     const pet = await this.findPet(rawPetId, petId.value);
     if (!pet.ok) return pet;
-    const stored = photoId.value === null ? undefined : await this.photos.find(pet.value, photoId.value);
+    const found = photoId.value === null ? undefined : this.photos.find(pet.value, photoId.value);
+    // A store in the process answers at once: no promise turn for it.
+    const stored = found instanceof Promise ? await found : found;
     if (stored === undefined) return fail(noPhoto(rawPhotoId));
     const file = fileForWidth(stored, wanted.value);
     return ok({ photo: toPhoto(stored), file, bytes: () => this.photos.read(stored.id, file.width) });
