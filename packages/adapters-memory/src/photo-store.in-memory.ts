@@ -50,8 +50,9 @@ export class PhotoStoreInMemory implements PhotoStore {
     let held = bytes.length;
     for (const [width, kept] of place.files) if (width !== file.width) held += kept.length;
     if (held > place.reserved) throw new Error(`photo ${upload.photoId}: its files pass the ${place.reserved} bytes reserved for them`);
-    // A copy: the caller's buffer may be reused, and a slice of a larger one would hold all of it.
-    place.files.set(file.width, Uint8Array.prototype.slice.call(bytes));
+    // The bytes are handed over (the caller keeps no use of them): kept as given, without a copy of
+    // megabytes; only a view into a larger buffer is copied, so that it does not hold all of that one.
+    place.files.set(file.width, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Uint8Array.prototype.slice.call(bytes));
   }
 
   async publish(upload: PhotoUpload, photo: StoredPhoto): Promise<boolean> {

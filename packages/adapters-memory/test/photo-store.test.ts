@@ -50,14 +50,20 @@ describe('PhotoStoreInMemory beyond the contract: its budget (PETSTORE_PHOTO_MEM
     expect(store.fileCount).to.equal(0);
   });
 
-  it('keeps its own copy of the bytes it is given', async () => {
+  it('keeps the bytes handed to it as they are, but copies a view into a larger buffer (so that it does not hold the rest)', async () => {
     const store = new PhotoStoreInMemory();
-    const up = (await store.reserve(1, 4, T0)) as PhotoUpload;
-    const bytes = new Uint8Array([1, 2, 3, 4]);
-    await store.putFile(up, file(10, bytes), bytes);
-    await store.publish(up, { id: up.photoId, petId: 1, contentType: 'image/png', width: 10, height: 10, bytes: 4, createdAt: '2027-01-01T00:00:00.000Z', files: [file(10, new Uint8Array([1, 2, 3, 4]))] });
-    bytes.fill(0);
-    expect([...((await store.read(up.photoId, 10)) as Uint8Array)]).to.deep.equal([1, 2, 3, 4]);
+    const up = (await store.reserve(1, 8, T0)) as PhotoUpload;
+    const whole = new Uint8Array([1, 2, 3, 4]);
+    const large = new Uint8Array(1_000).fill(9);
+    const view = large.subarray(10, 14);
+    await store.putFile(up, file(10, whole), whole);
+    await store.putFile(up, file(5, view), view);
+    const photo = { id: up.photoId, petId: 1, contentType: 'image/png' as const, width: 10, height: 10, bytes: 4, createdAt: '2027-01-01T00:00:00.000Z' };
+    await store.publish(up, { ...photo, files: [file(10, whole), file(5, view)] });
+    expect(store.read(up.photoId, 10)).to.equal(whole);
+    const kept = store.read(up.photoId, 5) as Uint8Array;
+    expect([...kept]).to.deep.equal([9, 9, 9, 9]);
+    expect(kept.buffer.byteLength, 'not the 1,000-byte buffer').to.equal(4);
     expect(PHOTOS_PER_PET).to.equal(12);
   });
 });
