@@ -35,6 +35,8 @@ const WINDOW = num('BENCH_PHOTO_WINDOW', 10);
 const PARTS = new Set((process.env.BENCH_PHOTO_PARTS ?? 'serving,uploading,memory').split(',').map((p) => p.trim()));
 const CONNECTIONS = 50;
 const BUDGET_MIB = 256;
+/** prom-client's event-loop sampling interval (its `eventLoopMonitoringPrecision` default): every sample of the delay holds it. */
+const SAMPLING_MS = 10;
 
 const ENTERPRISE = 'bench-photos-enterprise-5c1e9a7b3d';
 const ADMIN = 'bench-photos-admin-8e2f4a6c0b';
@@ -213,6 +215,7 @@ export const measurePhotos = async (say) => {
         row('(a) GET /v1/pets?limit=20 (30 pets: a full page of 20)', serving.list, cpu.list),
         '',
         `- GET of the photo, (a) / (c): **${serveRatio.toFixed(3)}×** (median of the per-round ratios ${serving.a.map((s, i) => (s.rps / serving.c[i].rps).toFixed(2)).join(', ')}; goal ≥ 0.8×: ${serveRatio >= 0.8 ? 'met' : 'not met'}).`,
+        `- Server CPU per response, (c) / (a): ${(median(cpu.c) / median(cpu.a)).toFixed(3)}× (the ratio req/s would show where the server's core, not the load generator, sets the pace: at 200 KB an answer the node:http client on one core is near its own limit, so the req/s ratio leans towards 1 in quiet rounds and away from it in contended ones).`,
         `- 304 / the JSON list, both (a): **${notModifiedRatio.toFixed(3)}×** (per round ${serving.notModified.map((s, i) => (s.rps / serving.list[i].rps).toFixed(2)).join(', ')}; goal ≥ 1.0×: ${notModifiedRatio >= 1 ? 'met' : 'not met'}).`,
         '',
       );
@@ -256,38 +259,58 @@ export const measurePhotos = async (say) => {
 
       // The event loop: list requests at a fixed rate, idle, then while uploads run; alternating, 2 windows each.
       const listAtRate = () => driver.run({ url: u.url + list20, connections: 10, pipelining: 1, duration: WINDOW, overallRate: LIST_RATE, headers: AUTH });
-      /** @type {{ idle: { loop: number, p99: number }[], busy: { loop: number, p99: number, uploads: number }[] }} */
-      const loop = { idle: [], busy: [] };
-      for (let w = 0; w < 2; w++) {
-        await eventLoopP99(u.metricsUrl);
-        const idle = await listAtRate();
-        loop.idle.push({ loop: await eventLoopP99(u.metricsUrl), p99: idle.p99 });
-        let uploading = true;
-        const before = uploadsDone;
-        const uploads = uploadWhile(2, () => uploading);
-        await sleep(1_000); // the first bodies are on their way
-        await eventLoopP99(u.metricsUrl);
-        const busy = await listAtRate();
-      const busyLoop = await eventLoopP99(u.metricsUrl);
-        uploading = false;
-        await uploads;
-        loop.busy.push({ loop: busyLoop, p99: busy.p99, uploads: uploadsDone - before });
-        say(`window ${w + 1}: event loop p99 ${loop.idle[w].loop.toFixed(1)} ms idle, ${busyLoop.toFixed(1)} ms while uploading (${uploadsDone - before} uploads); list p99 ${idle.p99.toFixed(2)} / ${busy.p99.toFixed(2)} ms`);
+      /** @type {{ idle: { loop: number, p99: number }[], busy: Record<number, { loop: number, p99: number, uploads: number }[]> }} */
+      const loop = { idle: [], busy: { 0: [], 1: [], 2: [] } };
+      // 0: one upload a second (a shelter's busy hour); 1: one uploader back to back; 2: two (the processor's whole pace).
+      // 2 windows each, each after an idle one.
+      for (const clients of [0, 1, 2]) {
+        for (let w = 0; w < 2; w++) {
+          await eventLoopP99(u.metricsUrl);
+          const idle = await listAtRate();
+          const idleLoop = await eventLoopP99(u.metricsUrl);
+          loop.idle.push({ loop: idleLoop, p99: idle.p99 });
+          let uploading = true;
+          const before = uploadsDone;
+          const uploads =
+            clients === 0
+              ? (async () => {
+                  while (uploading) await Promise.all([uploadNext(), sleep(1_000)]);
+                })()
+              : uploadWhile(clients, () => uploading);
+          await sleep(1_000); // the first bodies are on their way
+          await eventLoopP99(u.metricsUrl);
+          const busy = await listAtRate();
+          const busyLoop = await eventLoopP99(u.metricsUrl);
+          uploading = false;
+          await uploads;
+          loop.busy[clients].push({ loop: busyLoop, p99: busy.p99, uploads: uploadsDone - before });
+          say(`${['1 upload/s', '1 uploader', '2 uploaders'][clients]}, window ${w + 1}: event loop p99 ${idleLoop.toFixed(1)} ms idle, ${busyLoop.toFixed(1)} ms while uploading (${uploadsDone - before} uploads); list p99 ${idle.p99.toFixed(2)} / ${busy.p99.toFixed(2)} ms`);
+        }
       }
 
       await Promise.all(running.splice(0).map((p) => p.stop()));
 
       const idleLoop = median(loop.idle.map((x) => x.loop));
-      const busyLoop = median(loop.busy.map((x) => x.loop));
+      const beyond = (/** @type {number} */ ms) => ms - SAMPLING_MS;
+      const busyText = (/** @type {number} */ clients) => {
+        const windows = loop.busy[clients];
+        const busyLoop = median(windows.map((x) => x.loop));
+        const ratio = beyond(busyLoop) / Math.max(0.1, beyond(idleLoop));
+        return (
+          `${['at one upload a second', 'with one uploader back to back', 'with two uploaders back to back'][clients]} (${windows.map((x) => x.uploads).join(' and ')} uploads in the windows): ` +
+          `${busyLoop.toFixed(1)} ms as read, **${beyond(busyLoop).toFixed(1)} ms beyond the interval** (${ratio.toFixed(1)}× idle; goal ≤ 2×: ${ratio <= 2 ? 'met' : 'not met'}); ` +
+          `the clients' p99 of the list requests ${median(windows.map((x) => x.p99)).toFixed(2)} ms`
+        );
+      };
       lines.push(
         `**Uploading** on a server (u) with both cores (image work takes at most cores − 1 = 1 of them at once, by design; pinned to one core it would share it with the event loop), the default budget (${BUDGET_MIB} MiB), 12 MP JPEGs (4,000 × 3,000 noisy gradients, about ${fmt(big[0].length / 1e6, 1)} MB each, 4 different ones in turn), 2 clients each uploading one after the other:`,
         '',
         `- ${throughput.photos} uploads in ${throughput.seconds.toFixed(1)} s: **${throughput.perSecond.toFixed(2)} photos/s**; server CPU **${throughput.cpuMsPerMp.toFixed(1)} ms per megapixel** (${fmt(throughput.cpuMsPerPhoto)} ms per photo: the decode, the re-encode of 12 MP, the 640, 320 and 160 widths, the SHA-256s, the request).`,
-        `- The event loop's p99 delay (prom-client's \`nodejs_eventloop_lag_p99_seconds\`, its histogram reset by a scrape before each ${WINDOW} s window) while \`GET /v1/pets?limit=20\` is served at ${LIST_RATE} req/s: ` +
-          `**${idleLoop.toFixed(1)} ms idle, ${busyLoop.toFixed(1)} ms while uploads run** (${(busyLoop / idleLoop).toFixed(2)}×; goal ≤ 2×: ${busyLoop <= 2 * idleLoop ? 'met' : 'not met'}); ` +
-          `windows: idle ${loop.idle.map((x) => x.loop.toFixed(1)).join(', ')} ms, uploading ${loop.busy.map((x) => `${x.loop.toFixed(1)} (${x.uploads} uploads)`).join(', ')} ms. ` +
-          `The clients' p99 of those list requests: ${median(loop.idle.map((x) => x.p99)).toFixed(2)} ms idle, ${median(loop.busy.map((x) => x.p99)).toFixed(2)} ms while uploading.`,
-        '',
+        `- The event loop's p99 delay while \`GET /v1/pets?limit=20\` is served at ${LIST_RATE} req/s, idle and while uploads run (${WINDOW} s windows, each after an idle one): ` +
+          `prom-client's \`nodejs_eventloop_lag_p99_seconds\` (Node's monitorEventLoopDelay, sampling every ${SAMPLING_MS} ms, its histogram reset by a scrape before each window). ` +
+          `Every sample holds the ${SAMPLING_MS} ms interval itself, so the delay is what lies beyond it. Idle: ${idleLoop.toFixed(1)} ms as read, **${beyond(idleLoop).toFixed(1)} ms beyond the interval** ` +
+          `(windows ${loop.idle.map((x) => x.loop.toFixed(1)).join(', ')} ms; the clients' p99 of the list requests ${median(loop.idle.map((x) => x.p99)).toFixed(2)} ms). ` +
+          `While uploading ${busyText(0)}; ${busyText(1)}; ${busyText(2)}.`,
       );
     }
     if (PARTS.has('memory')) {
