@@ -30,7 +30,7 @@ const segments = (ctx: ParameterizedContext<AppState>) => {
 };
 
 /** A `Photo` as JSON, fields in the order of the schema. */
-export const serializePhoto = (photo: Photo): string =>
+const serializePhoto = (photo: Photo): string =>
   JSON.stringify({
     id: photo.id,
     petId: photo.petId,
@@ -45,7 +45,7 @@ export const serializePhoto = (photo: Photo): string =>
 const entityTag = (sha256: string): string => `"${sha256}"`;
 
 /** `If-None-Match` (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (`W/"x"` matches `"x"`). */
-export const noneMatch = (header: string | undefined, etag: string): boolean => {
+const noneMatch = (header: string | undefined, etag: string): boolean => {
   if (header === undefined) return true;
   if (header.trim() === '*') return false;
   for (const tag of header.matchAll(/(?:W\/)?("[^"]*")/g)) if (tag[1] === etag) return false;
