@@ -48,6 +48,9 @@ const toStored = (doc: PhotoDocument): StoredPhoto => ({
   files: doc.files!,
 });
 
+/** Ids drawn at most for one upload when the one drawn is already taken. */
+const MAX_DRAWS = 5;
+
 /** A filter of "the pet has a free place": its `ids` array has no element at index `PHOTOS_PER_PET − 1`. */
 const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };
 
@@ -90,18 +93,33 @@ export class PhotoStoreMongo implements PhotoStore {
   }
 
   async reserve(petId: number, _totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> {
-    const counter = await upsertWithRetry(
-      () => this.counters.findOneAndUpdate({ _id: COUNTERS.photos }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
-      `findAndModify on ${COLLECTIONS.counters}`,
-    );
-    if (counter === null) throw new Error('the photo id counter was not returned');
-    const photoId = counter.value;
-    await guard(() => this.photos.insertOne({ _id: photoId, petId, state: 'uploading', startedAt: now }), `insert on ${COLLECTIONS.photos}`);
+    const photoId = await this.insertUploading(petId, now);
     if ((await this.takePlace(petId, photoId)) || ((await this.freeDeadPlaces(petId)) > 0 && (await this.takePlace(petId, photoId)))) {
       return { petId, photoId, startedAt: now };
     }
     await guard(() => this.photos.deleteOne({ _id: photoId, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
     return 'full';
+  }
+
+  /**
+   * A new id from the `photos` counter and its record, `uploading`. An id found taken is drawn again
+   * (a counter restored from an old backup; and mongo-java-server's `$inc` under concurrent
+   * `findAndModify`s can hand one value out twice).
+   */
+  private async insertUploading(petId: number, now: number): Promise<number> {
+    for (let draw = 1; ; draw++) {
+      const counter = await upsertWithRetry(
+        () => this.counters.findOneAndUpdate({ _id: COUNTERS.photos }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
+        `findAndModify on ${COLLECTIONS.counters}`,
+      );
+      if (counter === null) throw new Error('the photo id counter was not returned');
+      try {
+        await guard(() => this.photos.insertOne({ _id: counter.value, petId, state: 'uploading', startedAt: now }), `insert on ${COLLECTIONS.photos}`);
+        return counter.value;
+      } catch (error) {
+        if (draw === MAX_DRAWS || classifyMongoError(error) !== 'duplicate_key') throw error;
+      }
+    }
   }
 
   async putFile(upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> {
