@@ -13,6 +13,8 @@
 // Pet maintenance (bench/maintenance.mjs): the list with 10 % of 10,000 pets withdrawn against none,
 // and PATCH against POST /v1/pets, in paired rounds; BENCH_ONLY=maintenance runs only that section
 // (about 2 minutes) and replaces it in BENCH_OUT, leaving the rest of the file.
+// BENCH_ONLY=photos runs only the photos' part (bench/photos.mjs: serving, uploading, memory; about
+// 6 minutes) and replaces its section; a full run keeps that section as it is.
 //   BENCH_CORS (on): (a) runs with PETSTORE_CORS_ORIGINS set and every request of the load carries an
 //     allowed Origin, so each answer goes through the CORS middleware; `off`: no CORS setting, no Origin.
 //   BENCH_METRICS (on): (a) runs with PETSTORE_METRICS_PORT set, so each answer is counted by
@@ -84,6 +86,46 @@ if (process.env.BENCH_ONLY === 'mongo') {
     /* no file yet */
   }
   writeFileSync(OUT, current === undefined ? `${text.trimEnd()}\n\n${section}\n` : `${current.text.slice(0, current.from)}${section}${current.text.slice(current.to)}`);
+  process.stdout.write(`${section}\n`);
+  process.exit(0);
+}
+
+// The photos' section (bench/photos.mjs): measured only with BENCH_ONLY=photos, kept as it is by a full run.
+const PHOTOS_BEGIN = '<!-- photos -->';
+const PHOTOS_END = '<!-- /photos -->';
+/** The photos' section of OUT as it stands (with its markers), or undefined. */
+const currentPhotosSection = () => {
+  let text = '';
+  try {
+    text = readFileSync(OUT, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const from = text.indexOf(PHOTOS_BEGIN);
+  const to = text.indexOf(PHOTOS_END);
+  return from === -1 || to < from ? undefined : text.slice(from, to + PHOTOS_END.length);
+};
+if (process.env.BENCH_ONLY === 'photos') {
+  const started = Date.now();
+  const sayPhotos = (/** @type {string} */ line) => process.stdout.write(`[bench photos ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
+  const { measurePhotos } = await import('./photos.mjs');
+  const section = [PHOTOS_BEGIN, ...(await measurePhotos(sayPhotos)), PHOTOS_END].join('\n');
+  let text = '';
+  try {
+    text = readFileSync(OUT, 'utf8');
+  } catch {
+    /* no file yet */
+  }
+  const current = currentPhotosSection();
+  const analysis = text.indexOf('\n## Analysis');
+  writeFileSync(
+    OUT,
+    current !== undefined
+      ? text.replace(current, section)
+      : analysis === -1
+        ? `${text.trimEnd()}\n\n${section}\n`
+        : `${text.slice(0, analysis)}\n${section}\n${text.slice(analysis)}`,
+  );
   process.stdout.write(`${section}\n`);
   process.exit(0);
 }
@@ -721,6 +763,9 @@ try {
     const earlier = currentMongoSection();
     if (earlier !== undefined) lines.push(earlier.text.slice(earlier.from, earlier.to), '');
   }
+  // The photos' section is measured by BENCH_ONLY=photos alone: keep the last one.
+  const photos = currentPhotosSection();
+  if (photos !== undefined) lines.push(photos, '');
   try {
     lines.push(readFileSync(join(ROOT, 'bench/analysis.md'), 'utf8').trim(), '');
   } catch {

@@ -33,7 +33,7 @@ for (const file of files(join(root, 'packages/domain/src'), /\.ts$/)) {
     if (!spec.startsWith('.')) problems.push(`${relative(root, file)}: the domain imports '${spec}'; it may import only its own files`);
   }
 }
-for (const pkg of ['adapters-memory', 'adapters-mongo', 'adapters-http']) {
+for (const pkg of ['adapters-memory', 'adapters-mongo', 'adapters-http', 'adapters-sharp']) {
   for (const file of files(join(root, 'packages', pkg, 'src'), /\.ts$/)) {
     for (const spec of imports(file)) {
       if (spec.startsWith('@petstore/') && spec !== '@petstore/domain') {

@@ -1,6 +1,6 @@
 import { Container, ContainerModule } from 'inversify';
-import { KEY_CACHE_MAX_AGE_MS, type Clock, type StorePorts } from '@petstore/domain';
-import { IdempotencyStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import { KEY_CACHE_MAX_AGE_MS, type Clock, type PhotoStore, type StorePorts } from '@petstore/domain';
+import { IdempotencyStoreInMemory, PhotoStoreInMemory, SystemClock } from '@petstore/adapters-memory';
 import { noMetrics, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import { SystemRandom } from './system-random.js';
 import type { Settings } from './settings.js';
@@ -14,6 +14,8 @@ import { STORE_DEADLINE_MS } from './deadline.js';
 export interface ProvidedStores extends Omit<StorePorts, 'idempotency'> {
   /** The idempotency records; in process memory when absent. */
   readonly idempotency?: StorePorts['idempotency'];
+  /** The photos; in process memory (within PETSTORE_PHOTO_MEMORY_MB) when absent. */
+  readonly photos?: PhotoStore;
   /** Readiness of these ports; always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
 }
@@ -52,6 +54,8 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
     bind(TOKENS.QuotaStore).toConstantValue(stores.quotas);
     bind(TOKENS.ApiKeyStore).toConstantValue(stores.keys);
     bind(TOKENS.IdempotencyStore).toConstantValue(stores.idempotency ?? new IdempotencyStoreInMemory());
+    if (stores.photos !== undefined) bind(TOKENS.PhotoStore).toConstantValue(stores.photos);
+    else bind(TOKENS.PhotoStore).toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes), [TOKENS.Settings]).inSingletonScope();
     bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: stores.isReady ?? (async () => true), close: async () => {} });
   });
 

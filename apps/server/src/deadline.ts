@@ -1,9 +1,9 @@
-import type { Answer, StorePorts } from '@petstore/domain';
+import type { Answer, PhotoStore, StorePorts } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
 /** The names of the store's ports, as store failures are counted (`petstore_store_failures_total{port}`). */
-export const STORE_PORTS = ['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore'] as const;
+export const STORE_PORTS = ['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore', 'PhotoStore'] as const;
 
 /**
  * The longest the service waits for any one store call. A driver has its own timeouts, but a
@@ -116,4 +116,23 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     complete: (id, claim, record) => withDeadline(() => ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', circuit),
     release: (id, claim) => withDeadline(() => ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', circuit),
   },
+});
+
+/**
+ * The photo store with each call bounded by `withDeadline` (an upload's writes, the reads of a GET),
+ * outages reported as `PhotoStore`. The start-up calls (`sweep`, `pets`) are not bounded: they may
+ * walk every photo once, before the server listens.
+ */
+export const boundedPhotoStore = (store: PhotoStore, ms: number, circuit: StoreCircuit): PhotoStore => ({
+    reserve: (petId, totalBytes, now) => withDeadline(() => store.reserve(petId, totalBytes, now), ms, 'PhotoStore.reserve', circuit),
+    putFile: (upload, file, bytes) => withDeadline(() => store.putFile(upload, file, bytes), ms, 'PhotoStore.putFile', circuit),
+    publish: (upload, photo) => withDeadline(() => store.publish(upload, photo), ms, 'PhotoStore.publish', circuit),
+    abandon: (upload) => withDeadline(() => store.abandon(upload), ms, 'PhotoStore.abandon', circuit),
+    list: (petId) => withDeadline(() => store.list(petId), ms, 'PhotoStore.list', circuit),
+    find: (petId, photoId) => withDeadline(() => store.find(petId, photoId), ms, 'PhotoStore.find', circuit),
+    read: (photoId, width) => withDeadline(() => store.read(photoId, width), ms, 'PhotoStore.read', circuit),
+    delete: (petId, photoId) => withDeadline(() => store.delete(petId, photoId), ms, 'PhotoStore.delete', circuit),
+    deleteAllOf: (petId) => withDeadline(() => store.deleteAllOf(petId), ms, 'PhotoStore.deleteAllOf', circuit),
+    pets: () => store.pets(),
+    sweep: (startedBefore) => store.sweep(startedBefore),
 });

@@ -58,6 +58,9 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     // key configured at all (a second process on MongoDB, say), the keys stored are left as they are.
     if (settings.apiKeys.length > 0 || settings.adminKeys.length > 0) await keys.retainSettingsKeys(seed.map((r) => r.keyHash));
 
+    // docs/rules.md §13: what uploads and removals cut short left (a process that died) goes before the first request.
+    const swept = await (await container.getAsync(TOKENS.PhotoLibrary)).sweep();
+    if (swept.uploads + swept.files + swept.orphans > 0) options.logger.info({ ...swept }, 'photos swept at start');
     const app = await container.getAsync(TOKENS.HttpApp);
     const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch((error: unknown) => {
       const code = (error as { code?: unknown }).code;

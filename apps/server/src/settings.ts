@@ -22,6 +22,8 @@ export interface Settings {
   readonly corsOrigins: readonly string[] | '*' | undefined;
   /** `PETSTORE_METRICS_PORT`: where the `GET /metrics` listener runs (on HOST); unset: none. */
   readonly metricsPort: number | undefined;
+  /** `PETSTORE_PHOTO_MEMORY_MB`, in bytes: what the memory store keeps of photos (docs/rules.md §13); default 256 MiB. */
+  readonly photoMemoryBytes: number;
 }
 
 /** A setting that cannot be used; the message is one line naming the variable and the fault. */
@@ -36,6 +38,7 @@ interface SettingEntry {
   readonly default: string;
   readonly about: string;
 }
+const MIB = 1024 * 1024;
 
 /**
  * Every variable the server reads (docs/rules.md §6): the one list of known names (an unknown
@@ -244,5 +247,7 @@ export const parseSettings = (env: Env): Settings => {
     logLevel: logLevel as LogLevel,
     corsOrigins: parseCorsOrigins(env['PETSTORE_CORS_ORIGINS']),
     metricsPort,
+    // 0 keeps no photo at all (every upload 507); at most 1 TiB.
+    photoMemoryBytes: wholeNumber(env, 'PETSTORE_PHOTO_MEMORY_MB', Number(defaultOf('PETSTORE_PHOTO_MEMORY_MB')), 0, 1_048_576) * MIB,
   };
 };

@@ -9,11 +9,14 @@ import type {
   Clock,
   IdempotencyStore,
   IdempotentRequests,
+  ImageProcessor,
   KeyAdmin,
   OrderRepository,
   PetCatalog,
   PetMaintenance,
   PetRepository,
+  PhotoLibrary,
+  PhotoStore,
   QuotaStore,
   Random,
 } from '@petstore/domain';
@@ -58,5 +61,10 @@ export const TOKENS = {
   Admission: token<Admission>('Admission'),
   KeyAdmin: token<KeyAdmin>('KeyAdmin'),
   IdempotentRequests: token<IdempotentRequests>('IdempotentRequests'),
+  /** The photos' bytes and records (docs/rules.md §13): bound by the store module, beside the other store ports. */
+  PhotoStore: token<PhotoStore>('PhotoStore'),
+  /** The image work (sharp), off the event loop's thread. */
+  ImageProcessor: token<ImageProcessor>('ImageProcessor'),
+  PhotoLibrary: token<PhotoLibrary>('PhotoLibrary'),
   HttpApp: token<HttpApp>('HttpApp'),
 } as const;

@@ -34,7 +34,17 @@ describe('settings (docs/rules.md §6)', () => {
       logLevel: 'info',
       corsOrigins: undefined,
       metricsPort: undefined,
+      photoMemoryBytes: 256 * 1024 * 1024,
     });
+  });
+
+  it('reads PETSTORE_PHOTO_MEMORY_MB in MiB (0 keeps no photo); anything but a whole number up to 1048576 stops the start naming it', () => {
+    expect(parseSettings({ PETSTORE_PHOTO_MEMORY_MB: '64' }).photoMemoryBytes).to.equal(64 * 1024 * 1024);
+    expect(parseSettings({ PETSTORE_PHOTO_MEMORY_MB: '0' }).photoMemoryBytes).to.equal(0);
+    expect(parseSettings({ PETSTORE_PHOTO_MEMORY_MB: '' }).photoMemoryBytes).to.equal(256 * 1024 * 1024);
+    for (const v of ['-1', '1.5', '256MB', 'lots', ' 64', '1048577', '0x40']) {
+      expect(fails({ PETSTORE_PHOTO_MEMORY_MB: v }, 'PETSTORE_PHOTO_MEMORY_MB')).to.match(/must be a whole number from 0 to 1048576/);
+    }
   });
 
   it('reads every setting', () => {

@@ -1,5 +1,5 @@
 import Koa, { type ParameterizedContext } from 'koa';
-import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument, openApiJson } from './openapi.js';
 import { answerJson } from './answer.js';
@@ -7,6 +7,7 @@ import { createRouter } from './routes.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
 import { addOwnStatusRoute } from './own-status.js';
 import { addPetMaintenanceRoutes } from './pets-maintenance.js';
+import { addPhotoRoutes } from './photos.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -34,6 +35,11 @@ export interface HttpAppDependencies {
    * always supplies it; an embedder that leaves it out gets creates that ignore `Idempotency-Key`.
    */
   readonly idempotency?: IdempotentRequests;
+  /**
+   * The photos of the pets (docs/rules.md §13, `/v1/pets/{petId}/photos`). The server always
+   * supplies them; an embedder that leaves them out has no photo routes (404).
+   */
+  readonly photos?: PhotoLibrary;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -66,6 +72,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   addAdminKeyRoutes(router, deps.keyAdmin, validators);
   addOwnStatusRoute(router);
   addPetMaintenanceRoutes(router, deps.maintenance, validators);
+  if (deps.photos !== undefined) addPhotoRoutes(router, deps.photos);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

@@ -20,6 +20,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   headers_too_large: 431,
   internal_error: 500,
   unavailable: 503,
+  insufficient_storage: 507,
 };
 
 /** A failure the HTTP layer answers with an `Error` body; `headers` go out with it. */

@@ -13,4 +13,6 @@ export interface AppState {
   ownStatus?: OwnStatus;
   /** A create run under its `Idempotency-Key` (docs/rules.md §10): its creation token; creating routes pass it to the use cases. */
   creation?: IdempotentCreation;
+  /** The largest body the matched route takes (set by the gate: `bodyLimitOf`). */
+  bodyLimit?: number;
 }

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { chromium, type Browser } from 'playwright-core';
 import { buildOpenApiDocument, DOCS_CSP } from '../src/index.js';
+import { testImage } from '@petstore/adapters-sharp/testing';
 import { expectError, KEYS, startServer, type TestServer } from './support/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -118,6 +119,50 @@ if (!existsSync(CHROMIUM)) {
       }
       await page.locator('.opblock .microlight, .opblock .highlight-code').first().waitFor({ timeout: 10_000 });
       expect(requested).to.include('/v1/openapi.json');
+      expect(problems).to.deep.equal([]);
+      await page.close();
+    });
+
+    it('"Try it out" uploads a photo file with an admin key (201), then fetches it and shows it as an image (docs/rules.md §13)', async () => {
+      const created = await s.postJson('{"name":"Pixel","categoryId":1}');
+      const petId = String((created.json() as { id: number }).id);
+      const photo = await testImage({ format: 'jpeg', width: 120, height: 90, content: 'photo' });
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+      });
+      await page.goto(`http://127.0.0.1:${s.port}/docs`, { waitUntil: 'load' });
+      await page.locator('.btn.authorize').first().click();
+      // Both schemes of the document: the admin key for the upload, any key for the rest.
+      for (const scheme of ['bearerAuth', 'adminKey']) {
+        const form = page.locator('.auth-container').filter({ hasText: scheme });
+        await form.locator('input').fill(KEYS.admin);
+        await form.locator('button.authorize').click();
+      }
+      await page.locator('.btn-done').first().click();
+
+      const upload = page.locator('#operations-pets-uploadPetPhoto');
+      await upload.locator('.opblock-summary-control').click();
+      await upload.locator('.try-out__btn').click();
+      await upload.locator('tr[data-param-name="petId"] input').fill(petId);
+      await upload.locator('input[type="file"]').setInputFiles({ name: 'pixel.jpg', mimeType: 'image/jpeg', buffer: photo });
+      await upload.locator('.execute').click();
+      await upload.locator('.live-responses-table tbody .response-col_status').first().waitFor({ timeout: 30_000 });
+      expect((await upload.locator('.live-responses-table tbody .response-col_status').first().innerText()).trim()).to.equal('201');
+      const stored = await s.photoStore.list(Number(petId));
+      expect(stored.map((p) => [p.width, p.height, p.contentType])).to.deep.equal([[120, 90, 'image/jpeg']]);
+
+      const fetchIt = page.locator('#operations-pets-getPetPhoto');
+      await fetchIt.locator('.opblock-summary-control').click();
+      await fetchIt.locator('.try-out__btn').click();
+      await fetchIt.locator('tr[data-param-name="petId"] input').fill(petId);
+      await fetchIt.locator('tr[data-param-name="photoId"] input').fill(String(stored[0]!.id));
+      await fetchIt.locator('.execute').click();
+      const image = fetchIt.locator('.live-responses-table img');
+      await image.waitFor({ state: 'visible', timeout: 30_000 });
+      expect(await image.evaluate((img) => [(img as unknown as { naturalWidth: number }).naturalWidth, (img as unknown as { naturalHeight: number }).naturalHeight])).to.deep.equal([120, 90]);
       expect(problems).to.deep.equal([]);
       await page.close();
     });

@@ -23,6 +23,7 @@ describe('the error table (docs/rules.md §3)', () => {
       headers_too_large: 431,
       internal_error: 500,
       unavailable: 503,
+      insufficient_storage: 507,
     });
   });
 

@@ -69,8 +69,8 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
       body,
     });
 
-  it('applies to POST of /v1/pets, /v1/categories and /v1/store/orders, and not to POST /v1/admin/keys', () => {
-    expect([...IDEMPOTENT_CREATES].sort()).to.deep.equal(['/v1/categories', '/v1/pets', '/v1/store/orders']);
+  it('applies to POST of /v1/pets, /v1/categories, /v1/store/orders and photo uploads (§13), and not to POST /v1/admin/keys', () => {
+    expect([...IDEMPOTENT_CREATES].sort()).to.deep.equal(['/v1/categories', '/v1/pets', '/v1/pets/:petId/photos', '/v1/store/orders']);
   });
 
   it('a repeat gets the kept answer (status, body, Location) with Idempotent-Replayed: true, and creates nothing', async () => {

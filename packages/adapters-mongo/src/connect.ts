@@ -9,6 +9,7 @@ import { COLLECTIONS, ensureIndexes } from './indexes.js';
 import { PetRepositoryMongo } from './pet-repository.mongo.js';
 import { OrderRepositoryMongo } from './order-repository.mongo.js';
 import { QuotaStoreMongo } from './quota-store.mongo.js';
+import { PhotoStoreMongo } from './photo-store.mongo.js';
 import { resolveMongoSettings } from './settings.js';
 
 export interface ConnectMongoOptions {
@@ -21,6 +22,8 @@ export interface MongoStores extends StorePorts {
   /** The database in use and the hosts (no credentials): for the start-up log line. */
   readonly database: string;
   readonly endpoint: string;
+  /** The photos (docs/rules.md §13): records, GridFS bytes and places. Not in `StorePorts`: the photo library takes it on its own. */
+  readonly photos: PhotoStoreMongo;
   /**
    * True when the database does what the stores need, within a bounded wait; never throws (for
    * `/readyz`). Not just a ping: one conditional upsert with `$inc` on a probe document of the
@@ -97,6 +100,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
       quotas: new QuotaStoreMongo(db),
       keys: new ApiKeyStoreMongo(db),
       idempotency: new IdempotencyStoreMongo(db),
+      photos: new PhotoStoreMongo(db),
       database,
       endpoint,
       isReady: async () => {

@@ -7,6 +7,7 @@ export { CategoryRepositoryMongo } from './category-repository.mongo.js';
 export { OrderRepositoryMongo } from './order-repository.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
+export { PhotoStoreMongo } from './photo-store.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
-export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, type IndexDefinition } from './indexes.js';
+export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, PHOTO_BUCKET, type IndexDefinition } from './indexes.js';

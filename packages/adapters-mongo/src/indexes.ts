@@ -14,7 +14,14 @@ export const COLLECTIONS = {
   counters: 'counters',
   /** One document per (API key, Idempotency-Key): the kept answer or the claim in progress. */
   idempotency: 'idempotency_keys',
+  /** One record per photo (docs/rules.md §13): `uploading` until published, then `ready`. */
+  photos: 'photos',
+  /** One document per pet with photos: the ids holding its places (at most 12). */
+  photoPlaces: 'photo_places',
 } as const;
+
+/** The GridFS bucket of the photos' bytes (collections `photos.files` and `photos.chunks`). */
+export const PHOTO_BUCKET = 'photos';
 
 export interface IndexDefinition {
   readonly collection: string;
@@ -46,6 +53,8 @@ export interface IndexDefinition {
  *   create under an `Idempotency-Key` (docs/rules.md §10), written with the document it creates; the
  *   database itself keeps one resource per token, across processes and late writes. Sparse: a
  *   document created without a key has no token and no index entry.
+ * - `photos {petId, _id}` serves a pet's photos in id order; `photos {state, startedAt}` serves the
+ *   start-up sweep's "uploads never published, started before" (GridFS creates its own indexes).
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
@@ -61,10 +70,12 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.apiKeys, key: { publicId: 1 }, options: { name: 'publicId_1', unique: true, sparse: true } },
   { collection: COLLECTIONS.apiKeys, key: { position: 1 }, options: { name: 'position_1', unique: true, sparse: true } },
   { collection: COLLECTIONS.idempotency, key: { expiresAt: 1 }, options: { name: 'expiresAt_1', expireAfterSeconds: 0 } },
+  { collection: COLLECTIONS.photos, key: { petId: 1, _id: 1 }, options: { name: 'petId_1__id_1' } },
+  { collection: COLLECTIONS.photos, key: { state: 1, startedAt: 1 }, options: { name: 'state_1_startedAt_1' } },
 ];
 
 /** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */
-export const COUNTERS = { orders: 'orders' } as const;
+export const COUNTERS = { orders: 'orders', photos: 'photos' } as const;
 
 /**
  * Creates the indexes, and the id counters when missing (at start, before any request, so that

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'headers_too_large',
   'internal_error',
   'unavailable',
+  'insufficient_storage',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -69,7 +70,29 @@ export interface IdempotencyKeyReused {
   readonly message: string;
 }
 
-export type DomainError = ValidationFailed | NotFound | Gone | Unauthorized | Forbidden | Conflict | PreconditionFailed | IdempotencyKeyReused;
+/** A body of a media type the operation does not take (a photo upload: not one of the three image types, docs/rules.md §13). */
+export interface UnsupportedMediaType {
+  readonly code: 'unsupported_media_type';
+  readonly message: string;
+}
+
+/** The store's own bound on bytes is spent (the memory store's photo budget, docs/rules.md §13): nothing was stored. */
+export interface InsufficientStorage {
+  readonly code: 'insufficient_storage';
+  readonly message: string;
+}
+
+export type DomainError =
+  | ValidationFailed
+  | NotFound
+  | Gone
+  | Unauthorized
+  | Forbidden
+  | Conflict
+  | PreconditionFailed
+  | IdempotencyKeyReused
+  | UnsupportedMediaType
+  | InsufficientStorage;
 
 export const validationFailed = (field: string, message: string): ValidationFailed => ({
   code: 'validation_failed',

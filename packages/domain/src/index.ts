@@ -14,6 +14,8 @@ export {
   type Conflict,
   type PreconditionFailed,
   type IdempotencyKeyReused,
+  type UnsupportedMediaType,
+  type InsufficientStorage,
 } from './errors.js';
 
 export { PetStatus, PET_STATUSES, MAX_CATEGORY_ID } from './pet/pet.js';
@@ -49,7 +51,7 @@ export type { AdmissionDecision, AdmissionOutcome, WindowView, QuotaReading } fr
 
 export { GET_PET_DEPRECATION, isSunset, deprecationHeaders, httpDate, type DeprecationPolicy } from './deprecation/sunset.js';
 
-export { sha256Hex, constantTimeEqual } from './auth/sha256.js';
+export { sha256Hex, sha256HexOfBytes, constantTimeEqual } from './auth/sha256.js';
 export {
   apiKeyRecord,
   publicKeyId,
@@ -126,4 +128,29 @@ export {
   ListKeysQuerySchema,
   IdempotencyKeySchema,
   OwnStatusSchema,
+  PhotoSchema,
+  PhotoIdSchema,
+  PhotoWidthSchema,
 } from './schemas/index.js';
+
+export {
+  PHOTO_CONTENT_TYPES,
+  PHOTO_BODY_LIMIT_BYTES,
+  PHOTO_MAX_SIDE,
+  PHOTO_MAX_PIXELS,
+  PHOTO_STORED_LONG_SIDE,
+  PHOTO_WIDTHS,
+  PHOTOS_PER_PET,
+  IMAGE_FORMATS,
+  toPhoto,
+  type Photo,
+  type PhotoContentType,
+  type PhotoFile,
+  type PhotoWidth,
+  type StoredPhoto,
+  type ImageFormat,
+} from './photo/photo.js';
+export { checkImageHeader, fitLongSide, widthsBelow, parsePhotoWidth, fileForWidth, photoContentTypeOf, PHOTO_TYPES_TEXT } from './photo/rules.js';
+export type { ImageProcessor, ImageHeader, EncodedImage } from './ports/image-processor.port.js';
+export type { PhotoStore, PhotoUpload, PhotoBytes, PhotoSweep } from './ports/photo-store.port.js';
+export { PhotoLibrary, type PhotoDownload, type BytesDigest, type UploadError, type PetLookup } from './use-cases/photo-library.js';

@@ -29,9 +29,15 @@ import type {
   PetRecord,
   PetRepository,
   PetStatus,
+  PhotoBytes,
+  PhotoFile,
+  PhotoStore,
+  PhotoSweep,
+  PhotoUpload,
   QuotaStore,
   Result,
   SubjectState,
+  StoredPhoto,
 } from '../src/index.js';
 import { StoreUnavailableError } from '../src/index.js';
 
@@ -58,7 +64,7 @@ const creating = <D, R>(inner: { create(draft: D, token?: string): Promise<R> },
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
-export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore' | 'IdempotencyStore';
+export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore' | 'IdempotencyStore' | 'PhotoStore';
 
 /** One call through a wrapped port, as the injector saw it. */
 export interface PortCall {
@@ -83,7 +89,7 @@ export interface FaultInjectorOptions {
 
 /**
  * Switchable faults for any adapter of the ports: wrap the adapter with `petRepository`,
- * `categoryRepository`, `orderRepository`, `quotaStore`, `apiKeyStore` or `idempotencyStore`, then choose per call what happens (`set` for every call from
+ * `categoryRepository`, `orderRepository`, `quotaStore`, `apiKeyStore`, `idempotencyStore` or `photoStore`, then choose per call what happens (`set` for every call from
  * now on, `queue` for the next calls, `use` for a function of the call). The injector logs every
  * call with the mode applied, so tests can tell what the store really received.
  */
@@ -230,6 +236,26 @@ export class FaultInjector {
         this.run({ port: 'IdempotencyStore', method: 'complete', write: true, args: [id, claim, record] }, () => inner.complete(id, claim, record)),
       release: (id: string, claim: InProgressRecord): Promise<void> =>
         this.run({ port: 'IdempotencyStore', method: 'release', write: true, args: [id, claim] }, () => inner.release(id, claim)),
+    };
+  }
+
+  photoStore(inner: PhotoStore): PhotoStore {
+    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Answer<T>): Promise<T> =>
+      this.run({ port: 'PhotoStore', method, write, args }, forward);
+    return {
+      reserve: (petId: number, totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> =>
+        call('reserve', true, [petId, totalBytes, now], () => inner.reserve(petId, totalBytes, now)),
+      putFile: (upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> =>
+        call('putFile', true, [upload, file, bytes], () => inner.putFile(upload, file, bytes)),
+      publish: (upload: PhotoUpload, photo: StoredPhoto): Promise<boolean> => call('publish', true, [upload, photo], () => inner.publish(upload, photo)),
+      abandon: (upload: PhotoUpload): Promise<void> => call('abandon', true, [upload], () => inner.abandon(upload)),
+      list: (petId: number): Promise<readonly StoredPhoto[]> => call('list', false, [petId], () => inner.list(petId)),
+      find: (petId: number, photoId: number): Promise<StoredPhoto | undefined> => call('find', false, [petId, photoId], () => inner.find(petId, photoId)),
+      read: (photoId: number, width: number): Promise<PhotoBytes | undefined> => call('read', false, [photoId, width], () => inner.read(photoId, width)),
+      delete: (petId: number, photoId: number): Promise<boolean> => call('delete', true, [petId, photoId], () => inner.delete(petId, photoId)),
+      deleteAllOf: (petId: number): Promise<number> => call('deleteAllOf', true, [petId], () => inner.deleteAllOf(petId)),
+      pets: (): Promise<readonly number[]> => call('pets', false, [], () => inner.pets()),
+      sweep: (startedBefore: number): Promise<PhotoSweep> => call('sweep', true, [startedBefore], () => inner.sweep(startedBefore)),
     };
   }
 

@@ -14,3 +14,5 @@ export { orderRepositoryContract } from './order-repository.contract.js';
 export { adoptionContract, checkStoredInvariants, checkVisibleInvariants, type AdoptionStores } from './adoption.contract.js';
 export { idempotencyStoreContract } from './idempotency-store.contract.js';
 export { serialOrderOf, type RaceRequest } from './serial-race.js';
+export { photoStoreContract, collectPhotoBytes, type PhotoStoreSubject } from './photo-store.contract.js';
+export { TextImageProcessor, textImage } from './text-images.js';

@@ -1,9 +1,10 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, type StorePorts } from '@petstore/domain';
+import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary, type StorePorts } from '@petstore/domain';
 import { createHttpApp } from '@petstore/adapters-http';
+import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
-import { boundedPorts, withDeadline } from '../deadline.js';
+import { boundedPhotoStore, boundedPorts, withDeadline } from '../deadline.js';
 import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
 
 /**
@@ -15,27 +16,50 @@ import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
  * key admin, so a change made here takes effect here at once).
  */
 const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<StorePorts>;
+/** The store's one circuit (fail fast during an outage): every bounded port and the photo store share it. */
+const STORE_CIRCUIT = Symbol.for('petstore.StoreCircuit') as ServiceIdentifier<StoreCircuit>;
 
 /** Node's one-shot SHA-256: the same hex as the domain's `sha256Hex`, several times faster. */
 const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
+/** Bytes hashed at a time before the event loop gets its turn back (some 0.2 ms each). */
+const DIGEST_SLICE_BYTES = 256 * 1024;
+/**
+ * The same over bytes (a photo's entity tag): the domain's pure `sha256HexOfBytes`, natively, in
+ * slices with the event loop's turn between them, so megabytes of photo never hold it for long (and
+ * nothing is copied, as WebCrypto's digest would).
+ */
+const nativeSha256OfBytes = async (bytes: Uint8Array): Promise<string> => {
+  const sha = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += DIGEST_SLICE_BYTES) {
+    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    sha.update(bytes.subarray(at, at + DIGEST_SLICE_BYTES));
+  }
+  return sha.digest('hex');
+};
 
 /**
  * The use cases and the HTTP app, built from whatever ports the store module bound, each port
  * call bounded by the store deadline (a hanging store yields 503 `unavailable`, never a hung request).
  */
 export const coreModule = new ContainerModule(({ bind }) => {
-  bind(BOUNDED_PORTS)
+  bind(STORE_CIRCUIT)
     .toResolvedValue(
-      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, metrics, logger) => {
-        if (store.inProcess === true) return { pets, categories, orders, quotas, keys, idempotency };
-        const circuit = new StoreCircuit(clock, STORE_CIRCUIT_OPEN_MS, {
+      (clock, metrics, logger) =>
+        new StoreCircuit(clock, STORE_CIRCUIT_OPEN_MS, {
           failure: (port) => metrics.storeFailure(port),
           change: (open) => {
             metrics.storeCircuit(open);
             if (open) logger.error({ openMs: STORE_CIRCUIT_OPEN_MS }, 'store circuit open: store calls fail fast (503) until a probe call is answered');
             else logger.info({}, 'store circuit closed: the store answers again');
           },
-        });
+        }),
+      [TOKENS.Clock, TOKENS.Metrics, TOKENS.Logger],
+    )
+    .inSingletonScope();
+  bind(BOUNDED_PORTS)
+    .toResolvedValue(
+      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, circuit) => {
+        if (store.inProcess === true) return { pets, categories, orders, quotas, keys, idempotency };
         const bounded = boundedPorts({ pets, categories, orders, quotas, keys, idempotency }, ms, circuit);
         return keyCacheMs > 0 ? { ...bounded, keys: new ApiKeyLookupCache(bounded.keys, clock, keyCacheMs) } : bounded;
       },
@@ -50,8 +74,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.StoreLifecycle,
         TOKENS.Clock,
         TOKENS.KeyCacheMaxAgeMs,
-        TOKENS.Metrics,
-        TOKENS.Logger,
+        STORE_CIRCUIT,
       ],
     )
     .inSingletonScope();
@@ -67,10 +90,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
       [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Metrics],
     )
     .inSingletonScope();
-  // Pet maintenance (docs/rules.md §12). The photos of a withdrawn pet go with it (§13): the photo
-  // store's removal is the fifth argument (`afterWithdrawal`) once photos are wired in.
+  // Pet maintenance (docs/rules.md §12). The photos of a withdrawn pet go with it (§13), once the withdrawal has landed.
   bind(TOKENS.PetMaintenance)
-    .toResolvedValue((ports, clock) => new PetMaintenance(ports.pets, ports.orders, ports.categories, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .toResolvedValue(
+      (ports, clock, photos) => new PetMaintenance(ports.pets, ports.orders, ports.categories, clock, async (petId) => void (await photos.removeAllOf(petId))),
+      [BOUNDED_PORTS, TOKENS.Clock, TOKENS.PhotoLibrary],
+    )
     .inSingletonScope();
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
@@ -84,9 +109,24 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.IdempotentRequests)
     .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
+  // sharp, on libuv's threads; at most (cores − 1) images at once (see SharpImageProcessor).
+  bind(TOKENS.ImageProcessor).toResolvedValue(() => new SharpImageProcessor()).inSingletonScope();
+  bind(TOKENS.PhotoLibrary)
+    .toResolvedValue(
+      (ports, photos, images, clock, ms, lifecycle, circuit) =>
+        new PhotoLibrary(
+          ports.pets,
+          lifecycle.inProcess === true ? photos : boundedPhotoStore(photos, ms, circuit),
+          images,
+          clock,
+          nativeSha256OfBytes,
+        ),
+      [BOUNDED_PORTS, TOKENS.PhotoStore, TOKENS.ImageProcessor, TOKENS.Clock, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle, STORE_CIRCUIT],
+    )
+    .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics, maintenance) =>
+      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics, maintenance, photos) =>
         createHttpApp(
           {
             catalog,
@@ -98,6 +138,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             keyAdmin,
             idempotency,
             metrics,
+            photos,
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
@@ -117,6 +158,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.IdempotentRequests,
         TOKENS.Metrics,
         TOKENS.PetMaintenance,
+        TOKENS.PhotoLibrary,
       ],
     )
     .inSingletonScope();

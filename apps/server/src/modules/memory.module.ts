@@ -1,5 +1,5 @@
 import { ContainerModule } from 'inversify';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { TOKENS } from '../tokens.js';
 
 /** The ports on process memory: nothing to connect, always ready, nothing to close, nothing that can hang. */
@@ -10,5 +10,7 @@ export const memoryStoreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.QuotaStore).toResolvedValue(() => new QuotaStoreInMemory()).inSingletonScope();
   bind(TOKENS.ApiKeyStore).toResolvedValue(() => new ApiKeyStoreInMemory()).inSingletonScope();
   bind(TOKENS.IdempotencyStore).toResolvedValue(() => new IdempotencyStoreInMemory()).inSingletonScope();
+  // Photos in the process, within PETSTORE_PHOTO_MEMORY_MB (docs/rules.md §13).
+  bind(TOKENS.PhotoStore).toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes), [TOKENS.Settings]).inSingletonScope();
   bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: async () => true, close: async () => {}, inProcess: true });
 });

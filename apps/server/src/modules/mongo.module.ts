@@ -18,6 +18,8 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.IdempotencyStore).toResolvedValue((m) => m.idempotency, [MONGO_STORES]).inSingletonScope();
+    // Records, GridFS bytes and places; swept at start (server.ts) of what a process that died left.
+    bind(TOKENS.PhotoStore).toResolvedValue((m) => m.photos, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.StoreLifecycle)
       .toResolvedValue((m) => ({ isReady: () => m.isReady(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();

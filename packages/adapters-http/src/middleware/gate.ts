@@ -5,7 +5,7 @@ import type { Layer } from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Caller, Quota, QuotaReading, Subject } from '@petstore/domain';
 import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, OWN_STATUS_QUOTA, quoteInput } from '@petstore/domain';
 import { HttpError } from '../errors.js';
-import { BODY_LIMIT_BYTES } from '../body.js';
+import { BODY_LIMIT_BYTES, bodyLimitOf } from '../body.js';
 import { answerError } from './request-context.js';
 import { IDEMPOTENT_CREATES, type IdempotentRun } from './idempotency.js';
 import { noMetrics, type HttpMetrics } from '../metrics.js';
@@ -57,8 +57,8 @@ const checkHost = (ctx: GateContext): void => {
 };
 
 /** docs/rules.md §6: a declared body over the limit is refused at once, on any path, unread. */
-const declaresTooLarge = (ctx: GateContext): boolean => Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES;
-const tooLarge = (): HttpError => new HttpError('payload_too_large', `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
+const declaresTooLarge = (ctx: GateContext, limit = BODY_LIMIT_BYTES): boolean => Number(ctx.req.headers['content-length'] ?? 0) > limit;
+const tooLarge = (limit = BODY_LIMIT_BYTES): HttpError => new HttpError('payload_too_large', `the body is larger than ${limit} bytes`);
 
 /** A matched route's middleware, as the gate runs it. */
 interface RouteLayer {
@@ -77,7 +77,8 @@ const runRoute = (layer: RouteLayer, ctx: GateContext, next: () => Promise<unkno
  * 1. match the route (the deprecated `getPet` gets its headers on every answer, errors included);
  * 2. identify the subject: the key's when the credential is valid, otherwise the client address;
  * 3. admit it (rate limit and bans), with the rate-limit headers on every answer from here on;
- * 4. no Host (HTTP/1.1) → 400; a declared body over 1 MiB → 413, unread (on an idempotent create
+ * 4. no Host (HTTP/1.1) → 400; a declared body over the route's limit (1 MiB; a photo upload 10 MiB)
+ *    → 413, unread (on an idempotent create
  *    by a valid key, kept under its `Idempotency-Key`, §10); unknown path → 404,
  *    known path with another method → 405 with `Allow`, `OPTIONS` → 204;
  * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
@@ -180,7 +181,11 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     if (decision.outcome !== 'admitted') return refuse(ctx, decision);
 
     checkHost(ctx);
-    if (declaresTooLarge(ctx)) {
+    // docs/rules.md §6: a declared body over the route's own limit (10 MiB for a photo upload, §13;
+    // 1 MiB everywhere else) is refused at once, unread.
+    const bodyLimit = bodyLimitOf(layer?.name);
+    ctx.state.bodyLimit = bodyLimit;
+    if (declaresTooLarge(ctx, bodyLimit)) {
       // docs/rules.md §10 (issue-gaps): on an idempotent create by a valid key this 413 is kept like
       // any answer, under a fingerprint that needs no body (method, path, "over 1 MiB"); still
       // unread and answered at once (the key's own 400 first, as on every create). Every other
@@ -188,11 +193,11 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
       const idempotent = idempotentRunFor(layer);
       if (idempotent !== undefined && auth.ok && auth.value.caller !== undefined) {
         ctx.state.caller = auth.value.caller;
-        const refused = tooLarge();
+        const refused = tooLarge(bodyLimit);
         await idempotent(ctx, () => Promise.reject(refused));
         return;
       }
-      throw tooLarge();
+      throw tooLarge(bodyLimit);
     }
 
     if (!layer) {

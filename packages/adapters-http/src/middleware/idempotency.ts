@@ -11,7 +11,7 @@ import type { AppState } from '../state.js';
  * The creates that take `Idempotency-Key` (docs/rules.md §10), by route template: `POST` of these
  * paths. `POST /v1/admin/keys` is deliberately not one (its answer holds a key, never stored).
  */
-export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set(['/v1/pets', '/v1/categories', '/v1/store/orders']);
+export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set(['/v1/pets', '/v1/categories', '/v1/store/orders', '/v1/pets/:petId/photos']);
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
@@ -101,10 +101,12 @@ export const answerReplayed = (ctx: Context, answer: KeptAnswer): void => {
  * - a body cut short (the client went away): no fingerprint, the 400 is answered and not kept.
  */
 const fingerprintOf = async (ctx: Ctx): Promise<string> => {
-  if (Number(ctx.req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES) return oversizedRequestFingerprint(ctx.method, ctx.path);
+  // The route's limit (a photo upload: 10 MiB, docs/rules.md §13, whose body's SHA-256 is its fingerprint too).
+  const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
+  if (Number(ctx.req.headers['content-length'] ?? 0) > limit) return oversizedRequestFingerprint(ctx.method, ctx.path);
   let body: Buffer | undefined;
   try {
-    body = await readRawBody(ctx.req, ctx.res);
+    body = await readRawBody(ctx.req, ctx.res, limit);
   } catch (error) {
     if (error instanceof HttpError && error.code === 'payload_too_large') return oversizedRequestFingerprint(ctx.method, ctx.path);
     throw error;

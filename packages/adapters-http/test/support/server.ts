@@ -16,6 +16,7 @@ import {
   KeyAdmin,
   IdempotentRequests,
   PetCatalog,
+  PhotoLibrary,
   type ApiKeyRecord,
   type KeyRole,
   type BanRule,
@@ -23,11 +24,21 @@ import {
   type IdempotencyStore,
   type OrderRepository,
   type PetRepository,
+  type PhotoStore,
   type PlanName,
   type Quota,
 } from '@petstore/domain';
 import { ManualClock, SeededRandom } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  IdempotencyStoreInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  PhotoStoreInMemory,
+  QuotaStoreInMemory,
+} from '@petstore/adapters-memory';
+import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type HttpMetrics, type RunningServer } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
@@ -97,6 +108,10 @@ export interface TestServerOptions {
   /** Where requests are counted (route templates…); nothing counted when absent. */
   readonly metrics?: HttpMetrics;
   readonly corsOrigins?: CorsOrigins;
+  /** The photo budget of the in-memory photo store, in bytes (default: its own, 256 MiB). */
+  readonly photoBudgetBytes?: number;
+  /** Wraps the in-memory photo store the app uses (e.g. to inject faults); `photoStore` stays the inner one. */
+  readonly wrapPhotoStore?: (inner: PhotoStoreInMemory) => PhotoStore;
 }
 
 export interface RawRequest {
@@ -247,6 +262,10 @@ export interface TestServer {
   readonly keys: ApiKeyStoreInMemory;
   /** The idempotency records the app keeps. */
   readonly idempotencyStore: IdempotencyStoreInMemory;
+  /** The photos the app keeps (docs/rules.md §13). */
+  readonly photoStore: PhotoStoreInMemory;
+  /** The photo use case the app serves (for what no route does: `removeAllOf` after a withdrawal, `sweep`). */
+  readonly photos: PhotoLibrary;
   /** A keep-alive agent with room for 400 simultaneous requests, used by default. */
   readonly agent: Agent;
   request(req: RawRequest): Promise<RawResponse>;
@@ -256,6 +275,9 @@ export interface TestServer {
   postCategory(text: string, key?: string): Promise<RawResponse>;
   close(): Promise<void>;
 }
+
+/** One image processor for every test server (sharp's settings are process-wide anyway). */
+const IMAGES = new SharpImageProcessor();
 
 /** Starts the app on 127.0.0.1, port 0. Close it in `after`/`afterEach`. */
 export const startServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
@@ -269,6 +291,8 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
   const idempotencyStore = options.idempotencyStore ?? new IdempotencyStoreInMemory();
   const orders = options.orders ?? new OrderRepositoryInMemory();
+  const photoStore = new PhotoStoreInMemory(...(options.photoBudgetBytes === undefined ? [] : [options.photoBudgetBytes]));
+  const photos = new PhotoLibrary(repository, options.wrapPhotoStore?.(photoStore) ?? photoStore, IMAGES, clock);
   const app = createHttpApp(
     {
       catalog: new PetCatalog(repository, categoryRepository, clock),
@@ -279,6 +303,8 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
       keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
       idempotency: new IdempotentRequests(options.wrapIdempotencyStore?.(idempotencyStore) ?? idempotencyStore, clock),
+      photos,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
@@ -299,6 +325,8 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     categoryRepository,
     keys,
     idempotencyStore,
+    photoStore,
+    photos,
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>

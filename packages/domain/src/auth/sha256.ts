@@ -28,14 +28,26 @@ const utf8 = (text: string): number[] => {
 
 const W = new Uint32Array(64);
 
-export const sha256Hex = (text: string): string => {
-  const bytes = utf8(text);
-  const bitLength = bytes.length * 8;
-  bytes.push(0x80);
-  while (bytes.length % 64 !== 56) bytes.push(0);
+export const sha256Hex = (text: string): string => sha256HexOfBytes(utf8(text));
+
+/** SHA-256 of bytes, as lowercase hex (the same digest as `sha256Hex` of the text they encode). */
+export const sha256HexOfBytes = (message: ArrayLike<number>): string => {
+  const length = message.length;
+  // The message, 0x80, zeros, and its length in bits (64-bit big-endian): a whole number of 64-byte blocks.
+  const bytes = new Uint8Array(Math.ceil((length + 9) / 64) * 64);
+  bytes.set(message);
+  bytes[length] = 0x80;
+  const bitLength = length * 8;
   const high = Math.floor(bitLength / 0x100000000);
-  bytes.push((high >>> 24) & 255, (high >>> 16) & 255, (high >>> 8) & 255, high & 255);
-  bytes.push((bitLength >>> 24) & 255, (bitLength >>> 16) & 255, (bitLength >>> 8) & 255, bitLength & 255);
+  const end = bytes.length;
+  bytes[end - 8] = (high >>> 24) & 255;
+  bytes[end - 7] = (high >>> 16) & 255;
+  bytes[end - 6] = (high >>> 8) & 255;
+  bytes[end - 5] = high & 255;
+  bytes[end - 4] = (bitLength >>> 24) & 255;
+  bytes[end - 3] = (bitLength >>> 16) & 255;
+  bytes[end - 2] = (bitLength >>> 8) & 255;
+  bytes[end - 1] = bitLength & 255;
 
   let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
   let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;

@@ -31,6 +31,7 @@ const PATH_ID_MAXIMUM = Number(INT64_MAX);
  * assigns is one a client can send back, exact in every JSON reader.
  */
 const assignedId = (description: string, maximum: number) => ({ type: 'integer', format: 'int64', minimum: 1, maximum, description }) as const;
+import { PHOTO_CONTENT_TYPES, PHOTO_STORED_LONG_SIDE, PHOTO_WIDTHS } from '../photo/photo.js';
 
 export const PetStatusSchema = {
   type: 'string',
@@ -393,7 +394,7 @@ export const IdempotencyKeySchema = {
   maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
   pattern: IDEMPOTENCY_KEY_PATTERN,
   description:
-    'Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over 1 MiB is never read, and counts as "this method and path with a body over 1 MiB". A create never happens twice under one key: when an attempt was answered 5xx (or not at all) but its write landed, a repeat answers what it created (201, `Idempotent-Replayed: true`). Without this header, a create answered 5xx may or may not have happened.',
+    'Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over the limit (1 MiB; 10 MiB for a photo upload) is never read, and counts as "this method and path with a body over the limit".',
 } as const;
 
 // ---- The caller's own status (docs/rules.md §14) ----
@@ -443,4 +444,34 @@ export const OwnStatusSchema = {
   },
   required: ['keyId', 'role', 'plan', 'quota', 'windows', 'bannedUntil'],
   additionalProperties: false,
+} as const;
+
+/** A photo of an animal (docs/rules.md §13): `width`, `height` and `bytes` of the stored original. */
+export const PhotoSchema = {
+  type: 'object',
+  properties: {
+    id: assignedId('Unique identifier of the photo, assigned by the service.', Number.MAX_SAFE_INTEGER),
+    petId: assignedId('The animal the photo shows.', Number.MAX_SAFE_INTEGER),
+    contentType: { type: 'string', enum: [...PHOTO_CONTENT_TYPES], description: 'The image type the photo is stored and served in: the one it was sent in.' },
+    width: { type: 'integer', minimum: 1, maximum: PHOTO_STORED_LONG_SIDE, description: 'Width of the stored photo in pixels (upright, at most 4,096 on the long side).' },
+    height: { type: 'integer', minimum: 1, maximum: PHOTO_STORED_LONG_SIDE, description: 'Height of the stored photo in pixels.' },
+    bytes: { type: 'integer', minimum: 1, description: 'Size of the stored photo in bytes (re-encoded, without metadata).' },
+    createdAt: { type: 'string', format: 'date-time', description: 'When the photo was added (RFC 3339, UTC).' },
+  },
+  required: ['id', 'petId', 'contentType', 'width', 'height', 'bytes', 'createdAt'],
+  additionalProperties: false,
+} as const;
+
+/** Path of `/pets/{petId}/photos/{photoId}`: the `petId` rules. */
+export const PhotoIdSchema = {
+  ...PetIdSchema,
+  description: 'Identifier of the photo: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+} as const;
+
+/** `?width=` of `GET /pets/{petId}/photos/{photoId}`. */
+export const PhotoWidthSchema = {
+  type: 'integer',
+  enum: [...PHOTO_WIDTHS],
+  description:
+    'Answer the photo this many pixels wide (the height in proportion), in the same format; never wider than the original (a narrower photo is answered as it is). Absent: the stored original.',
 } as const;

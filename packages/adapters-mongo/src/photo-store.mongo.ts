@@ -1,0 +1,295 @@
+import type { PhotoBytes, PhotoContentType, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, StoredPhoto } from '@petstore/domain';
+import { PHOTOS_PER_PET } from '@petstore/domain';
+import { GridFSBucket, type Collection, type Db, type ObjectId } from 'mongodb';
+import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
+import { COLLECTIONS, COUNTERS, PHOTO_BUCKET } from './indexes.js';
+
+/** One photo: `uploading` from its reservation until `publish` makes it `ready` (then with the photo's fields). */
+interface PhotoDocument {
+  readonly _id: number;
+  readonly petId: number;
+  readonly state: 'uploading' | 'ready';
+  /** ms since the epoch, when the upload took its place. */
+  readonly startedAt: number;
+  readonly contentType?: PhotoContentType;
+  readonly width?: number;
+  readonly height?: number;
+  readonly bytes?: number;
+  readonly createdAt?: string;
+  readonly files?: readonly PhotoFile[];
+}
+
+/** A pet's places: the ids of its photos and uploads under way, at most `PHOTOS_PER_PET`. */
+interface PlacesDocument {
+  readonly _id: number;
+  readonly ids: readonly number[];
+}
+
+interface CounterDocument {
+  readonly _id: string;
+  readonly value: number;
+}
+
+/** GridFS files are named by their photo and width: the sweep can tell whose a stray chunk is. */
+const fileId = (photoId: number, width: number): string => `${photoId}:${width}`;
+const photoIdOf = (id: unknown): number | undefined => {
+  const match = typeof id === 'string' ? /^([1-9][0-9]*):[0-9]+$/.exec(id) : null;
+  return match === null ? undefined : Number(match[1]);
+};
+
+const toStored = (doc: PhotoDocument): StoredPhoto => ({
+  id: doc._id,
+  petId: doc.petId,
+  contentType: doc.contentType!,
+  width: doc.width!,
+  height: doc.height!,
+  bytes: doc.bytes!,
+  createdAt: doc.createdAt!,
+  files: doc.files!,
+});
+
+/** Ids drawn at most for one upload when the one drawn is already taken. */
+const MAX_DRAWS = 5;
+
+/** A filter of "the pet has a free place": its `ids` array has no element at index `PHOTOS_PER_PET − 1`. */
+const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };
+
+/**
+ * Photos in MongoDB: a record per photo in `photos`, the bytes in the driver's GridFS (bucket
+ * `photos`: `photos.files` and `photos.chunks`), and a pet's places in `photo_places`. No
+ * transaction: each step is one single-document write, in an order that leaves every crash
+ * recognisable (docs/rules.md §13):
+ *
+ * 1. `reserve`: an id from the `photos` counter; the record, `uploading` (before the place, so a
+ *    place always names a record that exists or existed); then the place, with one conditional
+ *    update of the pet's places document: push the id only while the array has fewer than
+ *    `PHOTOS_PER_PET` elements. That update is the linearization point of the limit: of N racing
+ *    reservations exactly the room left succeed, also across processes. (A first place creates the
+ *    document by upsert; a racing creation that loses gets a duplicate key and takes the update path.)
+ * 2. `putFile`: each file through a GridFS upload stream (chunks, then the file document).
+ * 3. `publish`: the decisive write, one conditional update of the record from `uploading` to
+ *    `ready` with the photo's fields. Lists and reads see only `ready` records, so a photo is
+ *    visible only once all its bytes are complete.
+ * Removals go the other way: record, then files and chunks, then the place. So whatever a crash
+ * leaves is one of: an `uploading` record (and maybe files), files or chunks no record names, a
+ * place naming no record. `sweep` removes all three; `reserve` also frees places naming no record
+ * when it finds a pet full.
+ */
+export class PhotoStoreMongo implements PhotoStore {
+  private readonly photos: Collection<PhotoDocument>;
+  private readonly places: Collection<PlacesDocument>;
+  private readonly counters: Collection<CounterDocument>;
+  private readonly files: Collection<{ _id: string }>;
+  private readonly chunks: Collection<{ files_id: string }>;
+  private readonly bucket: GridFSBucket;
+
+  constructor(db: Db) {
+    this.photos = db.collection<PhotoDocument>(COLLECTIONS.photos);
+    this.places = db.collection<PlacesDocument>(COLLECTIONS.photoPlaces);
+    this.counters = db.collection<CounterDocument>(COLLECTIONS.counters);
+    this.files = db.collection<{ _id: string }>(`${PHOTO_BUCKET}.files`);
+    this.chunks = db.collection<{ files_id: string }>(`${PHOTO_BUCKET}.chunks`);
+    this.bucket = new GridFSBucket(db, { bucketName: PHOTO_BUCKET });
+  }
+
+  async reserve(petId: number, _totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> {
+    const photoId = await this.insertUploading(petId, now);
+    if ((await this.takePlace(petId, photoId)) || ((await this.freeDeadPlaces(petId)) > 0 && (await this.takePlace(petId, photoId)))) {
+      return { petId, photoId, startedAt: now };
+    }
+    await guard(() => this.photos.deleteOne({ _id: photoId, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
+    return 'full';
+  }
+
+  /**
+   * A new id from the `photos` counter and its record, `uploading`. An id found taken is drawn again
+   * (a counter restored from an old backup; and mongo-java-server's `$inc` under concurrent
+   * `findAndModify`s can hand one value out twice).
+   */
+  private async insertUploading(petId: number, now: number): Promise<number> {
+    for (let draw = 1; ; draw++) {
+      const counter = await upsertWithRetry(
+        () => this.counters.findOneAndUpdate({ _id: COUNTERS.photos }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
+        `findAndModify on ${COLLECTIONS.counters}`,
+      );
+      if (counter === null) throw new Error('the photo id counter was not returned');
+      try {
+        await guard(() => this.photos.insertOne({ _id: counter.value, petId, state: 'uploading', startedAt: now }), `insert on ${COLLECTIONS.photos}`);
+        return counter.value;
+      } catch (error) {
+        if (draw === MAX_DRAWS || classifyMongoError(error) !== 'duplicate_key') throw error;
+      }
+    }
+  }
+
+  async putFile(upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> {
+    const id = fileId(upload.photoId, file.width);
+    const write = () =>
+      guard(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const stream = this.bucket.openUploadStreamWithId(id as unknown as ObjectId, id, { metadata: { photoId: upload.photoId, petId: upload.petId, width: file.width } });
+            stream.once('error', reject);
+            stream.once('finish', () => resolve());
+            stream.end(bytes);
+          }),
+        `GridFS upload to ${PHOTO_BUCKET}`,
+      );
+    try {
+      await write();
+    } catch (error) {
+      // A file of this id written before (a put repeated after a lost answer): write it again from the start, once.
+      if (classifyMongoError(error) !== 'duplicate_key') throw error;
+      await this.removeFiles([upload.photoId], [id]);
+      await write();
+    }
+  }
+
+  async publish(upload: PhotoUpload, photo: StoredPhoto): Promise<boolean> {
+    const { id: _id, petId: _petId, ...fields } = photo;
+    const result = await guard(
+      () =>
+        this.photos.updateOne(
+          { _id: upload.photoId, petId: upload.petId, state: 'uploading', startedAt: upload.startedAt },
+          { $set: { state: 'ready', contentType: fields.contentType, width: fields.width, height: fields.height, bytes: fields.bytes, createdAt: fields.createdAt, files: fields.files } },
+        ),
+      `update on ${COLLECTIONS.photos}`,
+    );
+    return result.matchedCount === 1;
+  }
+
+  async abandon(upload: PhotoUpload): Promise<void> {
+    const removed = await guard(() => this.photos.deleteOne({ _id: upload.photoId, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
+    // Published meanwhile (its answer was lost): the photo stays, whole.
+    if (removed.deletedCount === 0 && (await guard(() => this.photos.countDocuments({ _id: upload.photoId }, { limit: 1 }))) > 0) return;
+    await this.removeFiles([upload.photoId]);
+    await this.freePlaces(upload.petId, [upload.photoId]);
+  }
+
+  async list(petId: number): Promise<readonly StoredPhoto[]> {
+    const docs = await guard(() => this.photos.find({ petId, state: 'ready' }).sort({ _id: 1 }).toArray(), `find on ${COLLECTIONS.photos}`);
+    return docs.map(toStored);
+  }
+
+  async find(petId: number, photoId: number): Promise<StoredPhoto | undefined> {
+    const doc = await guard(() => this.photos.findOne({ _id: photoId, petId, state: 'ready' }), `find on ${COLLECTIONS.photos}`);
+    return doc === null ? undefined : toStored(doc);
+  }
+
+  async read(photoId: number, width: number): Promise<PhotoBytes | undefined> {
+    const doc = await guard(() => this.photos.findOne({ _id: photoId, state: 'ready' }, { projection: { files: 1 } }), `find on ${COLLECTIONS.photos}`);
+    if (doc === null || !(doc.files ?? []).some((f) => f.width === width)) return undefined;
+    // A stream of the chunks, read as the answer is written (never the whole file in memory).
+    // (GridFS takes any `_id`; its types name only ObjectId.)
+    return this.bucket.openDownloadStream(fileId(photoId, width) as unknown as ObjectId);
+  }
+
+  async delete(petId: number, photoId: number): Promise<boolean> {
+    const removed = await guard(() => this.photos.deleteOne({ _id: photoId, petId, state: 'ready' }), `delete on ${COLLECTIONS.photos}`);
+    if (removed.deletedCount === 0) return false;
+    await this.removeFiles([photoId]);
+    await this.freePlaces(petId, [photoId]);
+    return true;
+  }
+
+  async deleteAllOf(petId: number): Promise<number> {
+    const docs = await guard(() => this.photos.find({ petId }, { projection: { _id: 1, state: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`);
+    if (docs.length === 0) {
+      await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
+      return 0;
+    }
+    const ids = docs.map((d) => d._id);
+    await guard(() => this.photos.deleteMany({ _id: { $in: ids } }), `delete on ${COLLECTIONS.photos}`);
+    await this.removeFiles(ids);
+    await this.freePlaces(petId, ids);
+    return docs.filter((d) => d.state === 'ready').length;
+  }
+
+  async pets(): Promise<readonly number[]> {
+    const ids = await guard(() => this.photos.distinct('petId', { state: 'ready' }), `distinct on ${COLLECTIONS.photos}`);
+    return (ids as number[]).sort((a, b) => a - b);
+  }
+
+  async sweep(startedBefore: number): Promise<PhotoSweep> {
+    // 1. Uploads that never got published: record first, then their files, then their place.
+    const stale = await guard(
+      () => this.photos.find({ state: 'uploading', startedAt: { $lt: startedBefore } }, { projection: { _id: 1, petId: 1 } }).toArray(),
+      `find on ${COLLECTIONS.photos}`,
+    );
+    let uploads = 0;
+    for (const doc of stale) {
+      const removed = await guard(() => this.photos.deleteOne({ _id: doc._id, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
+      uploads += removed.deletedCount;
+      await this.removeFiles([doc._id]);
+      await this.freePlaces(doc.petId, [doc._id]);
+    }
+    // 2. Files and chunks whose photo has no record (an upload or a removal cut short); ids not ours at all too.
+    const fileIds = (await guard(() => this.files.distinct('_id'), `distinct on ${PHOTO_BUCKET}.files`)) as unknown[];
+    const chunkIds = (await guard(() => this.chunks.distinct('files_id'), `distinct on ${PHOTO_BUCKET}.chunks`)) as unknown[];
+    const named = [...new Set([...fileIds, ...chunkIds])];
+    const photoIds = [...new Set(named.map(photoIdOf).filter((id): id is number => id !== undefined))];
+    const existing = new Set(
+      (await guard(() => this.photos.find({ _id: { $in: photoIds } }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
+    );
+    const stray = named.filter((id) => {
+      const photoId = photoIdOf(id);
+      return photoId === undefined || !existing.has(photoId);
+    });
+    if (stray.length > 0) {
+      await guard(() => this.files.deleteMany({ _id: { $in: stray as string[] } }), `delete on ${PHOTO_BUCKET}.files`);
+      await guard(() => this.chunks.deleteMany({ files_id: { $in: stray as string[] } }), `delete on ${PHOTO_BUCKET}.chunks`);
+    }
+    // 3. Places naming no record (a removal cut short before it freed the place).
+    const allPlaces = await guard(() => this.places.find({}).toArray(), `find on ${COLLECTIONS.photoPlaces}`);
+    for (const doc of allPlaces) await this.freeDeadPlaces(doc._id, doc.ids);
+    return { uploads, files: stray.length };
+  }
+
+  /** Pushes `photoId` into the pet's places while there is room; true when it went in. */
+  private async takePlace(petId: number, photoId: number): Promise<boolean> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const result = await guard(
+          () => this.places.updateOne({ _id: petId, ...HAS_ROOM }, { $push: { ids: photoId } }, { upsert: attempt === 0 }),
+          `update on ${COLLECTIONS.photoPlaces}`,
+        );
+        return result.modifiedCount + result.upsertedCount === 1;
+      } catch (error) {
+        // The document exists (full, or just created by a racing first upload): try the plain update.
+        if (classifyMongoError(error) !== 'duplicate_key') throw error;
+      }
+    }
+    return false;
+  }
+
+  /** Frees the pet's places whose photo has no record (only ever a removal or upload cut short); how many. */
+  private async freeDeadPlaces(petId: number, known?: readonly number[]): Promise<number> {
+    const ids = known ?? (await guard(() => this.places.findOne({ _id: petId }), `find on ${COLLECTIONS.photoPlaces}`))?.ids ?? [];
+    if (ids.length === 0) return 0;
+    const alive = new Set(
+      (await guard(() => this.photos.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
+    );
+    const dead = ids.filter((id) => !alive.has(id));
+    if (dead.length > 0) await this.freePlaces(petId, dead);
+    return dead.length;
+  }
+
+  private async freePlaces(petId: number, photoIds: readonly number[]): Promise<void> {
+    await guard(() => this.places.updateOne({ _id: petId }, { $pull: { ids: { $in: [...photoIds] } } }), `update on ${COLLECTIONS.photoPlaces}`);
+  }
+
+  /**
+   * Removes the file documents, then the chunks, of these photos (every width: ids by their
+   * anchored prefix `<photoId>:`, which the `_id` and `files_id` indexes serve), or of exactly `ids`.
+   * (One `$regex` per photo under `$or`, not regular expressions inside `$in`: mongo-java-server
+   * cannot compare those.)
+   */
+  private async removeFiles(photoIds: readonly number[], ids?: readonly string[]): Promise<void> {
+    if (photoIds.length === 0) return;
+    const prefixes = photoIds.map((id) => ({ $regex: `^${id}:` }));
+    const files = ids === undefined ? { $or: prefixes.map((_id) => ({ _id })) } : { _id: { $in: [...ids] } };
+    const chunks = ids === undefined ? { $or: prefixes.map((files_id) => ({ files_id })) } : { files_id: { $in: [...ids] } };
+    await guard(() => this.files.deleteMany(files), `delete on ${PHOTO_BUCKET}.files`);
+    await guard(() => this.chunks.deleteMany(chunks), `delete on ${PHOTO_BUCKET}.chunks`);
+  }
+}

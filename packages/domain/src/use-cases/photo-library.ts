@@ -1,0 +1,217 @@
+import type { Answer } from '../ports/answer.js';
+import type { Clock } from '../ports/clock.port.js';
+import type { ImageProcessor } from '../ports/image-processor.port.js';
+import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload } from '../ports/photo-store.port.js';
+import type { Caller } from '../auth/api-key.js';
+import type { Conflict, Forbidden, InsufficientStorage, NotFound, UnsupportedMediaType, ValidationFailed } from '../errors.js';
+import { quoteInput, StoreUnavailableError, validationFailed } from '../errors.js';
+import { fail, ok, type Result } from '../result.js';
+import { sha256HexOfBytes } from '../auth/sha256.js';
+import { parseIdSegment } from '../text/id.js';
+import { timestamp } from '../order/order.js';
+import {
+  IMAGE_FORMATS,
+  PHOTO_STORED_LONG_SIDE,
+  PHOTOS_PER_PET,
+  toPhoto,
+  type Photo,
+  type PhotoFile,
+  type StoredPhoto,
+} from '../photo/photo.js';
+import { checkImageHeader, fileForWidth, parsePhotoWidth, photoContentTypeOf, PHOTO_TYPES_TEXT, widthsBelow } from '../photo/rules.js';
+
+/**
+ * The SHA-256 of bytes, lowercase hex: at once, or a promise of it (the platform's own, which can
+ * hash megabytes off the event loop's thread, is much faster than the domain's pure one).
+ */
+export type BytesDigest = (bytes: Uint8Array) => string | Promise<string>;
+
+/** One rendition of a photo, ready to be answered: its file (size, digest) and how to get its bytes. */
+export interface PhotoDownload {
+  readonly photo: Photo;
+  readonly file: PhotoFile;
+  /** The file's bytes (at once from a store in the process); `undefined` when the photo was removed since it was found. */
+  bytes(): Answer<PhotoBytes | undefined>;
+}
+
+/** What the photos ask of the pets: whether one is found (a pet withdrawn or never created is not). `PetRepository` is one. */
+export interface PetLookup {
+  findById(id: number): Promise<object | undefined>;
+}
+
+export type UploadError = Forbidden | ValidationFailed | UnsupportedMediaType | NotFound | Conflict | InsufficientStorage;
+
+const forbidden = (action: string): Forbidden => ({ code: 'forbidden', message: `only an admin key may ${action} a photo` });
+const noPet = (raw: string): NotFound => ({ code: 'not_found', message: `no pet has id ${quoteInput(raw)}` });
+const noPhoto = (raw: string): NotFound => ({ code: 'not_found', message: `this pet has no photo with id ${quoteInput(raw)}` });
+const full = (petId: number): Conflict => ({
+  code: 'conflict',
+  message: `pet ${petId} already has ${PHOTOS_PER_PET} photos, the most it can have; delete one first`,
+});
+
+/**
+ * The photos of docs/rules.md §13: upload, list, get (in a width), delete, and what a withdrawal
+ * and a start do to them. The rules come from `photo/`; the image work is the `ImageProcessor`'s,
+ * the bytes the `PhotoStore`'s. An upload is written around the store's one decisive write
+ * (`publish`): place taken, files put, then published; a failure in between gives the upload up,
+ * and what even that cannot remove goes with the next `sweep`. Expected failures come back as
+ * values; only an outage (`StoreUnavailableError`) is thrown.
+ */
+export class PhotoLibrary {
+  constructor(
+    /** Where the pet is looked up: a pet it does not find (none, or withdrawn) has no photos. */
+    private readonly pets: PetLookup,
+    private readonly photos: PhotoStore,
+    private readonly images: ImageProcessor,
+    private readonly clock: Clock,
+    private readonly digest: BytesDigest = sha256HexOfBytes,
+  ) {}
+
+  /**
+   * `POST /v1/pets/{petId}/photos`. Checks, in this order: an admin key (before anything is looked
+   * up), the pet id, the media type, the pet, room for one more photo; only then is the body read
+   * (`readBody`: the transport's reader, which refuses a body over the limit), inspected from its
+   * header (a bomb costs nothing), decoded, normalised, and made in the narrower widths.
+   */
+  async upload(
+    caller: Caller,
+    rawPetId: string,
+    contentType: string | undefined,
+    readBody: () => Promise<Uint8Array | undefined>,
+  ): Promise<Result<Photo, UploadError>> {
+    if (caller.role !== 'admin') return fail(forbidden('add'));
+    const id = parseIdSegment(rawPetId, 'petId');
+    if (!id.ok) return id;
+    const type = photoContentTypeOf(contentType);
+    if (type === undefined) {
+      return fail({ code: 'unsupported_media_type', message: `send the photo as one of ${PHOTO_TYPES_TEXT}, with that Content-Type` });
+    }
+    const petId = id.value;
+    if (petId === null || (await this.pets.findById(petId)) === undefined) return fail(noPet(rawPetId));
+    // The cheap refusal first; the reservation below decides for good, also between racing uploads.
+    if ((await this.photos.list(petId)).length >= PHOTOS_PER_PET) return fail(full(petId));
+
+    const body = await readBody();
+    if (body === undefined || body.length === 0) return fail(validationFailed('body', `the body must be the image itself (${PHOTO_TYPES_TEXT})`));
+    const header = checkImageHeader(await this.images.inspect(body), type);
+    if (!header.ok) return header;
+    const format = IMAGE_FORMATS[type];
+    const original = await this.images.normalise(body, format, PHOTO_STORED_LONG_SIDE);
+    if (original === undefined) return fail(validationFailed('body', `the body does not decode as a whole ${type} image (truncated or damaged?)`));
+    const renditions = [original];
+    for (const width of widthsBelow(original.width)) renditions.push(await this.images.resize(original.bytes, format, width));
+    const files = await Promise.all(
+      renditions.map(async (r) => ({ file: { width: r.width, height: r.height, bytes: r.bytes.length, sha256: await this.digest(r.bytes) }, bytes: r.bytes })),
+    );
+
+    const now = this.clock.now();
+    const reserved = await this.photos.reserve(petId, files.reduce((sum, f) => sum + f.file.bytes, 0), now);
+    if (reserved === 'full') return fail(full(petId));
+    if (reserved === 'no_space') {
+      return fail({ code: 'insufficient_storage', message: 'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)' });
+    }
+    const photo: StoredPhoto = {
+      id: reserved.photoId,
+      petId,
+      contentType: type,
+      width: original.width,
+      height: original.height,
+      bytes: original.bytes.length,
+      createdAt: timestamp(now),
+      files: files.map((f) => f.file),
+    };
+    await this.write(reserved, photo, files);
+    // A withdrawal that ran while this upload was under way took the pet's photos with it: this one follows.
+    if ((await this.pets.findById(petId)) === undefined) {
+      await this.photos.delete(petId, photo.id);
+      return fail(noPet(rawPetId));
+    }
+    return ok(toPhoto(photo));
+  }
+
+  /** `GET /v1/pets/{petId}/photos` (any key): the pet's photos, ascending id. */
+  async list(rawPetId: string): Promise<Result<readonly Photo[], ValidationFailed | NotFound>> {
+    const id = parseIdSegment(rawPetId, 'petId');
+    if (!id.ok) return id;
+    const petId = await this.findPet(rawPetId, id.value);
+    if (!petId.ok) return petId;
+    return ok((await this.photos.list(petId.value)).map(toPhoto));
+  }
+
+  /**
+   * `GET /v1/pets/{petId}/photos/{photoId}` (any key; `HEAD` too): the rendition `width` asks for
+   * (raw query values: none, or exactly one of 160, 320, 640), never wider than the original.
+   */
+  async get(rawPetId: string, rawPhotoId: string, width: readonly string[] = []): Promise<Result<PhotoDownload, ValidationFailed | NotFound>> {
+    const petId = parseIdSegment(rawPetId, 'petId');
+    if (!petId.ok) return petId;
+    const photoId = parseIdSegment(rawPhotoId, 'photoId');
+    if (!photoId.ok) return photoId;
+    const wanted = parsePhotoWidth(width);
+    if (!wanted.ok) return wanted;
+    const pet = await this.findPet(rawPetId, petId.value);
+    if (!pet.ok) return pet;
+    const found = photoId.value === null ? undefined : this.photos.find(pet.value, photoId.value);
+    // A store in the process answers at once: no promise turn for it.
+    const stored = found instanceof Promise ? await found : found;
+    if (stored === undefined) return fail(noPhoto(rawPhotoId));
+    const file = fileForWidth(stored, wanted.value);
+    return ok({ photo: toPhoto(stored), file, bytes: () => this.photos.read(stored.id, file.width) });
+  }
+
+  /** `DELETE /v1/pets/{petId}/photos/{photoId}` (admin keys; a client key is refused before anything is looked up). */
+  async delete(caller: Caller, rawPetId: string, rawPhotoId: string): Promise<Result<void, Forbidden | ValidationFailed | NotFound>> {
+    if (caller.role !== 'admin') return fail(forbidden('delete'));
+    const petId = parseIdSegment(rawPetId, 'petId');
+    if (!petId.ok) return petId;
+    const photoId = parseIdSegment(rawPhotoId, 'photoId');
+    if (!photoId.ok) return photoId;
+    const pet = await this.findPet(rawPetId, petId.value);
+    if (!pet.ok) return pet;
+    if (photoId.value === null || !(await this.photos.delete(pet.value, photoId.value))) return fail(noPhoto(rawPhotoId));
+    return ok(undefined);
+  }
+
+  /**
+   * A withdrawn pet's photos go with it (docs/rules.md §12): every photo of the pet, uploads under
+   * way included. Call it after the withdrawal has been decided; when it fails (an outage), the
+   * next `sweep` finishes it. Answers how many published photos went.
+   */
+  removeAllOf(petId: number): Promise<number> {
+    return this.photos.deleteAllOf(petId);
+  }
+
+  /**
+   * At start: what uploads and removals cut short left behind (uploads started before now, their
+   * bytes and places; bytes no photo names), and the photos of pets no longer found (withdrawn
+   * while their removal failed). With several processes on one store, an upload under way in
+   * another process when this one starts is given up too (it answers 503; a retry uploads again).
+   */
+  async sweep(): Promise<PhotoSweep & { readonly orphans: number }> {
+    const swept = await this.photos.sweep(this.clock.now());
+    let orphans = 0;
+    for (const petId of await this.photos.pets()) {
+      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId);
+    }
+    return { ...swept, orphans };
+  }
+
+  /** Puts the files, then publishes; any failure gives the upload up (what that cannot remove, the next sweep does). */
+  private async write(upload: PhotoUpload, photo: StoredPhoto, files: readonly { file: PhotoFile; bytes: Uint8Array }[]): Promise<void> {
+    try {
+      for (const { file, bytes } of files) await this.photos.putFile(upload, file, bytes);
+      if (!(await this.photos.publish(upload, photo))) {
+        throw new StoreUnavailableError(`the upload of photo ${upload.photoId} was given up while it was being written; retry`);
+      }
+    } catch (error) {
+      await this.photos.abandon(upload).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The pet's id when a pet has it (`id` parsed from `raw`; `null`: beyond any id given). */
+  private async findPet(raw: string, id: number | null): Promise<Result<number, NotFound>> {
+    if (id === null || (await this.pets.findById(id)) === undefined) return fail(noPet(raw));
+    return ok(id);
+  }
+}
