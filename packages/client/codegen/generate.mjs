@@ -20,7 +20,12 @@ const HEADER = (what) =>
 export const generateClientSources = async () => {
   const { buildOpenApiDocument, openApiJson } = await import('@petstore/adapters-http');
   const served = JSON.parse(openApiJson(buildOpenApiDocument()));
-  const types = astToString(await openapiTS(served, { rootTypes: false, exportType: false }));
+  // Examples given by `externalValue` (the sample photos the service serves under /docs/assets) are
+  // addresses, not types: openapi-typescript would try to fetch them as references, so they go first.
+  const withoutExternalExamples = JSON.parse(JSON.stringify(served), (_key, value) =>
+    value !== null && typeof value === 'object' && typeof value.externalValue === 'string' ? undefined : value,
+  );
+  const types = astToString(await openapiTS(withoutExternalExamples, { rootTypes: false, exportType: false }));
   // The operations that take an `Idempotency-Key` (docs/rules.md §10), read from the document.
   const creates = [];
   for (const [path, item] of Object.entries(served.paths)) {

@@ -5,5 +5,6 @@
 export const IDEMPOTENT_CREATES: readonly { readonly method: string; readonly path: string }[] = [
   { method: 'POST', path: '/pets' },
   { method: 'POST', path: '/store/orders' },
+  { method: 'POST', path: '/pets/{petId}/photos' },
   { method: 'POST', path: '/categories' },
 ];

@@ -179,6 +179,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pets/{petId}/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * List an animal's photos
+         * @description The animal's photos in ascending id order: at most 12, all of them (no paging). Any key. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        get: operations["listPetPhotos"];
+        put?: never;
+        /**
+         * Add a photo of an animal (admin)
+         * @description The body is the image itself (image/jpeg, image/png, image/webp; at most 10 MiB, a larger declared length is refused unread). It must be a still image of the declared type, at most 10,000 pixels a side and 40 million in all, judged from its header before anything is decoded. It is stored re-encoded in the same format, turned upright by its orientation tag, at most 4,096 pixels on the long side, with every metadata block removed (EXIF and its GPS position, XMP, IPTC, ICC, comments). At most 12 photos an animal. Admin keys only (a client key gets 403 whatever the ids). Takes `Idempotency-Key` (the fingerprint uses the body's SHA-256). Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        post: operations["uploadPetPhoto"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pets/{petId}/photos/{photoId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+                /**
+                 * @description Identifier of the photo: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 31
+                 */
+                photoId: number;
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch a photo
+         * @description The photo's bytes in its type, or (`width`) 160, 320, 640 pixels wide, the height in proportion, never wider than the original. With a strong `ETag` derived from the bytes: `If-None-Match` with it answers 304 with no body. `HEAD` answers the same headers without the bytes. Every answer counts as one request. Any key. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        get: operations["getPetPhoto"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a photo (admin)
+         * @description Removes the photo and its bytes; from then on it is 404. Admin keys only (a client key gets 403 whatever the ids). Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        delete: operations["deletePetPhoto"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/keys": {
         parameters: {
             query?: never;
@@ -396,7 +461,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "temporarily_banned" | "headers_too_large" | "internal_error" | "unavailable";
+            code: "validation_failed" | "malformed_json" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "gone" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "temporarily_banned" | "headers_too_large" | "internal_error" | "unavailable" | "insufficient_storage";
             /** @description What went wrong and what to do about it. */
             message: string;
             /** @description The HTTP status code, repeated. */
@@ -647,6 +712,35 @@ export interface components {
              */
             bannedUntil: string | null;
         };
+        Photo: {
+            /**
+             * Format: int64
+             * @description Unique identifier of the photo, assigned by the service.
+             */
+            id: number;
+            /**
+             * Format: int64
+             * @description The animal the photo shows.
+             */
+            petId: number;
+            /**
+             * @description The image type the photo is stored and served in: the one it was sent in.
+             * @enum {string}
+             */
+            contentType: "image/jpeg" | "image/png" | "image/webp";
+            /** @description Width of the stored photo in pixels (upright, at most 4,096 on the long side). */
+            width: number;
+            /** @description Height of the stored photo in pixels. */
+            height: number;
+            /** @description Size of the stored photo in bytes (re-encoded, without metadata). */
+            bytes: number;
+            /**
+             * Format: date-time
+             * @description When the photo was added (RFC 3339, UTC).
+             */
+            createdAt: string;
+        };
+        Photos: components["schemas"]["Photo"][];
     };
     responses: {
         /** @description The headers (10 s) or the whole request (30 s) did not arrive in time; the connection closes. Codes: `request_timeout`. */
@@ -937,7 +1031,7 @@ export interface components {
         /** @description Change the animal only if it is still at a revision you name (RFC 9110 §13.1.1): `*` (any: the animal exists), or a comma-separated list of entity tags, each the `ETag` of an answer (`GET`, `PATCH`). Weak tags (`W/"…"`) never match. When it does not match the stored revision: 412 `precondition_failed` and nothing changes. Without it, the last write wins. */
         IfMatch: string;
         /**
-         * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over 1 MiB is never read, and counts as "this method and path with a body over 1 MiB". A create never happens twice under one key: when an attempt was answered 5xx (or not at all) but its write landed, a repeat answers what it created (201, `Idempotent-Replayed: true`). Without this header, a create answered 5xx may or may not have happened.
+         * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over the limit (1 MiB; 10 MiB for a photo upload) is never read, and counts as "this method and path with a body over the limit".
          * @example 5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c
          */
         IdempotencyKey: string;
@@ -982,6 +1076,14 @@ export interface components {
         "Idempotent-Replayed": string;
         /** @description The revision of the animal as a strong entity tag (`"3"`): it changes whenever anything of the animal changes (a correction, an order, a delivery). Send it in `If-Match`. */
         ETag: string;
+        /** @description A strong entity tag derived from the bytes (their SHA-256): send it back in `If-None-Match` to get 304 while they are the same. */
+        "Photo-ETag": string;
+        /** @description `private, max-age=86400`: a browser may keep the bytes a day. */
+        "Photo-Cache-Control": string;
+        /** @description `nosniff`: the bytes are only ever the declared image type. */
+        "X-Content-Type-Options": string;
+        /** @description Path of the added photo, `/v1/pets/{petId}/photos/{photoId}`. */
+        "Location-Photo": string;
     };
     pathItems: never;
 }
@@ -1051,7 +1153,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over 1 MiB is never read, and counts as "this method and path with a body over 1 MiB". A create never happens twice under one key: when an attempt was answered 5xx (or not at all) but its write landed, a repeat answers what it created (201, `Idempotent-Replayed: true`). Without this header, a create answered 5xx may or may not have happened.
+                 * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over the limit (1 MiB; 10 MiB for a photo upload) is never read, and counts as "this method and path with a body over the limit".
                  * @example 5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1782,7 +1884,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over 1 MiB is never read, and counts as "this method and path with a body over 1 MiB". A create never happens twice under one key: when an attempt was answered 5xx (or not at all) but its write landed, a repeat answers what it created (201, `Idempotent-Replayed: true`). Without this header, a create answered 5xx may or may not have happened.
+                 * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over the limit (1 MiB; 10 MiB for a photo upload) is never read, and counts as "this method and path with a body over the limit".
                  * @example 5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2515,6 +2617,516 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPetPhotos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photos (possibly none). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Photos"];
+                };
+            };
+            /** @description petId or photoId is not a positive int64 written canonically. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    uploadPetPhoto: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over the limit (1 MiB; 10 MiB for a photo upload) is never read, and counts as "this method and path with a body over the limit".
+                 * @example 5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+            };
+            cookie?: never;
+        };
+        /** @description The image's bytes, as one of image/jpeg, image/png, image/webp. */
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+            };
+        };
+        responses: {
+            /** @description The photo as stored. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location-Photo"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Photo"];
+                };
+            };
+            /** @description The ids break their rules, or the body is not a still image of the declared type within the size bounds, or does not decode; the message says why. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description A client key: only admin keys may do this, whatever the ids. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description The animal has 12 photos already. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "conflict";
+                        /** @constant */
+                        status?: 409;
+                    };
+                };
+            };
+            /** @description The body is larger than 10 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "the body is larger than 10485760 bytes",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description The body is not declared as one of image/jpeg, image/png, image/webp. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "send the photo as one of image/jpeg, image/png, image/webp, with that Content-Type",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            /** @description The memory store's photo budget (`PETSTORE_PHOTO_MEMORY_MB`) is spent; nothing was stored. Codes: `insufficient_storage`. */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "insufficient_storage",
+                     *       "message": "the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)",
+                     *       "status": 507
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "insufficient_storage";
+                        /** @constant */
+                        status?: 507;
+                    };
+                };
+            };
+        };
+    };
+    getPetPhoto: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Answer the photo this many pixels wide (the height in proportion), in the same format; never wider than the original (a narrower photo is answered as it is). Absent: the stored original.
+                 * @example 320
+                 */
+                width?: 160 | 320 | 640;
+            };
+            header?: {
+                /**
+                 * @description Entity tags from earlier answers (or `*`): when one is the current tag, the answer is 304 with no body.
+                 * @example "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+                /**
+                 * @description Identifier of the photo: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 31
+                 */
+                photoId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes of the photo, in its type. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["Photo-ETag"];
+                    "Cache-Control": components["headers"]["Photo-Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is the current one. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["Photo-ETag"];
+                    "Cache-Control": components["headers"]["Photo-Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description petId or photoId is not a positive int64 written canonically. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deletePetPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 7
+                 */
+                petId: number;
+                /**
+                 * @description Identifier of the photo: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.
+                 * @example 31
+                 */
+                photoId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description petId or photoId is not a positive int64 written canonically. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description A client key: only admin keys may do this, whatever the ids. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "forbidden";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -3315,7 +3927,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over 1 MiB is never read, and counts as "this method and path with a body over 1 MiB". A create never happens twice under one key: when an attempt was answered 5xx (or not at all) but its write landed, a repeat answers what it created (201, `Idempotent-Replayed: true`). Without this header, a create answered 5xx may or may not have happened.
+                 * @description Makes the create safe to retry: 1–255 printable ASCII characters, unique per request (a UUID is a good choice), scoped to your API key. A repeat with the same method, path and body within 24 h gets the first answer again with `Idempotent-Replayed: true` and creates nothing; a repeat while the first is still processed gets 409 `conflict`; the same key with another path or body gets 422 `idempotency_key_reused`. Every answer below 500 is kept except 401, 403, 408 and 429, so 400, 413 and 415 too: a body over the limit (1 MiB; 10 MiB for a photo upload) is never read, and counts as "this method and path with a body over the limit".
                  * @example 5f2b7c1e-8d4a-4a1b-9c57-0e6f1d2a3b4c
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
