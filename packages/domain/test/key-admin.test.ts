@@ -156,34 +156,69 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     expect(patchAccepts({ plan: 'enterprise', perDay: 8 })).to.equal(true);
   });
 
-  it('property: ApiKeyPatchSchema and the domain agree on every change of an enterprise key (the schema cannot say perMinute ≤ perDay with the kept number)', async () => {
-    // Weighted towards well-formed fields, so that the plan and number combinations are each met often.
-    const value = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 10 }) }, fc.integer({ min: -1, max: 0 }), fc.constant(1.5), fc.string());
-    const body = fc
-      .tuple(
-        fc.record(
-          {
-            plan: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('free', 'pro', 'business', 'enterprise') }, fc.string()),
-            label: fc.oneof({ weight: 3, arbitrary: fc.string({ minLength: 1, maxLength: 102 }) }, fc.integer()),
-            perMinute: value,
-            perDay: value,
-          },
-          { requiredKeys: [] },
-        ),
-        fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, fc.string()),
-      )
-      .map(([fields, extra]): Record<string, unknown> => (extra === undefined ? fields : { ...fields, extra }));
+  it('property: ApiKeyPatchSchema and the domain agree on the shape of a change, and the key ends up as docs/rules.md §9 says', async () => {
+    const value = fc.oneof(fc.integer({ min: -1, max: 10 }), fc.constant(1.5), fc.string());
+    const body = fc.record(
+      {
+        plan: fc.oneof(fc.constantFrom('free', 'pro', 'business', 'enterprise'), fc.string()),
+        label: fc.oneof(fc.string({ maxLength: 102 }), fc.integer()),
+        perMinute: value,
+        perDay: value,
+        extra: fc.string(),
+      },
+      { requiredKeys: [] },
+    );
+    // The key the change meets: on a fixed plan, or enterprise with its own numbers (5 a minute, 8 a day).
+    const start = fc.constantFrom<Record<string, unknown>>(
+      { plan: 'free' },
+      { plan: 'business' },
+      { plan: 'enterprise', perMinute: 5, perDay: 8 },
+    );
+    type Key = { plan: string; quota: { perMinute: number; perDay: number } };
+    /**
+     * The rule, stated on what was SENT (a number not sent is not a number sent): numbers only on a
+     * key that is or becomes enterprise; a key moving to enterprise from a fixed plan sends both; a
+     * key that is and stays enterprise may send either (the other is its current one); the result
+     * is ordered, perMinute ≤ perDay. A plan-only move from enterprise to a fixed plan is allowed.
+     */
+    const expected = (from: Key, b: Record<string, unknown>): Key | undefined => {
+      if (!patchAccepts(b)) return undefined;
+      const sentMinute = b['perMinute'] as number | undefined;
+      const sentDay = b['perDay'] as number | undefined;
+      const plan = (b['plan'] as string | undefined) ?? from.plan;
+      if (plan !== 'enterprise') {
+        if (sentMinute !== undefined || sentDay !== undefined) return undefined;
+        return { plan, quota: PLAN_QUOTAS[plan as 'free' | 'pro' | 'business'] };
+      }
+      if (from.plan !== 'enterprise' && (sentMinute === undefined || sentDay === undefined)) return undefined;
+      const quota = { perMinute: sentMinute ?? from.quota.perMinute, perDay: sentDay ?? from.quota.perDay };
+      return quota.perMinute <= quota.perDay ? { plan, quota } : undefined;
+    };
     await fc.assert(
-      fc.asyncProperty(body, async (b) => {
+      fc.asyncProperty(start, body, async (s, b) => {
         const { admin } = setup();
-        const made = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 5, perDay: 8 });
+        const made = await admin.create(ADMIN, s);
         if (!made.ok) throw new Error('create');
+        const from: Key = { plan: made.value.plan, quota: made.value.quota };
         const changed = await admin.patch(ADMIN, made.value.id, b);
-        // A number not sent is the key's current one (5 a minute, 8 a day): the result must be ordered.
-        const m = b.perMinute ?? 5, d = b.perDay ?? 8;
-        const ordered = !(typeof m === 'number' && typeof d === 'number' && m > d);
-        expect(changed.ok, JSON.stringify(b)).to.equal(patchAccepts(b) && ordered);
+        const want = expected(from, b);
+        const what = `${JSON.stringify(s)} ← ${JSON.stringify(b)}`;
+        expect(changed.ok, what).to.equal(want !== undefined);
+        const now = await admin.get(ADMIN, made.value.id);
+        if (!now.ok) throw new Error('get');
+        // Accepted: the plan and numbers the rule gives; refused: nothing changed.
+        expect({ plan: now.value.plan, quota: now.value.quota }, what).to.deep.equal(want ?? from);
+        if (changed.ok) expect(changed.value, what).to.deep.equal(now.value);
       }),
+      {
+        examples: [
+          // FC_SEED=-474553119 found it: an enterprise key moved to a fixed plan with the plan alone.
+          [{ plan: 'enterprise', perMinute: 5, perDay: 8 }, { plan: 'free' }],
+          [{ plan: 'free' }, { plan: 'enterprise', perMinute: 3 }],
+          [{ plan: 'enterprise', perMinute: 5, perDay: 8 }, { perMinute: 9 }],
+          [{ plan: 'free' }, { perDay: 9 }],
+        ],
+      },
     );
   });
 
