@@ -46,6 +46,8 @@ const BANNED_KEY = 'bench-banned-0123456789';
 const ADMIN = 'bench-admin-0123456789';
 const ORIGIN = 'https://app.bench.test';
 const LIST = '/v1/pets?limit=20';
+/** The photo the photo scenario reads (uploaded while seeding). */
+const PHOTO = '/v1/pets/1/photos/1';
 const SERVER_HOST = '127.0.0.1';
 /** Keys GET /v1/me takes turns over: (W + M) / 400 ≤ 60 requests a key in any minute. */
 const ME_KEYS = Array.from({ length: 400 }, (_, i) => `bench-me-${String(i).padStart(4, '0')}-0123456789`);
@@ -159,6 +161,7 @@ const seed = async (url) => {
 const auth = (key) => ({ authorization: `Bearer ${key}`, origin: ORIGIN });
 const results = {};
 const fixturesPath = join(DIR, 'fixtures.json');
+const photoPath = join(DIR, 'photo.jpg');
 
 // The project always runs: it is what the others are compared with, and it writes their fixtures.
 {
@@ -181,6 +184,14 @@ const fixturesPath = join(DIR, 'fixtures.json');
       writeFileSync(fixturesPath, JSON.stringify({ contentType: list.headers.get('content-type'), gets: { [LIST]: await list.text() } }));
       // The banned key: its free plan's 60 a minute, then the ban rule's rejections (10 by default).
       for (let i = 0; i < 100; i++) await (await fetch(url + LIST, { headers: auth(BANNED_KEY) })).arrayBuffer();
+      // A photo of pet 1, about 200 KB as stored (the photo test images of @petstore/adapters-sharp), and
+      // the stored bytes for the minimal Koa app that serves the same ones.
+      const { testImage } = await import(join(ROOT, 'packages/adapters-sharp/dist/test-support/index.js'));
+      const jpeg = await testImage({ format: 'jpeg', width: 900, height: 675, content: 'photo', seed: 11 });
+      const upload = await fetch(url + '/v1/pets/1/photos', { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'image/jpeg' }, body: jpeg });
+      if (upload.status !== 201) throw new Error(`photo upload: ${upload.status} ${await upload.text()}`);
+      const stored = await fetch(url + PHOTO, { headers: auth(KEY) });
+      writeFileSync(photoPath, Buffer.from(await stored.arrayBuffer()));
       const banned = await fetch(url + LIST, { headers: auth(BANNED_KEY) });
       const body = await banned.json();
       if (body.code !== 'temporarily_banned') throw new Error(`the banned key is not banned: ${JSON.stringify(body)}`);
@@ -189,6 +200,7 @@ const fixturesPath = join(DIR, 'fixtures.json');
       { name: 'list', path: LIST, headers: auth(KEY) },
       { name: 'create', path: '/v1/pets', method: 'POST', headers: auth(KEY), body: 'pet', expect: 201 },
       { name: 'banned', path: LIST, headers: auth(BANNED_KEY), expect: 429 },
+      { name: 'photo', path: PHOTO, headers: auth(KEY) },
       {
         // GET /v1/me has an allowance of its own, 60 a minute per key: the requests take turns over
         // ME_KEYS keys so that every one of them is answered 200 (measured only where the route exists).
@@ -216,6 +228,16 @@ if (ONLY.includes('koa')) {
   });
 }
 
+if (ONLY.includes('koa')) {
+  results.koaPhoto = await measureServer({
+    label: 'koa-photo',
+    nodeArgs: (port) => ['bench/koa-photo-server.mjs', photoPath, 'image/jpeg', String(port)],
+    env: { NODE_ENV: 'production' },
+    readyPath: '/healthz',
+    scenarios: [{ name: 'photo', path: PHOTO }],
+  });
+}
+
 if (ONLY.includes('fastify')) {
   results.fastify = await measureServer({
     label: 'fastify',
@@ -229,6 +251,13 @@ if (ONLY.includes('fastify')) {
   });
 }
 
+const photoBytes = () => {
+  try {
+    return readFileSync(photoPath).length;
+  } catch {
+    return 0;
+  }
+};
 const ir = (server, scenario) => results[server]?.[scenario]?.perRequest;
 const k = (n) => (n === undefined ? '—' : `${fmt(n / 1000, 1)}k`);
 const ratio = (a, b) => (a === undefined || b === undefined ? '—' : (a / b).toFixed(3));
@@ -255,7 +284,7 @@ const lines = [
   '|---|--:|--:|',
   `| the banned 429 (\`temporarily_banned\`, same route) | ${k(ir('project', 'banned'))} | ${ratio(ir('project', 'banned'), ir('project', 'list'))} |`,
   ...(results.project?.me ? [`| \`GET /v1/me\` | ${k(ir('project', 'me'))} | ${ratio(ir('project', 'me'), ir('project', 'list'))} |`] : []),
-  ...(results.project?.photo ? [`| a photo \`GET\` (200 KB) | ${k(ir('project', 'photo'))} | ${ratio(ir('project', 'photo'), ir('project', 'list'))} |`] : []),
+  ...(results.project?.photo ? [`| a photo \`GET\` (${fmt(photoBytes() / 1000)} KB; minimal Koa sending the same bytes: ${k(ir('koaPhoto', 'photo'))}, Koa ÷ project ${ratio(ir('koaPhoto', 'photo'), ir('project', 'photo'))}) | ${k(ir('project', 'photo'))} | ${ratio(ir('project', 'photo'), ir('project', 'list'))} |`] : []),
   '<!-- /instr -->',
 ];
 const section = lines.join('\n');
