@@ -126,7 +126,9 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
 export const boundedPhotoStore = (store: PhotoStore, ms: number, circuit: StoreCircuit): PhotoStore => ({
     reserve: (petId, totalBytes, now) => withDeadline(() => store.reserve(petId, totalBytes, now), ms, 'PhotoStore.reserve', circuit),
     putFile: (upload, file, bytes) => withDeadline(() => store.putFile(upload, file, bytes), ms, 'PhotoStore.putFile', circuit),
-    publish: (upload, photo) => withDeadline(() => store.publish(upload, photo), ms, 'PhotoStore.publish', circuit),
+    publish: (upload, photo, token) =>
+      withDeadline(() => (token === undefined ? store.publish(upload, photo) : store.publish(upload, photo, token)), ms, 'PhotoStore.publish', circuit),
+    findByCreationToken: (token) => withDeadline(() => store.findByCreationToken(token), ms, 'PhotoStore.findByCreationToken', circuit),
     abandon: (upload) => withDeadline(() => store.abandon(upload), ms, 'PhotoStore.abandon', circuit),
     list: (petId) => withDeadline(() => store.list(petId), ms, 'PhotoStore.list', circuit),
     find: (petId, photoId) => withDeadline(() => store.find(petId, photoId), ms, 'PhotoStore.find', circuit),

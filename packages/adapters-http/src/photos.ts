@@ -7,6 +7,7 @@ import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { PHOTO_UPLOAD_ROUTE, readRawBody } from './body.js';
 import type { AppState } from './state.js';
+import { answerReplayed } from './middleware/idempotency.js';
 
 const PHOTOS_PATH = '/v1/pets/:petId/photos';
 const PHOTO_PATH = `${PHOTOS_PATH}/:photoId`;
@@ -40,6 +41,9 @@ const serializePhoto = (photo: Photo): string =>
     bytes: photo.bytes,
     createdAt: photo.createdAt,
   });
+
+/** Where a photo's bytes are (an upload's `Location`). */
+const photoLocation = (photo: Photo): string => `/v1/pets/${photo.petId}/photos/${photo.id}`;
 
 /** The strong entity tag of a file: its SHA-256, so the same bytes always have the same tag, and other bytes another. */
 const entityTag = (sha256: string): string => `"${sha256}"`;
@@ -75,9 +79,16 @@ export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): 
 
   router.post(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, async (ctx) => {
     const { petId } = segments(ctx);
-    const result = await photos.upload(callerOf(ctx), petId, ctx.req.headers['content-type'], () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES));
+    // Under an Idempotency-Key (docs/rules.md §10): the photo an earlier attempt published is answered as a replay, never uploaded again.
+    const { creation } = ctx.state;
+    const earlier = creation === undefined ? undefined : await photos.photoCreatedUnder(creation);
+    if (earlier !== undefined) {
+      answerReplayed(ctx, { status: 201, body: serializePhoto(earlier), location: photoLocation(earlier) });
+      return;
+    }
+    const result = await photos.upload(callerOf(ctx), petId, ctx.req.headers['content-type'], () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES), creation);
     if (!result.ok) throw fromDomain(result.error);
-    ctx.set('Location', `/v1/pets/${result.value.petId}/photos/${result.value.id}`);
+    ctx.set('Location', photoLocation(result.value));
     answerJson(ctx, serializePhoto(result.value), 201);
   });
 

@@ -1,4 +1,4 @@
-import type { PhotoBytes, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, StoredPhoto } from '@petstore/domain';
+import type { PhotoBytes, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, StoredPhoto } from '@petstore/domain';
 import { PHOTOS_PER_PET } from '@petstore/domain';
 
 /** The default budget: `PETSTORE_PHOTO_MEMORY_MB`'s default, 256 MiB (docs/rules.md §6). */
@@ -13,6 +13,8 @@ interface Place {
   readonly files: Map<number, Uint8Array>;
   /** Set by `publish`: from then on the photo is visible. */
   photo?: StoredPhoto;
+  /** The creation token published with the photo (docs/rules.md §10), if any. */
+  token?: string;
 }
 
 /**
@@ -29,6 +31,8 @@ export class PhotoStoreInMemory implements PhotoStore {
   private readonly places = new Map<number, Map<number, Place>>();
   /** Photo id → its pet, for `read`. */
   private readonly petOf = new Map<number, number>();
+  /** Creation token → the published photo that carries it (docs/rules.md §10); removed with the photo. */
+  private readonly byToken = new Map<string, StoredPhoto>();
 
   constructor(private readonly budgetBytes: number = DEFAULT_BUDGET_BYTES) {}
 
@@ -55,14 +59,28 @@ export class PhotoStoreInMemory implements PhotoStore {
     place.files.set(file.width, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Uint8Array.prototype.slice.call(bytes));
   }
 
-  async publish(upload: PhotoUpload, photo: StoredPhoto): Promise<boolean> {
+  /** The token is checked and set with the photo in one turn, without yielding: of racing publishes with one token, one wins. */
+  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> {
     const place = this.pending(upload);
     if (place === undefined) return false;
     if (photo.files.some((file) => place.files.get(file.width)?.length !== file.bytes)) {
       throw new Error(`photo ${upload.photoId}: published before all its files were put`);
     }
+    if (token !== undefined) {
+      const earlier = this.byToken.get(token);
+      if (earlier !== undefined) {
+        this.remove(upload.petId, upload.photoId);
+        return { earlier };
+      }
+      this.byToken.set(token, photo);
+      place.token = token;
+    }
     place.photo = photo;
     return true;
+  }
+
+  async findByCreationToken(token: string): Promise<StoredPhoto | undefined> {
+    return this.byToken.get(token);
   }
 
   async abandon(upload: PhotoUpload): Promise<void> {
@@ -149,6 +167,7 @@ export class PhotoStoreInMemory implements PhotoStore {
     const place = pet?.get(photoId);
     if (pet === undefined || place === undefined) return;
     this.used -= place.reserved;
+    if (place.token !== undefined) this.byToken.delete(place.token);
     pet.delete(photoId);
     this.petOf.delete(photoId);
     if (pet.size === 0) this.places.delete(petId);

@@ -53,6 +53,7 @@ export interface IndexDefinition {
  *   create under an `Idempotency-Key` (docs/rules.md §10), written with the document it creates; the
  *   database itself keeps one resource per token, across processes and late writes. Sparse: a
  *   document created without a key has no token and no index entry.
+ * - `photos {token}` (unique, sparse): the same for a photo upload, written by the `publish` that makes it `ready`.
  * - `photos {petId, _id}` serves a pet's photos in id order; `photos {state, startedAt}` serves the
  *   start-up sweep's "uploads never published, started before" (GridFS creates its own indexes).
  */
@@ -72,6 +73,7 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.idempotency, key: { expiresAt: 1 }, options: { name: 'expiresAt_1', expireAfterSeconds: 0 } },
   { collection: COLLECTIONS.photos, key: { petId: 1, _id: 1 }, options: { name: 'petId_1__id_1' } },
   { collection: COLLECTIONS.photos, key: { state: 1, startedAt: 1 }, options: { name: 'state_1_startedAt_1' } },
+  { collection: COLLECTIONS.photos, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
 ];
 
 /** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */

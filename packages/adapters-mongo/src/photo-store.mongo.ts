@@ -1,4 +1,4 @@
-import type { PhotoBytes, PhotoContentType, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, StoredPhoto } from '@petstore/domain';
+import type { PhotoBytes, PhotoContentType, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, StoredPhoto } from '@petstore/domain';
 import { PHOTOS_PER_PET } from '@petstore/domain';
 import { GridFSBucket, type Collection, type Db, type ObjectId } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
@@ -17,6 +17,8 @@ interface PhotoDocument {
   readonly bytes?: number;
   readonly createdAt?: string;
   readonly files?: readonly PhotoFile[];
+  /** The creation token of an upload under an `Idempotency-Key` (docs/rules.md §10), set by `publish`; unique (sparse index `token_1`). */
+  readonly token?: string;
 }
 
 /** A pet's places: the ids of its photos and uploads under way, at most `PHOTOS_PER_PET`. */
@@ -68,8 +70,9 @@ const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };
  *    document by upsert; a racing creation that loses gets a duplicate key and takes the update path.)
  * 2. `putFile`: each file through a GridFS upload stream (chunks, then the file document).
  * 3. `publish`: the decisive write, one conditional update of the record from `uploading` to
- *    `ready` with the photo's fields. Lists and reads see only `ready` records, so a photo is
- *    visible only once all its bytes are complete.
+ *    `ready` with the photo's fields (and its creation token, under a unique sparse index: a token
+ *    already published stops the update with a duplicate key, and that photo is the answer). Lists
+ *    and reads see only `ready` records, so a photo is visible only once all its bytes are complete.
  * Removals go the other way: record, then files and chunks, then the place. So whatever a crash
  * leaves is one of: an `uploading` record (and maybe files), files or chunks no record names, a
  * place naming no record. `sweep` removes all three; `reserve` also frees places naming no record
@@ -145,17 +148,36 @@ export class PhotoStoreMongo implements PhotoStore {
     }
   }
 
-  async publish(upload: PhotoUpload, photo: StoredPhoto): Promise<boolean> {
+  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> {
     const { id: _id, petId: _petId, ...fields } = photo;
-    const result = await guard(
-      () =>
-        this.photos.updateOne(
-          { _id: upload.photoId, petId: upload.petId, state: 'uploading', startedAt: upload.startedAt },
-          { $set: { state: 'ready', contentType: fields.contentType, width: fields.width, height: fields.height, bytes: fields.bytes, createdAt: fields.createdAt, files: fields.files } },
-        ),
-      `update on ${COLLECTIONS.photos}`,
-    );
-    return result.matchedCount === 1;
+    const set = { state: 'ready' as const, contentType: fields.contentType, width: fields.width, height: fields.height, bytes: fields.bytes, createdAt: fields.createdAt, files: fields.files };
+    // Twice at most: a token whose photo was removed between the duplicate key and the look-up is free again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await guard(
+          () =>
+            this.photos.updateOne(
+              { _id: upload.photoId, petId: upload.petId, state: 'uploading', startedAt: upload.startedAt },
+              { $set: token === undefined ? set : { ...set, token } },
+            ),
+          `update on ${COLLECTIONS.photos}`,
+        );
+        return result.matchedCount === 1;
+      } catch (error) {
+        if (token === undefined || classifyMongoError(error) !== 'duplicate_key') throw error;
+        // An earlier attempt under the same key published a photo with this token: that one, and this upload given up.
+        const earlier = await this.findByCreationToken(token);
+        if (earlier === undefined && attempt < 2) continue;
+        await this.abandon(upload);
+        if (earlier === undefined) throw error;
+        return { earlier };
+      }
+    }
+  }
+
+  async findByCreationToken(token: string): Promise<StoredPhoto | undefined> {
+    const doc = await guard(() => this.photos.findOne({ token, state: 'ready' }), `find on ${COLLECTIONS.photos}`);
+    return doc === null ? undefined : toStored(doc);
   }
 
   async abandon(upload: PhotoUpload): Promise<void> {

@@ -66,12 +66,13 @@ describe('index definitions (as data)', () => {
     expect(categories.map((i) => [i.key, i.options.unique])).to.deep.equal([[{ key: 1 }, true]]);
   });
 
-  it('keep one pet, category and order record per creation token (docs/rules.md §10) with a unique sparse index on it (a document created without a key has none)', () => {
+  it('keep one pet, category, order and photo record per creation token (docs/rules.md §10) with a unique sparse index on it (a document created without a key has none)', () => {
     const tokens = MONGO_INDEXES.filter(onToken);
     expect(tokens.map((i) => [i.collection, i.key, i.options.unique, i.options.sparse])).to.deep.equal([
       [COLLECTIONS.pets, { token: 1 }, true, true],
       [COLLECTIONS.categories, { token: 1 }, true, true],
       [COLLECTIONS.orders, { token: 1 }, true, true],
+      [COLLECTIONS.photos, { token: 1 }, true, true],
     ]);
   });
 

@@ -152,5 +152,5 @@ export {
 } from './photo/photo.js';
 export { checkImageHeader, fitLongSide, widthsBelow, parsePhotoWidth, fileForWidth, photoContentTypeOf, PHOTO_TYPES_TEXT } from './photo/rules.js';
 export type { ImageProcessor, ImageHeader, EncodedImage } from './ports/image-processor.port.js';
-export type { PhotoStore, PhotoUpload, PhotoBytes, PhotoSweep } from './ports/photo-store.port.js';
+export type { PhotoStore, PhotoUpload, PhotoBytes, PhotoSweep, PublishOutcome } from './ports/photo-store.port.js';
 export { PhotoLibrary, type PhotoDownload, type BytesDigest, type UploadError, type PetLookup } from './use-cases/photo-library.js';

@@ -12,13 +12,14 @@ import { ManualClock } from './manual-clock.js';
  * every repository keeps them: `create(…, token)` writes the token with what it creates, and stores
  * at most one resource per token (a later create with the token stores nothing and answers that
  * one); `findByCreationToken` finds it. Run by the pet, category and order repository contracts, and
- * by the adoption contract (a placement repeated under its key: `Adoption.placedUnder`).
+ * by the adoption contract (a placement repeated under its key: `Adoption.placedUnder`), and by the
+ * photo store contract (a photo's token is published with it: `PhotoStore.publish`).
  */
 
 const T0 = Date.UTC(2027, 0, 1);
 
 /** How the generic cases below create and find one kind of resource, as plain values. */
-interface TokenKind<R, T> {
+export interface TokenKind<R, T> {
   readonly what: string;
   /** Creates the `i`-th resource of a test (distinct for each `i`), with `token` when given; what the repository answered. */
   create(repo: R, i: number, token?: string): Promise<T>;
@@ -70,7 +71,7 @@ class FindCommand<R, T extends object> implements fc.AsyncCommand<TokenModel<T>,
 
 const tokenArb = fc.option(fc.constantFrom('tok-a', 'tok-b', 'tok-c'), { nil: undefined, freq: 3 });
 
-const creationTokenCases = <R, T extends object>(kind: TokenKind<R, T>, make: MakeFixture<R>, options: ContractOptions): void => {
+export const creationTokenCases = <R, T extends object>(kind: TokenKind<R, T>, make: MakeFixture<R>, options: ContractOptions): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
   describe(`creation tokens (docs/rules.md §10): one ${kind.what} per token`, () => {
     it(`a create with a token stores the ${kind.what} with it; the same token again stores nothing and answers that ${kind.what}; findByCreationToken finds it, and nothing for a token never used; creates without one are unaffected`, () =>

@@ -34,6 +34,7 @@ import type {
   PhotoStore,
   PhotoSweep,
   PhotoUpload,
+  PublishOutcome,
   QuotaStore,
   Result,
   SubjectState,
@@ -247,7 +248,9 @@ export class FaultInjector {
         call('reserve', true, [petId, totalBytes, now], () => inner.reserve(petId, totalBytes, now)),
       putFile: (upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> =>
         call('putFile', true, [upload, file, bytes], () => inner.putFile(upload, file, bytes)),
-      publish: (upload: PhotoUpload, photo: StoredPhoto): Promise<boolean> => call('publish', true, [upload, photo], () => inner.publish(upload, photo)),
+      publish: (upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> =>
+        call('publish', true, withToken([upload, photo], token), () => (token === undefined ? inner.publish(upload, photo) : inner.publish(upload, photo, token))),
+      findByCreationToken: (token: string): Promise<StoredPhoto | undefined> => call('findByCreationToken', false, [token], () => inner.findByCreationToken(token)),
       abandon: (upload: PhotoUpload): Promise<void> => call('abandon', true, [upload], () => inner.abandon(upload)),
       list: (petId: number): Promise<readonly StoredPhoto[]> => call('list', false, [petId], () => inner.list(petId)),
       find: (petId: number, photoId: number): Promise<StoredPhoto | undefined> => call('find', false, [petId, photoId], () => inner.find(petId, photoId)),

@@ -4,6 +4,7 @@ import type { Caller, PhotoBytes, PhotoFile, PhotoStore, PhotoUpload, StoredPhot
 import { PhotoLibrary, PHOTOS_PER_PET, sha256HexOfBytes, StoreUnavailableError } from '../src/index.js';
 import { FAULT_MODES, FaultInjector, type FaultMode } from './fault-injection.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
+import { creationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 import { latin1Bytes, TextImageProcessor, textImage } from './text-images.js';
 
@@ -232,6 +233,83 @@ const checkAgainstModel = async (m: Model, store: PhotoStore): Promise<void> => 
   expect(await store.pets()).to.deep.equal(PETS.filter((petId) => visible(m, petId).length > 0));
 };
 
+/** A whole upload published with `token` when given: the photo the store answers (this one, or the one the token already had). */
+const uploadUnder = async (store: PhotoStore, petId: number, tag: string, token?: string): Promise<StoredPhoto> => {
+  const files = filesFor(tag);
+  const place = reserved(await store.reserve(petId, total(files), T0));
+  for (const { file, bytes } of files) await store.putFile(place, file, bytes);
+  const photo = photoOf(place, files);
+  const outcome = token === undefined ? await store.publish(place, photo) : await store.publish(place, photo, token);
+  if (outcome === false) throw new Error(`photo ${place.photoId}: not published`);
+  return outcome === true ? photo : outcome.earlier;
+};
+
+/** Every published photo, ascending id. */
+const allPhotos = async (store: PhotoStore): Promise<readonly StoredPhoto[]> => {
+  const photos: StoredPhoto[] = [];
+  for (const petId of await store.pets()) photos.push(...(await store.list(petId)));
+  return photos.sort((a, b) => a.id - b.id);
+};
+
+/**
+ * Creation tokens of photo uploads (docs/rules.md §10): `publish` writes the token with the photo,
+ * at most one photo per token. The generic cases (shared with pets, categories and orders; a
+ * token's photos go to pet 1, one pet per upload without a token, so no limit is met), then what is
+ * the photos' own: the upload that met a stored token is given up whole, and a removed photo frees its token.
+ */
+const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: ContractOptions): void => {
+  creationTokenCases<PhotoStoreSubject, StoredPhoto>(
+    {
+      what: 'photo',
+      create: ({ store }, i, token) => uploadUnder(store, token === undefined ? 100 + i : 1, `t${i}`, token),
+      find: ({ store }, token) => store.findByCreationToken(token),
+      all: ({ store }) => allPhotos(store),
+      fields: ['id', 'petId', 'contentType', 'width', 'height', 'bytes', 'createdAt', 'files'],
+      // A reservation spends its id before its publish meets the token.
+      noHoles: false,
+    },
+    make,
+    options,
+  );
+
+  it('creation tokens: the upload whose publish meets its token already stored is given up whole (no bytes kept, its place freed); a deleted photo frees its token', () =>
+    withFixture(make, async ({ store, storedFiles }) => {
+      const first = await uploadUnder(store, 7, 'first', 'tok-photo');
+      const files = await storedFiles();
+      expect(await uploadUnder(store, 7, 'again', 'tok-photo')).to.deep.equal(first);
+      expect((await store.list(7)).map((p) => p.id)).to.deep.equal([first.id]);
+      expect(await storedFiles(), 'the repeat kept no bytes').to.equal(files);
+      for (let i = 1; i < PHOTOS_PER_PET; i++) expect(typeof (await store.reserve(7, 10, T0)), `place ${i + 1}`).to.equal('object');
+      expect(await store.reserve(7, 10, T0), 'the repeat freed its place').to.equal('full');
+      expect(await store.delete(7, first.id)).to.equal(true);
+      expect(await store.findByCreationToken('tok-photo')).to.equal(undefined);
+      const next = await uploadUnder(store, 8, 'next', 'tok-photo');
+      expect(next.id).to.not.equal(first.id);
+      expect(await store.findByCreationToken('tok-photo')).to.deep.equal(next);
+    }));
+
+  it('creation tokens through the use case: a first claim looks nothing up; a repeat finds the earlier photo; an upload whose earlier attempt published meanwhile answers that photo, also when the pet is full with it', () =>
+    withFixture(make, async ({ store }) => {
+      const clock = new ManualClock(T0);
+      const pets = { findById: async (id: number) => (id === 5 ? { id } : undefined) };
+      const library = new PhotoLibrary(pets, store, new TextImageProcessor(), clock);
+      const image = (tag: string) => async () => textImage({ format: 'jpeg', width: 300, height: 200 }, tag);
+      const first = { token: 'tok-lib', resumed: false } as const;
+      const resumed = { token: 'tok-lib', resumed: true } as const;
+      expect(await library.photoCreatedUnder(resumed)).to.equal(undefined);
+      const made = await library.upload(ADMIN, '5', 'image/jpeg', image('one'), first);
+      if (!made.ok) throw new Error(made.error.message);
+      expect(await library.photoCreatedUnder(first), 'a first claim: no look-up').to.equal(undefined);
+      expect(await library.photoCreatedUnder(resumed)).to.deep.equal(made.value);
+      // The repeat did not look (or looked too early): its own publish meets the token.
+      expect(await library.upload(ADMIN, '5', 'image/jpeg', image('one'), resumed)).to.deep.equal(made);
+      expect(await store.list(5)).to.have.length(1);
+      for (let i = 1; i < PHOTOS_PER_PET; i++) expect((await library.upload(ADMIN, '5', 'image/jpeg', image(`f${i}`))).ok).to.equal(true);
+      expect(await library.upload(ADMIN, '5', 'image/jpeg', image('one'), resumed), 'full, with the earlier photo among them').to.deep.equal(made);
+      expect(await library.upload(ADMIN, '5', 'image/jpeg', image('one'), { token: 'tok-other', resumed: true })).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
+    }));
+};
+
 /**
  * The `PhotoStore` contract (docs/rules.md §13): every adapter runs this same suite. `make` gives a
  * fresh, empty store each time it is called.
@@ -240,6 +318,8 @@ export const photoStoreContract = (name: string, make: MakeFixture<PhotoStoreSub
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`PhotoStore contract: ${name}`, function () {
+    photoCreationTokenCases(make, options);
+
     it('an upload is invisible until it is published; then it is listed, found and read back whole', () =>
       withFixture(make, async ({ store }) => {
         const files = filesFor('a');

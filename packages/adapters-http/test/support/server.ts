@@ -110,6 +110,8 @@ export interface TestServerOptions {
   readonly corsOrigins?: CorsOrigins;
   /** The photo budget of the in-memory photo store, in bytes (default: its own, 256 MiB). */
   readonly photoBudgetBytes?: number;
+  /** Replaces the in-memory photo store (two apps given the same stores act as two processes sharing one database). */
+  readonly photoStore?: PhotoStoreInMemory;
   /** Wraps the in-memory photo store the app uses (e.g. to inject faults); `photoStore` stays the inner one. */
   readonly wrapPhotoStore?: (inner: PhotoStoreInMemory) => PhotoStore;
 }
@@ -291,7 +293,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
   const idempotencyStore = options.idempotencyStore ?? new IdempotencyStoreInMemory();
   const orders = options.orders ?? new OrderRepositoryInMemory();
-  const photoStore = new PhotoStoreInMemory(...(options.photoBudgetBytes === undefined ? [] : [options.photoBudgetBytes]));
+  const photoStore = options.photoStore ?? new PhotoStoreInMemory(...(options.photoBudgetBytes === undefined ? [] : [options.photoBudgetBytes]));
   const photos = new PhotoLibrary(repository, options.wrapPhotoStore?.(photoStore) ?? photoStore, IMAGES, clock);
   const app = createHttpApp(
     {

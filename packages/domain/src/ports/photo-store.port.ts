@@ -20,6 +20,9 @@ export interface PhotoSweep {
   readonly files: number;
 }
 
+/** What `publish` did: `true` published, `false` given up meanwhile, `{ earlier }` the token's photo answered instead. */
+export type PublishOutcome = boolean | { readonly earlier: StoredPhoto };
+
 /**
  * Where photos live: a record per photo and the bytes of its files. An upload is written around
  * one decisive write (docs/rules.md §13): `reserve` takes one of the pet's `PHOTOS_PER_PET` places
@@ -43,8 +46,15 @@ export interface PhotoStore {
    * The decisive write: from now on `list`, `find` and `read` see the photo (`photo.id` is the
    * upload's id; its files were all put). `false` (nothing published) when the upload no longer
    * holds its place: a sweep or an `abandon` removed it in between.
+   * With a creation `token` (docs/rules.md §10, `IdempotentCreation`) the photo carries it, written
+   * in this same write, and tokens are unique: when a published photo already carries it (an earlier
+   * attempt of the upload under the same `Idempotency-Key`), nothing is published, this upload is
+   * given up (its bytes removed, its place freed) and the answer is `{ earlier }`, that photo (of N
+   * uploads with one token, also concurrent, also across processes, exactly one is published).
    */
-  publish(upload: PhotoUpload, photo: StoredPhoto): Promise<boolean>;
+  publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome>;
+  /** The published photo that carries this creation token, or `undefined` when none does (never published, or removed since). */
+  findByCreationToken(token: string): Promise<StoredPhoto | undefined>;
   /** Gives an unpublished upload up: its bytes removed, its place freed. Leaves a published photo as it is. Safe to repeat. */
   abandon(upload: PhotoUpload): Promise<void>;
   /** The pet's published photos, ascending id. (The reads answer at once from a store in the process: `Answer`.) */

@@ -3,6 +3,7 @@ import type { Clock } from '../ports/clock.port.js';
 import type { ImageProcessor } from '../ports/image-processor.port.js';
 import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload } from '../ports/photo-store.port.js';
 import type { Caller } from '../auth/api-key.js';
+import type { IdempotentCreation } from '../idempotency/idempotency.js';
 import type { Conflict, Forbidden, InsufficientStorage, NotFound, UnsupportedMediaType, ValidationFailed } from '../errors.js';
 import { quoteInput, StoreUnavailableError, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
@@ -72,12 +73,16 @@ export class PhotoLibrary {
    * up), the pet id, the media type, the pet, room for one more photo; only then is the body read
    * (`readBody`: the transport's reader, which refuses a body over the limit), inspected from its
    * header (a bomb costs nothing), decoded, normalised, and made in the narrower widths.
+   * `creation`: the upload runs under an `Idempotency-Key` (docs/rules.md §10); its token is
+   * published with the photo, and when an earlier attempt's photo already carries it (its publish
+   * landed after this attempt looked: `photoCreatedUnder`), that photo is the answer, nothing stored.
    */
   async upload(
     caller: Caller,
     rawPetId: string,
     contentType: string | undefined,
     readBody: () => Promise<Uint8Array | undefined>,
+    creation?: IdempotentCreation,
   ): Promise<Result<Photo, UploadError>> {
     if (caller.role !== 'admin') return fail(forbidden('add'));
     const id = parseIdSegment(rawPetId, 'petId');
@@ -89,7 +94,7 @@ export class PhotoLibrary {
     const petId = id.value;
     if (petId === null || (await this.pets.findById(petId)) === undefined) return fail(noPet(rawPetId));
     // The cheap refusal first; the reservation below decides for good, also between racing uploads.
-    if ((await this.photos.list(petId)).length >= PHOTOS_PER_PET) return fail(full(petId));
+    if ((await this.photos.list(petId)).length >= PHOTOS_PER_PET) return this.fullUnless(petId, creation);
 
     const body = await readBody();
     if (body === undefined || body.length === 0) return fail(validationFailed('body', `the body must be the image itself (${PHOTO_TYPES_TEXT})`));
@@ -106,7 +111,7 @@ export class PhotoLibrary {
 
     const now = this.clock.now();
     const reserved = await this.photos.reserve(petId, files.reduce((sum, f) => sum + f.file.bytes, 0), now);
-    if (reserved === 'full') return fail(full(petId));
+    if (reserved === 'full') return this.fullUnless(petId, creation);
     if (reserved === 'no_space') {
       return fail({ code: 'insufficient_storage', message: 'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)' });
     }
@@ -120,13 +125,25 @@ export class PhotoLibrary {
       createdAt: timestamp(now),
       files: files.map((f) => f.file),
     };
-    await this.write(reserved, photo, files);
+    const published = await this.write(reserved, photo, files, creation?.token);
     // A withdrawal that ran while this upload was under way took the pet's photos with it: this one follows.
     if ((await this.pets.findById(petId)) === undefined) {
-      await this.photos.delete(petId, photo.id);
+      await this.photos.delete(petId, published.id);
       return fail(noPet(rawPetId));
     }
-    return ok(toPhoto(photo));
+    return ok(toPhoto(published));
+  }
+
+  /**
+   * The photo an earlier attempt of this upload published under its `Idempotency-Key` (docs/rules.md
+   * §10), as it is now; `undefined` when none did (or it was deleted since), or when no earlier
+   * attempt can have (a first claim: no look-up). The route asks before `upload`, so a repeat is
+   * answered before the photo limit, and before its body is decoded.
+   */
+  async photoCreatedUnder(creation: IdempotentCreation): Promise<Photo | undefined> {
+    if (!creation.resumed) return undefined;
+    const earlier = await this.photos.findByCreationToken(creation.token);
+    return earlier === undefined ? undefined : toPhoto(earlier);
   }
 
   /** `GET /v1/pets/{petId}/photos` (any key): the pet's photos, ascending id. */
@@ -196,17 +213,34 @@ export class PhotoLibrary {
     return { ...swept, orphans };
   }
 
-  /** Puts the files, then publishes; any failure gives the upload up (what that cannot remove, the next sweep does). */
-  private async write(upload: PhotoUpload, photo: StoredPhoto, files: readonly { file: PhotoFile; bytes: Uint8Array }[]): Promise<void> {
+  /**
+   * Puts the files, then publishes (with the creation token, when there is one); any failure gives
+   * the upload up (what that cannot remove, the next sweep does). Answers the photo published: this
+   * one, or the one the token already had (the store then gave this upload up).
+   */
+  private async write(
+    upload: PhotoUpload,
+    photo: StoredPhoto,
+    files: readonly { file: PhotoFile; bytes: Uint8Array }[],
+    token: string | undefined,
+  ): Promise<StoredPhoto> {
     try {
       for (const { file, bytes } of files) await this.photos.putFile(upload, file, bytes);
-      if (!(await this.photos.publish(upload, photo))) {
+      const published = await (token === undefined ? this.photos.publish(upload, photo) : this.photos.publish(upload, photo, token));
+      if (published === false) {
         throw new StoreUnavailableError(`the upload of photo ${upload.photoId} was given up while it was being written; retry`);
       }
+      return published === true ? photo : published.earlier;
     } catch (error) {
       await this.photos.abandon(upload).catch(() => undefined);
       throw error;
     }
+  }
+
+  /** The pet is full: 409, unless it is full with the photo an earlier attempt published under the token (since this attempt looked): that photo. */
+  private async fullUnless(petId: number, creation: IdempotentCreation | undefined): Promise<Result<Photo, Conflict>> {
+    const earlier = creation === undefined ? undefined : await this.photos.findByCreationToken(creation.token);
+    return earlier === undefined ? fail(full(petId)) : ok(toPhoto(earlier));
   }
 
   /** The pet's id when a pet has it (`id` parsed from `raw`; `null`: beyond any id given). */
