@@ -271,7 +271,7 @@ const lines = [
   '',
   `Callgrind's Ir of the server process per request (all its threads), after ${fmt(W)} warm-up requests in ${WR} rounds of new ` +
     `connections; ${fmt(M)} measured requests over ${C} keep-alive connections, one in flight each (bench/instr.mjs). ` +
-    'Repetitions agree within about 1 %: this is the figure targets are judged by. It leaves out kernel time and cache effects, ' +
+    'Repetitions of one build agree within about 1 % on a quiet machine (the list stayed within 1 % in every run today); with other work running during the warm-up, create moved by up to 4 % (213.6k–222.5k) and `GET /v1/me`, whose requests take turns over 400 keys, by up to 15 %: this is the figure targets are judged by, read with that in mind. It leaves out kernel time and cache effects, ' +
     'which the req/s tables above include (and which move by 20–80 % here from round to round). ' +
     `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores. ` +
     'The project: memory store, 10,000 pets seeded over HTTP, logging at info (to a file), CORS and metrics on, every request with an allowed Origin.',
