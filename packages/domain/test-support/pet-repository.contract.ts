@@ -545,7 +545,7 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
           fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 100 })),
           statusOrAll,
           categoryOrAll,
-          fc.array(fc.array(fewCategoriesDraftArb, { maxLength: 4 }), { maxLength: 30 }),
+          fc.array(fc.array(fewCategoriesDraftArb, { maxLength: 4 }), { maxLength: 30, size: 'medium' }),
           (seed, limit, status, categoryId, between) =>
             withFixture(make, async (repo) => {
               // The model: every pet created, as created. Each page, and each list the catalog asks the store for, is checked against it.
