@@ -18,7 +18,8 @@ const LIST_PROPERTIES: Readonly<Record<string, readonly string[]>> = {
   'PetRepository contract': [
     'property: agrees with a plain array model',
     'property: every list answers exactly',
-    'property: walking the next-page cursors',
+    'property: walking the next-page cursors (no filter',
+    'property: walking the next-page cursors while other clients withdraw pets',
   ],
   'CategoryRepository contract': [
     'property: agrees with a plain Map model',
@@ -26,7 +27,7 @@ const LIST_PROPERTIES: Readonly<Record<string, readonly string[]>> = {
     'property: walking the next-page cursors',
   ],
   'OrderRepository contract': ['property: agrees with a plain array model', 'property: every list answers exactly'],
-  'adoption flow (docs/rules.md §8)': ['property: agrees with a plain model'],
+  'adoption flow (docs/rules.md §8) and pet maintenance (§12)': ['property: agrees with a plain model'],
   'ApiKeyStore contract': ['property: every list answers exactly', 'property (model-based)'],
 };
 
