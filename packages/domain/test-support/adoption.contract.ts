@@ -5,6 +5,7 @@ import { Adoption, deliveryBindsStatus, entityTag, ORDER_STATES, PET_STATUSES, P
 import { FaultInjector, type FaultMode } from './fault-injection.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { adoptionCreationTokenCases } from './creation-token.contract.js';
+import { expectExactPage, expectListAnswer, MAX_WALK_PAGES } from './exact-page.js';
 import { ManualClock } from './manual-clock.js';
 import { serialOrderOf, type RaceRequest } from './serial-race.js';
 
@@ -137,9 +138,12 @@ export const checkStoredInvariants = async (stores: AdoptionStores): Promise<voi
 export const checkVisibleInvariants = async (adoption: Adoption, pets: PetRepository): Promise<readonly Order[]> => {
   const seen: Order[] = [];
   let cursor: string | undefined;
+  let pages = 0;
   do {
+    expect(pages++, 'a walk of the order list ends').to.be.below(MAX_WALK_PAGES);
     const page = await adoption.listOrders(ADMIN, cursor === undefined ? { limit: 100 } : { limit: 100, cursor });
     if (!page.ok) throw new Error(page.error.message);
+    for (const order of page.value.items) expect(order.id, 'the order list ascends, across pages too').to.be.greaterThan(seen[seen.length - 1]?.id ?? 0);
     seen.push(...page.value.items);
     cursor = page.value.nextCursor;
   } while (cursor !== undefined);
@@ -278,21 +282,21 @@ class List extends FlowCommand {
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
     const caller = CALLERS[this.caller]!;
-    const seen: Order[] = [];
-    let cursor: string | undefined;
-    do {
-      const input = { limit: this.limit, ...(this.status === undefined ? {} : { status: this.status }), ...(cursor === undefined ? {} : { cursor }) };
-      const page = await real.adoption.listOrders(caller, input);
-      if (!page.ok) throw new Error(page.error.message);
-      if (page.value.nextCursor !== undefined) expect(page.value.items).to.have.length(this.limit);
-      seen.push(...page.value.items);
-      cursor = page.value.nextCursor;
-    } while (cursor !== undefined);
-    const expected = [...model.orders]
+    // Each page exactly: the next min(limit, remaining) of the caller's orders, a next cursor exactly when more remain.
+    let owed: readonly Order[] = [...model.orders]
       .filter(([, o]) => (caller.role === 'admin' || o.owner === caller.keyId) && (this.status === undefined || o.status === this.status))
       .sort(([a], [b]) => a - b)
       .map(([id, o]) => asOrder(id, o));
-    expect(seen).to.deep.equal(expected);
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
+      const input = { limit: this.limit, ...(this.status === undefined ? {} : { status: this.status }), ...(cursor === undefined ? {} : { cursor }) };
+      const listed = await real.adoption.listOrders(caller, input);
+      if (!listed.ok) throw new Error(listed.error.message);
+      owed = expectExactPage(`page ${page}`, listed.value, owed, this.limit, (o) => o.id);
+      cursor = listed.value.nextCursor;
+      if (cursor === undefined) break;
+    }
   }
   toString = () => `list(caller ${this.caller}, status ${this.status ?? '*'}, limit ${this.limit})`;
 }
@@ -408,12 +412,15 @@ const orderStatusArb = fc.constantFrom<OrderStatus>('placed', 'approved', 'deliv
 
 const flowCommandsArb = fc.commands(
   [
-    fc.oneof({ weight: 4, arbitrary: fc.constant<PetStatus>('available') }, { weight: 1, arbitrary: fc.constantFrom(...PET_STATUSES) }).map((s) => new CreatePet(s)),
-    fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Place(c, p, o)),
+    // Pets and placements three times as often as the rest: lists need more orders than their limit to show a page's bound.
+    ...[1, 2, 3].map(() =>
+      fc.oneof({ weight: 4, arbitrary: fc.constant<PetStatus>('available') }, { weight: 1, arbitrary: fc.constantFrom(...PET_STATUSES) }).map((s) => new CreatePet(s)),
+    ),
+    ...[1, 2, 3].map(() => fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Place(c, p, o))),
     fc.tuple(fc.constantFrom(...ACTIONS), callerArb, fc.nat(), offsetArb).map(([a, c, p, o]) => new Act(a, c, p, o)),
     fc.tuple(fc.constantFrom(...ACTIONS), fc.nat(), fc.nat()).map(([a, p]) => new Act(a, CALLERS.length - 1, p, 0)),
     fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Get(c, p, o)),
-    fc.tuple(callerArb, fc.option(orderStatusArb, { nil: undefined }), fc.integer({ min: 1, max: 4 })).map(([c, s, l]) => new List(c, s, l)),
+    fc.tuple(callerArb, fc.option(orderStatusArb, { nil: undefined }), fc.integer({ min: 1, max: 3 })).map(([c, s, l]) => new List(c, s, l)),
     fc.constant(new Inventory()),
     // Maintenance (docs/rules.md §12): mostly by admins, with every kind of If-Match.
     fc
@@ -524,6 +531,26 @@ const planArb: fc.Arbitrary<FaultPlan> = fc.record({
 const faultyCommandsArb = fc.commands([fc.tuple(opArb, planArb).map(([op, plan]) => new Faulty(op, plan))], { maxCommands: 40, size: 'medium' });
 
 /**
+ * The order store with every `list` answer checked exactly against the flow's model. One command
+ * runs at a time and leaves every record settled (its state is its status), so the records the store
+ * holds are the model's orders.
+ */
+const checkedOrderLists = (orders: OrderRepository, model: FlowModel): OrderRepository => ({
+  create: (draft, token) => orders.create(draft, token),
+  findByCreationToken: (token) => orders.findByCreationToken(token),
+  findById: (id) => orders.findById(id),
+  updateState: (id, expected, next, updatedAt) => orders.updateState(id, expected, next, updatedAt),
+  list: async (query) => {
+    const rows = await orders.list(query);
+    const records: OrderRecord[] = [...model.orders]
+      .filter(([, o]) => (query.owner === undefined || o.owner === query.owner) && query.states.includes(o.status))
+      .map(([id, o]) => ({ id, petId: o.petId, owner: o.owner, state: o.status, placedAt: o.placedAt, updatedAt: o.updatedAt }));
+    expectListAnswer('OrderRepository.list', rows, records, query, (r) => r.id);
+    return rows;
+  },
+});
+
+/**
  * The adoption flow (docs/rules.md §8) on an adapter's pet and order stores: a model-based property
  * of the whole flow, the same with faults injected into every store call, and races.
  */
@@ -585,18 +612,20 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`adoption flow (docs/rules.md §8) and pet maintenance (§12): ${name}`, function () {
-    it('property: agrees with a plain model over any sequence of places, approvals, deliveries, cancellations, gets, lists, patches and withdrawals (random callers, random If-Match) by owners and admins; §8 and §12 invariants after every command', () =>
+    it('property: agrees with a plain model over any sequence of places, approvals, deliveries, cancellations, gets, lists, patches and withdrawals (random callers, random If-Match) by owners and admins (each page exact, and each list the flow asks the order store for); §8 and §12 invariants after every command', () =>
       fc.assert(
         fc.asyncProperty(flowCommandsArb, (commands) =>
           withFixture(make, (stores) => {
             const clock = new ManualClock(T0);
+            const model: FlowModel = { pets: new Map(), orders: new Map(), lastOrderId: 0 };
+            const orders = checkedOrderLists(stores.orders, model);
             const real: FlowReal = {
               ...stores,
               clock,
-              adoption: new Adoption(stores.pets, stores.orders, clock),
-              maintenance: new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock),
+              adoption: new Adoption(stores.pets, orders, clock),
+              maintenance: new PetMaintenance(stores.pets, orders, CATEGORIES, clock),
             };
-            return fc.asyncModelRun(() => ({ model: { pets: new Map(), orders: new Map(), lastOrderId: 0 }, real }), commands);
+            return fc.asyncModelRun(() => ({ model, real }), commands);
           }),
         ),
         { ...runs },
@@ -741,6 +770,7 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
           const ids: number[] = [];
           let cursor: string | undefined;
           for (let page = 0; ; page++) {
+            expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
             await between(page);
             const listed = await adoption.listOrders(CLIENTS[0]!, cursor === undefined ? { limit: 3 } : { limit: 3, cursor });
             if (!listed.ok) throw new Error(listed.error.message);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { ApiKey, ApiKeyRecord, ApiKeyStore, Caller, NewApiKey, PlanName, Quota } from '../src/index.js';
+import type { ApiKey, ApiKeyRecord, ApiKeyStore, Caller, NewApiKey, PlanName, Quota, StoredApiKey } from '../src/index.js';
 import {
   API_KEY_POSITION_BASE,
   ApiKeyLookupCache,
@@ -16,6 +16,7 @@ import {
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
 import { SeededRandom } from './seeded-random.js';
+import { afterArb, afterFrom, expectExactPage, expectListAnswer, MAX_WALK_PAGES } from './exact-page.js';
 
 const T0 = Date.UTC(2027, 0, 1, 9);
 
@@ -36,6 +37,48 @@ const newKey = (key: string, extra: Partial<NewApiKey> = {}): NewApiKey => ({
 
 const ADMIN: Caller = { keyId: 'key_000000000000', role: 'admin' };
 const CLIENT: Caller = { keyId: 'key_111111111111', role: 'client' };
+
+/**
+ * The store with every `list` answer checked exactly against a shadow of what it holds, kept from
+ * the answers of its own writes (a saved settings key sits at `settingsKeyPosition`, an inserted or
+ * updated key is what the store answered, a revoked key is gone).
+ */
+const checkedKeyLists = (inner: ApiKeyStore): ApiKeyStore & { readonly held: () => readonly StoredApiKey[] } => {
+  const shadow = new Map<string, StoredApiKey>();
+  return {
+    held: () => [...shadow.values()],
+    findByHash: (keyHash) => inner.findByHash(keyHash),
+    findById: (keyId) => inner.findById(keyId),
+    save: async (r) => {
+      await inner.save(r);
+      shadow.set(r.keyHash, { keyHash: r.keyHash, role: r.role, plan: r.plan, quota: r.quota, source: 'settings', position: settingsKeyPosition(r.keyHash) });
+    },
+    retainSettingsKeys: async (keyHashes) => {
+      await inner.retainSettingsKeys(keyHashes);
+      for (const [hash, key] of shadow) if (key.source === 'settings' && !keyHashes.includes(hash)) shadow.delete(hash);
+    },
+    insert: async (key) => {
+      const stored = await inner.insert(key);
+      if (stored !== 'taken') shadow.set(stored.keyHash, stored);
+      return stored;
+    },
+    update: async (keyId, changes) => {
+      const updated = await inner.update(keyId, changes);
+      if (updated !== undefined) shadow.set(updated.keyHash, updated);
+      return updated;
+    },
+    revoke: async (keyId) => {
+      const revoked = await inner.revoke(keyId);
+      if (revoked) for (const hash of shadow.keys()) if (publicKeyId(hash) === keyId) shadow.delete(hash);
+      return revoked;
+    },
+    list: async (afterPosition, limit) => {
+      const rows = await inner.list(afterPosition, limit);
+      expectListAnswer('ApiKeyStore.list', rows, [...shadow.values()], { afterId: afterPosition, limit }, (k) => k.position);
+      return rows;
+    },
+  };
+};
 
 /** The `ApiKeyStore` contract: every adapter runs this same suite. */
 export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>, options: ContractOptions = {}): void => {
@@ -175,13 +218,38 @@ export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>
         expect([...first, ...rest].map((r) => r.position)).to.deep.equal([...positions].sort((a, b) => a - b));
       }));
 
-    it('property (model-based): issue, change, revoke and authenticate keys through the use cases; a revoked key is never accepted again, the next admission uses the changed numbers, no listing shows a secret', () =>
+    it('property: every list answers exactly the first min(limit, remaining) keys after a position, in ascending position (settings keys first, then keys of the API in creation order, none revoked)', () =>
       fc.assert(
-        fc.asyncProperty(fc.commands(keyCommands, { maxCommands: 25 }), async (commands) =>
+        fc.asyncProperty(
+          fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 5 }),
+          fc.array(fc.boolean(), { maxLength: 25, size: 'medium' }),
+          fc.array(fc.tuple(afterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 10 }),
+          (settings, issued, queries) =>
+            withFixture(make, async (inner) => {
+              const store = checkedKeyLists(inner);
+              for (const key of settings) await store.save(record(`settings ${key}`, 'free'));
+              // Keys of the API, each revoked at once or kept (true: kept).
+              for (const [i, kept] of issued.entries()) {
+                const made = await store.insert(newKey(`issued ${i}`, { createdAt: T0 + i }));
+                if (made === 'taken') throw new Error('taken');
+                if (!kept) expect(await store.revoke(publicKeyId(made.keyHash))).to.equal(true);
+              }
+              const positions = store.held().map((k) => k.position).sort((a, b) => a - b);
+              // Checked against the shadow by the store itself.
+              for (const [after, limit] of queries) await store.list(afterFrom(after, positions), limit);
+            }),
+        ),
+        numRuns === undefined ? {} : { numRuns },
+      ));
+
+    it('property (model-based): issue, change, revoke and authenticate keys through the use cases; a revoked key is never accepted again, the next admission uses the changed numbers, no listing shows a secret; each page, and each list the use case asks the store for, is exact', () =>
+      fc.assert(
+        // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
+        fc.asyncProperty(fc.commands(keyCommands, { maxCommands: 25, size: 'medium' }), async (commands) =>
           withFixture(make, async (inner) => {
             const clock = new ManualClock(T0);
             // The lookup cache in front, on a clock that never moves: only its invalidation on writes keeps it right.
-            const store = new ApiKeyLookupCache(inner, clock);
+            const store = new ApiKeyLookupCache(checkedKeyLists(inner), clock);
             await store.save(record('settings-admin-key', 'business', 'admin'));
             const real: Real = {
               admin: new KeyAdmin(store, new SeededRandom(), clock, T0),
@@ -357,21 +425,29 @@ class ListKeys implements KeyCommand {
   constructor(readonly limit: number) {}
   check = () => true;
   async run(model: Model, real: Real): Promise<void> {
-    const seen: ApiKey[] = [];
+    // Each page exactly: the settings key first, then the live keys of the API in creation order.
+    const settings: Omit<ApiKey, 'createdAt'> = {
+      id: publicKeyId(sha256Hex('settings-admin-key')),
+      role: 'admin',
+      plan: 'business',
+      quota: PLAN_QUOTAS.business,
+      source: 'settings',
+    };
+    const all = [settings, ...model.keys.filter((k) => !k.revoked).map(viewOf)];
+    const place = (view: Omit<ApiKey, 'createdAt'>) => all.findIndex((k) => k.id === view.id);
+    let owed: readonly Omit<ApiKey, 'createdAt'>[] = all;
     let cursor: string | undefined;
-    for (let pages = 0; pages < 100; pages++) {
+    for (let pages = 0; ; pages++) {
+      expect(pages, 'a walk ends').to.be.below(MAX_WALK_PAGES);
       const page = await real.admin.list(ADMIN, cursor === undefined ? { limit: this.limit } : { limit: this.limit, cursor });
       if (!page.ok) throw new Error(page.error.message);
-      seen.push(...page.value.items);
       expectNoSecret(model, page.value);
+      for (const item of page.value.items) expect(Object.keys(item)).not.to.include.members(['key', 'keyHash']);
+      const views = page.value.items.map(({ createdAt: _, ...view }) => view);
+      owed = expectExactPage(`page ${pages}`, { ...page.value, items: views }, owed, this.limit, place);
       cursor = page.value.nextCursor;
       if (cursor === undefined) break;
-      expect(page.value.items).to.have.length(this.limit);
     }
-    const [settings, ...issued] = seen;
-    expect(settings).to.deep.include({ id: publicKeyId(sha256Hex('settings-admin-key')), role: 'admin', plan: 'business', source: 'settings' });
-    expect(issued.map(({ createdAt: _, ...view }) => view)).to.deep.equal(model.keys.filter((k) => !k.revoked).map(viewOf));
-    for (const item of seen) expect(Object.keys(item)).not.to.include.members(['key', 'keyHash']);
   }
   toString = () => `list(limit ${this.limit})`;
 }

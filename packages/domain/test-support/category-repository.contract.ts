@@ -5,12 +5,27 @@ import { CategoryCatalog } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { categoryCreationTokenCases } from './creation-token.contract.js';
 import { categoryNameArb } from './arbitraries.js';
+import { afterArb, afterFrom, expectExactPage, expectListAnswer, MAX_WALK_PAGES, type AfterPick } from './exact-page.js';
 
 /** The model: a plain Map from id to category, in creation order. The same-name rule is spelt out here, not imported. */
 type Model = Map<number, Category>;
 const sameName = (a: string, b: string): boolean => a.normalize('NFC').toLowerCase() === b.normalize('NFC').toLowerCase();
 const plain = (c: Category | undefined) => (c === undefined ? undefined : { id: c.id, name: c.name });
 const lastId = (model: Model): number => Math.max(0, ...model.keys());
+const byId = (c: Category): number => c.id;
+
+/** The repository with every `list` answer checked exactly against `model()`, the categories it holds. */
+const checkedLists = (repo: CategoryRepository, model: () => readonly Category[]): CategoryRepository => ({
+  create: (category, token) => repo.create(category, token),
+  findByCreationToken: (token) => repo.findByCreationToken(token),
+  findById: (id) => repo.findById(id),
+  findByName: (name) => repo.findByName(name),
+  list: async (query) => {
+    const rows = await repo.list(query);
+    expectListAnswer('CategoryRepository.list', rows.map(plain) as Category[], model().map(plain) as Category[], query, byId);
+    return rows;
+  },
+});
 
 class CreateCommand implements fc.AsyncCommand<Model, CategoryRepository> {
   constructor(readonly name: string) {}
@@ -65,29 +80,30 @@ class FindByNameCommand implements fc.AsyncCommand<Model, CategoryRepository> {
 }
 
 class ListCommand implements fc.AsyncCommand<Model, CategoryRepository> {
-  constructor(readonly after: number, readonly limit: number) {}
+  constructor(readonly after: AfterPick, readonly limit: number) {}
   check(): boolean {
     return true;
   }
   async run(model: Model, repo: CategoryRepository): Promise<void> {
-    const ids = [...model.keys()];
-    const afterId = this.after === 0 || ids.length === 0 ? 0 : ids[this.after % ids.length]!;
-    const expected = [...model.values()].filter((c) => c.id > afterId).slice(0, this.limit);
-    expect((await repo.list({ afterId, limit: this.limit })).map(plain)).to.deep.equal(expected.map(plain));
+    const query = { afterId: afterFrom(this.after, [...model.keys()]), limit: this.limit };
+    expectListAnswer('list', (await repo.list(query)).map(plain) as Category[], [...model.values()].map(plain) as Category[], query, byId);
   }
   toString(): string {
-    return `list(after#${this.after}, limit=${this.limit})`;
+    return `list(after ${JSON.stringify(this.after)}, limit=${this.limit})`;
   }
 }
 
 const commandsArb = fc.commands(
   [
+    // Creates twice as often as the rest: lists need more rows than their limit to show a page's bound.
+    categoryNameArb.map((name) => new CreateCommand(name)),
     categoryNameArb.map((name) => new CreateCommand(name)),
     fc.tuple(fc.nat(), fc.integer({ min: -1, max: 2 })).map(([pick, offset]) => new FindByIdCommand(pick, offset)),
     categoryNameArb.map((name) => new FindByNameCommand(name)),
-    fc.tuple(fc.nat(), fc.integer({ min: 1, max: 8 })).map(([after, limit]) => new ListCommand(after, limit)),
+    fc.tuple(afterArb, fc.integer({ min: 1, max: 8 })).map(([after, limit]) => new ListCommand(after, limit)),
   ],
-  { maxCommands: 40 },
+  // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
+  { maxCommands: 40, size: 'medium' },
 );
 
 /**
@@ -160,31 +176,58 @@ export const categoryRepositoryContract = (name: string, make: MakeFixture<Categ
         { ...runs },
       ));
 
-    it('property: walking the next-page cursors of listCategories visits every category once, in order, with creates between pages', () =>
+    it('property: every list answers exactly the first min(limit, remaining) categories after afterId, in ascending id order', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: 30 }),
+          fc.array(fc.tuple(afterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 10 }),
+          (count, queries) =>
+            withFixture(make, async (repo) => {
+              const categories: Category[] = [];
+              for (let i = 0; i < count; i++) {
+                const made = await repo.create({ name: `c${i}` });
+                if (!made.ok) throw new Error(`c${i} refused`);
+                categories.push(plain(made.value)!);
+              }
+              for (const [after, limit] of queries) {
+                const query = { afterId: afterFrom(after, categories.map(byId)), limit };
+                expectListAnswer(`list(${JSON.stringify(query)})`, (await repo.list(query)).map(plain) as Category[], categories, query, byId);
+              }
+            }),
+        ),
+        { ...runs },
+      ));
+
+    it('property: walking the next-page cursors of listCategories visits every category once, in order, with creates between pages; each page and each list the catalog asks for is exact', () =>
       fc.assert(
         fc.asyncProperty(
           fc.integer({ min: 0, max: 30 }),
           fc.integer({ min: 1, max: 10 }),
-          fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 12 }),
+          fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 12, size: 'medium' }),
           (seed, limit, between) =>
             withFixture(make, async (repo) => {
-              let n = 0;
-              const add = async () => void (await repo.create({ name: `c${n++}` }));
+              const categories: Category[] = [];
+              const add = async () => {
+                const made = await repo.create({ name: `c${categories.length}` });
+                if (!made.ok) throw new Error('a new name refused');
+                categories.push(plain(made.value)!);
+              };
               for (let i = 0; i < seed; i++) await add();
-              const catalog = new CategoryCatalog(repo);
-              const visited: number[] = [];
+              const catalog = new CategoryCatalog(checkedLists(repo, () => categories));
+              let lastSeen = 0;
               let cursor: string | undefined;
               for (let page = 0; ; page++) {
+                expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
                 const result = await catalog.listCategories(cursor === undefined ? { limit } : { limit, cursor });
                 if (!result.ok) throw new Error(`page ${page} failed: ${result.error.message}`);
+                const owed = categories.filter((c) => c.id > lastSeen);
+                expectExactPage(`page ${page}`, { items: result.value.items.map(plain) as Category[], ...(result.value.nextCursor === undefined ? {} : { nextCursor: result.value.nextCursor }) }, owed, limit, byId);
                 const { items, nextCursor } = result.value;
-                if (nextCursor !== undefined) expect(items.length).to.equal(limit);
-                visited.push(...items.map((c) => c.id));
+                lastSeen = items[items.length - 1]?.id ?? lastSeen;
                 if (nextCursor === undefined) break;
                 cursor = nextCursor;
                 for (let k = 0; k < (between[page] ?? 0); k++) await add();
               }
-              expect(visited).to.deep.equal((await repo.list({ afterId: 0, limit: 1_000 })).map((c) => c.id));
             }),
         ),
         { ...runs },

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { OrderDraft, OrderRecord, OrderRepository, OrderState } from '../src/index.js';
+import type { OrderDraft, OrderListQuery, OrderRecord, OrderRepository, OrderState } from '../src/index.js';
 import { LISTED_STATES, ORDER_STATES, timestamp } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { orderCreationTokenCases } from './creation-token.contract.js';
+import { afterArb, afterFrom, expectListAnswer, type AfterPick } from './exact-page.js';
 
 interface Model {
   readonly orders: OrderRecord[];
@@ -12,6 +13,12 @@ interface Model {
 const OWNERS = ['key_000000000001', 'key_000000000002', 'key_000000000003'] as const;
 const T = Date.UTC(2027, 0, 1);
 const plain = (rows: readonly OrderRecord[]) => rows.map((r) => ({ ...r }));
+const byId = (r: OrderRecord): number => r.id;
+/** The records of `orders` a list query's filters (owner or all, states) select. */
+const matching = (orders: readonly OrderRecord[], query: OrderListQuery): OrderRecord[] =>
+  orders.filter((o) => (query.owner === undefined || o.owner === query.owner) && query.states.includes(o.state));
+const listQuery = (owner: string | undefined, states: readonly OrderState[], afterId: number, limit: number): OrderListQuery =>
+  owner === undefined ? { states, afterId, limit } : { owner, states, afterId, limit };
 
 const draftArb: fc.Arbitrary<OrderDraft> = fc.record({
   petId: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.constant(Number.MAX_SAFE_INTEGER)),
@@ -64,32 +71,34 @@ class ListCommand implements fc.AsyncCommand<Model, OrderRepository> {
   constructor(
     readonly owner: string | undefined,
     readonly states: readonly OrderState[],
-    readonly after: number,
+    readonly after: AfterPick,
     readonly limit: number,
   ) {}
   check = () => true;
   async run(model: Model, repo: OrderRepository): Promise<void> {
-    const afterId = this.after === 0 || model.orders.length === 0 ? 0 : model.orders[this.after % model.orders.length]!.id;
-    const query = this.owner === undefined ? { states: this.states, afterId, limit: this.limit } : { owner: this.owner, states: this.states, afterId, limit: this.limit };
-    const expected = model.orders
-      .filter((o) => (this.owner === undefined || o.owner === this.owner) && this.states.includes(o.state) && o.id > afterId)
-      .slice(0, this.limit);
-    expect(plain(await repo.list(query))).to.deep.equal(expected);
+    const query = listQuery(this.owner, this.states, afterFrom(this.after, model.orders.map(byId)), this.limit);
+    expectListAnswer('list', await repo.list(query), matching(model.orders, query), query, byId);
   }
-  toString = () => `list(owner=${this.owner ?? '*'}, states=${this.states.join('|')}, after#${this.after}, limit=${this.limit})`;
+  toString = () => `list(owner=${this.owner ?? '*'}, states=${this.states.join('|')}, after ${JSON.stringify(this.after)}, limit=${this.limit})`;
 }
+
+const ownerOrAll = fc.option(fc.constantFrom(...OWNERS), { nil: undefined });
+const statesArb = fc.subarray([...ORDER_STATES], { minLength: 1 });
 
 const commandsArb = fc.commands(
   [
+    // Creates twice as often as the rest: lists need more rows than their limit to show a page's bound.
+    draftArb.map((d) => new CreateCommand(d)),
     draftArb.map((d) => new CreateCommand(d)),
     fc
       .tuple(fc.nat(), fc.integer({ min: -1, max: 1 }), fc.oneof(fc.constant<'current'>('current'), fc.constantFrom(...ORDER_STATES)), fc.constantFrom(...ORDER_STATES), fc.nat(100_000))
       .map(([p, o, e, n, at]) => new UpdateCommand(p, o, e, n, at)),
     fc
-      .tuple(fc.option(fc.constantFrom(...OWNERS), { nil: undefined }), fc.subarray([...ORDER_STATES], { minLength: 1 }), fc.nat(), fc.integer({ min: 1, max: 8 }))
+      .tuple(ownerOrAll, statesArb, afterArb, fc.integer({ min: 1, max: 8 }))
       .map(([owner, states, after, limit]) => new ListCommand(owner, states, after, limit)),
   ],
-  { maxCommands: 40 },
+  // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
+  { maxCommands: 40, size: 'medium' },
 );
 
 /** The `OrderRepository` contract: every adapter runs this same suite on a fresh, empty repository. */
@@ -147,6 +156,29 @@ export const orderRepositoryContract = (name: string, make: MakeFixture<OrderRep
     it('property: agrees with a plain array model over any sequence of creates, compare-and-sets and lists', () =>
       fc.assert(
         fc.asyncProperty(commandsArb, (commands) => withFixture(make, (repo) => fc.asyncModelRun(() => ({ model: { orders: [] }, real: repo }), commands))),
+        { ...runs },
+      ));
+
+    it('property: every list answers exactly the first min(limit, remaining) matching records after afterId, in ascending id order', () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.tuple(draftArb, fc.constantFrom(...ORDER_STATES)), { maxLength: 40, size: 'medium' }),
+          fc.array(fc.tuple(ownerOrAll, statesArb, afterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 10 }),
+          (drafts, queries) =>
+            withFixture(make, async (repo) => {
+              const orders: OrderRecord[] = [];
+              // Records in every state: created, then moved by the compare-and-set (a draft is placing or placed).
+              for (const [draft, state] of drafts) {
+                const record = await repo.create(draft);
+                const moved = state !== draft.state && (await repo.updateState(record.id, draft.state, state, draft.updatedAt));
+                orders.push({ ...record, state: moved ? state : draft.state });
+              }
+              for (const [owner, states, after, limit] of queries) {
+                const query = listQuery(owner, states, afterFrom(after, orders.map(byId)), limit);
+                expectListAnswer(`list(${JSON.stringify(query)})`, await repo.list(query), matching(orders, query), query, byId);
+              }
+            }),
+        ),
         { ...runs },
       ));
 

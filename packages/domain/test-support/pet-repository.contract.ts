@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Pet, PetChanges, PetDraft, PetHold, PetRecord, PetRepository, PetStatus } from '../src/index.js';
+import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus } from '../src/index.js';
 import { PET_STATUSES, PetCatalog } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { petCreationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 import { petDraftArb } from './arbitraries.js';
+import { afterArb, afterFrom, expectExactPage, expectListAnswer, MAX_WALK_PAGES, type AfterPick } from './exact-page.js';
 
 interface ModelPet {
   readonly id: number;
@@ -44,11 +45,34 @@ const observeRevision = (pet: ModelPet, revision: number): void => {
 const expectedRecord = (pet: ModelPet) => ({ ...asPet(pet), orderId: pet.orderId, statusPatchedAt: pet.statusPatchedAt });
 const withoutRevision = ({ revision: _revision, ...rest }: PetRecord) => rest;
 
-const expectedList = (pets: readonly ModelPet[], status: PetStatus | undefined, categoryId: number | undefined, afterId: number, limit: number): Pet[] =>
-  pets
-    .filter((p) => !p.withdrawn && (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId) && p.id > afterId)
-    .slice(0, limit)
-    .map(asPet);
+
+const byId = (p: { readonly id: number }): number => p.id;
+/** The pets of `pets` a list query's filters (status, category, both or neither) select. */
+const matching = (pets: readonly Pet[], query: { readonly status?: PetStatus | undefined; readonly categoryId?: number | undefined }): Pet[] =>
+  pets.filter((p) => (query.status === undefined || p.status === query.status) && (query.categoryId === undefined || p.categoryId === query.categoryId)).map(asPet);
+const listQuery = (status: PetStatus | undefined, categoryId: number | undefined, afterId: number, limit: number): PetListQuery => ({
+  afterId,
+  limit,
+  ...(status === undefined ? {} : { status }),
+  ...(categoryId === undefined ? {} : { categoryId }),
+});
+
+/** The repository with every `list` answer checked exactly against `model()`, the pets it holds. */
+const checkedLists = (repo: PetRepository, model: () => readonly Pet[]): PetRepository => ({
+  create: (draft, token) => repo.create(draft, token),
+  findByCreationToken: (token) => repo.findByCreationToken(token),
+  findById: (id) => repo.findById(id),
+  findHold: (id) => repo.findHold(id),
+  swapHold: (id, expected, next) => repo.swapHold(id, expected, next),
+  countByStatus: () => repo.countByStatus(),
+  update: (id, revision, changes, at) => repo.update(id, revision, changes, at),
+  withdraw: (id, revision) => repo.withdraw(id, revision),
+  list: async (query) => {
+    const rows = await repo.list(query);
+    expectListAnswer('PetRepository.list', rows, matching(model(), query), query, byId);
+    return rows;
+  },
+});
 
 /** Pets of a few categories, so that the category filters have something to find. */
 const fewCategoriesDraftArb: fc.Arbitrary<PetDraft> = fc.oneof(
@@ -124,23 +148,16 @@ class FindCommand implements fc.AsyncCommand<Model, PetRepository> {
 }
 
 class ListCommand implements fc.AsyncCommand<Model, PetRepository> {
-  constructor(readonly status: PetStatus | undefined, readonly categoryId: number | undefined, readonly after: number, readonly limit: number) {}
+  constructor(readonly status: PetStatus | undefined, readonly categoryId: number | undefined, readonly after: AfterPick, readonly limit: number) {}
   check(): boolean {
     return true;
   }
   async run(model: Model, repo: PetRepository): Promise<void> {
-    const afterId = this.after === 0 || model.pets.length === 0 ? 0 : model.pets[this.after % model.pets.length]!.id;
-    const query = {
-      afterId,
-      limit: this.limit,
-      ...(this.status === undefined ? {} : { status: this.status }),
-      ...(this.categoryId === undefined ? {} : { categoryId: this.categoryId }),
-    };
-    const rows = await repo.list(query);
-    expect(rows.map((p) => ({ ...p }))).to.deep.equal(expectedList(model.pets, this.status, this.categoryId, afterId, this.limit));
+    const query = listQuery(this.status, this.categoryId, afterFrom(this.after, model.pets.map(byId)), this.limit);
+    expectListAnswer('list', await repo.list(query), matching(listed(model).map(asPet), query), query, byId);
   }
   toString(): string {
-    return `list(status=${this.status ?? '*'}, categoryId=${this.categoryId ?? '*'}, after#${this.after}, limit=${this.limit})`;
+    return `list(status=${this.status ?? '*'}, categoryId=${this.categoryId ?? '*'}, after ${JSON.stringify(this.after)}, limit=${this.limit})`;
   }
 }
 
@@ -237,9 +254,11 @@ const statusOrAll = fc.option(fc.constantFrom(...PET_STATUSES), { nil: undefined
 
 const commandsArb = fc.commands(
   [
+    // Creates twice as often as the rest: lists need more rows than their limit to show a page's bound.
+    fewCategoriesDraftArb.map((d) => new CreateCommand(d)),
     fewCategoriesDraftArb.map((d) => new CreateCommand(d)),
     fc.tuple(fc.nat(), fc.integer({ min: -1, max: 2 })).map(([pick, offset]) => new FindCommand(pick, offset)),
-    fc.tuple(statusOrAll, categoryOrAll, fc.nat(), fc.integer({ min: 1, max: 12 })).map(([s, c, a, l]) => new ListCommand(s, c, a, l)),
+    fc.tuple(statusOrAll, categoryOrAll, afterArb, fc.integer({ min: 1, max: 12 })).map(([s, c, a, l]) => new ListCommand(s, c, a, l)),
     fc
       .tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), fc.boolean(), holdArb, holdArb)
       .map(([pick, offset, current, expected, next]) => new SwapHoldCommand(pick, offset, current, expected, next)),
@@ -249,7 +268,8 @@ const commandsArb = fc.commands(
       .map(([pick, offset, choice, changes, tick]) => new UpdateCommand(pick, offset, choice, changes, tick)),
     fc.tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), revisionChoiceArb).map(([pick, offset, choice]) => new WithdrawCommand(pick, offset, choice)),
   ],
-  { maxCommands: 50 },
+  // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
+  { maxCommands: 50, size: 'medium' },
 );
 
 /** PetCatalog needs a category lookup only to create pets; the list walks below do not create through it. */
@@ -499,28 +519,51 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         { ...runs },
       ));
 
-    it('property: walking the next-page cursors (no filter, status, category, both) visits every matching pet once, in order, even with creates between pages; the cursor is refused under other filters', () =>
+    it('property: every list answers exactly the first min(limit, remaining) matching pets after afterId, in ascending id order', () =>
       fc.assert(
         fc.asyncProperty(
-          fc.array(fewCategoriesDraftArb, { maxLength: 60 }),
-          fc.integer({ min: 1, max: 100 }),
+          fc.array(fewCategoriesDraftArb, { maxLength: 40, size: 'medium' }),
+          fc.array(fc.tuple(statusOrAll, categoryOrAll, afterArb, fc.integer({ min: 1, max: 15 })), { minLength: 1, maxLength: 10 }),
+          (drafts, queries) =>
+            withFixture(make, async (repo) => {
+              const pets: Pet[] = [];
+              for (const draft of drafts) pets.push(asPet(await repo.create(draft)));
+              for (const [status, categoryId, after, limit] of queries) {
+                const query = listQuery(status, categoryId, afterFrom(after, pets.map(byId)), limit);
+                expectListAnswer(`list(${JSON.stringify(query)})`, await repo.list(query), matching(pets, query), query, byId);
+              }
+            }),
+        ),
+        { ...runs },
+      ));
+
+    it('property: walking the next-page cursors (no filter, status, category, both) visits every matching pet once, in order, even with creates between pages; each page and each list the catalog asks for is exact; the cursor is refused under other filters', () =>
+      fc.assert(
+        fc.asyncProperty(
+          // 'medium': arrays up to their maxLength (the default size stops at about 10 items).
+          fc.array(fewCategoriesDraftArb, { maxLength: 60, size: 'medium' }),
+          fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 100 })),
           statusOrAll,
           categoryOrAll,
-          fc.array(fc.array(fewCategoriesDraftArb, { maxLength: 4 }), { maxLength: 30 }),
+          fc.array(fc.array(fewCategoriesDraftArb, { maxLength: 4 }), { maxLength: 30, size: 'medium' }),
           (seed, limit, status, categoryId, between) =>
             withFixture(make, async (repo) => {
-              for (const draft of seed) await repo.create(draft);
-              const catalog = new PetCatalog(repo, NO_CATEGORIES, new ManualClock());
+              // The model: every pet created, as created. Each page, and each list the catalog asks the store for, is checked against it.
+              const pets: Pet[] = [];
+              const create = async (draft: PetDraft) => void pets.push(asPet(await repo.create(draft)));
+              for (const draft of seed) await create(draft);
+              const catalog = new PetCatalog(checkedLists(repo, () => pets), NO_CATEGORIES, new ManualClock());
               const filters = { status, categoryId: categoryId === undefined ? undefined : String(categoryId) };
-              const visited: Pet[] = [];
+              let lastSeen = 0;
               let cursor: string | undefined;
               for (let page = 0; ; page++) {
+                expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
                 const result = await catalog.listPets(cursor === undefined ? { limit, ...filters } : { limit, ...filters, cursor });
                 if (!result.ok) throw new Error(`page ${page} failed: ${result.error.message}`);
+                const owed = matching(pets, { status, categoryId }).filter((p) => p.id > lastSeen);
+                expectExactPage(`page ${page}`, result.value, owed, limit, byId);
                 const { items, nextCursor } = result.value;
-                expect(items.length).to.be.at.most(limit);
-                if (nextCursor !== undefined) expect(items.length).to.equal(limit);
-                visited.push(...items);
+                lastSeen = items[items.length - 1]?.id ?? lastSeen;
                 if (nextCursor === undefined) break;
                 cursor = nextCursor;
                 // The cursor is bound to these filters: with any other filter it is refused.
@@ -528,20 +571,17 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
                 const recategorised = await catalog.listPets({ limit, cursor, status, categoryId: String((categoryId ?? 0) + 1) });
                 expect(moved.ok || moved.error.field).to.equal('cursor');
                 expect(recategorised.ok || recategorised.error.field).to.equal('cursor');
-                for (const draft of between[page] ?? []) await repo.create(draft);
+                for (const draft of between[page] ?? []) await create(draft);
               }
-              const all = await repo.list({ afterId: 0, limit: 10_000 });
-              const matching = all.filter((p) => (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId));
-              expect(visited.map((p) => p.id)).to.deep.equal(matching.map((p) => p.id));
             }),
         ),
         { ...runs },
       ));
 
-    it('property: walking the next-page cursors while other clients withdraw pets (and create some) shows no pet after its withdrawal, and every pet that remains exactly once, in order, in full pages (docs/rules.md §2, §12)', () =>
+    it('property: walking the next-page cursors while other clients withdraw pets (and create some) shows no pet after its withdrawal, and every pet that remains exactly once, in order; each page and each list the catalog asks for is exact (docs/rules.md §2, §12)', () =>
       fc.assert(
         fc.asyncProperty(
-          fc.array(fewCategoriesDraftArb, { minLength: 1, maxLength: 60 }),
+          fc.array(fewCategoriesDraftArb, { minLength: 1, maxLength: 60, size: 'medium' }),
           fc.integer({ min: 1, max: 12 }),
           statusOrAll,
           categoryOrAll,
@@ -549,39 +589,41 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
           fc.array(fc.record({ withdraw: fc.array(fc.nat(), { maxLength: 4 }), create: fc.array(fewCategoriesDraftArb, { maxLength: 2 }) }), { maxLength: 30 }),
           (seed, limit, status, categoryId, between) =>
             withFixture(make, async (repo) => {
-              const ids: number[] = [];
-              for (const draft of seed) ids.push((await repo.create(draft)).id);
-              const catalog = new PetCatalog(repo, NO_CATEGORIES, new ManualClock());
-              const filters = { status, categoryId: categoryId === undefined ? undefined : String(categoryId) };
+              // The model: every pet created, as created, and the ones withdrawn. Between pages nothing else changes a pet.
+              const pets: Pet[] = [];
               const withdrawn = new Set<number>();
+              const remaining = (): Pet[] => pets.filter((p) => !withdrawn.has(p.id));
+              const create = async (draft: PetDraft) => void pets.push(asPet(await repo.create(draft)));
+              for (const draft of seed) await create(draft);
+              const catalog = new PetCatalog(checkedLists(repo, remaining), NO_CATEGORIES, new ManualClock());
+              const filters = { status, categoryId: categoryId === undefined ? undefined : String(categoryId) };
               const visited: number[] = [];
+              let lastSeen = 0;
               let cursor: string | undefined;
               for (let page = 0; ; page++) {
+                expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
                 const result = await catalog.listPets(cursor === undefined ? { limit, ...filters } : { limit, ...filters, cursor });
                 if (!result.ok) throw new Error(`page ${page} failed: ${result.error.message}`);
+                // Exact: the next min(limit, owed) pets that remain after the last one shown, none withdrawn before the page.
+                const owed = matching(remaining(), { status, categoryId }).filter((p) => p.id > lastSeen);
+                expectExactPage(`page ${page}`, result.value, owed, limit, byId);
                 const { items, nextCursor } = result.value;
-                for (const pet of items) expect(withdrawn.has(pet.id), `pet ${pet.id} on page ${page}, withdrawn before it`).to.equal(false);
-                if (nextCursor !== undefined) expect(items, 'a page with a next one is full').to.have.length(limit);
-                else expect(items.length).to.be.at.most(limit);
-                visited.push(...items.map((p) => p.id));
+                visited.push(...items.map(byId));
+                lastSeen = items[items.length - 1]?.id ?? lastSeen;
                 if (nextCursor === undefined) break;
                 cursor = nextCursor;
-                const { withdraw = [], create = [] } = between[page] ?? {};
+                const { withdraw = [], create: creates = [] } = between[page] ?? {};
                 await Promise.all(
                   withdraw.map(async (pick) => {
-                    const id = ids[pick % ids.length]!;
+                    const id = pets[pick % pets.length]!.id;
                     const pet = await repo.findById(id);
                     if (pet !== undefined && (await repo.withdraw(id, pet.revision))) withdrawn.add(id);
                   }),
                 );
-                for (const draft of create) ids.push((await repo.create(draft)).id);
+                for (const draft of creates) await create(draft);
               }
-              expect(visited, 'ascending, each once').to.deep.equal([...new Set(visited)].sort((a, b) => a - b));
-              const remaining = (await repo.list({ afterId: 0, limit: 10_000 }))
-                .filter((p) => (status === undefined || p.status === status) && (categoryId === undefined || p.categoryId === categoryId))
-                .map((p) => p.id);
-              for (const id of remaining) expect(withdrawn.has(id), `pet ${id} was withdrawn but is listed`).to.equal(false);
-              expect(visited.filter((id) => !withdrawn.has(id)), 'every pet that remains, once').to.deep.equal(remaining);
+              // Every pet that remains, once, in order (the walk ended: nothing more is owed).
+              expect(visited.filter((id) => !withdrawn.has(id)), 'every pet that remains, once').to.deep.equal(matching(remaining(), { status, categoryId }).map(byId));
             }),
         ),
         { ...runs },

@@ -167,7 +167,8 @@ const quotaCommandsArb = fc
         fc.tuple(subject, stepArb, fc.integer({ min: 2, max: 8 })).map(([s, step, n]) => new BurstCommand(run, s, step, n)),
         fc.tuple(subject, stepArb).map(([s, step]) => new PeekCommand(run, s, step)),
       ],
-      { maxCommands: 40 },
+      // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
+      { maxCommands: 40, size: 'medium' },
     );
   });
 
@@ -318,7 +319,7 @@ export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, 
           fc.record({ perMinute: fc.integer({ min: 1, max: 5 }), extraPerDay: fc.integer({ min: 0, max: 8 }) }),
           fc.record({ threshold: fc.integer({ min: 1, max: 4 }), seconds: fc.integer({ min: 1, max: 200 }) }),
           fc.integer({ min: 0, max: DAY_MS - 1 }),
-          fc.array(stepArb, { minLength: 1, maxLength: 60 }),
+          fc.array(stepArb, { minLength: 1, maxLength: 60, size: 'medium' }),
           ({ perMinute, extraPerDay }, b, startOffset, steps) =>
             withFixture(make, async (store) => {
               const q: Quota = { perMinute, perDay: perMinute + extraPerDay };

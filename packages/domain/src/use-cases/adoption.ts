@@ -137,8 +137,11 @@ export class Adoption {
         const settled = await this.repair.settle(row);
         if (settled !== undefined && (status === undefined || settled.state === status)) visible.push(toOrder(settled, settled.state));
       }
-      if (rows.length < want) break;
-      afterId = rows[rows.length - 1]!.id;
+      // The store has no more; or it answered a row at or before where it was asked to start (a broken
+      // adapter): reading on from there could repeat forever, so the page ends with what it has.
+      const last = rows[rows.length - 1]?.id ?? afterId;
+      if (rows.length < want || last <= afterId) break;
+      afterId = last;
     }
     return ok(assemblePage(visible, limit, scope, byId));
   }

@@ -1,0 +1,86 @@
+import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository } from '@petstore/domain';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory } from '../../src/index.js';
+
+/**
+ * Deliberately broken `list` methods, each a mistake an outside adapter could make in its query: the
+ * exported contract suites must catch every one of them in their properties (test/contract-strength.test.ts).
+ * Each defect turns the query a list gets into another one, or the rows it answers into others.
+ */
+export interface ListDefect {
+  readonly name: string;
+  /** The position the store is asked to list after, instead of the one it was given. */
+  readonly after?: (afterId: number) => number;
+  /** The row count the store is asked for, instead of the one it was given. */
+  readonly limit?: (limit: number) => number;
+  /** What is done to the rows the store answered. */
+  readonly rows?: <T>(rows: readonly T[], limit: number) => readonly T[];
+}
+
+export const LIST_DEFECTS: readonly ListDefect[] = [
+  { name: 'one row too many', limit: (limit) => limit + 1 },
+  { name: 'one row short', rows: (rows, limit) => (rows.length === limit && limit > 1 ? rows.slice(0, -1) : rows) },
+  { name: 'afterId ignored', after: () => 0 },
+  { name: 'the afterId row included', after: (afterId) => Math.max(0, afterId - 1) },
+  { name: 'descending order', rows: (rows) => [...rows].reverse() },
+];
+
+const query = <Q extends { readonly afterId: number; readonly limit: number }>(defect: ListDefect, q: Q): Q => ({
+  ...q,
+  afterId: defect.after === undefined ? q.afterId : defect.after(q.afterId),
+  limit: defect.limit === undefined ? q.limit : defect.limit(q.limit),
+});
+const rows = <T>(defect: ListDefect, answer: readonly T[], limit: number): readonly T[] => (defect.rows === undefined ? answer : defect.rows(answer, limit));
+
+export const brokenPets = (defect: ListDefect): PetRepository => {
+  const inner = new PetRepositoryInMemory();
+  return {
+    create: (draft, token) => inner.create(draft, token),
+    findByCreationToken: (token) => inner.findByCreationToken(token),
+    findById: (id) => inner.findById(id),
+    findHold: (id) => inner.findHold(id),
+    swapHold: (id, expected, next) => inner.swapHold(id, expected, next),
+    countByStatus: () => inner.countByStatus(),
+    update: (id, revision, changes, at) => inner.update(id, revision, changes, at),
+    withdraw: (id, revision) => inner.withdraw(id, revision),
+    list: async (q) => rows(defect, await inner.list(query(defect, q)), q.limit),
+  };
+};
+
+export const brokenCategories = (defect: ListDefect): CategoryRepository => {
+  const inner = new CategoryRepositoryInMemory();
+  return {
+    create: (category, token) => inner.create(category, token),
+    findByCreationToken: (token) => inner.findByCreationToken(token),
+    findById: (id) => inner.findById(id),
+    findByName: (name) => inner.findByName(name),
+    list: async (q) => rows(defect, await inner.list(query(defect, q)), q.limit),
+  };
+};
+
+export const brokenOrders = (defect: ListDefect): OrderRepository => {
+  const inner = new OrderRepositoryInMemory();
+  return {
+    create: (draft, token) => inner.create(draft, token),
+    findByCreationToken: (token) => inner.findByCreationToken(token),
+    findById: (id) => inner.findById(id),
+    updateState: (id, expected, next, updatedAt) => inner.updateState(id, expected, next, updatedAt),
+    list: async (q) => rows(defect, await inner.list(query(defect, q)), q.limit),
+  };
+};
+
+export const brokenKeys = (defect: ListDefect): ApiKeyStore => {
+  const inner = new ApiKeyStoreInMemory();
+  return {
+    findByHash: (keyHash) => inner.findByHash(keyHash),
+    findById: (keyId) => inner.findById(keyId),
+    save: (record) => inner.save(record),
+    retainSettingsKeys: (keyHashes) => inner.retainSettingsKeys(keyHashes),
+    insert: (key) => inner.insert(key),
+    update: (keyId, changes) => inner.update(keyId, changes),
+    revoke: (keyId) => inner.revoke(keyId),
+    list: async (afterPosition, limit) => {
+      const q = query(defect, { afterId: afterPosition, limit });
+      return rows(defect, await inner.list(q.afterId, q.limit), limit);
+    },
+  };
+};
