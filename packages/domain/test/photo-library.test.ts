@@ -76,13 +76,14 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     }
   });
 
-  it('a pet that is not there (never created, withdrawn, beyond any id) is a 404 naming the id given', async () => {
-    const { library, pets } = setup();
+  it('a pet that is not there (never created, withdrawn, beyond any id) is a 404 naming the id given; an id beyond any pet is not looked up', async () => {
+    const { library, pets, lookups } = setup();
     pets.delete(8);
     for (const id of ['9', '8', '9007199254740993']) {
       const message = expectRefusal(await library.upload(ADMIN, id, 'image/png', jpeg()), 'not_found', undefined, id);
       expect(message).to.equal(`no pet has id ${id}`);
     }
+    expect(lookups).to.deep.equal([9, 8]);
     expectRefusal(await library.upload(ADMIN, '07', 'image/png', jpeg()), 'validation_failed', 'petId');
   });
 
@@ -300,10 +301,12 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
   });
 
   it('lists nothing of a pet that is not there (404 naming it), nor for a malformed id (400 petId)', async () => {
-    const { library, pets } = await withPhotos();
+    const { library, pets, lookups } = await withPhotos();
     pets.delete(8);
     expect(expectRefusal(await library.list('8'), 'not_found')).to.equal('no pet has id 8');
+    lookups.length = 0;
     expect(expectRefusal(await library.list('9007199254740993'), 'not_found')).to.equal('no pet has id 9007199254740993');
+    expect(lookups, 'an id beyond any pet is not looked up').to.deep.equal([]);
     for (const id of ['0', 'x', '-7', '7.0']) expectRefusal(await library.list(id), 'validation_failed', 'petId', id);
   });
 
@@ -327,10 +330,12 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
     });
   }
 
-  it('a photo of another pet, deleted, or beyond any id is a 404 naming the photo id; bad ids and widths are 400s naming their field', async () => {
-    const { library, a, b, pets } = await withPhotos();
+  it('a photo of another pet, deleted, or beyond any id (not looked up) is a 404 naming the photo id; bad ids and widths are 400s naming their field', async () => {
+    const { library, a, b, pets, store } = await withPhotos();
     for (const [pet, photo] of [['7', String(b.id)], ['8', String(a.id)], ['7', '99'], ['7', '9007199254740993']] as const) {
+      const before = store.calls.length;
       expect(expectRefusal(await library.get(pet, photo), 'not_found', undefined, `${pet}/${photo}`)).to.equal(`this pet has no photo with id ${photo}`);
+      expect(store.calls.slice(before), `${pet}/${photo}`).to.deep.equal(photo.length > 15 ? [] : ['find']);
     }
     expectRefusal(await library.get('x', String(a.id)), 'validation_failed', 'petId');
     expectRefusal(await library.get('7', '0'), 'validation_failed', 'photoId');
@@ -348,9 +353,11 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
   });
 
   it('deletes a photo of that pet only; then it is 404 and no longer listed', async () => {
-    const { library, a, b, c } = await withPhotos();
+    const { library, a, b, c, store } = await withPhotos();
     expect(expectRefusal(await library.delete(ADMIN, '8', String(a.id)), 'not_found')).to.equal(`this pet has no photo with id ${a.id}`);
+    const before = store.calls.length;
     expect(expectRefusal(await library.delete(ADMIN, '7', '9007199254740993'), 'not_found')).to.equal('this pet has no photo with id 9007199254740993');
+    expect(store.calls.slice(before), 'an id beyond any photo is not looked up').to.deep.equal([]);
     expect(await library.delete(ADMIN, '7', String(a.id))).to.deep.equal({ ok: true, value: undefined });
     expect(expectRefusal(await library.delete(ADMIN, '7', String(a.id)), 'not_found')).to.equal(`this pet has no photo with id ${a.id}`);
     expectRefusal(await library.get('7', String(a.id)), 'not_found');
