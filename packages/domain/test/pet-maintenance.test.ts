@@ -11,6 +11,7 @@ import {
   parseIfMatch,
   PetMaintenance,
   PetPatchSchema,
+  StoreUnavailableError,
   validatePetPatch,
   type Caller,
   type Pet,
@@ -20,6 +21,9 @@ import {
 } from '../src/index.js';
 import { validNameArb } from '../test-support/arbitraries.js';
 import { ManualClock } from '../test-support/manual-clock.js';
+import { MAX_ROUNDS } from '../src/use-cases/order-repair.js';
+import { changesOf, isNoChange, patchConflict, withdrawalConflict } from '../src/pet/maintenance.js';
+import { expectRefusal } from './support/refusals.js';
 
 const ajv = new Ajv2020({ strict: true, allErrors: false });
 ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
@@ -355,5 +359,129 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
     const error = await failing.maintenance.withdraw(ADMIN, 5).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(Error).with.property('message', 'photo store down');
     expect(failing.store.pets.has(5), 'the pet stays withdrawn').to.equal(false);
+  });
+});
+
+describe('If-Match, read character by character (RFC 9110 §8.8.3, §13.1.1; docs/rules.md §12)', () => {
+  const parsed = (header: string) => {
+    const result = parseIfMatch(header);
+    if (!result.ok) throw new Error(`refused ${JSON.stringify(header)}`);
+    return result.value;
+  };
+
+  it('answers * or exactly the strong tags it lists, quotes included, weak ones left out', () => {
+    expect(parsed('"3"')).to.deep.equal(['"3"']);
+    expect(parsed('"1", W/"2" ,"3"')).to.deep.equal(['"1"', '"3"']);
+    expect(parsed('W/"3"')).to.deep.equal([]);
+    for (const none of ['', ' , ', ',,', '\t']) expect(parsed(none), JSON.stringify(none)).to.deep.equal([]);
+  });
+
+  it('spaces and tabs around the value and around list elements are no part of it', () => {
+    for (const star of ['*', '  *', '*  ', '\t \t*\t ', ' \t*']) expect(parsed(star), JSON.stringify(star)).to.equal('*');
+    for (const header of ['  "3"  ', '\t\t"3"', '"3"\t\t']) expect(parsed(header), JSON.stringify(header)).to.deep.equal(['"3"']);
+    expect(parsed('"1"\t,\t"3"')).to.deep.equal(['"1"', '"3"']);
+    expect(parsed('"1" \t, \t"3"\t')).to.deep.equal(['"1"', '"3"']);
+    expect(parseIfMatch('" 3"').ok, 'a space inside a tag').to.equal(false);
+  });
+
+  it('property: a one-character tag is read exactly when its character is an etagc (%x21, %x23-7E, %x80-FF)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0x1ff }), (code) => {
+        const c = String.fromCharCode(code);
+        const etagc = code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
+        const result = parseIfMatch(`"a${c}"`);
+        expect(result.ok, `U+${code.toString(16)}`).to.equal(etagc);
+        if (result.ok) expect(result.value).to.deep.equal([`"a${c}"`]);
+      }),
+    );
+    for (const c of ['!', '#', '~', '\x80', '\xff']) expect(parsed(`"${c}"`), c).to.deep.equal([`"${c}"`]);
+    for (const c of [' ', '\x7f', '\u0100', '\x20']) expect(parseIfMatch(`"${c}"`).ok, JSON.stringify(c)).to.equal(false);
+  });
+
+  it('a malformed If-Match is a 400 about If-Match that says what it must be, without quoting the value', () => {
+    const message = expectRefusal(parseIfMatch('"3" junk-value'), 'validation_failed', 'If-Match');
+    expect(message).to.equal('If-Match must be * or a comma-separated list of entity tags such as "3" (the ETag of the pet as you read it)');
+    expect(message).not.to.include('junk-value');
+  });
+});
+
+describe('what a PATCH really changes, and why a reserved pet refuses (docs/rules.md §12)', () => {
+  const PET: PetRecord = { id: 5, name: 'Rex', categoryId: 1, status: 'available', revision: 3, orderId: null, statusPatchedAt: null };
+
+  it('property: the changes are exactly the fields sent with another value than the pet has (no other key at all)', () => {
+    const nameArb = fc.option(fc.constantFrom('Rex', 'Max'), { nil: undefined });
+    const categoryArb = fc.option(fc.constantFrom(1, 2), { nil: undefined });
+    const statusArb = fc.option(fc.constantFrom('available', 'pending', 'sold') as fc.Arbitrary<Pet['status']>, { nil: undefined });
+    fc.assert(
+      fc.property(nameArb, categoryArb, statusArb, (name, categoryId, status) => {
+        const patch: PetChanges = { ...(name === undefined ? {} : { name }), ...(categoryId === undefined ? {} : { categoryId }), ...(status === undefined ? {} : { status }) };
+        const want: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(patch)) if (value !== PET[key as keyof Pet]) want[key] = value;
+        const changes = changesOf(PET, patch);
+        expect(changes).to.deep.equal(want);
+        expect(isNoChange(changes)).to.equal(Object.keys(want).length === 0);
+      }),
+    );
+  });
+
+  it('the 409 of a reserved pet names the pet and its order, and says what can happen once that order is done', () => {
+    const held = { ...PET, status: 'pending' as const, orderId: 12 };
+    expect(patchConflict(held, { status: 'sold' })).to.deep.equal({
+      code: 'conflict',
+      message: 'pet 5 is reserved by order 12 (placed or approved); its status can change only once that order is delivered or cancelled',
+    });
+    expect(patchConflict(held, { name: 'Held', categoryId: 2 })).to.equal(undefined);
+    expect(patchConflict(PET, { status: 'sold' })).to.equal(undefined);
+    expect(withdrawalConflict(held)).to.deep.equal({
+      code: 'conflict',
+      message: 'pet 5 is reserved by order 12 (placed or approved); it can be withdrawn only once that order is delivered or cancelled',
+    });
+    expect(withdrawalConflict(PET)).to.equal(undefined);
+  });
+});
+
+describe('PetMaintenance (docs/rules.md §12): ids, lost rounds, and the orders it reads', () => {
+  const clock = new ManualClock(Date.UTC(2027, 0, 1));
+  const pet = (over: Partial<PetRecord> = {}): PetRecord => ({ id: 5, name: 'Rex', categoryId: 1, status: 'available', revision: 3, orderId: null, statusPatchedAt: null, ...over });
+
+  it('a 404 names the id as given; a malformed id is a 400 about petId on both operations, before any lookup', async () => {
+    const store = new OnePetStore();
+    const maintenance = new PetMaintenance(store, noOrders, THREE_CATEGORIES, clock);
+    expect(expectRefusal(await maintenance.patch(ADMIN, '6', { name: 'x' }), 'not_found')).to.equal('no pet has id 6');
+    expect(expectRefusal(await maintenance.withdraw(ADMIN, '6'), 'not_found')).to.equal('no pet has id 6');
+    expect(expectRefusal(await maintenance.withdraw(ADMIN, '9223372036854775807'), 'not_found')).to.equal('no pet has id 9223372036854775807');
+    const untouched = new PetMaintenance(untouchable(), noOrders, THREE_CATEGORIES, clock);
+    for (const id of ['abc', '0', '007', '-1']) expectRefusal(await untouched.withdraw(ADMIN, id), 'validation_failed', 'petId', id);
+  });
+
+  it(`a pet that changes under every round is given up after ${MAX_ROUNDS} rounds with an outage (503, retry) naming it; nothing changed`, async () => {
+    for (const operation of ['patch', 'withdraw'] as const) {
+      const store = new OnePetStore();
+      store.pets.set(5, pet());
+      let writes = 0;
+      store.update = async () => {
+        writes++;
+        return undefined;
+      };
+      store.withdraw = async () => {
+        writes++;
+        return false;
+      };
+      const maintenance = new PetMaintenance(store, noOrders, THREE_CATEGORIES, clock);
+      const error = await (operation === 'patch' ? maintenance.patch(ADMIN, 5, { name: 'Max' }) : maintenance.withdraw(ADMIN, 5)).catch((e: unknown) => e);
+      expect(error, operation).to.be.instanceOf(StoreUnavailableError);
+      expect((error as Error).message).to.equal('pet 5 kept changing under this request; retry');
+      expect(writes, `${operation}: one conditional write a round`).to.equal(MAX_ROUNDS);
+      expect(store.pets.get(5)).to.deep.equal(pet());
+    }
+  });
+
+  it('a pet no order holds is changed and withdrawn without reading any order (an order store down does not stop it)', async () => {
+    const store = new OnePetStore();
+    store.pets.set(5, pet());
+    const ordersDown = { ...noOrders, findById: () => Promise.reject(new StoreUnavailableError('orders down')) };
+    const maintenance = new PetMaintenance(store, ordersDown, THREE_CATEGORIES, clock);
+    expect(await maintenance.patch(ADMIN, 5, { status: 'sold' })).to.deep.nested.include({ 'value.status': 'sold' });
+    expect(await maintenance.withdraw(ADMIN, 5)).to.deep.equal({ ok: true, value: undefined });
   });
 });

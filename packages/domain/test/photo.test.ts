@@ -21,6 +21,7 @@ import {
   type StoredPhoto,
 } from '../src/index.js';
 import { ManualClock, TextImageProcessor, textImage } from '../test-support/index.js';
+import { expectRefusal } from './support/refusals.js';
 
 const header = (over: Partial<ImageHeader> = {}): ImageHeader => ({ format: 'jpeg', width: 800, height: 600, frames: 1, orientation: 1, ...over });
 
@@ -52,6 +53,24 @@ describe('photo rules (docs/rules.md §13)', () => {
     expect(refused(header({ width: 0, height: 5 }))).to.match(/no pixels/);
     expect(checkImageHeader(header({ width: 10_000, height: 4_000 }), 'image/jpeg').ok).to.equal(true);
     expect(checkImageHeader(header({ format: 'png', width: 1, height: 1 }), 'image/png').ok).to.equal(true);
+  });
+
+  it('every header refusal is a 400 about the body (field body), saying which rule failed', () => {
+    const cases: Array<[ImageHeader | undefined, RegExp]> = [
+      [undefined, /not a JPEG image/],
+      [header({ format: 'png' }), /is a PNG image/],
+      [header({ frames: 2 }), /animated/],
+      [header({ width: 5, height: 0 }), /no pixels/],
+      [header({ width: 0, height: 5 }), /no pixels/],
+      [header({ width: 3, height: 10_001 }), /^the image is 3 × 10001 pixels; at most 10,000 pixels a side/],
+      [header({ width: 10_001, height: 3 }), /a side/],
+      [header({ width: 7_000, height: 7_000 }), /^the image is 7000 × 7000 = 49,000,000 pixels/],
+    ];
+    for (const [h, message] of cases) expect(expectRefusal(checkImageHeader(h, 'image/jpeg'), 'validation_failed', 'body', JSON.stringify(h))).to.match(message);
+    // The bounds themselves pass, on either side.
+    for (const [width, height] of [[10_000, 4_000], [4_000, 10_000], [1, 10_000], [10_000, 1], [1, 1]] as const) {
+      expect(checkImageHeader(header({ width, height }), 'image/jpeg').ok, `${width} × ${height}`).to.equal(true);
+    }
   });
 
   it('property: a header passes exactly when it is a still image of the declared format within both size bounds', () => {
@@ -109,8 +128,7 @@ describe('photo rules (docs/rules.md §13)', () => {
     expect(parsePhotoWidth([])).to.deep.equal({ ok: true, value: undefined });
     for (const w of PHOTO_WIDTHS) expect(parsePhotoWidth([String(w)])).to.deep.equal({ ok: true, value: w });
     for (const bad of [['0'], ['161'], ['0160'], ['160.0'], ['+160'], [''], ['abc'], ['160', '160'], ['1e3'], [' 160']]) {
-      const result = parsePhotoWidth(bad);
-      expect(result.ok === false && result.error.message, bad.join('&')).to.equal('width must be one of 160, 320, 640, given once');
+      expect(expectRefusal(parsePhotoWidth(bad), 'validation_failed', 'width', bad.join('&'))).to.equal('width must be one of 160, 320, 640, given once');
     }
   });
 
