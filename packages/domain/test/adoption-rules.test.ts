@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import type { Caller, IdempotentCreation, OrderAction, OrderState } from '../src/index.js';
 import { Adoption, encodeCursor, LISTED_STATES, pageScope, STATES_OF_STATUS, StoreUnavailableError, timestamp } from '../src/index.js';
 import { MAX_ROUNDS } from '../src/use-cases/order-repair.js';
@@ -28,7 +29,7 @@ const setup = () => {
    * stages a placement before its swap: its pet available and not holding it).
    */
   const order = (owner: Caller, state: OrderState, { held = OPEN.includes(state), token }: { held?: boolean; token?: string } = {}): number => {
-    const petId = pets.add(held ? 'pending' : 'available');
+    const petId = pets.add(held ? 'pending' : state === 'delivered' ? 'sold' : 'available');
     const id = orders.add({ petId, owner: owner.keyId, state, placedAt: timestamp(T0), updatedAt: timestamp(T0) }, token);
     if (held) pets.pet(petId).orderId = id;
     return id;
@@ -82,7 +83,8 @@ describe('Adoption: placing (docs/rules.md §8)', () => {
     const at = timestamp(LATER);
     expect(placed).to.deep.equal({ ok: true, value: { id: 1, petId, status: 'placed', placedAt: at, updatedAt: at } });
     expect(orders.order(1)).to.deep.include({ owner: A.keyId, state: 'placed' });
-    // A free pet: read once, swapped once; nothing to settle.
+    // The write sequence of transitions.ts: (1) the record, placing; (2) the pet's swap; (3) placing → placed. A free pet: read once, nothing to settle.
+    expect(orders.calls).to.deep.equal(['create', 'updateState 1 placing→placed']);
     expect(pets.calls).to.deep.equal([`findHold ${petId}`, `swapHold ${petId} available/null→pending/1`]);
     expect(await pets.findHold(petId)).to.deep.equal({ status: 'pending', orderId: 1 });
   });
@@ -212,6 +214,7 @@ describe('Adoption: a placement under an Idempotency-Key (docs/rules.md §10)', 
     pets.pet(petOf(id).id).status = 'sold';
     expect(expectRefusal(await answered(adoption.placedUnder(resumed('t'))), 'conflict')).to.include('sold');
     expect(orders.order(id).state).to.equal('placing');
+    expect(pets.calls.filter((call) => call.startsWith('swapHold')), 'a pet seen taken is not tried').to.deep.equal([]);
     // Taken between the look and the swap: still not abandoned.
     const racing = order(A, 'placing', { held: false, token: 'r' });
     pets.swapHold = async (petId) => ((pets.pet(petId).status = 'sold'), false);
@@ -267,6 +270,27 @@ describe('Adoption: a placement under an Idempotency-Key (docs/rules.md §10)', 
     pets.swapHold = async (id) => ((pets.pet(id).status = 'sold'), false);
     expect(expectRefusal(await adoption.place(B, { petId: otherPet }, resumed('o')), 'conflict')).to.include('sold');
     expect(orders.order(other).state).to.equal('placing');
+  });
+
+  it('a resumed placement whose pet is withdrawn between the look and the swap is refused as for no pet (docs/rules.md §12)', async () => {
+    const { adoption, pets } = setup();
+    const petId = pets.add('available');
+    pets.swapHold = async (id) => ((pets.pet(id).withdrawn = true), false);
+    expect(expectRefusal(await adoption.place(A, { petId }, resumed('t')), 'validation_failed', 'petId')).to.include(String(petId));
+  });
+
+  it('a resumed placement whose create answers the earlier attempt’s record, finished and cancelled since, answers it as it is and leaves the pet alone', async () => {
+    const { adoption, pets, orders } = setup();
+    const petId = pets.add('available');
+    const create = orders.create;
+    // The earlier attempt's record lands, is placed and cancelled, all after this attempt looked at the pet.
+    orders.create = async (draft, token) => {
+      orders.add({ ...draft, state: 'cancelled' }, token);
+      return create(draft, token);
+    };
+    const answer = await adoption.place(A, { petId }, resumed('t'));
+    expect(answer.ok && answer.value).to.deep.include({ id: 1, status: 'cancelled' });
+    expect(pets.pet(petId)).to.deep.include({ status: 'available', orderId: null });
   });
 
   it('a repeat whose last write finds its record abandoned (the earlier attempt’s abandon landed late) hands the pet back and answers 409', async () => {
@@ -475,6 +499,25 @@ describe('Adoption: listing orders (docs/rules.md §2, §8)', () => {
     expect(adminCursor).to.equal(encodeCursor(1, pageScope('orders')));
     expectRefusal(await adoption.listOrders(A, { limit: 1, cursor: adminCursor }), 'validation_failed', 'cursor', "an admin's cursor at a client");
     expectRefusal(await adoption.listOrders(ADMIN, { cursor: encodeCursor(1, pageScope('pets')) }), 'validation_failed', 'cursor', 'a cursor of the pet list');
+  });
+
+  it('property: a cursor is accepted exactly in the listing it came from: the same owner (every admin key lists all orders) and the same status filter', async () => {
+    const { adoption, order } = setup();
+    const ADMIN2: Caller = { keyId: 'key_ad11111111ad', role: 'admin' };
+    for (const owner of [A, B]) for (const state of ['placed', 'approved', 'delivered', 'cancelled'] as const) for (let i = 0; i < 2; i++) order(owner, state);
+    const listing = fc.record({ caller: fc.constantFrom(A, B, ADMIN, ADMIN2), status: fc.constantFrom(undefined, 'placed', 'approved', 'delivered', 'cancelled') });
+    const filters = ({ status }: { status: string | undefined }) => (status === undefined ? {} : { status });
+    const scope = ({ caller, status }: { caller: Caller; status: string | undefined }) => `${caller.role === 'admin' ? '*' : caller.keyId} ${status}`;
+    await fc.assert(
+      fc.asyncProperty(listing, listing, async (from, at) => {
+        const first = await adoption.listOrders(from.caller, { limit: 1, ...filters(from) });
+        const cursor = first.ok ? first.value.nextCursor : undefined;
+        expect(cursor, 'every listing here has a next page').to.be.a('string');
+        const next = await adoption.listOrders(at.caller, { limit: 1, cursor, ...filters(at) });
+        if (scope(from) === scope(at)) expect(next.ok).to.equal(true);
+        else expectRefusal(next, 'validation_failed', 'cursor', `${scope(from)} at ${scope(at)}`);
+      }),
+    );
   });
 
   it("asks the store for limit + 1 rows of the caller's orders (an admin's query names no owner), in the states of the status asked only", async () => {
