@@ -3,7 +3,24 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { NewOrderSchema, OrderSchema, parseOrderId, repairStep, STATES_OF_STATUS, TRANSITIONS, toOrder, timestamp, validateNewOrder } from '../src/index.js';
+import {
+  LISTED_STATES,
+  NewOrderSchema,
+  ORDER_STATES,
+  ORDER_STATUSES,
+  OrderSchema,
+  parseOrderId,
+  QUOTE_LIMIT,
+  repairStep,
+  STATES_OF_STATUS,
+  StoreUnavailableError,
+  TRANSITIONS,
+  toOrder,
+  timestamp,
+  validateNewOrder,
+} from '../src/index.js';
+import { isOrderStatus } from '../src/order/order.js';
+import { expectRefusal } from './support/refusals.js';
 
 const ajv = new Ajv2020({ strict: true, allErrors: false });
 ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
@@ -62,4 +79,57 @@ describe('orders: rules without a store (docs/rules.md §8)', () => {
         },
       ),
     ));
+});
+
+describe('orders: the body and status rules, at their bounds (docs/rules.md §3, §8)', () => {
+  it('a body that is not a JSON object is refused on body, saying what to send', () => {
+    for (const body of [null, [], [{ petId: 1 }], 'petId', 1, true, undefined]) {
+      expect(expectRefusal(validateNewOrder(body), 'validation_failed', 'body', JSON.stringify(body))).to.include('JSON object').and.to.include('petId');
+    }
+  });
+
+  it('an unknown property is refused on itself, quoted to at most 64 characters; a missing petId is said to be required', () => {
+    expect(expectRefusal(validateNewOrder({ petId: 1, color: 'red' }), 'validation_failed', 'color')).to.include("'color'").and.to.include('petId');
+    const long = 'k'.repeat(100);
+    const refused = validateNewOrder({ [long]: 1 });
+    const message = expectRefusal(refused, 'validation_failed');
+    expect(refused.ok || refused.error.field).to.equal(long);
+    expect(message).to.include(`'${'k'.repeat(QUOTE_LIMIT)}…'`).and.not.to.include('k'.repeat(QUOTE_LIMIT + 1));
+    expect(expectRefusal(validateNewOrder({}), 'validation_failed', 'petId')).to.include('required');
+  });
+
+  it('petId is a JSON integer from 1 to 2^53 − 1: both bounds pass, one beyond either fails naming the range', () => {
+    for (const petId of [1, 2, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1, 1.0]) expect(validateNewOrder({ petId }), String(petId)).to.deep.equal({ ok: true, value: { petId } });
+    for (const petId of [0, -1, Number.MAX_SAFE_INTEGER + 1, 2 ** 60, 1.5, Number.NaN, Infinity, '1', null, [1]]) {
+      const message = expectRefusal(validateNewOrder({ petId }), 'validation_failed', 'petId', String(petId));
+      expect(message).to.include(`from 1 to ${Number.MAX_SAFE_INTEGER}`);
+    }
+  });
+
+  it('the status filter takes exactly the four statuses', () => {
+    for (const status of ORDER_STATUSES) expect(isOrderStatus(status), status).to.equal(true);
+    for (const other of ['placing', 'cancelling', 'delivering', 'abandoned', 'Placed', '', undefined, null, 1]) expect(isOrderStatus(other), String(other)).to.equal(false);
+    expect(ORDER_STATUSES).to.deep.equal(['placed', 'approved', 'delivered', 'cancelled']);
+  });
+
+  it('a status filter looks at the write-ahead states that settle to it, then the status; a listing at every state but abandoned', () => {
+    expect(STATES_OF_STATUS).to.deep.equal({
+      placed: ['placing', 'placed'],
+      approved: ['approved'],
+      cancelled: ['cancelling', 'cancelled'],
+      delivered: ['delivering', 'delivered'],
+    });
+    expect([...LISTED_STATES].sort()).to.deep.equal(ORDER_STATES.filter((state) => state !== 'abandoned').sort());
+  });
+});
+
+describe('errors (docs/rules.md §3, §6)', () => {
+  it('a store outage is an Error logged under its own name, keeping its message and cause', () => {
+    const cause = new Error('socket closed');
+    const error = new StoreUnavailableError('the pet store did not answer', { cause });
+    expect(error).to.be.instanceOf(Error);
+    expect(error.name).to.equal('StoreUnavailableError');
+    expect(String(error)).to.equal('StoreUnavailableError: the pet store did not answer');
+    expect(error.cause).to.equal(cause);
+  });
 });
