@@ -167,3 +167,53 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     expect(renewed.kind === 'process' && renewed.ticket.creation).to.deep.equal({ token: sha256Hex(`key_a:k\n${clock.now()}`), resumed: false });
   });
 });
+
+describe('idempotency times and refusals, to the millisecond (docs/rules.md §10)', () => {
+  it('a claim holds for 60 s and a record for 24 h', () => {
+    expect(IN_PROGRESS_LEASE_MS).to.equal(60_000);
+    expect(IDEMPOTENCY_TTL_MS).to.equal(86_400_000);
+  });
+
+  it('a repeat 59.999 s after the claim is still refused as in progress; at 60 s it takes the claim over', async () => {
+    const start = Date.UTC(2027, 0, 1);
+    const clock = new ManualClock(start);
+    const requests = new IdempotentRequests(new MapStore(), clock);
+    const first = await requests.start('key_a', 'k', 'fp');
+    if (first.kind !== 'process') throw new Error('expected a claim');
+    expect(first.ticket.claim).to.deep.include({ leaseUntil: start + 60_000, expiresAt: start + 86_400_000 });
+    clock.set(start + 59_999);
+    expect(await requests.start('key_a', 'k', 'fp')).to.deep.nested.include({ 'error.code': 'conflict' });
+    clock.set(start + 60_000);
+    const resumed = await requests.start('key_a', 'k', 'fp');
+    expect(resumed.kind === 'process' && resumed.ticket.creation.resumed).to.equal(true);
+  });
+
+  it('a kept answer is replayed until 24 h after it was given, not a millisecond longer', async () => {
+    const start = Date.UTC(2027, 0, 1);
+    const clock = new ManualClock(start);
+    const requests = new IdempotentRequests(new MapStore(), clock);
+    const first = await requests.start('key_a', 'k', 'fp');
+    if (first.kind !== 'process') throw new Error('expected a claim');
+    await requests.finish(first.ticket, { status: 201, body: '{}' });
+    clock.set(start + 86_400_000 - 1);
+    expect(await requests.start('key_a', 'k', 'fp')).to.deep.equal({ kind: 'replay', answer: { status: 201, body: '{}' } });
+    clock.set(start + 86_400_000);
+    expect((await requests.start('key_a', 'k', 'fp')).kind, 'a new request').to.equal('process');
+  });
+
+  it('refusals say what is wrong and what to do: name the Idempotency-Key and its rule', () => {
+    const bad = checkIdempotencyKey('');
+    expect(!bad.ok && bad.error.message).to.include('Idempotency-Key').and.to.include('1 to 255 printable ASCII');
+    const running: IdempotencyRecord = { state: 'in_progress', fingerprint: 'f', token: 't', leaseUntil: 1, expiresAt: 1 };
+    const reused = decideReplay(running, 'g');
+    expect(reused.kind === 'refused' && reused.error.message).to.match(/Idempotency-Key was used with a different request.*new key/);
+    const conflict = decideReplay(running, 'f');
+    expect(conflict.kind === 'refused' && conflict.error.message).to.match(/Idempotency-Key is still being processed; retry/);
+  });
+
+  it('fingerprints are kept across processes and versions: their formulas are fixed (these digests)', () => {
+    // A record lives 24 h in a shared store: every process, of any version, must fingerprint a request alike.
+    expect(requestFingerprint('POST', '/v1/pets', 'a'.repeat(64))).to.equal(sha256Hex(`POST\n/v1/pets\n${'a'.repeat(64)}`));
+    expect(oversizedRequestFingerprint('POST', '/v1/pets')).to.equal('7b8d1033f24e186ca2a4d7b6e5672a2db0301768685b18345fd9ba9575c3c431');
+  });
+});

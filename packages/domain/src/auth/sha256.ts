@@ -52,10 +52,12 @@ export const sha256HexOfBytes = (message: ArrayLike<number>): string => {
   let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
   let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
   for (let offset = 0; offset < bytes.length; offset += 64) {
+    // Stryker disable next-line EqualityOperator: i <= 16 also fills W[16] from the next block's bytes, which the expansion loop then overwrites first (i >= 16 would leave the block unread: tests catch it, but it shares the mutator)
     for (let i = 0; i < 16; i++) {
       const j = offset + i * 4;
       W[i] = (bytes[j]! << 24) | (bytes[j + 1]! << 16) | (bytes[j + 2]! << 8) | bytes[j + 3]!;
     }
+    // Stryker disable next-line EqualityOperator: i <= 64 writes W[64], past the end of a 64-word Uint32Array, which a typed array ignores
     for (let i = 16; i < 64; i++) {
       const w15 = W[i - 15]!, w2 = W[i - 2]!;
       const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
@@ -81,6 +83,7 @@ export const sha256HexOfBytes = (message: ArrayLike<number>): string => {
 /** Compares two strings in time that depends only on the first one's length, never on where they differ. */
 export const constantTimeEqual = (a: string, b: string): boolean => {
   let diff = a.length ^ b.length;
+  // Stryker disable next-line EqualityOperator: i <= a.length adds charCodeAt(a.length) (NaN, read as 0) ^ b's code there: 0 when the lengths are equal, and when they differ diff is already non-zero
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ (b.charCodeAt(i) | 0);
   return diff === 0;
 };

@@ -44,9 +44,12 @@ const view = (name: WindowName, lengthMs: number, limit: number, used: number, n
   };
 };
 
-/** The binding window (docs/rules.md §5): the one with fewer remaining; on a tie, the one that resets later. */
-const bindingOf = (minute: WindowView, day: WindowView): WindowView =>
-  minute.remaining < day.remaining || (minute.remaining === day.remaining && minute.resetAt > day.resetAt) ? minute : day;
+/**
+ * The binding window (docs/rules.md §5): the one with fewer remaining; on a tie, the one that resets
+ * later, which is always the day: day boundaries are minute boundaries (both windows align to UTC),
+ * so the minute never resets after the day (in the day's last minute both reset at once).
+ */
+const bindingOf = (minute: WindowView, day: WindowView): WindowView => (minute.remaining < day.remaining ? minute : day);
 
 /** Turns what the store did into the decision and its header numbers (docs/rules.md §5). */
 export const decideAdmission = (result: ConsumeResult, quota: Quota, now: number): AdmissionDecision => {
