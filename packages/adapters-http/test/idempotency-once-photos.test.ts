@@ -44,7 +44,8 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
       photoStore,
       wrapPhotoStore: (inner) => faults.photoStore(inner),
     });
-    b = await startServer({ clock, repository: pets, categories: 0, idempotencyStore, photoStore });
+    // As the server wires it (apps/server): a withdrawal takes the pet's photos with it (docs/rules.md §12).
+    b = await startServer({ clock, repository: pets, categories: 0, idempotencyStore, photoStore, afterWithdrawal: async (id) => void (await photoStore.deleteAllOf(id)) });
     petId = (await pets.create({ name: 'Photogenic', categoryId: 1, status: 'available' })).id;
   });
   afterEach(async () => {
@@ -128,6 +129,31 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
     expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([201, retried.text, 'true']);
     await expectUploadedOnce(again);
   });
+
+  for (const [gone, remove] of [
+    ['the photo is deleted', (photoId: number) => b.request({ method: 'DELETE', path: `/v1/pets/${petId}/photos/${photoId}`, key: KEYS.admin })],
+    ['its pet is withdrawn (docs/rules.md §12: its photos go with it)', () => b.request({ method: 'DELETE', path: `/v1/pets/${petId}`, key: KEYS.admin })],
+  ] as const) {
+    it(`the publish lands, its answer is lost (503), ${gone}, then the repeat: 201 replayed, that photo as it was published; nothing uploaded again, no bytes kept`, async () => {
+      failOn('publish', 'fail-after-write');
+      expectError(await upload(a, 'gone-1'), 503, 'unavailable');
+      faults.use(undefined);
+      const published = photoStore.list(petId);
+      expect(published, 'the publish landed').to.have.length(1);
+      const photo = published[0]!;
+      const removed = await remove(photo.id);
+      expect(removed.status, removed.text).to.equal(204);
+      for (const server of [a, b]) {
+        const retried = await upload(server, 'gone-1');
+        expect([retried.status, retried.header('idempotent-replayed')], retried.text).to.deep.equal([201, 'true']);
+        expect(retried.json()).to.deep.equal({ id: photo.id, petId, contentType: photo.contentType, width: photo.width, height: photo.height, bytes: photo.bytes, createdAt: photo.createdAt });
+        expect(retried.header('location')).to.equal(`/v1/pets/${petId}/photos/${photo.id}`);
+      }
+      expect(photoStore.list(petId), 'no photo stored again').to.deep.equal([]);
+      expect([photoStore.fileCount, photoStore.usedBytes], 'no bytes kept').to.deep.equal([0, 0]);
+      expect((await b.request({ path: `/v1/pets/${petId}/photos/${photo.id}`, key: KEYS.admin })).status, 'still gone').to.equal(404);
+    });
+  }
 
   it('a repeat whose pet is full with that photo among its 12 answers that photo, not 409', async () => {
     failOn('publish', 'fail-after-write');

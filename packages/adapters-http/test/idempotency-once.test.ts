@@ -202,6 +202,26 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     });
   });
 
+  it('a pet: the write lands, its answer is lost (503), the pet is withdrawn (docs/rules.md §12), then the repeat: 201 replayed, that pet as it was when withdrawn; no second pet', async () => {
+    const create = CREATES[0];
+    failOn('PetRepository', 'create', 'fail-after-write');
+    expectError(await post(a, create, 'gone-1'), 503, 'unavailable');
+    faults.use(undefined);
+    const created = (await stored()).pets.at(-1)!;
+    expect(created.name, 'the write landed').to.equal('Rex');
+    const withdrawn = await b.request({ method: 'DELETE', path: `/v1/pets/${created.id}`, key: KEYS.admin });
+    expect(withdrawn.status, withdrawn.text).to.equal(204);
+    const before = await stored();
+    for (const server of [a, b]) {
+      const retried = await post(server, create, 'gone-1');
+      expectReplayed(retried);
+      expect(retried.json()).to.deep.equal({ id: created.id, name: 'Rex', categoryId: 1, status: 'available' });
+      expect(retried.header('location')).to.equal(`/v1/pets/${created.id}`);
+    }
+    expect(await stored(), 'nothing created').to.deep.equal(before);
+    expect((await b.request({ path: `/v1/pets/${created.id}`, key: KEYS.huge })).status, 'still withdrawn').to.equal(404);
+  });
+
   it('without Idempotency-Key, a create answered 503 may have happened: its write landed, and a retry creates a second one (the README says so, and says to send the header)', async () => {
     const pet = CREATES[0];
     failOn('PetRepository', 'create', 'fail-after-write');

@@ -14,7 +14,9 @@ type Index = OrderedIndex<Pet>;
  * (`update`) does the same for whichever of status and category it changes. The open order holding
  * a pet, its revision and the time of its last status change by `PATCH` live in separate maps, each
  * only for the pets that have one (a pet never changed is at revision 0). A withdrawn pet leaves
- * every index and map: lists and counts never meet it, so they cost what they did.
+ * every index and map: lists and counts never meet it, so they cost what they did. It is kept, as it
+ * was when withdrawn, in a map of its own (withdrawals are rare) that only the creation tokens read
+ * (docs/rules.md §10: a repeat under its key answers it, and creates nothing).
  */
 export class PetRepositoryInMemory implements PetRepository {
   private lastId = 0;
@@ -31,6 +33,8 @@ export class PetRepositoryInMemory implements PetRepository {
   private readonly statusPatches = new Map<number, string>();
   /** Creation token → id of the pet created with it (docs/rules.md §10; only pets created with one). */
   private readonly byToken = new Map<string, number>();
+  /** Pet id → the pet as it was when withdrawn (its last listed status): what its creation token answers. */
+  private readonly withdrawn = new Map<number, Pet>();
 
   async create(draft: PetDraft, token?: string): Promise<Pet> {
     return this.createSync(draft, token);
@@ -40,7 +44,7 @@ export class PetRepositoryInMemory implements PetRepository {
   createSync(draft: PetDraft, token?: string): Pet {
     if (token !== undefined) {
       const earlier = this.byToken.get(token);
-      if (earlier !== undefined) return this.all.get(earlier)!;
+      if (earlier !== undefined) return this.byCreation(earlier);
       this.byToken.set(token, this.lastId + 1);
     }
     const pet: Pet = Object.freeze({ id: ++this.lastId, name: draft.name, categoryId: draft.categoryId, status: draft.status });
@@ -58,7 +62,7 @@ export class PetRepositoryInMemory implements PetRepository {
 
   async findByCreationToken(token: string): Promise<Pet | undefined> {
     const id = this.byToken.get(token);
-    return id === undefined ? undefined : this.all.get(id);
+    return id === undefined ? undefined : this.byCreation(id);
   }
 
   /** Answers at once (no promise): the list is the service's hot path. */
@@ -107,7 +111,10 @@ export class PetRepositoryInMemory implements PetRepository {
     return this.recordOf(changed);
   }
 
-  /** Atomic, as `swapHold`: the pet leaves every index and map; `lastId` keeps its id from coming back. */
+  /**
+   * Atomic, as `swapHold`: the pet leaves every index and map; `lastId` keeps its id from coming back.
+   * It is kept as it is now (`withdrawn`): its creation token, if any, stays bound to it.
+   */
   async withdraw(id: number, revision: number): Promise<boolean> {
     const pet = this.all.get(id);
     if (pet === undefined || this.revisionOf(id) !== revision || this.holds.has(id)) return false;
@@ -117,6 +124,7 @@ export class PetRepositoryInMemory implements PetRepository {
     this.statusCategoryIndex(pet.status, pet.categoryId).remove(id);
     this.revisions.delete(id);
     this.statusPatches.delete(id);
+    this.withdrawn.set(id, pet);
     return true;
   }
 
@@ -126,6 +134,11 @@ export class PetRepositoryInMemory implements PetRepository {
 
   get size(): number {
     return this.all.size;
+  }
+
+  /** The pet created under a token: listed, or as it was when withdrawn. */
+  private byCreation(id: number): Pet {
+    return this.all.get(id) ?? this.withdrawn.get(id)!;
   }
 
   private revisionOf(id: number): number {

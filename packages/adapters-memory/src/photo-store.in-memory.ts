@@ -13,8 +13,6 @@ interface Place {
   readonly files: Map<number, Uint8Array>;
   /** Set by `publish`: from then on the photo is visible. */
   photo?: StoredPhoto;
-  /** The creation token published with the photo (docs/rules.md §10), if any. */
-  token?: string;
 }
 
 /**
@@ -31,7 +29,10 @@ export class PhotoStoreInMemory implements PhotoStore {
   private readonly places = new Map<number, Map<number, Place>>();
   /** Photo id → its pet, for `read`. */
   private readonly petOf = new Map<number, number>();
-  /** Creation token → the published photo that carries it (docs/rules.md §10); removed with the photo. */
+  /**
+   * Creation token → the published photo that carries it (docs/rules.md §10). Kept when the photo is
+   * removed (its record only, a few fields; no bytes): a repeat under its key answers it as it was.
+   */
   private readonly byToken = new Map<string, StoredPhoto>();
 
   constructor(private readonly budgetBytes: number = DEFAULT_BUDGET_BYTES) {}
@@ -73,7 +74,6 @@ export class PhotoStoreInMemory implements PhotoStore {
         return { earlier };
       }
       this.byToken.set(token, photo);
-      place.token = token;
     }
     place.photo = photo;
     return true;
@@ -167,7 +167,6 @@ export class PhotoStoreInMemory implements PhotoStore {
     const place = pet?.get(photoId);
     if (pet === undefined || place === undefined) return;
     this.used -= place.reserved;
-    if (place.token !== undefined) this.byToken.delete(place.token);
     pet.delete(photoId);
     this.petOf.delete(photoId);
     if (pet.size === 0) this.places.delete(petId);

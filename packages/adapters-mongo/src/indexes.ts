@@ -14,7 +14,7 @@ export const COLLECTIONS = {
   counters: 'counters',
   /** One document per (API key, Idempotency-Key): the kept answer or the claim in progress. */
   idempotency: 'idempotency_keys',
-  /** One record per photo (docs/rules.md §13): `uploading` until published, then `ready`. */
+  /** One record per photo (docs/rules.md §13): `uploading` until published, then `ready`; a removed photo with a creation token stays, `deleted` (§10). */
   photos: 'photos',
   /** One document per pet with photos: the ids holding its places (at most 12). */
   photoPlaces: 'photo_places',

@@ -5,7 +5,10 @@ import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
 
-/** The status of a withdrawn pet's document: kept (the orders that name it stay, its id stays taken), seen by no query. */
+/**
+ * The status of a withdrawn pet's document: kept (the orders that name it stay, its id stays taken,
+ * its creation token stays bound to it), seen by no query but `findByCreationToken`.
+ */
 const WITHDRAWN = 'withdrawn';
 
 interface PetDocument {
@@ -21,6 +24,8 @@ interface PetDocument {
   readonly statusPatchedAt?: string;
   /** The creation token of a create under an `Idempotency-Key` (docs/rules.md §10), unique (sparse index `token_1`); absent otherwise. */
   readonly token?: string;
+  /** A withdrawn pet's status when it was withdrawn (its last listed one), set in the withdrawal's own update; absent on a listed pet. */
+  readonly listedAs?: PetStatus;
 }
 
 /**
@@ -50,8 +55,10 @@ const MAX_QUEUE = 10_000;
 const MAX_ATTEMPTS = 64;
 const DUPLICATE_KEY = 11000;
 
-/** A listed document (never a withdrawn one: every query for pets filters them out) as a `Pet`. */
+/** A listed document as a `Pet` (every query for pets but the one by creation token filters withdrawn ones out). */
 const toPet = (doc: PetDocument): Pet => ({ id: doc._id, name: doc.name, categoryId: doc.categoryId, status: doc.status as PetStatus });
+/** Any document as the `Pet` it is or was: a withdrawn one as it was when withdrawn (its `listedAs`). */
+const toCreatedPet = (doc: PetDocument): Pet => (doc.status === WITHDRAWN ? { ...toPet(doc), status: doc.listedAs! } : toPet(doc));
 const toRecord = (doc: PetDocument): PetRecord => ({ ...toPet(doc), revision: doc.rev ?? 0, orderId: doc.orderId ?? null, statusPatchedAt: doc.statusPatchedAt ?? null });
 /** The filter on a revision: 0 also matches a document that never had one (written before revisions, or never changed). */
 const atRevision = (revision: number) => (revision === 0 ? { $in: [0, null] } : revision);
@@ -74,7 +81,8 @@ const atRevision = (revision: number) => (revision === 0 ? { $in: [0, null] } : 
  *
  * Every change of a pet is one `updateOne`/`findOneAndUpdate` of its document whose filter is the
  * condition (docs/rules.md §8, §12), with `$inc` on its revision. A withdrawn pet keeps its document
- * with status `withdrawn` (so its id stays taken and the ids stay 1…max), which no query matches.
+ * with status `withdrawn` (so its id stays taken and the ids stay 1…max), which no query matches but
+ * the one by creation token: that answers it as it was when withdrawn (`listedAs`, docs/rules.md §10).
  */
 export class PetRepositoryMongo implements PetRepository {
   private readonly pets: Collection<PetDocument>;
@@ -97,9 +105,10 @@ export class PetRepositoryMongo implements PetRepository {
     });
   }
 
+  /** The pet the token created, also when it was withdrawn since: then as it was (docs/rules.md §10, §12). */
   async findByCreationToken(token: string): Promise<Pet | undefined> {
-    const doc = await guard(() => this.pets.findOne({ token }, { projection: PET_PROJECTION }), `find on ${COLLECTIONS.pets}`);
-    return doc === null ? undefined : toPet(doc);
+    const doc = await guard(() => this.pets.findOne({ token }, { projection: { ...PET_PROJECTION, listedAs: 1 } }), `find on ${COLLECTIONS.pets}`);
+    return doc === null ? undefined : toCreatedPet(doc);
   }
 
   async findById(id: number): Promise<PetRecord | undefined> {
@@ -166,10 +175,23 @@ export class PetRepositoryMongo implements PetRepository {
     return doc === null ? undefined : toRecord(doc);
   }
 
-  /** One `updateOne` whose filter is the whole condition (listed, at the revision, unheld): the document stays, as `withdrawn`. */
+  /**
+   * The pet is read (for the status it has at that revision), then withdrawn by one `updateOne` whose
+   * filter is the whole condition (that status, at the revision, unheld): the document stays, as
+   * `withdrawn`, with the status it had as `listedAs`. Every change moves the revision, so a pet found
+   * at the revision asked for has the status read; a change in between makes the update match nothing.
+   * (Not one update that copies the field: mongo-java-server runs no update pipelines.)
+   */
   async withdraw(id: number, revision: number): Promise<boolean> {
+    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: { status: 1, rev: 1, orderId: 1 } }), `find on ${COLLECTIONS.pets}`);
+    if (doc === null || (doc.rev ?? 0) !== revision || (doc.orderId ?? null) !== null) return false;
+    const listedAs = doc.status as PetStatus;
     const result = await guard(
-      () => this.pets.updateOne({ _id: id, status: LISTED, rev: atRevision(revision), orderId: null }, { $set: { status: WITHDRAWN }, $inc: { rev: 1 } }),
+      () =>
+        this.pets.updateOne(
+          { _id: id, status: listedAs, rev: atRevision(revision), orderId: null },
+          { $set: { status: WITHDRAWN, listedAs }, $inc: { rev: 1 } },
+        ),
       `update on ${COLLECTIONS.pets}`,
     );
     return result.matchedCount === 1;
@@ -211,6 +233,7 @@ export class PetRepositoryMongo implements PetRepository {
         docs.slice(0, inserted).forEach((doc, i) => pending[i]!.resolve(toPet(doc)));
         pending = pending.slice(inserted);
         // Stopped by a token already stored (an earlier attempt's create under the same key): that pet is the answer.
+        // (Also a pet withdrawn since: the token stays bound to it.)
         const stopped = pending[0]?.token === undefined ? undefined : await this.findByCreationToken(pending[0].token);
         if (stopped !== undefined) {
           pending[0]!.resolve(stopped);

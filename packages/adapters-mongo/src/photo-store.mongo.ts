@@ -4,11 +4,15 @@ import { GridFSBucket, type Collection, type Db, type ObjectId } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
 import { COLLECTIONS, COUNTERS, PHOTO_BUCKET } from './indexes.js';
 
-/** One photo: `uploading` from its reservation until `publish` makes it `ready` (then with the photo's fields). */
+/**
+ * One photo: `uploading` from its reservation until `publish` makes it `ready` (then with the
+ * photo's fields); a removed photo that carries a creation token stays as `deleted` (its fields as
+ * published, no bytes, no place), which only `findByCreationToken` reads (docs/rules.md §10, §13).
+ */
 interface PhotoDocument {
   readonly _id: number;
   readonly petId: number;
-  readonly state: 'uploading' | 'ready';
+  readonly state: 'uploading' | 'ready' | typeof DELETED;
   /** ms since the epoch, when the upload took its place. */
   readonly startedAt: number;
   readonly contentType?: PhotoContentType;
@@ -31,6 +35,11 @@ interface CounterDocument {
   readonly _id: string;
   readonly value: number;
 }
+
+/** The state of a removed photo's record kept for its creation token: seen by no read but `findByCreationToken`. */
+const DELETED = 'deleted';
+/** Records that hold bytes or a place (every one but a removed photo's): what the sweep and the places count as alive. */
+const HELD = { $ne: DELETED } as const;
 
 /** GridFS files are named by their photo and width: the sweep can tell whose a stray chunk is. */
 const fileId = (photoId: number, width: number): string => `${photoId}:${width}`;
@@ -76,7 +85,9 @@ const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };
  * Removals go the other way: record, then files and chunks, then the place. So whatever a crash
  * leaves is one of: an `uploading` record (and maybe files), files or chunks no record names, a
  * place naming no record. `sweep` removes all three; `reserve` also frees places naming no record
- * when it finds a pet full.
+ * when it finds a pet full. The record of a removed photo that carries a creation token is not
+ * removed but turned `deleted` (in that same first step), so that its token stays bound to it
+ * (docs/rules.md §10): for the rest (files, places, the sweep) it counts as no record.
  */
 export class PhotoStoreMongo implements PhotoStore {
   private readonly photos: Collection<PhotoDocument>;
@@ -175,15 +186,16 @@ export class PhotoStoreMongo implements PhotoStore {
     }
   }
 
+  /** The photo published with the token, also when it was removed since (then as it was published). Only `publish` sets a token. */
   async findByCreationToken(token: string): Promise<StoredPhoto | undefined> {
-    const doc = await guard(() => this.photos.findOne({ token, state: 'ready' }), `find on ${COLLECTIONS.photos}`);
+    const doc = await guard(() => this.photos.findOne({ token }), `find on ${COLLECTIONS.photos}`);
     return doc === null ? undefined : toStored(doc);
   }
 
   async abandon(upload: PhotoUpload): Promise<void> {
     const removed = await guard(() => this.photos.deleteOne({ _id: upload.photoId, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
     // Published meanwhile (its answer was lost): the photo stays, whole.
-    if (removed.deletedCount === 0 && (await guard(() => this.photos.countDocuments({ _id: upload.photoId }, { limit: 1 }))) > 0) return;
+    if (removed.deletedCount === 0 && (await guard(() => this.photos.countDocuments({ _id: upload.photoId, state: 'ready' }, { limit: 1 }))) > 0) return;
     await this.removeFiles([upload.photoId]);
     await this.freePlaces(upload.petId, [upload.photoId]);
   }
@@ -206,22 +218,35 @@ export class PhotoStoreMongo implements PhotoStore {
     return this.bucket.openDownloadStream(fileId(photoId, width) as unknown as ObjectId);
   }
 
+  /**
+   * A photo with a creation token is turned `deleted`, one without is removed: two conditional writes,
+   * exactly one of which can match a published photo (its token never changes). The second skips a
+   * photo with a token, one published in between included: the removal then comes before it (false).
+   */
   async delete(petId: number, photoId: number): Promise<boolean> {
-    const removed = await guard(() => this.photos.deleteOne({ _id: photoId, petId, state: 'ready' }), `delete on ${COLLECTIONS.photos}`);
-    if (removed.deletedCount === 0) return false;
+    const kept = await guard(
+      () => this.photos.updateOne({ _id: photoId, petId, state: 'ready', token: { $exists: true } }, { $set: { state: DELETED } }),
+      `update on ${COLLECTIONS.photos}`,
+    );
+    if (kept.matchedCount === 0) {
+      const removed = await guard(() => this.photos.deleteOne({ _id: photoId, petId, state: 'ready', token: { $exists: false } }), `delete on ${COLLECTIONS.photos}`);
+      if (removed.deletedCount === 0) return false;
+    }
     await this.removeFiles([photoId]);
     await this.freePlaces(petId, [photoId]);
     return true;
   }
 
   async deleteAllOf(petId: number): Promise<number> {
-    const docs = await guard(() => this.photos.find({ petId }, { projection: { _id: 1, state: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`);
+    const docs = await guard(() => this.photos.find({ petId, state: HELD }, { projection: { _id: 1, state: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`);
     if (docs.length === 0) {
       await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
       return 0;
     }
     const ids = docs.map((d) => d._id);
-    await guard(() => this.photos.deleteMany({ _id: { $in: ids } }), `delete on ${COLLECTIONS.photos}`);
+    // As `delete`, for all of them: those with a token turned `deleted`, the others (uploads under way included) removed.
+    await guard(() => this.photos.updateMany({ _id: { $in: ids }, state: 'ready', token: { $exists: true } }, { $set: { state: DELETED } }), `update on ${COLLECTIONS.photos}`);
+    await guard(() => this.photos.deleteMany({ _id: { $in: ids }, token: { $exists: false } }), `delete on ${COLLECTIONS.photos}`);
     await this.removeFiles(ids);
     await this.freePlaces(petId, ids);
     return docs.filter((d) => d.state === 'ready').length;
@@ -251,7 +276,7 @@ export class PhotoStoreMongo implements PhotoStore {
     const named = [...new Set([...fileIds, ...chunkIds])];
     const photoIds = [...new Set(named.map(photoIdOf).filter((id): id is number => id !== undefined))];
     const existing = new Set(
-      (await guard(() => this.photos.find({ _id: { $in: photoIds } }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
+      (await guard(() => this.photos.find({ _id: { $in: photoIds }, state: HELD }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
     );
     const stray = named.filter((id) => {
       const photoId = photoIdOf(id);
@@ -284,12 +309,12 @@ export class PhotoStoreMongo implements PhotoStore {
     return false;
   }
 
-  /** Frees the pet's places whose photo has no record (only ever a removal or upload cut short); how many. */
+  /** Frees the pet's places whose photo has no record, or a `deleted` one (only ever a removal or upload cut short); how many. */
   private async freeDeadPlaces(petId: number, known?: readonly number[]): Promise<number> {
     const ids = known ?? (await guard(() => this.places.findOne({ _id: petId }), `find on ${COLLECTIONS.photoPlaces}`))?.ids ?? [];
     if (ids.length === 0) return 0;
     const alive = new Set(
-      (await guard(() => this.photos.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
+      (await guard(() => this.photos.find({ _id: { $in: [...ids] }, state: HELD }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
     );
     const dead = ids.filter((id) => !alive.has(id));
     if (dead.length > 0) await this.freePlaces(petId, dead);

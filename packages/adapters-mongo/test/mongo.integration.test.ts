@@ -270,7 +270,7 @@ if (target.kind === 'skipped') {
         expect(await db.collection(COLLECTIONS.pets).findOne({ _id: pet.id } as object)).to.deep.equal({ _id: pet.id, name: 'Rex', categoryId: 1, status: 'pending', orderId: 9, rev: 1 });
       });
 
-      it('withdraws a pet by keeping its document with status withdrawn (its id stays taken, the orders that name it stay readable); a pet stored before revisions is at revision 0', async () => {
+      it('withdraws a pet by keeping its document with status withdrawn and its last listed status as listedAs (its id stays taken, the orders that name it stay readable, its creation token finds it as it was); a pet stored before revisions is at revision 0', async () => {
         const db = await tracked('withdrawn-shape');
         const pets = new PetRepositoryMongo(db);
         const docs = db.collection<{ _id: number }>(COLLECTIONS.pets);
@@ -280,7 +280,7 @@ if (target.kind === 'skipped') {
         const renamed = await pets.update(1, 0, { name: 'Older', status: 'available' }, '2027-01-01T00:00:00.000Z');
         expect(renamed).to.deep.equal({ id: 1, name: 'Older', categoryId: 2, status: 'available', revision: 1, orderId: null, statusPatchedAt: '2027-01-01T00:00:00.000Z' });
         expect(await pets.withdraw(1, 1)).to.equal(true);
-        expect(await docs.findOne({ _id: 1 })).to.deep.equal({ _id: 1, name: 'Older', categoryId: 2, status: 'withdrawn', rev: 2, statusPatchedAt: '2027-01-01T00:00:00.000Z' });
+        expect(await docs.findOne({ _id: 1 })).to.deep.equal({ _id: 1, name: 'Older', categoryId: 2, status: 'withdrawn', listedAs: 'available', rev: 2, statusPatchedAt: '2027-01-01T00:00:00.000Z' });
         expect((await pets.create({ name: 'Next', categoryId: 2, status: 'available' })).id, 'the id stays taken').to.equal(2);
         expect(await pets.countByStatus()).to.deep.equal({ available: 1, pending: 0, sold: 0 });
       });

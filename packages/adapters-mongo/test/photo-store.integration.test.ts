@@ -125,6 +125,45 @@ if (target.kind === 'skipped') {
         }
       });
 
+      it('a removed photo with a creation token keeps its record as deleted (its fields, its token; no bytes, no place); a removal cut short after that first write is finished by the sweep and by a full pet, and the token still answers the photo (docs/rules.md §10)', async () => {
+        const db = await freshDb('tombstone');
+        try {
+          const store = new PhotoStoreMongo(db);
+          const bytes = new Uint8Array(10).fill(2);
+          const publish = async (token?: string) => {
+            const up = (await store.reserve(4, 10, T0)) as PhotoUpload;
+            await store.putFile(up, file(10, bytes), bytes);
+            const photo = photoOf(up, [file(10, bytes)]);
+            expect(await (token === undefined ? store.publish(up, photo) : store.publish(up, photo, token))).to.equal(true);
+            return photo;
+          };
+          const docs = db.collection<{ _id: number }>(COLLECTIONS.photos);
+          const tokened = await publish('tok-kept');
+          const plain = await publish();
+          expect(await store.delete(4, tokened.id)).to.equal(true);
+          expect(await store.delete(4, plain.id)).to.equal(true);
+          expect(await store.delete(4, tokened.id), 'a second removal finds nothing').to.equal(false);
+          const { id: _id, ...fields } = tokened;
+          expect(await docs.findOne({ _id: tokened.id })).to.deep.equal({ _id: tokened.id, ...fields, state: 'deleted', startedAt: T0, token: 'tok-kept' });
+          expect(await docs.findOne({ _id: plain.id }), 'without a token: nothing kept').to.equal(null);
+          expect([await storedFiles(db), (await db.collection<{ ids: number[] }>(COLLECTIONS.photoPlaces).findOne({ _id: 4 } as never))?.ids]).to.deep.equal([0, []]);
+          // A removal cut short after its first write (the record turned deleted): its bytes and its place are left.
+          const cut = await publish('tok-cut');
+          await docs.updateOne({ _id: cut.id }, { $set: { state: 'deleted' } } as never);
+          for (let i = 1; i < PHOTOS_PER_PET; i++) expect(typeof (await store.reserve(4, 1, T0)), `place ${i + 1}`).to.equal('object');
+          expect(await store.reserve(4, 1, T0), 'the deleted record\'s place is freed when the pet is found full').to.not.equal('full');
+          expect(await store.reserve(4, 1, T0)).to.equal('full');
+          expect(await storedFiles(db)).to.equal(1);
+          expect(await new PhotoStoreMongo(db).sweep(T0 + 1)).to.deep.equal({ uploads: PHOTOS_PER_PET, files: 1 });
+          expect(await storedFiles(db)).to.equal(0);
+          expect(await store.findByCreationToken('tok-cut')).to.deep.equal(cut);
+          expect(await store.findByCreationToken('tok-kept')).to.deep.equal(tokened);
+          expect([await store.list(4), await store.pets()]).to.deep.equal([[], []]);
+        } finally {
+          await db.dropDatabase();
+        }
+      });
+
       it('a pet found full frees the places that name no record before it refuses', async () => {
         const db = await freshDb('full');
         try {

@@ -119,8 +119,34 @@ export const creationTokenCases = <R, T extends object>(kind: TokenKind<R, T>, m
   });
 };
 
-/** The pet repository's creation tokens. */
-export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options: ContractOptions = {}): void =>
+/** Every listed pet (withdrawn ones left out), in id order. */
+const listedPets = (repo: PetRepository) => repo.list({ afterId: 0, limit: 10_000 });
+
+/** The pet repository's creation tokens; a pet's token stays bound to it after its withdrawal (docs/rules.md §10, §12). */
+export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options: ContractOptions = {}): void => {
+  it('creation tokens: a withdrawn pet keeps its token; findByCreationToken answers it as it was when withdrawn (its last listed status), and a create with that token stores nothing and answers it', () =>
+    withFixture(make, async (repo) => {
+      const rex = await repo.create({ name: 'Rex', categoryId: 2, status: 'available' }, 'tok-gone');
+      const other = await repo.create({ name: 'Other', categoryId: 2, status: 'available' });
+      // It moved once before it went: the answer is the pet as it was last, not as it was created.
+      expect(await repo.swapHold(rex.id, { status: 'available', orderId: null }, { status: 'sold', orderId: null })).to.equal(true);
+      const last = { ...rex, status: 'sold' };
+      const revision = (await repo.findById(rex.id))!.revision;
+      expect(await repo.withdraw(rex.id, revision)).to.equal(true);
+      const lists = (await listedPets(repo)).map(plain);
+      const counts = await repo.countByStatus();
+      expect(lists, 'withdrawn: only the other pet is listed').to.deep.equal([plain(other)]);
+      expect(plain(await repo.findByCreationToken('tok-gone')), 'found by its token, as it was').to.deep.equal(last);
+      expect(plain(await repo.create({ name: 'Rex again', categoryId: 1, status: 'pending' }, 'tok-gone')), 'the repeat: that pet').to.deep.equal(last);
+      const race = await Promise.all([1, 2, 3].map((i) => repo.create({ name: `Rex race ${i}`, categoryId: 1, status: 'available' }, 'tok-gone')));
+      expect(race.map(plain), 'concurrent repeats: that pet').to.deep.equal([last, last, last]);
+      expect((await listedPets(repo)).map(plain), 'nothing stored').to.deep.equal(lists);
+      expect(await repo.countByStatus(), 'the counts unchanged').to.deep.equal(counts);
+      expect(await repo.findById(rex.id), 'still withdrawn').to.equal(undefined);
+      expect(await repo.findHold(rex.id)).to.equal(undefined);
+      expect((await repo.create({ name: 'Next', categoryId: 1, status: 'available' })).id, 'no id spent by the repeats').to.equal(other.id + 1);
+    }));
+
   creationTokenCases<PetRepository, Pet>(
     {
       what: 'pet',
@@ -133,6 +159,7 @@ export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options:
     make,
     options,
   );
+};
 
 const categoryOf = async (created: Promise<Result<Category, unknown>>): Promise<Category> => {
   const result = await created;

@@ -255,7 +255,8 @@ const allPhotos = async (store: PhotoStore): Promise<readonly StoredPhoto[]> => 
  * Creation tokens of photo uploads (docs/rules.md §10): `publish` writes the token with the photo,
  * at most one photo per token. The generic cases (shared with pets, categories and orders; a
  * token's photos go to pet 1, one pet per upload without a token, so no limit is met), then what is
- * the photos' own: the upload that met a stored token is given up whole, and a removed photo frees its token.
+ * the photos' own: the upload that met a stored token is given up whole, and a removed photo keeps
+ * its token (a repeat answers it as it was published).
  */
 const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: ContractOptions): void => {
   creationTokenCases<PhotoStoreSubject, StoredPhoto>(
@@ -272,7 +273,7 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
     options,
   );
 
-  it('creation tokens: the upload whose publish meets its token already stored is given up whole (no bytes kept, its place freed); a deleted photo frees its token', () =>
+  it('creation tokens: the upload whose publish meets its token already stored is given up whole (no bytes kept, its place freed)', () =>
     withFixture(make, async ({ store, storedFiles }) => {
       const first = await uploadUnder(store, 7, 'first', 'tok-photo');
       const files = await storedFiles();
@@ -281,12 +282,34 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
       expect(await storedFiles(), 'the repeat kept no bytes').to.equal(files);
       for (let i = 1; i < PHOTOS_PER_PET; i++) expect(typeof (await store.reserve(7, 10, T0)), `place ${i + 1}`).to.equal('object');
       expect(await store.reserve(7, 10, T0), 'the repeat freed its place').to.equal('full');
-      expect(await store.delete(7, first.id)).to.equal(true);
-      expect(await store.findByCreationToken('tok-photo')).to.equal(undefined);
-      const next = await uploadUnder(store, 8, 'next', 'tok-photo');
-      expect(next.id).to.not.equal(first.id);
-      expect(await store.findByCreationToken('tok-photo')).to.deep.equal(next);
     }));
+
+  for (const [how, remove] of [
+    ['deleted', (store: PhotoStore, photo: StoredPhoto) => store.delete(photo.petId, photo.id).then((done) => expect(done).to.equal(true))],
+    ['removed with all of its pet\'s photos', (store: PhotoStore, photo: StoredPhoto) => store.deleteAllOf(photo.petId).then((n) => expect(n).to.equal(2))],
+  ] as const) {
+    it(`creation tokens (docs/rules.md §10, §13): a photo ${how} keeps its token; findByCreationToken answers it as it was published, and an upload whose publish meets that token stores nothing and answers it`, () =>
+      withFixture(make, async ({ store, storedFiles }) => {
+        const first = await uploadUnder(store, 7, 'first', 'tok-photo');
+        const other = await uploadUnder(store, 7, 'other');
+        await remove(store, first);
+        const files = await storedFiles();
+        const photos = await allPhotos(store);
+        expect(photos.map((p) => p.id), 'it is gone').to.not.include(first.id);
+        expect(await store.find(7, first.id)).to.equal(undefined);
+        expect(await store.read(first.id, first.width)).to.equal(undefined);
+        expect(await store.findByCreationToken('tok-photo'), 'found by its token, as it was').to.deep.equal(first);
+        expect(await uploadUnder(store, 7, 'again', 'tok-photo'), 'the repeat: that photo').to.deep.equal(first);
+        expect(await uploadUnder(store, 8, 'elsewhere', 'tok-photo'), 'also for another pet').to.deep.equal(first);
+        expect(await allPhotos(store), 'nothing published').to.deep.equal(photos);
+        expect(await storedFiles(), 'no bytes kept').to.equal(files);
+        expect(await store.pets()).to.deep.equal(photos.length === 0 ? [] : [7]);
+        // Its place is free: the pet holds what is left and the room for the rest.
+        for (let i = photos.length; i < PHOTOS_PER_PET; i++) expect(typeof (await store.reserve(7, 10, T0)), `place ${i + 1}`).to.equal('object');
+        expect(await store.reserve(7, 10, T0)).to.equal('full');
+        expect((await uploadUnder(store, 9, 'new', 'tok-new')).id, 'ids are never reused').to.be.greaterThan(Math.max(first.id, other.id));
+      }));
+  }
 
   it('creation tokens through the use case: a first claim looks nothing up; a repeat finds the earlier photo; an upload whose earlier attempt published meanwhile answers that photo, also when the pet is full with it', () =>
     withFixture(make, async ({ store }) => {

@@ -27,7 +27,9 @@ export interface PetListQuery {
  * `withdraw`), atomic, and each one that changes the pet moves its revision. A **withdrawn** pet is
  * gone for every operation here: `findById` and `findHold` answer `undefined`, lists and counts leave
  * it out (at the cost of the pets they do show: never a page filtered after its query), no update
- * matches it, and its id is never given again.
+ * matches it, and its id is never given again. Only its creation token stays bound to it
+ * (docs/rules.md §10): `findByCreationToken` and a `create` with that token answer it as it was
+ * when it was withdrawn (its last listed status), and store nothing.
  */
 export interface PetRepository {
   /**
@@ -35,10 +37,14 @@ export interface PetRepository {
    * assigned before (assigned atomically, also under concurrent creates).
    * With a creation `token` (docs/rules.md §10, `IdempotentCreation`) the pet carries it, written with the pet in the same
    * single write, and tokens are unique: when a pet already carries this token, nothing is stored and the answer is that
-   * pet (of N creates with one token, also concurrent, also across processes, exactly one pet is stored).
+   * pet (of N creates with one token, also concurrent, also across processes, exactly one pet is stored), also when that
+   * pet was withdrawn since (then as it was when withdrawn).
    */
   create(draft: PetDraft, token?: string): Promise<Pet>;
-  /** The pet created with this creation token, or `undefined` when none was (docs/rules.md §10). */
+  /**
+   * The pet created with this creation token, or `undefined` when none was (docs/rules.md §10). A pet withdrawn since is
+   * still found, as it was when withdrawn: its status is the last listed one, never a status of its own for withdrawn pets.
+   */
   findByCreationToken(token: string): Promise<Pet | undefined>;
   /** The pet as stored (revision, hold, last status change by `PATCH`), or `undefined` when no pet has this id or it was withdrawn. */
   findById(id: number): Promise<PetRecord | undefined>;
@@ -66,7 +72,7 @@ export interface PetRepository {
   /**
    * The withdrawal (docs/rules.md §12), atomic on one pet: when the pet exists, is not withdrawn, holds
    * no order and its revision is `revision`, withdraw it and answer `true`; otherwise change nothing and
-   * answer `false`. From then on it is gone (see above); the order records that name it stay.
+   * answer `false`. From then on it is gone (see above), but for its creation token; the order records that name it stay.
    */
   withdraw(id: number, revision: number): Promise<boolean>;
   /** How many pets have each status (the inventory), withdrawn pets left out: O(1) on the memory store, index-served counts on MongoDB. */

@@ -53,7 +53,11 @@ export interface PhotoStore {
    * uploads with one token, also concurrent, also across processes, exactly one is published).
    */
   publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome>;
-  /** The published photo that carries this creation token, or `undefined` when none does (never published, or removed since). */
+  /**
+   * The photo published with this creation token, also when it was removed since (`delete`, `deleteAllOf`): then as it
+   * was published (the token stays bound to it, docs/rules.md §10, and a `publish` with it answers it as `{ earlier }`);
+   * `undefined` when none was.
+   */
   findByCreationToken(token: string): Promise<StoredPhoto | undefined>;
   /** Gives an unpublished upload up: its bytes removed, its place freed. Leaves a published photo as it is. Safe to repeat. */
   abandon(upload: PhotoUpload): Promise<void>;
@@ -63,7 +67,7 @@ export interface PhotoStore {
   find(petId: number, photoId: number): Answer<StoredPhoto | undefined>;
   /** The bytes of one file of a published photo (by its width); `undefined` when there is none. */
   read(photoId: number, width: number): Answer<PhotoBytes | undefined>;
-  /** Removes a published photo of this pet (record, bytes, place); `false` when there was none. */
+  /** Removes a published photo of this pet (record, bytes, place; its creation token stays bound to it); `false` when there was none. */
   delete(petId: number, photoId: number): Promise<boolean>;
   /** Removes every photo of the pet, uploads under way included (their `publish` then answers `false`); how many published ones went. */
   deleteAllOf(petId: number): Promise<number>;

@@ -48,7 +48,8 @@ export class PetCatalog {
 
   /**
    * The pet an earlier attempt of this create stored under its `Idempotency-Key` (docs/rules.md §10),
-   * as it is now; `undefined` when none did, or when no earlier attempt can have (a first claim: no look-up).
+   * as it is now (a pet withdrawn since: as it was when withdrawn); `undefined` when none did, or when no
+   * earlier attempt can have (a first claim: no look-up).
    */
   async petCreatedUnder(creation: IdempotentCreation): Promise<Pet | undefined> {
     return creation.resumed ? this.pets.findByCreationToken(creation.token) : undefined;

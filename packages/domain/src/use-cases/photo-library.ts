@@ -136,8 +136,9 @@ export class PhotoLibrary {
 
   /**
    * The photo an earlier attempt of this upload published under its `Idempotency-Key` (docs/rules.md
-   * §10), as it is now; `undefined` when none did (or it was deleted since), or when no earlier
-   * attempt can have (a first claim: no look-up). The route asks before `upload`, so a repeat is
+   * §10), as it is now (one deleted since, or gone with its pet, as it was published: a repeat
+   * creates nothing, docs/rules.md §13); `undefined` when none did, or when no earlier attempt can
+   * have (a first claim: no look-up). The route asks before `upload`, so a repeat is
    * answered before the photo limit, and before its body is decoded.
    */
   async photoCreatedUnder(creation: IdempotentCreation): Promise<Photo | undefined> {
