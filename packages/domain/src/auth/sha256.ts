@@ -52,20 +52,18 @@ export const sha256HexOfBytes = (message: ArrayLike<number>): string => {
   let h0 = 0x6a09e667, h1 = 0xbb67ae85, h2 = 0x3c6ef372, h3 = 0xa54ff53a;
   let h4 = 0x510e527f, h5 = 0x9b05688c, h6 = 0x1f83d9ab, h7 = 0x5be0cd19;
   for (let offset = 0; offset < bytes.length; offset += 64) {
-    // Stryker disable next-line EqualityOperator: i <= 16 also fills W[16] from the next block's bytes, which the expansion loop then overwrites first (i >= 16 would leave the block unread: tests catch it, but it shares the mutator)
-    for (let i = 0; i < 16; i++) {
-      const j = offset + i * 4;
-      W[i] = (bytes[j]! << 24) | (bytes[j + 1]! << 16) | (bytes[j + 2]! << 8) | bytes[j + 3]!;
-    }
-    // Stryker disable next-line EqualityOperator: i <= 64 writes W[64], past the end of a 64-word Uint32Array, which a typed array ignores
-    for (let i = 16; i < 64; i++) {
-      const w15 = W[i - 15]!, w2 = W[i - 2]!;
-      const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
-      const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
-      W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
-    }
     let a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7;
     for (let i = 0; i < 64; i++) {
+      // The message schedule, word by word: the block's 16 words, then each from four before it.
+      if (i < 16) {
+        const j = offset + i * 4;
+        W[i] = (bytes[j]! << 24) | (bytes[j + 1]! << 16) | (bytes[j + 2]! << 8) | bytes[j + 3]!;
+      } else {
+        const w15 = W[i - 15]!, w2 = W[i - 2]!;
+        const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
+        const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
+        W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
+      }
       const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
       const ch = (e & f) ^ (~e & g);
       const t1 = (h + S1 + ch + K[i]! + W[i]!) | 0;

@@ -6,45 +6,11 @@
  * filters, is detected without the scope itself travelling. Positions are not secrets (any caller
  * may list from the start), so a checksum, not a keyed signature, is what tamper-evidence needs.
  */
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+import { base64UrlOfText, textOfBase64Url } from '../text/base64url.js';
+
 /** The longest cursor this service issues (a position and a checksum, base64url); the list query schemas take it as their bound. */
 export const MAX_CURSOR_LENGTH = 64;
 const VERSION = 'c2';
-
-const toBase64Url = (text: string): string => {
-  let out = '';
-  for (let i = 0; i < text.length; i += 3) {
-    const a = text.charCodeAt(i);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: past the end charCodeAt is NaN, and NaN << 8 is 0: with or without the guard the same bits are read
-    const b = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: as above (NaN | x is x)
-    const c = i + 2 < text.length ? text.charCodeAt(i + 2) : 0;
-    const bits = (a << 16) | (b << 8) | c;
-    out += ALPHABET[(bits >> 18) & 63]! + ALPHABET[(bits >> 12) & 63]!;
-    if (i + 1 < text.length) out += ALPHABET[(bits >> 6) & 63]!;
-    if (i + 2 < text.length) out += ALPHABET[bits & 63]!;
-  }
-  return out;
-};
-
-/**
- * The text `encoded` spells, when it is the canonical base64url of it (no padding, no character
- * outside the alphabet, unused low bits zero); `undefined` otherwise. The re-encoding at the end is
- * the one check: a character outside the alphabet, a length of 4n + 1 or a non-zero low bit all
- * make it differ from `encoded`.
- */
-const fromBase64Url = (encoded: string): string | undefined => {
-  let out = '';
-  for (let i = 0; i < encoded.length; i += 4) {
-    const chunk = encoded.slice(i, i + 4);
-    let bits = 0;
-    for (let j = 0; j < 4; j++) bits = (bits << 6) | (j < chunk.length ? ALPHABET.indexOf(chunk[j]!) : 0);
-    out += String.fromCharCode((bits >> 16) & 255);
-    if (chunk.length > 2) out += String.fromCharCode((bits >> 8) & 255);
-    if (chunk.length > 3) out += String.fromCharCode(bits & 255);
-  }
-  return toBase64Url(out) === encoded ? out : undefined;
-};
 
 /** cyrb53: a fast, well-mixed 53-bit string hash (public domain), as a checksum. */
 const checksum = (text: string): string => {
@@ -64,7 +30,7 @@ const body = (afterId: number): string => `${VERSION}.${afterId}`;
 const sumOf = (afterId: number, scope: string): string => checksum(`${body(afterId)}|${scope}`);
 
 /** The cursor of the page that starts after position `afterId` of the listing `scope`. */
-export const encodeCursor = (afterId: number, scope: string): string => toBase64Url(`${body(afterId)}.${sumOf(afterId, scope)}`);
+export const encodeCursor = (afterId: number, scope: string): string => base64UrlOfText(`${body(afterId)}.${sumOf(afterId, scope)}`);
 
 /**
  * The position a cursor holds, when it was made by this service for this very listing (`scope`);
@@ -73,12 +39,13 @@ export const encodeCursor = (afterId: number, scope: string): string => toBase64
 export const decodeCursor = (cursor: string, scope: string): number | undefined => {
   // Stryker disable next-line ConditionalExpression,EqualityOperator: no cursor this service issues is longer than 42 characters (position and checksum), so decoding a longer text refuses it too; the bound only spares decoding long input
   if (cursor.length > MAX_CURSOR_LENGTH) return undefined;
-  const text = fromBase64Url(cursor);
+  const text = textOfBase64Url(cursor);
   if (text === undefined) return undefined;
   const parts = text.split('.');
   if (parts.length !== 3 || parts[0] !== VERSION) return undefined;
-  // Stryker disable next-line StringLiteral: parts has exactly three entries here (checked above), so the default never applies; it only gives idText its type
-  const [, idText = '', sum] = parts;
+  // Exactly three parts (checked above): the version, the position, the checksum.
+  const idText = parts[1]!;
+  const sum = parts[2];
   if (!/^[1-9][0-9]{0,15}$/.test(idText)) return undefined;
   const afterId = Number(idText);
   if (!Number.isSafeInteger(afterId)) return undefined;
