@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { PHOTOS_PER_PET, type PetRepository } from '@petstore/domain';
-import { FaultInjector } from '@petstore/domain/testing';
+import { FaultInjector, forwardingPets } from '@petstore/domain/testing';
 import { animatedWebp, containsAny, decodesWhole, describeImage, GPS_TRACES, pngBomb, testImage } from '@petstore/adapters-sharp/testing';
 import { buildOpenApiDocument, PrometheusMetrics } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, startServer, streamingRequest, type TestServer } from './support/server.js';
@@ -18,17 +18,7 @@ class WithdrawingRepository {
   constructor(private readonly inner: PetRepository) {}
   wrap(): PetRepository {
     const inner = this.inner;
-    return {
-      create: (draft, token) => (token === undefined ? inner.create(draft) : inner.create(draft, token)),
-      findByCreationToken: (token) => inner.findByCreationToken(token),
-      findById: async (id: number) => (this.withdrawn.has(id) ? undefined : inner.findById(id)),
-      list: (query) => inner.list(query),
-      findHold: (id) => inner.findHold(id),
-      swapHold: (id, expected, next) => inner.swapHold(id, expected, next),
-      update: (id, revision, changes, at) => inner.update(id, revision, changes, at),
-      withdraw: (id, revision) => inner.withdraw(id, revision),
-      countByStatus: () => inner.countByStatus(),
-    };
+    return { ...forwardingPets(inner), findById: async (id: number) => (this.withdrawn.has(id) ? undefined : inner.findById(id)) };
   }
 }
 

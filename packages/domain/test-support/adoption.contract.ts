@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold, PetRecord, PetRepository, PetStatus } from '../src/index.js';
 import { Adoption, deliveryBindsStatus, entityTag, ORDER_STATES, PET_STATUSES, PetMaintenance, StoreUnavailableError, timestamp } from '../src/index.js';
 import { FaultInjector, type FaultMode } from './fault-injection.js';
+import { forwardingOrders, forwardingPets } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { adoptionCreationTokenCases } from './creation-token.contract.js';
 import { expectExactPage, expectListAnswer, MAX_WALK_PAGES } from './exact-page.js';
@@ -538,10 +539,7 @@ const faultyCommandsArb = fc.commands([fc.tuple(opArb, planArb).map(([op, plan])
  * holds are the model's orders.
  */
 const checkedOrderLists = (orders: OrderRepository, model: FlowModel): OrderRepository => ({
-  create: (draft, token) => orders.create(draft, token),
-  findByCreationToken: (token) => orders.findByCreationToken(token),
-  findById: (id) => orders.findById(id),
-  updateState: (id, expected, next, updatedAt) => orders.updateState(id, expected, next, updatedAt),
+  ...forwardingOrders(orders),
   list: async (query) => {
     const rows = await orders.list(query);
     const records: OrderRecord[] = [...model.orders]
@@ -564,14 +562,7 @@ const stallingSwaps = (inner: PetRepository) => {
   let reached!: () => void;
   const reachedSwap = new Promise<void>((resolve) => (reached = resolve));
   const pets: PetRepository = {
-    create: (draft, token) => (token === undefined ? inner.create(draft) : inner.create(draft, token)),
-    findByCreationToken: (token) => inner.findByCreationToken(token),
-    findById: (id) => inner.findById(id),
-    list: (query) => inner.list(query),
-    findHold: (id) => inner.findHold(id),
-    countByStatus: () => inner.countByStatus(),
-    update: (id, revision, changes, at) => inner.update(id, revision, changes, at),
-    withdraw: (id, revision) => inner.withdraw(id, revision),
+    ...forwardingPets(inner),
     swapHold: async (id, expected, next) => {
       if (id === stalledPet && expected.status === 'available') {
         reached();

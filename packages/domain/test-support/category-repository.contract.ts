@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Category, CategoryRepository } from '../src/index.js';
 import { CategoryCatalog } from '../src/index.js';
+import { forwardingCategories } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { categoryCreationTokenCases } from './creation-token.contract.js';
 import { categoryNameArb } from './arbitraries.js';
@@ -16,10 +17,7 @@ const byId = (c: Category): number => c.id;
 
 /** The repository with every `list` answer checked exactly against `model()`, the categories it holds. */
 const checkedLists = (repo: CategoryRepository, model: () => readonly Category[]): CategoryRepository => ({
-  create: (category, token) => repo.create(category, token),
-  findByCreationToken: (token) => repo.findByCreationToken(token),
-  findById: (id) => repo.findById(id),
-  findByName: (name) => repo.findByName(name),
+  ...forwardingCategories(repo),
   list: async (query) => {
     const rows = await repo.list(query);
     expectListAnswer('CategoryRepository.list', rows.map(plain) as Category[], model().map(plain) as Category[], query, byId);

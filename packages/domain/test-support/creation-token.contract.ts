@@ -4,6 +4,7 @@ import type { Category, CategoryRepository, IdempotentCreation, Order, OrderReco
 import { Adoption, ORDER_STATES, StoreUnavailableError, timestamp } from '../src/index.js';
 import { checkStoredInvariants, type AdoptionStores } from './adoption.contract.js';
 import { FaultInjector, FAULT_MODES } from './fault-injection.js';
+import { forwardingPets } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
 
@@ -362,14 +363,7 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         const other = await stores.pets.create({ name: 'Mia', categoryId: 1, status: 'available' });
         const late = await stores.orders.create({ petId: other.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) }, 'tok-late');
         const racing: PetRepository = {
-          create: (draft, token) => (token === undefined ? stores.pets.create(draft) : stores.pets.create(draft, token)),
-          findByCreationToken: (token) => stores.pets.findByCreationToken(token),
-          findById: (id) => stores.pets.findById(id),
-          list: (query) => stores.pets.list(query),
-          findHold: (id) => stores.pets.findHold(id),
-          countByStatus: () => stores.pets.countByStatus(),
-          update: (id, revision, changes, at) => stores.pets.update(id, revision, changes, at),
-          withdraw: (id, revision) => stores.pets.withdraw(id, revision),
+          ...forwardingPets(stores.pets),
           // Another placement takes the pet between the availability check and this one's swap.
           swapHold: async (id, expected, next) => {
             if (id === other.id && next.orderId === late.id) await stores.pets.swapHold(id, FREE, { status: 'sold', orderId: null });
@@ -387,14 +381,7 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         const record = await left('placing');
         // The earlier attempt's swap lands between this attempt's availability check and its own swap.
         const landing: PetRepository = {
-          create: (draft, token) => (token === undefined ? stores.pets.create(draft) : stores.pets.create(draft, token)),
-          findByCreationToken: (token) => stores.pets.findByCreationToken(token),
-          findById: (id) => stores.pets.findById(id),
-          list: (query) => stores.pets.list(query),
-          findHold: (id) => stores.pets.findHold(id),
-          countByStatus: () => stores.pets.countByStatus(),
-          update: (id, revision, changes, at) => stores.pets.update(id, revision, changes, at),
-          withdraw: (id, revision) => stores.pets.withdraw(id, revision),
+          ...forwardingPets(stores.pets),
           swapHold: async (id, expected, next) => {
             if (next.orderId === record.id) await stores.pets.swapHold(id, FREE, next);
             return stores.pets.swapHold(id, expected, next);

@@ -16,3 +16,4 @@ export { idempotencyStoreContract } from './idempotency-store.contract.js';
 export { serialOrderOf, type RaceRequest } from './serial-race.js';
 export { photoStoreContract, collectPhotoBytes, type PhotoStoreSubject } from './photo-store.contract.js';
 export { TextImageProcessor, textImage } from './text-images.js';
+export { forwardingPets, forwardingOrders, forwardingCategories, forwardingKeys } from './forwarding.js';

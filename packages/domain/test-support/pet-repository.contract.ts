@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus } from '../src/index.js';
 import { PET_STATUSES, PetCatalog } from '../src/index.js';
+import { forwardingPets } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { petCreationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
@@ -59,14 +60,7 @@ const listQuery = (status: PetStatus | undefined, categoryId: number | undefined
 
 /** The repository with every `list` answer checked exactly against `model()`, the pets it holds. */
 const checkedLists = (repo: PetRepository, model: () => readonly Pet[]): PetRepository => ({
-  create: (draft, token) => repo.create(draft, token),
-  findByCreationToken: (token) => repo.findByCreationToken(token),
-  findById: (id) => repo.findById(id),
-  findHold: (id) => repo.findHold(id),
-  swapHold: (id, expected, next) => repo.swapHold(id, expected, next),
-  countByStatus: () => repo.countByStatus(),
-  update: (id, revision, changes, at) => repo.update(id, revision, changes, at),
-  withdraw: (id, revision) => repo.withdraw(id, revision),
+  ...forwardingPets(repo),
   list: async (query) => {
     const rows = await repo.list(query);
     expectListAnswer('PetRepository.list', rows, matching(model(), query), query, byId);

@@ -26,6 +26,7 @@ import {
   type Subject,
   type SubjectState,
 } from '../src/index.js';
+import { subjectStateArb } from './support/subject-states.js';
 import { ManualClock } from '../test-support/index.js';
 
 const T0 = Date.UTC(2027, 2, 3, 10, 15, 0);
@@ -49,25 +50,7 @@ const quotaArb: fc.Arbitrary<Quota> = fc
 const banArb: fc.Arbitrary<BanRule> = fc.record({ threshold: fc.integer({ min: 1, max: 4 }), seconds: fc.integer({ min: 1, max: 1_000 }) });
 
 /** Any stored state near T0, including one in a later minute than the request's (a clock behind) and ended or running bans. */
-const stateArb: fc.Arbitrary<SubjectState | undefined> = fc.option(
-  fc
-    .record({
-      at: fc.integer({ min: T0 - 2 * DAY_MS, max: T0 + 2 * DAY_MS }),
-      minuteCount: fc.integer({ min: 0, max: 8 }),
-      minuteRejections: fc.integer({ min: 0, max: 4 }),
-      extraDay: fc.integer({ min: 0, max: 12 }),
-      bannedUntil: fc.oneof(fc.constant(0), fc.integer({ min: T0 - DAY_MS, max: T0 + DAY_MS })),
-    })
-    .map(({ at, minuteCount, minuteRejections, extraDay, bannedUntil }) => ({
-      minuteStart: windowStart(at, MINUTE_MS),
-      minuteCount,
-      minuteRejections,
-      dayStart: windowStart(at, DAY_MS),
-      dayCount: minuteCount + extraDay,
-      bannedUntil,
-    })),
-  { nil: undefined },
-);
+const stateArb: fc.Arbitrary<SubjectState | undefined> = fc.option(subjectStateArb(T0, { minuteCount: 8, minuteRejections: 4 }), { nil: undefined });
 const nowArb = fc.integer({ min: T0 - DAY_MS, max: T0 + DAY_MS });
 
 describe('reading a subject without counting (docs/rules.md §14)', () => {

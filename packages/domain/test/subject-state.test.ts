@@ -1,26 +1,12 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { consumeQuota, DAY_MS, MINUTE_MS, windowStart, type ConsumeRequest, type SubjectState } from '../src/index.js';
+import { subjectStateArb } from './support/subject-states.js';
 
 const T0 = Date.UTC(2027, 2, 3, 10, 15, 0);
 const request = (now: number): ConsumeRequest => ({ subject: 's', now, quota: { perMinute: 3, perDay: 10 }, ban: { threshold: 2, seconds: 60 } });
 
-const stateArb: fc.Arbitrary<SubjectState> = fc
-  .record({
-    at: fc.integer({ min: T0 - 2 * DAY_MS, max: T0 + 2 * DAY_MS }),
-    minuteCount: fc.integer({ min: 0, max: 5 }),
-    minuteRejections: fc.integer({ min: 0, max: 3 }),
-    extraDay: fc.integer({ min: 0, max: 12 }),
-    bannedUntil: fc.oneof(fc.constant(0), fc.integer({ min: T0 - DAY_MS, max: T0 + DAY_MS })),
-  })
-  .map(({ at, minuteCount, minuteRejections, extraDay, bannedUntil }) => ({
-    minuteStart: windowStart(at, MINUTE_MS),
-    minuteCount,
-    minuteRejections,
-    dayStart: windowStart(at, DAY_MS),
-    dayCount: minuteCount + extraDay,
-    bannedUntil,
-  }));
+const stateArb = subjectStateArb(T0, { minuteCount: 5, minuteRejections: 3 });
 
 describe('consumeQuota: windows never move backwards', () => {
   it('a request stamped before the stored minute counts into that later minute instead of resetting it', () => {

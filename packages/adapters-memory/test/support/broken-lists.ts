@@ -1,4 +1,5 @@
 import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository } from '@petstore/domain';
+import { forwardingCategories, forwardingKeys, forwardingOrders, forwardingPets } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory } from '../../src/index.js';
 
 /**
@@ -34,14 +35,7 @@ const rows = <T>(defect: ListDefect, answer: readonly T[], limit: number): reado
 export const brokenPets = (defect: ListDefect): PetRepository => {
   const inner = new PetRepositoryInMemory();
   return {
-    create: (draft, token) => inner.create(draft, token),
-    findByCreationToken: (token) => inner.findByCreationToken(token),
-    findById: (id) => inner.findById(id),
-    findHold: (id) => inner.findHold(id),
-    swapHold: (id, expected, next) => inner.swapHold(id, expected, next),
-    countByStatus: () => inner.countByStatus(),
-    update: (id, revision, changes, at) => inner.update(id, revision, changes, at),
-    withdraw: (id, revision) => inner.withdraw(id, revision),
+    ...forwardingPets(inner),
     list: async (q) => rows(defect, await inner.list(query(defect, q)), q.limit),
   };
 };
@@ -49,10 +43,7 @@ export const brokenPets = (defect: ListDefect): PetRepository => {
 export const brokenCategories = (defect: ListDefect): CategoryRepository => {
   const inner = new CategoryRepositoryInMemory();
   return {
-    create: (category, token) => inner.create(category, token),
-    findByCreationToken: (token) => inner.findByCreationToken(token),
-    findById: (id) => inner.findById(id),
-    findByName: (name) => inner.findByName(name),
+    ...forwardingCategories(inner),
     list: async (q) => rows(defect, await inner.list(query(defect, q)), q.limit),
   };
 };
@@ -60,10 +51,7 @@ export const brokenCategories = (defect: ListDefect): CategoryRepository => {
 export const brokenOrders = (defect: ListDefect): OrderRepository => {
   const inner = new OrderRepositoryInMemory();
   return {
-    create: (draft, token) => inner.create(draft, token),
-    findByCreationToken: (token) => inner.findByCreationToken(token),
-    findById: (id) => inner.findById(id),
-    updateState: (id, expected, next, updatedAt) => inner.updateState(id, expected, next, updatedAt),
+    ...forwardingOrders(inner),
     list: async (q) => rows(defect, await inner.list(query(defect, q)), q.limit),
   };
 };
@@ -71,13 +59,7 @@ export const brokenOrders = (defect: ListDefect): OrderRepository => {
 export const brokenKeys = (defect: ListDefect): ApiKeyStore => {
   const inner = new ApiKeyStoreInMemory();
   return {
-    findByHash: (keyHash) => inner.findByHash(keyHash),
-    findById: (keyId) => inner.findById(keyId),
-    save: (record) => inner.save(record),
-    retainSettingsKeys: (keyHashes) => inner.retainSettingsKeys(keyHashes),
-    insert: (key) => inner.insert(key),
-    update: (keyId, changes) => inner.update(keyId, changes),
-    revoke: (keyId) => inner.revoke(keyId),
+    ...forwardingKeys(inner),
     list: async (afterPosition, limit) => {
       const q = query(defect, { afterId: afterPosition, limit });
       return rows(defect, await inner.list(q.afterId, q.limit), limit);
