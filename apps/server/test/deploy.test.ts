@@ -1,4 +1,4 @@
-// The production path (README "Running in production"): build once, `pnpm deploy --prod` the
+// The production path (docs/running.md "Running in production"): build once, `pnpm deploy --prod` the
 // server into a folder of its own, start it there with plain `node`, no devDependency present.
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
@@ -43,7 +43,7 @@ describe('production start: pnpm deploy --prod into a folder, started with plain
     expect(existsSync(join(ROOT, 'apps/server/dist/src/main.js')), 'built first (tsc -b)').to.equal(true);
     dir = mkdtempSync(join(tmpdir(), 'petstore-deploy-'));
     const target = join(dir, 'app');
-    // The README's command, with the pnpm of packageManager (as `npx --yes pnpm@…` everywhere else).
+    // docs/running.md's command, with the pnpm of packageManager (as `npx --yes pnpm@…` everywhere else).
     const deployed = spawnSync('npx', ['--yes', rootPackage.packageManager, '--filter', '@petstore/server', 'deploy', '--prod', target], {
       cwd: ROOT,
       encoding: 'utf8',

@@ -1,7 +1,7 @@
 // The packages as an outsider gets them: each of the five packs (`pnpm pack`) into a tarball with
 // compiled JavaScript, types, sources for its maps, a README, the license, an exports map and real
 // version ranges; the tarballs install with plain npm into a new project outside the workspace,
-// and there the README's examples run as written: embedding the domain, a third adapter under the
+// and there docs/embedding.md's examples run as written: embedding the domain, a third adapter under the
 // exported contract suite (which a planted bug makes fail), the typed client against the server,
 // the HTTP adapter's own server, and (with MONGODB_URI) the MongoDB stores. A TypeScript file of
 // that project is type-checked against the installed declarations.
@@ -86,10 +86,11 @@ const stop = async (child: ChildProcess): Promise<void> => {
   await exited;
 };
 
-describe('the packages, packed and installed outside the workspace (README: The packages, outside this workspace)', function () {
+describe('the packages, packed and installed outside the workspace (docs/embedding.md: The packages, outside this workspace)', function () {
   this.timeout(120_000);
 
-  const readme = () => readFile(join(ROOT, 'README.md'), 'utf8');
+  /** The guide whose examples run here: docs/embedding.md. */
+  const readme = () => readFile(join(ROOT, 'docs', 'embedding.md'), 'utf8');
   let dir = '';
   let tarballs = '';
   let project = '';
@@ -117,7 +118,7 @@ describe('the packages, packed and installed outside the workspace (README: The 
     project = join(dir, 'project');
     unpacked = join(dir, 'unpacked');
     await Promise.all([mkdir(tarballs), mkdir(project), mkdir(unpacked)]);
-    // The README's steps: one `pnpm pack` per package into one folder.
+    // docs/embedding.md's steps: one `pnpm pack` per package into one folder.
     const packs = await Promise.all(
       PACKAGES.map((p) => run('npx', ['--yes', 'pnpm@12.18.0', 'pack', '--pack-destination', tarballs], { cwd: join(ROOT, 'packages', p) })),
     );
@@ -149,7 +150,7 @@ describe('the packages, packed and installed outside the workspace (README: The 
     if (dir !== '') await rm(dir, { recursive: true, force: true });
   });
 
-  it('the README packs and installs with the very commands this test runs', async () => {
+  it('docs/embedding.md packs and installs with the very commands this test runs', async () => {
     const steps = block(await readme(), 'example:pack');
     expect(steps).to.contain(`for p in ${PACKAGES.join(' ')}; do`);
     expect(steps).to.contain('(cd packages/$p && npx --yes pnpm@12.18.0 pack --pack-destination /tmp/petstore-packages)');
@@ -212,7 +213,7 @@ describe('the packages, packed and installed outside the workspace (README: The 
       });
     }
 
-    it('the packages\' README examples are the repository README\'s, word for word', async () => {
+    it('the packages\' README examples are docs/embedding.md\'s, word for word', async () => {
       const root = await readme();
       for (const [p, names] of [
         ['domain', ['embed-example', 'example:third-adapter']],
@@ -228,7 +229,7 @@ describe('the packages, packed and installed outside the workspace (README: The 
   describe('in a new npm project outside the workspace', () => {
     needs('installed');
 
-    it('(a) the README\'s embedding example runs there and prints what its comments say', async () => {
+    it('(a) docs/embedding.md\'s embedding example runs there and prints what its comments say', async () => {
       const code = block(await readme(), 'embed-example');
       await writeFile(join(project, 'embed.mjs'), code);
       const result = await run(process.execPath, ['embed.mjs'], { cwd: project });
@@ -236,7 +237,7 @@ describe('the packages, packed and installed outside the workspace (README: The 
       expect(squash(result.stdout)).to.equal(squash(printed(code)));
     });
 
-    describe('(b) a third adapter under the exported contract suite (README: A third adapter under the contract suite)', () => {
+    describe('(b) a third adapter under the exported contract suite (docs/embedding.md: A third adapter under the contract suite)', () => {
       const mocha = (file: string) => run(process.execPath, ['node_modules/mocha/bin/mocha.js', '--timeout', '20000', file], { cwd: project, timeoutMs: 100_000 });
 
       it('passes the PetRepository contract suite', async () => {

@@ -222,7 +222,7 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     expect((await b.request({ path: `/v1/pets/${created.id}`, key: KEYS.huge })).status, 'still withdrawn').to.equal(404);
   });
 
-  it('without Idempotency-Key, a create answered 503 may have happened: its write landed, and a retry creates a second one (the README says so, and says to send the header)', async () => {
+  it('without Idempotency-Key, a create answered 503 may have happened: its write landed, and a retry creates a second one (docs/using-the-api.md says so, and says to send the header)', async () => {
     const pet = CREATES[0];
     failOn('PetRepository', 'create', 'fail-after-write');
     expectError(await post(a, pet, undefined), 503, 'unavailable');

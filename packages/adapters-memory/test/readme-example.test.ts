@@ -4,11 +4,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-const README = fileURLToPath(new URL('../../../../README.md', import.meta.url));
+const README = fileURLToPath(new URL('../../../../docs/embedding.md', import.meta.url));
 // Written beside this compiled test so that '@petstore/domain' and '@petstore/adapters-memory' resolve.
 const SCRIPT = fileURLToPath(new URL('./readme-example.generated.mjs', import.meta.url));
 
-describe('README: embedding the domain', () => {
+describe('docs/embedding.md: embedding the domain', () => {
   it('runs the example and prints what its comments say', async () => {
     const readme = await readFile(README, 'utf8');
     const block = /<!-- embed-example:start[^>]*-->\s*```js\n([\s\S]*?)```\s*<!-- embed-example:end -->/.exec(readme);

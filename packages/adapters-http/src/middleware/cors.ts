@@ -48,7 +48,7 @@ const MAX_AGE = String(CORS_MAX_AGE_SECONDS);
  *
  * Our own, not `@koa/cors`: an allowed simple request is three headers, and `@koa/cors` added an
  * `async` layer, an awaited origin callback and a try/catch re-await of the rest of the chain to
- * every request (README, "CORS"; BENCHMARKS.md has the measurement). Without credentials and with
+ * every request (docs/running.md, "CORS"; BENCHMARKS.md has the measurement). Without credentials and with
  * fixed lists, nothing else of `@koa/cors` applies.
  */
 export const corsMiddleware = (origins: CorsOrigins): Middleware<AppState> => {
