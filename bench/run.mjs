@@ -117,7 +117,7 @@ if (process.env.BENCH_ONLY === 'photos') {
     /* no file yet */
   }
   const current = currentPhotosSection();
-  const analysis = text.indexOf('\n## Analysis');
+  const analysis = text.indexOf('\n## Machine');
   writeFileSync(
     OUT,
     current !== undefined
@@ -594,17 +594,20 @@ try {
       'ratios taken in one run on one machine are the figures to compare, absolute req/s are not portable.',
     '',
   );
-  lines.push('## Machine', '');
-  lines.push('| | |', '|---|---|');
-  lines.push(`| CPU | ${machine.cpu}, ${machine.cores} cores (as seen by the OS) |`);
-  lines.push(`| Memory | ${machine.memoryGiB.toFixed(1)} GiB |`);
-  lines.push(`| OS | ${machine.os} |`);
-  lines.push(`| Node.js | ${machine.node} |`);
-  lines.push(`| Commit | ${machine.commit} |`);
-  lines.push(`| Pinning | ${HAS_TASKSET ? 'taskset: every server on core 0, the load generator (autocannon) on core 1' : 'none (taskset not found): servers and load generator share the cores'} |`);
-  lines.push('');
-  lines.push('## Method', '');
-  lines.push(
+  // Results first; the machine and the method close the file (issue 27: results before the notebook).
+  /** @type {string[]} */
+  const about = [];
+  about.push('## Machine', '');
+  about.push('| | |', '|---|---|');
+  about.push(`| CPU | ${machine.cpu}, ${machine.cores} cores (as seen by the OS) |`);
+  about.push(`| Memory | ${machine.memoryGiB.toFixed(1)} GiB |`);
+  about.push(`| OS | ${machine.os} |`);
+  about.push(`| Node.js | ${machine.node} |`);
+  about.push(`| Commit | ${machine.commit} |`);
+  about.push(`| Pinning | ${HAS_TASKSET ? 'taskset: every server on core 0, the load generator (autocannon) on core 1' : 'none (taskset not found): servers and load generator share the cores'} |`);
+  about.push('');
+  about.push('## Method', '');
+  about.push(
     `- **(a) full stack**: \`node apps/server/dist/src/main.js\` (the product's entry) on the memory store, production settings ` +
       '(defaults: ban threshold 10, 900 s; logging on at the default level `info`, one JSON line per request, pino with its asynchronous ' +
       'destination on stdout; stdout is a pipe, as under a container runtime, read by the orchestrator on core 1 which only counts the lines: ' +
@@ -766,11 +769,14 @@ try {
   // The photos' section is measured by BENCH_ONLY=photos alone: keep the last one.
   const photos = currentPhotosSection();
   if (photos !== undefined) lines.push(photos, '');
-  try {
-    lines.push(readFileSync(join(ROOT, 'bench/analysis.md'), 'utf8').trim(), '');
-  } catch {
-    /* no hand-written analysis */
-  }
+  lines.push(...about);
+  lines.push(
+    '## History and analysis',
+    '',
+    'What each cost is, what was fixed and what each change bought, with the figures measured at the time: ' +
+      '[bench/analysis.md](bench/analysis.md) (hand-written; this run does not rewrite it).',
+    '',
+  );
   writeFileSync(OUT, lines.join('\n'));
   writeFileSync(join(RESULTS, `results-${machine.date.replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine, results, fixedRate, fixed, skipped, rateLimited, httpScale, latency, heap, profile, anomalies }, null, 2));
 
