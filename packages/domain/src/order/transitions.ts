@@ -41,64 +41,11 @@ export const TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
 export const PLACEMENT = { petFrom: 'available', to: OrderState.placed, pet: 'pending', via: OrderState.placing } as const;
 
 /**
- * # Consistency without transactions: order of writes and the repair rule
- *
- * Two documents change per action: the order record and its pet (whose hold is
- * `{ status, orderId }`). Each has a compare-and-set, none spans both. Each action writes in this
- * order, so that every prefix of its writes is a state the next request finishes (never undoes
- * something a client was told happened):
- *
- * - **place**: (1) create the record as `placing` (the id comes from the repository, the owner
- *   is on it); (2) `swapHold(pet, {available, null} → {pending, id})` — the linearization point:
- *   of N racing placements exactly one swap wins; (3) CAS `placing → placed`. A loser sets its
- *   record `abandoned` and answers 409.
- * - **approve**: one write, CAS `placed → approved` (the pet stays `pending`, held).
- * - **cancel** / **deliver**: (1) CAS `placed|approved → cancelling` / `approved → delivering` —
- *   the decision: of a racing cancel and deliver exactly one wins here; (2)
- *   `swapHold(pet, {pending, id} → {available|sold, null})`; (3) CAS `cancelling → cancelled` /
- *   `delivering → delivered`.
- *
- * What follows from that order, at every moment: a record `placed` or `approved` is held by its
- * pet; a pet `{pending, id}` has a record `id` in `placing`, `placed`, `approved`, `cancelling`
- * or `delivering`; a `cancelled` record's pet does not hold it; a `delivered` record's pet is `sold`.
- *
- * **Repair rule** (`repairStep`), applied by every request that reads an order record in a
- * write-ahead state, and by a placement that finds its pet held:
- * - `placing` and its pet holds it → CAS `placing → placed` (the placement won; finish it);
- *   `placing` and its pet does not hold it → nothing: the record stays invisible (its placement
- *   lost, crashed before the swap, or is still running and may yet win). A reader never marks
- *   such a record `abandoned`, however old: a placement still running could swap its pet after
- *   that, leaving a pet held by an abandoned record, and no lease closes that window without a
- *   transaction over both documents. Only the placement itself, once its swap has lost, marks its
- *   record `abandoned`. A record left `placing` by a crash or an outage before the swap costs a
- *   pet lookup when a listing passes it; nothing else;
- * - `cancelling` / `delivering` → `swapHold(pet, {pending, id} → {available|sold, null})` (a
- *   `false` means it was done already), then CAS to `cancelled` / `delivered`, keeping `updatedAt`.
- * A client therefore sees `cancelled` / `delivered` only once the pet has followed, and never a
- * `placed` order that its pet does not hold: the invariants of §8 hold at every observable moment.
- *
- * **A placement under an `Idempotency-Key`** (docs/rules.md §10: a create never happens twice under
- * one key) writes the key's creation token into its record in write (1), under a unique index. When
- * an attempt ends without a kept answer (a 5xx, a process that died), a repeat of the request finds
- * that record by its token (`Adoption.placedUnder`) and carries the sequence on from where the record
- * says it stopped, instead of creating a second record:
- * - nothing written: no record has the token; the repeat places as new;
- * - (1) written, (2) not: `placing`, the pet not holding it. Pet available: the repeat does (2) and
- *   (3) with this record. Pet not available: 409, the record left `placing` and not abandoned, for the
- *   same reason a reader leaves it (the first attempt's swap may still be on its way);
- * - (2) written, (3) not: `placing`, held: settled `placed` as any reader would, and answered 201;
- * - (3) written (and anything after): the order as it is now, 201;
- * - the first attempt lost its swap and marked the record `abandoned`: 409, as it was answered then.
- * The repeat only runs once the first attempt has ended (its claim released on its 5xx, or its lease
- * of 60 s over), so the first attempt writes nothing more, except a write of its already sent and not
- * yet applied (a paused database). The two that matter: its swap landing after the repeat answered
- * 409 (the order is then placed after all, its invariants intact: the state is one a reader settles)
- * and its abandon landing after the repeat's own swap. The repeat's compare-and-set `placing → placed`
- * then fails on the `abandoned` record, and the repeat hands the pet back (`{pending, id} →
- * {available, null}`) before answering 409, so no pet stays held by an invisible record; a repeat that
- * finds an `abandoned` record its pet holds does the same. A placement without a key, or the first
- * attempt under a key, abandons its record when it loses, as above; a repeat never abandons one (the
- * record the repository answers for the token may be the first attempt's, written late).
+ * The order of writes of each action and the repair rule below are explained, with the reasons for
+ * them, in docs/design.md ("Orders: the pet is the consistency boundary"; a placement repeated under
+ * its Idempotency-Key: "Idempotent creates"). In short: place = (1) record `placing`, (2) swap the
+ * pet's hold (the decision), (3) `placing → placed`; cancel/deliver = (1) the record to
+ * `cancelling`/`delivering` (the decision), (2) swap the hold, (3) the final state; approve is one write.
  */
 export interface RepairStep {
   /** The pet's hold the step expects (with the order's id) and the one it sets. */
