@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import sharp, { type Sharp } from 'sharp';
 import type { EncodedImage, ImageFormat, ImageHeader, ImageProcessor } from '@petstore/domain';
 import { PHOTO_MAX_PIXELS, StoreUnavailableError } from '@petstore/domain';
+import { pngFrames } from './png-frames.js';
 import { Semaphore } from './semaphore.js';
 
 export interface SharpImageProcessorOptions {
@@ -60,7 +61,7 @@ const configureSharp = (): void => {
 /**
  * The `ImageProcessor` port on sharp (libvips): every decode and encode runs on libuv's thread
  * pool, never on the event loop's thread, and at most `concurrency` at once (a semaphore, with a
- * bounded queue). Headers are read without decoding (`metadata()`), and only of the three formats.
+ * bounded queue). Headers are read without decoding (`metadata()`, and an APNG's frames from its chunks), and only of the three formats.
  */
 export class SharpImageProcessor implements ImageProcessor {
   private readonly slots: Semaphore;
@@ -82,7 +83,9 @@ export class SharpImageProcessor implements ImageProcessor {
       // Reads the header only: no pixel is decoded, whatever size it declares (the rules judge the size).
       const meta = await sharp(asBuffer(bytes), { limitInputPixels: false }).metadata();
       if (meta.format !== format || meta.width === undefined || meta.height === undefined) return undefined;
-      return { format, width: meta.width, height: meta.height, frames: meta.pages ?? 1, orientation: meta.orientation ?? 1 };
+      // libvips reads an animated PNG as a still (one page): its frames are counted from its chunks.
+      const frames = Math.max(meta.pages ?? 1, format === 'png' ? pngFrames(bytes) : 1);
+      return { format, width: meta.width, height: meta.height, frames, orientation: meta.orientation ?? 1 };
     } catch {
       return undefined;
     }

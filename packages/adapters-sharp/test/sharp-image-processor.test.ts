@@ -17,7 +17,23 @@ import { collectPhotoBytes, ManualClock } from '@petstore/domain/testing';
 import { PhotoStoreInMemory } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '../src/index.js';
 import { Semaphore } from '../src/semaphore.js';
-import { animatedWebp, containsAny, decodesWhole, describeImage, GPS_TRACES, pngBomb, testImage, type TestFormat } from '../test-support/index.js';
+import { inflateSync } from 'node:zlib';
+import { pngFrames } from '../src/png-frames.js';
+import {
+  animatedPng,
+  animatedWebp,
+  apngFrameColour,
+  containsAny,
+  decodesWhole,
+  describeImage,
+  flatPng,
+  GPS_TRACES,
+  pngBomb,
+  pngChunks,
+  testImage,
+  withPngChunk,
+  type TestFormat,
+} from '../test-support/index.js';
 
 const images = new SharpImageProcessor();
 const TYPES: Readonly<Record<TestFormat, PhotoContentType>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
@@ -51,6 +67,58 @@ describe('SharpImageProcessor (docs/rules.md §13)', function () {
       expect(await images.inspect(bomb)).to.deep.equal({ format: 'png', width: 20_000, height: 20_000, frames: 1, orientation: 1 });
       // Decoding it would need 1.2 GB: the same bytes are refused by a decode within the rules' pixel bound.
       expect(await images.normalise(bomb, 'png', PHOTO_STORED_LONG_SIDE)).to.equal(undefined);
+    });
+
+    it('counts the frames of an animated PNG (APNG), which libvips reads as a still: a real 3-frame APNG is 3 frames (docs/rules.md §13 refuses it)', async () => {
+      const apng = animatedPng(40, 30, 3);
+      // A real APNG: every CRC right; acTL (3 frames, forever) before the image data; an fcTL per
+      // frame, the first frame in IDAT, the others in fdAT, sequence numbers 0…4 in file order; each
+      // frame's data inflates to its 30 rows of 1 + 40 × 3 bytes, of its colour.
+      const chunks = pngChunks(apng);
+      expect(chunks.map((c) => c.type)).to.deep.equal(['IHDR', 'acTL', 'fcTL', 'IDAT', 'fcTL', 'fdAT', 'fcTL', 'fdAT', 'IEND']);
+      expect(chunks.every((c) => c.crcOk)).to.equal(true);
+      expect([chunks[1]!.data.readUInt32BE(0), chunks[1]!.data.readUInt32BE(4)]).to.deep.equal([3, 0]);
+      const sequenced = chunks.filter((c) => c.type === 'fcTL' || c.type === 'fdAT');
+      expect(sequenced.map((c) => c.data.readUInt32BE(0))).to.deep.equal([0, 1, 2, 3, 4]);
+      for (const fctl of chunks.filter((c) => c.type === 'fcTL')) expect([fctl.data.readUInt32BE(4), fctl.data.readUInt32BE(8)]).to.deep.equal([40, 30]);
+      const frames = chunks.filter((c) => c.type === 'IDAT' || c.type === 'fdAT').map((c) => inflateSync(c.type === 'IDAT' ? c.data : c.data.subarray(4)));
+      frames.forEach((rows, i) => {
+        expect(rows.length).to.equal(30 * (1 + 40 * 3));
+        expect([...rows.subarray(1, 4)], `frame ${i}`).to.deep.equal(apngFrameColour(i));
+      });
+      // What libvips makes of it: a still (one page) of its default image, the first frame.
+      expect(await describeImage(apng)).to.deep.include({ format: 'png', width: 40, height: 30, pages: 1 });
+      expect([...(await sharp(apng).raw().toBuffer()).subarray(0, 3)]).to.deep.equal(apngFrameColour(0));
+
+      expect(await images.inspect(apng)).to.deep.equal({ format: 'png', width: 40, height: 30, frames: 3, orientation: 1 });
+      expect(await images.inspect(animatedPng(16, 16, 2))).to.deep.include({ frames: 2 });
+    });
+
+    it('a still PNG stays one frame, whatever unrelated ancillary chunks it carries (tIME, a private chunk, an acTL after the image data, which no decoder plays)', async () => {
+      const still = await testImage({ format: 'png', width: 30, height: 20 });
+      const time = Buffer.from([0x07, 0xea, 1, 2, 3, 4, 5]);
+      const decorated = withPngChunk(withPngChunk(withPngChunk(still, 'tIME', time), 'prVt', Buffer.from('shelter')), 'acTL', Buffer.from([0, 0, 0, 3, 0, 0, 0, 0]), 'before IEND');
+      expect(pngChunks(decorated).map((c) => c.type)).to.include.members(['tIME', 'prVt', 'acTL']);
+      expect(await images.inspect(decorated)).to.deep.equal({ format: 'png', width: 30, height: 20, frames: 1, orientation: 1 });
+      expect(await images.normalise(decorated, 'png', PHOTO_STORED_LONG_SIDE)).to.deep.include({ width: 30, height: 20 });
+    });
+
+    it('pngFrames: acTL before IDAT counts (num_frames, or the fcTL chunks when it says fewer); anything else is one frame; cut or lying bytes end the walk', () => {
+      const apng = animatedPng(8, 8, 3);
+      expect(pngFrames(apng)).to.equal(3);
+      // acTL says 1, three fcTL follow: as many as a player shows.
+      const understated = Buffer.from(apng);
+      understated.writeUInt32BE(1, 8 + 25 + 8);
+      expect(pngFrames(understated)).to.equal(3);
+      // An acTL of one frame and one fcTL: a still.
+      expect(pngFrames(animatedPng(8, 8, 1))).to.equal(1);
+      expect(pngFrames(flatPng(8, 8, [1, 2, 3]))).to.equal(1);
+      // Cut anywhere: never past the bytes, never a throw.
+      for (let end = 0; end <= apng.length; end += 7) expect(pngFrames(apng.subarray(0, end))).to.be.within(1, 3);
+      // IHDR's length running far past the end: the walk stops there (the decoder refuses such a file).
+      const lying = Buffer.from(apng);
+      lying.writeUInt32BE(0x7fffffff, 8);
+      expect(pngFrames(lying)).to.equal(1);
     });
 
     it('answers undefined for anything but the three formats (GIF, SVG, text, nothing), so no other parser ever sees the bytes', async () => {
