@@ -22,7 +22,11 @@ export interface SharpImageProcessorOptions {
   readonly queueLimit?: number;
 }
 
-/** The encoders, with their settings: every one writes no metadata (sharp strips it all unless asked to keep it). */
+/**
+ * The encoders, with their settings: every one writes no metadata (sharp strips it all unless asked
+ * to keep it), in sRGB (sharp converts an image with an embedded ICC profile to sRGB before it drops
+ * the profile: the colours are kept, docs/rules.md §13).
+ */
 const ENCODE: Readonly<Record<ImageFormat, (image: Sharp) => Sharp>> = {
   // No optimised Huffman tables: they need the whole image's coefficients in memory (for 12 MP, about
   // 250 MB at the peak, much of it never given back to the system) and twice the time, for files

@@ -152,6 +152,49 @@ describe('SharpImageProcessor (docs/rules.md §13)', function () {
       }
     });
 
+    it('converts the colours of an image with a non-sRGB ICC profile (Display P3) to sRGB, then keeps no profile: the pixels are those of the colour the profile meant, not its raw values', async () => {
+      // Display P3 to sRGB by hand: both use the sRGB transfer curve and D65; the 3 × 3 matrix takes
+      // linear P3 to linear sRGB (P3 primaries to XYZ, then XYZ to sRGB primaries).
+      const linear = (c: number): number => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+      const encoded = (v: number): number => 255 * (Math.min(1, Math.max(0, v)) <= 0.0031308 ? 12.92 * Math.max(0, v) : 1.055 * Math.min(1, v) ** (1 / 2.4) - 0.055);
+      const P3_TO_SRGB = [
+        [1.2249401, -0.2249404, 0],
+        [-0.0420569, 1.0420571, 0],
+        [-0.0196376, -0.0786361, 1.0982735],
+      ];
+      const p3ToSrgb = (rgb: readonly number[]): number[] => P3_TO_SRGB.map((row) => encoded(row.reduce((sum, m, i) => sum + m * linear(rgb[i]!), 0)));
+      const centre = async (bytes: Uint8Array, ignoreIcc = false): Promise<number[]> => {
+        const { data, info } = await sharp(bytes, { ignoreIcc }).raw().toBuffer({ resolveWithObject: true });
+        const at = (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * info.channels;
+        return [...data.subarray(at, at + 3)];
+      };
+      const p3Profile = (await sharp({ create: { width: 2, height: 2, channels: 3, background: '#808080' } }).withIccProfile('p3').png().toBuffer().then((b) => sharp(b).metadata())).icc!;
+      expect(p3Profile.includes(Buffer.from('\0s\0P\x003\0C', 'latin1')), 'a Display P3 profile (its description, in UTF-16: sP3C)').to.equal(true);
+      const sent: { format: TestFormat; bytes: Buffer }[] = [
+        // Made by hand: the stored values are exactly (202, 59, 50), the profile the only hint of what they mean.
+        { format: 'png', bytes: flatPng(32, 32, [202, 59, 50], p3Profile) },
+        // Made by sharp: an sRGB colour written in P3 (its values converted, the profile attached).
+        ...(['jpeg', 'png', 'webp'] as const).map((format) => ({ format, bytes: Buffer.alloc(0) })),
+      ];
+      for (const item of sent.slice(1)) {
+        item.bytes = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 220, g: 40, b: 40 } } })
+          .withIccProfile('p3')
+          .toFormat(item.format, item.format === 'webp' ? { lossless: true } : { quality: 95 })
+          .toBuffer();
+      }
+      for (const { format, bytes } of sent) {
+        expect(await describeImage(bytes), `${format}: sent with its profile`).to.deep.include({ icc: true });
+        const stored = await centre(bytes, true);
+        const meant = p3ToSrgb(stored);
+        // The raw values and the colour they mean differ by far more than the tolerance: a profile only dropped would fail.
+        expect(Math.max(...meant.map((v, i) => Math.abs(v - stored[i]!))), `${format}: P3 ${stored} means sRGB ${meant.map(Math.round)}`).to.be.above(15);
+        const out = (await images.normalise(bytes, format, PHOTO_STORED_LONG_SIDE))!;
+        await noMetadata(out.bytes);
+        const got = await centre(out.bytes);
+        got.forEach((v, i) => expect(Math.abs(v - meant[i]!), `${format}: channel ${i} of ${got} against ${meant.map((m) => m.toFixed(1))}`).to.be.at.most(3));
+      }
+    });
+
     it('scales a long side over 4,096 down to 4,096 (aspect kept) and never enlarges a small image', async () => {
       const wide = (await images.normalise(await testImage({ format: 'jpeg', width: 5_000, height: 1_000 }), 'jpeg', PHOTO_STORED_LONG_SIDE))!;
       expect(wide).to.deep.include({ width: 4_096, height: 819 });
