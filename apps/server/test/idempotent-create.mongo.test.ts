@@ -37,6 +37,7 @@ import { StoreCircuit } from '../src/store-circuit.js';
 import { SystemRandom } from '../src/system-random.js';
 
 const KEY = 'idempotent-mongo-key-0123456789';
+const ADMIN = 'idempotent-mongo-admin-0123456789';
 
 describe('a create never happens twice under one Idempotency-Key, on MongoDB, through another process (docs/rules.md §10)', function () {
   this.timeout(60_000);
@@ -84,6 +85,7 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     db = clients[0]!.db(database);
     await ensureIndexes(db);
     await new ApiKeyStoreMongo(db).save(apiKeyRecord(KEY, 'enterprise', { perMinute: 1_000_000, perDay: 10_000_000 }) as ApiKeyRecord);
+    await new ApiKeyStoreMongo(db).save(apiKeyRecord(ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
     const category = await new CategoryRepositoryMongo(db).create({ name: 'Dogs' });
     if (!category.ok || category.value.id !== 1) throw new Error('seeding category 1');
     petId = (await new PetRepositoryMongo(db).create({ name: 'Orderable', categoryId: 1, status: 'available' })).id;
@@ -158,4 +160,39 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
       expect((await dying).status).to.equal(503);
     });
   }
+
+  const withdraw = (server: number, id: number) => fetch(`${servers[server]!.url}/v1/pets/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${ADMIN}` } });
+
+  it('a pet: the first process answers 503 after its write landed, the pet is withdrawn through the other (docs/rules.md §12); the repeat through either answers that pet as it was (201 replayed), nothing created', async () => {
+    const create = CREATES[0];
+    failOn('PetRepository', 'create', 'fail-after-write');
+    expect((await post(0, create, 'gone-1')).status).to.equal(503);
+    faults.use(undefined);
+    const stored = await db.collection<{ _id: number; name: string }>(COLLECTIONS.pets).findOne({ name: 'Rex' });
+    expect(stored, 'the write landed').not.to.equal(null);
+    expect((await withdraw(1, stored!._id)).status).to.equal(204);
+    const pets = await db.collection(COLLECTIONS.pets).countDocuments();
+    for (const server of [1, 0]) {
+      const res = await post(server, create, 'gone-1');
+      expect([res.status, res.headers.get('idempotent-replayed'), res.headers.get('location')]).to.deep.equal([201, 'true', `/v1/pets/${stored!._id}`]);
+      expect(await res.json()).to.deep.equal({ id: stored!._id, name: 'Rex', categoryId: 1, status: 'available' });
+    }
+    expect(await db.collection(COLLECTIONS.pets).countDocuments(), 'nothing created').to.equal(pets);
+    expect((await fetch(`${servers[0]!.url}/v1/pets/${stored!._id}`, { headers: { Authorization: `Bearer ${KEY}` } })).status, 'still withdrawn').to.equal(404);
+  });
+
+  it('an order: the first process answers 503 after its placement landed; the order is cancelled and its pet withdrawn through the other; the repeat answers that order as it is now (cancelled, 201 replayed), no second record', async () => {
+    const create = CREATES[2];
+    failOn('PetRepository', 'swapHold', 'fail-after-write');
+    expect((await post(0, create, 'cancelled-1')).status).to.equal(503);
+    faults.use(undefined);
+    const [record] = await db.collection<{ _id: number }>(COLLECTIONS.orders).find({}).toArray();
+    const cancelled = await fetch(`${servers[1]!.url}/v1/store/orders/${record!._id}/cancel`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` } });
+    expect(cancelled.status, await cancelled.text()).to.equal(200);
+    expect((await withdraw(1, petId)).status).to.equal(204);
+    const res = await post(1, create, 'cancelled-1');
+    expect([res.status, res.headers.get('idempotent-replayed')]).to.deep.equal([201, 'true']);
+    expect(await res.json()).to.deep.include({ id: record!._id, petId, status: 'cancelled' });
+    expect(await db.collection(COLLECTIONS.orders).countDocuments(), 'no second record').to.equal(1);
+  });
 });

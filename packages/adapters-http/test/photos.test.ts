@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { PHOTOS_PER_PET, type PetRepository } from '@petstore/domain';
 import { FaultInjector, forwardingPets } from '@petstore/domain/testing';
-import { animatedWebp, containsAny, decodesWhole, describeImage, GPS_TRACES, pngBomb, testImage } from '@petstore/adapters-sharp/testing';
+import { animatedPng, animatedWebp, containsAny, decodesWhole, describeImage, GPS_TRACES, pngBomb, testImage, withPngChunk } from '@petstore/adapters-sharp/testing';
 import { buildOpenApiDocument, PrometheusMetrics } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, startServer, streamingRequest, type TestServer } from './support/server.js';
 
@@ -138,6 +138,16 @@ describe('photos (docs/rules.md §13)', function () {
       expect(expectError(await upload(petId, await animatedWebp(), 'image/webp'), 400, 'validation_failed').message).to.equal('the image is animated (3 frames); send a still image');
       expect(s.photoStore.fileCount).to.be.a('number');
       expect(await s.photoStore.list(petId)).to.deep.equal([]);
+    });
+
+    it('400 for an animated PNG (APNG: acTL, fcTL, fdAT), as for an animated WebP; a still PNG with unrelated ancillary chunks uploads', async () => {
+      const petId = await createPet();
+      expect(expectError(await upload(petId, animatedPng(40, 30, 3), 'image/png'), 400, 'validation_failed').message).to.equal('the image is animated (3 frames); send a still image');
+      expect(await s.photoStore.list(petId)).to.deep.equal([]);
+      const still = withPngChunk(withPngChunk(await testImage({ format: 'png', width: 40, height: 30 }), 'tIME', Buffer.from([0x07, 0xea, 1, 2, 3, 4, 5])), 'prVt', Buffer.from('shelter'));
+      const res = await upload(petId, still, 'image/png');
+      expect(res.status, res.text).to.equal(201);
+      expect(res.json()).to.deep.include({ contentType: 'image/png', width: 40, height: 30 });
     });
 
     it('400 from the header for a PNG that claims 20,000 × 20,000 in a few hundred bytes (a decompression bomb is never decoded)', async () => {

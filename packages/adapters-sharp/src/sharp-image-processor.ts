@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import sharp, { type Sharp } from 'sharp';
 import type { EncodedImage, ImageFormat, ImageHeader, ImageProcessor } from '@petstore/domain';
 import { PHOTO_MAX_PIXELS, StoreUnavailableError } from '@petstore/domain';
+import { pngFrames } from './png-frames.js';
 import { Semaphore } from './semaphore.js';
 
 export interface SharpImageProcessorOptions {
@@ -21,7 +22,11 @@ export interface SharpImageProcessorOptions {
   readonly queueLimit?: number;
 }
 
-/** The encoders, with their settings: every one writes no metadata (sharp strips it all unless asked to keep it). */
+/**
+ * The encoders, with their settings: every one writes no metadata (sharp strips it all unless asked
+ * to keep it), in sRGB (sharp converts an image with an embedded ICC profile to sRGB before it drops
+ * the profile: the colours are kept, docs/rules.md §13).
+ */
 const ENCODE: Readonly<Record<ImageFormat, (image: Sharp) => Sharp>> = {
   // No optimised Huffman tables: they need the whole image's coefficients in memory (for 12 MP, about
   // 250 MB at the peak, much of it never given back to the system) and twice the time, for files
@@ -60,7 +65,7 @@ const configureSharp = (): void => {
 /**
  * The `ImageProcessor` port on sharp (libvips): every decode and encode runs on libuv's thread
  * pool, never on the event loop's thread, and at most `concurrency` at once (a semaphore, with a
- * bounded queue). Headers are read without decoding (`metadata()`), and only of the three formats.
+ * bounded queue). Headers are read without decoding (`metadata()`, and an APNG's frames from its chunks), and only of the three formats.
  */
 export class SharpImageProcessor implements ImageProcessor {
   private readonly slots: Semaphore;
@@ -82,7 +87,9 @@ export class SharpImageProcessor implements ImageProcessor {
       // Reads the header only: no pixel is decoded, whatever size it declares (the rules judge the size).
       const meta = await sharp(asBuffer(bytes), { limitInputPixels: false }).metadata();
       if (meta.format !== format || meta.width === undefined || meta.height === undefined) return undefined;
-      return { format, width: meta.width, height: meta.height, frames: meta.pages ?? 1, orientation: meta.orientation ?? 1 };
+      // libvips reads an animated PNG as a still (one page): its frames are counted from its chunks.
+      const frames = Math.max(meta.pages ?? 1, format === 'png' ? pngFrames(bytes) : 1);
+      return { format, width: meta.width, height: meta.height, frames, orientation: meta.orientation ?? 1 };
     } catch {
       return undefined;
     }

@@ -129,6 +129,7 @@ export const animatedWebp = async (width = 40, height = 30, frames = 3): Promise
   return sharp(pages, { join: { animated: true } }).webp({ loop: 0, delay: pages.map(() => 100) }).toBuffer();
 };
 
+/** One PNG chunk: its length, type, data and CRC-32 (over type and data), as the PNG specification lays it out. */
 const pngChunk = (type: string, data: Buffer): Buffer => {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
@@ -138,22 +139,116 @@ const pngChunk = (type: string, data: Buffer): Buffer => {
   return Buffer.concat([length, body, crc]);
 };
 
-/**
- * A decompression bomb, made by hand: a valid PNG whose IHDR declares `width` × `height` RGB
- * pixels (20,000 × 20,000 = 400 million by default: 1.2 GB decoded) and whose IDAT holds the
- * compressed zeros of its first rows only: a few hundred bytes in all. Refused from its header.
- */
-export const pngBomb = (width = 20_000, height = 20_000): Buffer => {
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** An IHDR of an 8-bit RGB image, not interlaced. */
+const rgbHeader = (width: number, height: number): Buffer => {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 2; // colour type: RGB
   // compression, filter, interlace: 0
+  return ihdr;
+};
+
+/** The compressed rows of a `width` × `height` RGB image of one colour, each row with filter 0 (None): the IDAT or fdAT data. */
+const flatRows = (width: number, height: number, [r, g, b]: readonly [number, number, number]): Buffer => {
+  const row = Buffer.alloc(1 + width * 3);
+  for (let x = 0; x < width; x++) row.set([r, g, b], 1 + x * 3);
+  return deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
+};
+
+/** The colour of frame `i` of `animatedPng`: red, green, blue, then around again. */
+export const apngFrameColour = (i: number): [number, number, number] => [[220, 30, 30], [30, 200, 60], [40, 60, 210]][i % 3] as [number, number, number];
+
+/**
+ * An animated PNG made by hand, chunk by chunk, as the APNG specification (1.0) lays it out:
+ * IHDR; `acTL` (num_frames = `frames`, num_plays = 0: forever) before the image data; then for each
+ * frame an `fcTL` (its sequence number, the full size at 0,0, a delay of 1/10 s, no dispose, source
+ * blend), the first frame's pixels in `IDAT` (so it is also the default image a PNG decoder shows),
+ * the others in `fdAT` (a sequence number, then the compressed rows); IEND. Every chunk has its
+ * CRC; sequence numbers run 0, 1, 2… across `fcTL` and `fdAT`. Frame `i` is `apngFrameColour(i)`.
+ */
+export const animatedPng = (width = 40, height = 30, frames = 3): Buffer => {
+  const actl = Buffer.alloc(8);
+  actl.writeUInt32BE(frames, 0);
+  actl.writeUInt32BE(0, 4);
+  let sequence = 0;
+  const fctl = (): Buffer => {
+    const data = Buffer.alloc(26);
+    data.writeUInt32BE(sequence++, 0);
+    data.writeUInt32BE(width, 4);
+    data.writeUInt32BE(height, 8);
+    data.writeUInt32BE(0, 12); // x offset
+    data.writeUInt32BE(0, 16); // y offset
+    data.writeUInt16BE(1, 20); // delay numerator
+    data.writeUInt16BE(10, 22); // delay denominator: 1/10 s
+    data[24] = 0; // dispose: none
+    data[25] = 0; // blend: source
+    return pngChunk('fcTL', data);
+  };
+  const chunks = [PNG_SIGNATURE, pngChunk('IHDR', rgbHeader(width, height)), pngChunk('acTL', actl)];
+  for (let i = 0; i < frames; i++) {
+    chunks.push(fctl());
+    const rows = flatRows(width, height, apngFrameColour(i));
+    if (i === 0) {
+      chunks.push(pngChunk('IDAT', rows));
+    } else {
+      const number = Buffer.alloc(4);
+      number.writeUInt32BE(sequence++);
+      chunks.push(pngChunk('fdAT', Buffer.concat([number, rows])));
+    }
+  }
+  chunks.push(pngChunk('IEND', Buffer.alloc(0)));
+  return Buffer.concat(chunks);
+};
+
+/** The chunks of a PNG, in order: type, data, and whether the stored CRC-32 is right. */
+export const pngChunks = (png: Uint8Array): { type: string; data: Buffer; crcOk: boolean }[] => {
+  const bytes = Buffer.from(png.buffer, png.byteOffset, png.length);
+  if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error('not a PNG');
+  const chunks: { type: string; data: Buffer; crcOk: boolean }[] = [];
+  for (let at = 8; at < bytes.length; ) {
+    const length = bytes.readUInt32BE(at);
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    const data = bytes.subarray(at + 8, at + 8 + length);
+    chunks.push({ type, data, crcOk: bytes.readUInt32BE(at + 8 + length) === crc32(bytes.subarray(at + 4, at + 8 + length)) >>> 0 });
+    at += 12 + length;
+  }
+  return chunks;
+};
+
+/** `png` with a chunk of `type` and `data` inserted right after its IHDR (8 bytes of signature and 25 of IHDR), or right before its IEND (its last 12 bytes). */
+export const withPngChunk = (png: Buffer, type: string, data: Buffer, where: 'after IHDR' | 'before IEND' = 'after IHDR'): Buffer => {
+  const at = where === 'after IHDR' ? 33 : png.length - 12;
+  return Buffer.concat([png.subarray(0, at), pngChunk(type, data), png.subarray(at)]);
+};
+
+/**
+ * A still PNG made by hand: `width` × `height` pixels of the colour `rgb` (rows with filter 0, so the
+ * stored values are exactly `rgb`), with an `iCCP` chunk holding the ICC profile `icc` when given
+ * (named `profile`, zlib-compressed, as the PNG specification has it) and no other ancillary chunk.
+ */
+export const flatPng = (width: number, height: number, rgb: readonly [number, number, number], icc?: Buffer): Buffer =>
+  Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', rgbHeader(width, height)),
+    ...(icc === undefined ? [] : [pngChunk('iCCP', Buffer.concat([Buffer.from('profile\0\0', 'latin1'), deflateSync(icc)]))]),
+    pngChunk('IDAT', flatRows(width, height, rgb)),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+
+/**
+ * A decompression bomb, made by hand: a valid PNG whose IHDR declares `width` × `height` RGB
+ * pixels (20,000 × 20,000 = 400 million by default: 1.2 GB decoded) and whose IDAT holds the
+ * compressed zeros of its first rows only: a few hundred bytes in all. Refused from its header.
+ */
+export const pngBomb = (width = 20_000, height = 20_000): Buffer => {
   const rows = Buffer.alloc(8 * (1 + width * 3));
   return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
+    PNG_SIGNATURE,
+    pngChunk('IHDR', rgbHeader(width, height)),
     pngChunk('IDAT', deflateSync(rows, { level: 9 })),
     pngChunk('IEND', Buffer.alloc(0)),
   ]);

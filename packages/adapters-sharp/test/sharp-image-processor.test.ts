@@ -17,7 +17,23 @@ import { collectPhotoBytes, ManualClock } from '@petstore/domain/testing';
 import { PhotoStoreInMemory } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '../src/index.js';
 import { Semaphore } from '../src/semaphore.js';
-import { animatedWebp, containsAny, decodesWhole, describeImage, GPS_TRACES, pngBomb, testImage, type TestFormat } from '../test-support/index.js';
+import { inflateSync } from 'node:zlib';
+import { pngFrames } from '../src/png-frames.js';
+import {
+  animatedPng,
+  animatedWebp,
+  apngFrameColour,
+  containsAny,
+  decodesWhole,
+  describeImage,
+  flatPng,
+  GPS_TRACES,
+  pngBomb,
+  pngChunks,
+  testImage,
+  withPngChunk,
+  type TestFormat,
+} from '../test-support/index.js';
 
 const images = new SharpImageProcessor();
 const TYPES: Readonly<Record<TestFormat, PhotoContentType>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
@@ -53,6 +69,58 @@ describe('SharpImageProcessor (docs/rules.md §13)', function () {
       expect(await images.normalise(bomb, 'png', PHOTO_STORED_LONG_SIDE)).to.equal(undefined);
     });
 
+    it('counts the frames of an animated PNG (APNG), which libvips reads as a still: a real 3-frame APNG is 3 frames (docs/rules.md §13 refuses it)', async () => {
+      const apng = animatedPng(40, 30, 3);
+      // A real APNG: every CRC right; acTL (3 frames, forever) before the image data; an fcTL per
+      // frame, the first frame in IDAT, the others in fdAT, sequence numbers 0…4 in file order; each
+      // frame's data inflates to its 30 rows of 1 + 40 × 3 bytes, of its colour.
+      const chunks = pngChunks(apng);
+      expect(chunks.map((c) => c.type)).to.deep.equal(['IHDR', 'acTL', 'fcTL', 'IDAT', 'fcTL', 'fdAT', 'fcTL', 'fdAT', 'IEND']);
+      expect(chunks.every((c) => c.crcOk)).to.equal(true);
+      expect([chunks[1]!.data.readUInt32BE(0), chunks[1]!.data.readUInt32BE(4)]).to.deep.equal([3, 0]);
+      const sequenced = chunks.filter((c) => c.type === 'fcTL' || c.type === 'fdAT');
+      expect(sequenced.map((c) => c.data.readUInt32BE(0))).to.deep.equal([0, 1, 2, 3, 4]);
+      for (const fctl of chunks.filter((c) => c.type === 'fcTL')) expect([fctl.data.readUInt32BE(4), fctl.data.readUInt32BE(8)]).to.deep.equal([40, 30]);
+      const frames = chunks.filter((c) => c.type === 'IDAT' || c.type === 'fdAT').map((c) => inflateSync(c.type === 'IDAT' ? c.data : c.data.subarray(4)));
+      frames.forEach((rows, i) => {
+        expect(rows.length).to.equal(30 * (1 + 40 * 3));
+        expect([...rows.subarray(1, 4)], `frame ${i}`).to.deep.equal(apngFrameColour(i));
+      });
+      // What libvips makes of it: a still (one page) of its default image, the first frame.
+      expect(await describeImage(apng)).to.deep.include({ format: 'png', width: 40, height: 30, pages: 1 });
+      expect([...(await sharp(apng).raw().toBuffer()).subarray(0, 3)]).to.deep.equal(apngFrameColour(0));
+
+      expect(await images.inspect(apng)).to.deep.equal({ format: 'png', width: 40, height: 30, frames: 3, orientation: 1 });
+      expect(await images.inspect(animatedPng(16, 16, 2))).to.deep.include({ frames: 2 });
+    });
+
+    it('a still PNG stays one frame, whatever unrelated ancillary chunks it carries (tIME, a private chunk, an acTL after the image data, which no decoder plays)', async () => {
+      const still = await testImage({ format: 'png', width: 30, height: 20 });
+      const time = Buffer.from([0x07, 0xea, 1, 2, 3, 4, 5]);
+      const decorated = withPngChunk(withPngChunk(withPngChunk(still, 'tIME', time), 'prVt', Buffer.from('shelter')), 'acTL', Buffer.from([0, 0, 0, 3, 0, 0, 0, 0]), 'before IEND');
+      expect(pngChunks(decorated).map((c) => c.type)).to.include.members(['tIME', 'prVt', 'acTL']);
+      expect(await images.inspect(decorated)).to.deep.equal({ format: 'png', width: 30, height: 20, frames: 1, orientation: 1 });
+      expect(await images.normalise(decorated, 'png', PHOTO_STORED_LONG_SIDE)).to.deep.include({ width: 30, height: 20 });
+    });
+
+    it('pngFrames: acTL before IDAT counts (num_frames, or the fcTL chunks when it says fewer); anything else is one frame; cut or lying bytes end the walk', () => {
+      const apng = animatedPng(8, 8, 3);
+      expect(pngFrames(apng)).to.equal(3);
+      // acTL says 1, three fcTL follow: as many as a player shows.
+      const understated = Buffer.from(apng);
+      understated.writeUInt32BE(1, 8 + 25 + 8);
+      expect(pngFrames(understated)).to.equal(3);
+      // An acTL of one frame and one fcTL: a still.
+      expect(pngFrames(animatedPng(8, 8, 1))).to.equal(1);
+      expect(pngFrames(flatPng(8, 8, [1, 2, 3]))).to.equal(1);
+      // Cut anywhere: never past the bytes, never a throw.
+      for (let end = 0; end <= apng.length; end += 7) expect(pngFrames(apng.subarray(0, end))).to.be.within(1, 3);
+      // IHDR's length running far past the end: the walk stops there (the decoder refuses such a file).
+      const lying = Buffer.from(apng);
+      lying.writeUInt32BE(0x7fffffff, 8);
+      expect(pngFrames(lying)).to.equal(1);
+    });
+
     it('answers undefined for anything but the three formats (GIF, SVG, text, nothing), so no other parser ever sees the bytes', async () => {
       const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).gif().toBuffer();
       for (const bytes of [gif, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"/>'), Buffer.from('hello'), Buffer.alloc(0), Buffer.from([0xff, 0xd8])]) {
@@ -81,6 +149,49 @@ describe('SharpImageProcessor (docs/rules.md §13)', function () {
         expect(await describeImage(out.bytes)).to.deep.include({ format, width: 20, height: 50 });
         expect(containsAny(out.bytes, [...GPS_TRACES, Buffer.from('png note')])).to.equal(false);
         await noMetadata(out.bytes);
+      }
+    });
+
+    it('converts the colours of an image with a non-sRGB ICC profile (Display P3) to sRGB, then keeps no profile: the pixels are those of the colour the profile meant, not its raw values', async () => {
+      // Display P3 to sRGB by hand: both use the sRGB transfer curve and D65; the 3 × 3 matrix takes
+      // linear P3 to linear sRGB (P3 primaries to XYZ, then XYZ to sRGB primaries).
+      const linear = (c: number): number => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+      const encoded = (v: number): number => 255 * (Math.min(1, Math.max(0, v)) <= 0.0031308 ? 12.92 * Math.max(0, v) : 1.055 * Math.min(1, v) ** (1 / 2.4) - 0.055);
+      const P3_TO_SRGB = [
+        [1.2249401, -0.2249404, 0],
+        [-0.0420569, 1.0420571, 0],
+        [-0.0196376, -0.0786361, 1.0982735],
+      ];
+      const p3ToSrgb = (rgb: readonly number[]): number[] => P3_TO_SRGB.map((row) => encoded(row.reduce((sum, m, i) => sum + m * linear(rgb[i]!), 0)));
+      const centre = async (bytes: Uint8Array, ignoreIcc = false): Promise<number[]> => {
+        const { data, info } = await sharp(bytes, { ignoreIcc }).raw().toBuffer({ resolveWithObject: true });
+        const at = (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * info.channels;
+        return [...data.subarray(at, at + 3)];
+      };
+      const p3Profile = (await sharp({ create: { width: 2, height: 2, channels: 3, background: '#808080' } }).withIccProfile('p3').png().toBuffer().then((b) => sharp(b).metadata())).icc!;
+      expect(p3Profile.includes(Buffer.from('\0s\0P\x003\0C', 'latin1')), 'a Display P3 profile (its description, in UTF-16: sP3C)').to.equal(true);
+      const sent: { format: TestFormat; bytes: Buffer }[] = [
+        // Made by hand: the stored values are exactly (202, 59, 50), the profile the only hint of what they mean.
+        { format: 'png', bytes: flatPng(32, 32, [202, 59, 50], p3Profile) },
+        // Made by sharp: an sRGB colour written in P3 (its values converted, the profile attached).
+        ...(['jpeg', 'png', 'webp'] as const).map((format) => ({ format, bytes: Buffer.alloc(0) })),
+      ];
+      for (const item of sent.slice(1)) {
+        item.bytes = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 220, g: 40, b: 40 } } })
+          .withIccProfile('p3')
+          .toFormat(item.format, item.format === 'webp' ? { lossless: true } : { quality: 95 })
+          .toBuffer();
+      }
+      for (const { format, bytes } of sent) {
+        expect(await describeImage(bytes), `${format}: sent with its profile`).to.deep.include({ icc: true });
+        const stored = await centre(bytes, true);
+        const meant = p3ToSrgb(stored);
+        // The raw values and the colour they mean differ by far more than the tolerance: a profile only dropped would fail.
+        expect(Math.max(...meant.map((v, i) => Math.abs(v - stored[i]!))), `${format}: P3 ${stored} means sRGB ${meant.map(Math.round)}`).to.be.above(15);
+        const out = (await images.normalise(bytes, format, PHOTO_STORED_LONG_SIDE))!;
+        await noMetadata(out.bytes);
+        const got = await centre(out.bytes);
+        got.forEach((v, i) => expect(Math.abs(v - meant[i]!), `${format}: channel ${i} of ${got} against ${meant.map((m) => m.toFixed(1))}`).to.be.at.most(3));
       }
     });
 

@@ -510,6 +510,65 @@ export const photoStoreContract = (name: string, make: MakeFixture<PhotoStoreSub
         runs,
       ));
 
+    it("an upload through the use case racing its pet's withdrawal answers the photo (the withdrawal then removes it) or 404, never an outage, at whatever step the withdrawal and its removal of the photos land; nothing of the upload is left (docs/rules.md §12, §13)", () =>
+      withFixture(make, async ({ store, storedFiles }) => {
+        const clock = new ManualClock(T0);
+        const files = await storedFiles();
+        let petId = 600;
+        /** One upload of a new pet; `withdrawAt` and `removeAt` (≥ it): before which of the upload's calls (to the store or the pets) the withdrawal's two writes land, each after the upload when past its last call. */
+        const race = async (withdrawAt: number, removeAt: number, token: string | undefined) => {
+          const pet = ++petId;
+          let withdrawn = false;
+          let calls = 0;
+          let lastLookup = -1;
+          const before = async (): Promise<void> => {
+            if (calls === withdrawAt) withdrawn = true;
+            if (calls === removeAt) await store.deleteAllOf(pet);
+            calls++;
+          };
+          const pets = {
+            findById: async (id: number) => {
+              await before();
+              lastLookup = calls - 1;
+              return id === pet && !withdrawn ? { id } : undefined;
+            },
+          };
+          // Every call of the store goes through `before` first.
+          const racing = new Proxy(store, {
+            get: (target, name, receiver) => {
+              const value: unknown = Reflect.get(target, name, receiver);
+              return typeof value === 'function' ? async (...args: unknown[]) => (await before(), value.apply(target, args)) : value;
+            },
+          });
+          const library = new PhotoLibrary(pets, racing, new TextImageProcessor(), clock);
+          const body = async () => textImage({ format: 'jpeg', width: 400, height: 300 }, `race ${pet}`);
+          const outcome = await library.upload(ADMIN, String(pet), 'image/jpeg', body, token === undefined ? undefined : { token: `${token}-${pet}`, resumed: false });
+          const upload = calls;
+          if (removeAt >= upload) await store.deleteAllOf(pet);
+          return { pet, outcome, upload, lastLookup };
+        };
+        // The calls of an upload the withdrawal never meets.
+        const { upload: steps, outcome: undisturbed } = await race(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, undefined);
+        expect(undisturbed.ok).to.equal(true);
+        for (const token of [undefined, 'tok-withdrawn']) {
+          for (let withdrawAt = 0; withdrawAt <= steps; withdrawAt++) {
+            for (let removeAt = withdrawAt; removeAt <= steps; removeAt++) {
+              const { pet, outcome, lastLookup } = await race(withdrawAt, removeAt, token).catch((error: unknown) => {
+                throw new Error(`withdrawn before call ${withdrawAt}, photos removed before call ${removeAt}${token === undefined ? '' : ', under a key'}: ${String(error)}`);
+              });
+              const where = `withdrawn before call ${withdrawAt}, photos removed before call ${removeAt} (last look-up: call ${lastLookup})${token === undefined ? '' : ', under a key'}`;
+              // The upload saw its pet at its last look-up: it answers the photo; else the pet went first: 404.
+              if (withdrawAt > lastLookup) expect(outcome, where).to.deep.nested.include({ ok: true, 'value.petId': pet });
+              else expect(outcome, where).to.deep.nested.include({ ok: false, 'error.code': 'not_found', 'error.message': `no pet has id ${pet}` });
+              expect(await store.list(pet), where).to.deep.equal([]);
+            }
+          }
+        }
+        expect(await store.pets(), 'no photo of a withdrawn pet').to.deep.equal([]);
+        expect(await storedFiles(), 'no bytes left').to.equal(files);
+        expect(await store.sweep(T0 + 60_000), 'no upload left under way, no stray file').to.deep.equal({ uploads: 0, files: 0 });
+      }));
+
     describe('an upload through the use case, with the store failing or hanging at each of its writes (docs/rules.md §13)', () => {
       const steps = ['reserve', 'putFile', 'publish', 'abandon'] as const;
       const modes = FAULT_MODES.filter((mode): mode is Exclude<FaultMode, 'pass'> => mode !== 'pass');

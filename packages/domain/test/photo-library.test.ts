@@ -205,7 +205,7 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     }
   });
 
-  it('an upload given up while it was written (a sweep, a withdrawal) is a 503 to retry, never a photo', async () => {
+  it('an upload given up while it was written by a sweep (its pet still there: another process started) is a 503 to retry, never a photo', async () => {
     const { library, store } = setup();
     const put = store.putFile.bind(store);
     store.putFile = async (upload, file, bytes) => {
@@ -216,6 +216,24 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     expect(error).to.be.instanceOf(StoreUnavailableError).with.property('message', 'the upload of photo 1 was given up while it was being written; retry');
     expect(store.abandoned).to.have.length(1);
     expect(await library.list('7')).to.deep.equal({ ok: true, value: [] });
+  });
+
+  it("an upload given up while it was written by its pet's withdrawal (its photos removed, the pet gone) is the withdrawn pet's 404, never a 503; what it put is removed", async () => {
+    for (const token of [undefined, 'tok-gone']) {
+      const { library, store, pets } = setup();
+      const put = store.putFile.bind(store);
+      store.putFile = async (upload, file, bytes) => {
+        await put(upload, file, bytes);
+        // The withdrawal lands between two files: the pet goes, then its photos, this upload among them.
+        if (pets.delete(7)) await store.deleteAllOf(7);
+      };
+      const outcome = await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), token === undefined ? undefined : { token, resumed: false });
+      expect(expectRefusal(outcome, 'not_found'), `token: ${String(token)}`).to.equal('no pet has id 7');
+      expect(store.abandoned.map((u) => u.photoId), 'what it put since is removed').to.deep.equal([1]);
+      expect(store.placeCount).to.equal(0);
+      expect(store.calls.filter((c) => c === 'delete'), 'nothing published, nothing to delete').to.deep.equal([]);
+      expect(await store.pets()).to.deep.equal([]);
+    }
   });
 
   it('a publish that fails gives the upload up and throws', async () => {

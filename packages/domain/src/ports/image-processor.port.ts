@@ -32,7 +32,8 @@ export interface ImageProcessor {
   /**
    * Decodes `bytes` (an image in `format`, already inspected), turns it upright by its orientation
    * tag, scales it down so that its long side is at most `maxLongSide` (never up), and encodes it
-   * again in `format` with no metadata at all (no EXIF, XMP, IPTC, ICC profile or comment).
+   * again in `format` with no metadata at all (no EXIF, XMP, IPTC, ICC profile or comment); colours
+   * an embedded ICC profile describes are converted to sRGB first (the profile is not simply dropped).
    * `undefined` when the bytes do not decode as a whole (truncated, corrupt).
    */
   normalise(bytes: Uint8Array, format: ImageFormat, maxLongSide: number): Promise<EncodedImage | undefined>;

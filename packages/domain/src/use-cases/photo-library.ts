@@ -1,7 +1,7 @@
 import type { Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { ImageProcessor } from '../ports/image-processor.port.js';
-import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload } from '../ports/photo-store.port.js';
+import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome } from '../ports/photo-store.port.js';
 import type { Caller } from '../auth/api-key.js';
 import type { IdempotentCreation } from '../idempotency/idempotency.js';
 import type { Conflict, Forbidden, InsufficientStorage, NotFound, UnsupportedMediaType, ValidationFailed } from '../errors.js';
@@ -126,11 +126,15 @@ export class PhotoLibrary {
       files: files.map((f) => f.file),
     };
     const published = await this.write(reserved, photo, files, creation?.token);
-    // A withdrawal that ran while this upload was under way took the pet's photos with it: this one follows.
+    // A withdrawal that ran while this upload was under way took the pet's photos with it: this one
+    // follows (docs/rules.md §12, §13), whether the withdrawal's removal gave the upload up before
+    // its publish or comes after it. Either way the answer is the withdrawn pet's 404.
     if ((await this.pets.findById(petId)) === undefined) {
-      await this.photos.delete(petId, published.id);
+      if (published !== undefined) await this.photos.delete(petId, published.id);
       return fail(noPet(rawPetId));
     }
+    // Given up while the pet is still there: a sweep of a process that started meanwhile.
+    if (published === undefined) throw new StoreUnavailableError(`the upload of photo ${reserved.photoId} was given up while it was being written; retry`);
     return ok(toPhoto(published));
   }
 
@@ -217,25 +221,29 @@ export class PhotoLibrary {
   /**
    * Puts the files, then publishes (with the creation token, when there is one); any failure gives
    * the upload up (what that cannot remove, the next sweep does). Answers the photo published: this
-   * one, or the one the token already had (the store then gave this upload up).
+   * one, or the one the token already had (the store then gave this upload up); `undefined` when
+   * the upload lost its place while it was written (a withdrawal of its pet, a sweep): what it put
+   * since is removed.
    */
   private async write(
     upload: PhotoUpload,
     photo: StoredPhoto,
     files: readonly { file: PhotoFile; bytes: Uint8Array }[],
     token: string | undefined,
-  ): Promise<StoredPhoto> {
+  ): Promise<StoredPhoto | undefined> {
+    let published: PublishOutcome;
     try {
       for (const { file, bytes } of files) await this.photos.putFile(upload, file, bytes);
-      const published = await (token === undefined ? this.photos.publish(upload, photo) : this.photos.publish(upload, photo, token));
-      if (published === false) {
-        throw new StoreUnavailableError(`the upload of photo ${upload.photoId} was given up while it was being written; retry`);
-      }
-      return published === true ? photo : published.earlier;
+      published = await (token === undefined ? this.photos.publish(upload, photo) : this.photos.publish(upload, photo, token));
     } catch (error) {
       await this.photos.abandon(upload).catch(() => undefined);
       throw error;
     }
+    if (published === false) {
+      await this.photos.abandon(upload).catch(() => undefined);
+      return undefined;
+    }
+    return published === true ? photo : published.earlier;
   }
 
   /** The pet is full: 409, unless it is full with the photo an earlier attempt published under the token (since this attempt looked): that photo. */
