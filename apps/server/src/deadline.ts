@@ -115,6 +115,7 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     claim: (id, claim, now) => withDeadline(() => ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', circuit),
     complete: (id, claim, record) => withDeadline(() => ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', circuit),
     release: (id, claim) => withDeadline(() => ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', circuit),
+    discard: (id, claim) => withDeadline(() => ports.idempotency.discard(id, claim), ms, 'IdempotencyStore.discard', circuit),
   },
 });
 

@@ -82,6 +82,19 @@ describe('photos (docs/rules.md §13)', function () {
       expect(res.bytesWritten).to.be.at.most(1000);
     });
 
+    it('a 403 leaves the Idempotency-Key free (docs/rules.md §10 keeps no 403): the client key may use it for any create after (issue 26 #11)', async () => {
+      const petId = await createPet();
+      const key = `refused-then-free-${petId}`;
+      expectError(await upload(petId, jpeg, 'image/jpeg', KEYS.huge, { 'idempotency-key': key }), 403, 'forbidden');
+      const pet = await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: '{"name":"Rex","categoryId":1}' });
+      expect(pet.status, pet.text).to.equal(201);
+      expect(pet.header('idempotent-replayed')).to.equal('');
+      // From then on the key is that create's: the create again is its replay.
+      const replay = await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: '{"name":"Rex","categoryId":1}' });
+      expect(replay.header('idempotent-replayed')).to.equal('true');
+      expect(replay.text).to.equal(pet.text);
+    });
+
     it(`415 for any other Content-Type, listing the three (${TYPES}); checked before the body is read`, async () => {
       const petId = await createPet();
       for (const type of ['image/gif', 'application/json', 'image/jpg', 'application/octet-stream', 'text/plain', '']) {
