@@ -1,5 +1,5 @@
 import type { Answer, PhotoStore, StorePorts } from '@petstore/domain';
-import { StoreUnavailableError } from '@petstore/domain';
+import { isPromise, StoreUnavailableError } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
 /** The names of the store's ports, as store failures are counted (`petstore_store_failures_total{port}`). */
@@ -36,7 +36,7 @@ export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string,
     } catch (error) {
       answer = Promise.reject(error);
     }
-    if (!(answer instanceof Promise)) {
+    if (!isPromise(answer)) {
       circuit?.answered();
       return resolve(answer);
     }

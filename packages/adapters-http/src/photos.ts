@@ -1,16 +1,15 @@
 import { Readable } from 'node:stream';
-import type Router from '@koa/router';
-import type { ParameterizedContext } from 'koa';
 import type { Caller, DomainError, Photo, PhotoBytes, PhotoLibrary } from '@petstore/domain';
-import { PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
+import { isPromise, PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { PHOTO_UPLOAD_ROUTE, readRawBody } from './body.js';
 import type { AppState } from './state.js';
+import type { Routes } from './dispatch.js';
 import { answerReplayed } from './middleware/idempotency.js';
 
 const PHOTOS_PATH = '/v1/pets/:petId/photos';
-const PHOTO_PATH = `${PHOTOS_PATH}/:photoId`;
+const PHOTO_PATH = `${PHOTOS_PATH}/:photoId` as const;
 
 /** `Cache-Control` of a photo's bytes: a browser may keep them a day (the bytes of an id never change; a 304 costs one request). */
 export const PHOTO_CACHE_CONTROL = 'private, max-age=86400';
@@ -22,12 +21,6 @@ const callerOf = (ctx: { state: AppState }): Caller => {
   const { caller } = ctx.state;
   if (caller === undefined) throw new Error('a route ran without an authenticated caller');
   return caller;
-};
-
-/** The raw path segments (not the router's decoded ones): `%31` is not a canonical id. */
-const segments = (ctx: ParameterizedContext<AppState>) => {
-  const parts = ctx.path.split('/');
-  return { petId: parts[3] ?? '', photoId: parts[5] ?? '' };
 };
 
 /** A `Photo` as JSON, fields in the order of the schema. */
@@ -65,20 +58,19 @@ const body = (bytes: PhotoBytes): Buffer | Readable =>
       : Readable.from(bytes, { objectMode: false });
 
 /**
- * The four operations of docs/rules.md §13 under `/v1/pets/{petId}/photos`, added to the router the
- * gate dispatches from. The rules and their order are the domain's (`PhotoLibrary`); this file
+ * The four operations of docs/rules.md §13 under `/v1/pets/{petId}/photos`. The rules and their order are the domain's (`PhotoLibrary`); this file
  * reads the request and writes the answer: the upload's body through the shared reader (10 MiB, the
  * same bytes the idempotency fingerprint hashed), a photo's bytes with their entity tag.
  */
-export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): void => {
-  router.get('listPetPhotos', PHOTOS_PATH, async (ctx) => {
-    const result = await photos.list(segments(ctx).petId);
+export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary): void => {
+  routes.get('listPetPhotos', PHOTOS_PATH, async (ctx) => {
+    const result = await photos.list(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, `[${result.value.map(serializePhoto).join(',')}]`);
   });
 
-  router.post(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, async (ctx) => {
-    const { petId } = segments(ctx);
+  routes.create(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, async (ctx) => {
+    const { petId } = ctx.params;
     // Under an Idempotency-Key (docs/rules.md §10): the photo an earlier attempt published is answered as a replay, never uploaded again.
     const { creation } = ctx.state;
     const earlier = creation === undefined ? undefined : await photos.photoCreatedUnder(creation);
@@ -93,8 +85,8 @@ export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): 
   });
 
   // GET also answers HEAD (the router registers both): the same headers, no bytes read.
-  router.get('getPetPhoto', PHOTO_PATH, async (ctx) => {
-    const { petId, photoId } = segments(ctx);
+  routes.get('getPetPhoto', PHOTO_PATH, async (ctx) => {
+    const { petId, photoId } = ctx.params;
     const query = ctx.querystring;
     const result = await photos.get(petId, photoId, query === '' ? [] : new URLSearchParams(query).getAll('width'));
     if (!result.ok) throw fromDomain(result.error);
@@ -103,7 +95,7 @@ export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): 
     const fresh = !noneMatch(ctx.req.headers['if-none-match'], etag);
     // The bytes are opened only for a GET that sends them (a 304 and a HEAD read none).
     const opened = fresh || ctx.method === 'HEAD' ? undefined : result.value.bytes();
-    const bytes = opened instanceof Promise ? await opened : opened;
+    const bytes = isPromise(opened) ? await opened : opened;
     if (!fresh && ctx.method !== 'HEAD' && bytes === undefined) throw new HttpError('not_found', `this pet has no photo with id ${photo.id}`);
     const { res } = ctx;
     res.setHeader('ETag', etag);
@@ -124,8 +116,8 @@ export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): 
     ctx.length = file.bytes;
   });
 
-  router.delete('deletePetPhoto', PHOTO_PATH, async (ctx) => {
-    const { petId, photoId } = segments(ctx);
+  routes.delete('deletePetPhoto', PHOTO_PATH, async (ctx) => {
+    const { petId, photoId } = ctx.params;
     const result = await photos.delete(callerOf(ctx), petId, photoId);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 204;

@@ -75,7 +75,7 @@ export type { QuotaStore } from './ports/quota-store.port.js';
 export type { ApiKeyStore, NewApiKey, KeyChanges } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
 export type { Random } from './ports/random.port.js';
-export type { Answer } from './ports/answer.js';
+export { isPromise, type Answer } from './ports/answer.js';
 export type { IdempotencyStore, ClaimOutcome } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
 

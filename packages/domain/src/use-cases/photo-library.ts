@@ -1,4 +1,4 @@
-import type { Answer } from '../ports/answer.js';
+import { isPromise, type Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { ImageProcessor } from '../ports/image-processor.port.js';
 import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload } from '../ports/photo-store.port.js';
@@ -171,7 +171,7 @@ export class PhotoLibrary {
     if (!pet.ok) return pet;
     const found = photoId.value === null ? undefined : this.photos.find(pet.value, photoId.value);
     // A store in the process answers at once: no promise turn for it.
-    const stored = found instanceof Promise ? await found : found;
+    const stored = isPromise(found) ? await found : found;
     if (stored === undefined) return fail(noPhoto(rawPhotoId));
     const file = fileForWidth(stored, wanted.value);
     return ok({ photo: toPhoto(stored), file, bytes: () => this.photos.read(stored.id, file.width) });
