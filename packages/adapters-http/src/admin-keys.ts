@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { DomainError, KeyAdmin } from '@petstore/domain';
+import type { KeyAdmin } from '@petstore/domain';
 import { validateKeyPatch, validateKeyRequest } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
@@ -8,9 +8,9 @@ import { checkBody, readPageQuery, type RequestValidators } from './validation.j
 import type { AppState } from './state.js';
 import { nextLink } from './next-link.js';
 import type { Routes } from './dispatch.js';
+import { fromDomain } from './route-helpers.js';
 
 const BASE = '/v1/admin/keys';
-const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
 
 /**
  * The five operations of docs/rules.md §9 under `/v1/admin/keys`. The role check is the domain's (`KeyAdmin`); a client key is refused before

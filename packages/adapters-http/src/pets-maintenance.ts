@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { DomainError, PetMaintenance } from '@petstore/domain';
+import type { PetMaintenance } from '@petstore/domain';
 import { entityTag, validatePetPatch } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
@@ -8,8 +8,8 @@ import { checkBody, type RequestValidators } from './validation.js';
 import { serializePet } from './serialize.js';
 import type { AppState } from './state.js';
 import type { Routes } from './dispatch.js';
+import { fromDomain } from './route-helpers.js';
 
-const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
 
 /** The `If-Match` field value as sent (several field lines arrive joined with `, `); the domain reads it. */
 const ifMatchOf = (ctx: ParameterizedContext<AppState>): string | undefined => ctx.req.headers['if-match'];

@@ -1,34 +1,13 @@
-import type { ParameterizedContext } from 'koa';
-import type { Adoption, Caller, CategoryCatalog, DomainError, OrderAction, PetCatalog } from '@petstore/domain';
+import type { Adoption, CategoryCatalog, OrderAction, PetCatalog } from '@petstore/domain';
 import { entityTag, isPromise, validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { readJsonBody } from './body.js';
 import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type RequestValidators } from './validation.js';
 import { nextLink } from './next-link.js';
-import type { AppState } from './state.js';
 import type { Routes } from './dispatch.js';
+import { answerCreate, callerOf, found, fromDomain } from './route-helpers.js';
 import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
-import { answerReplayed } from './middleware/idempotency.js';
-
-const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
-
-/** The key holder the gate authenticated (every route runs after it). */
-const callerOf = (ctx: { state: AppState }): Caller => {
-  const { caller } = ctx.state;
-  if (caller === undefined) throw new Error('a route ran without an authenticated caller');
-  return caller;
-};
-
-/**
- * 201 with the created resource (`body`) at `location`. `earlier`: an earlier attempt of this
- * request created it under the request's `Idempotency-Key` (docs/rules.md §10): answered as a replay.
- */
-const answerCreated = (ctx: ParameterizedContext<AppState>, location: string, body: string, earlier: boolean): void => {
-  if (earlier) return answerReplayed(ctx, { status: 201, body, location });
-  ctx.set('Location', location);
-  answerJson(ctx, body, 201);
-};
 
 /**
  * The operations on pets, categories and orders. Routes are named after their OpenAPI operation
@@ -50,15 +29,11 @@ export const addCatalogRoutes = (routes: Routes, catalog: PetCatalog, categories
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
     checkBody(validators.newPet, body, validateNewPet);
-    const { creation } = ctx.state;
-    const earlier = creation === undefined ? undefined : await catalog.petCreatedUnder(creation);
-    let pet = earlier;
-    if (pet === undefined) {
-      const result = await catalog.createPet(body, creation);
-      if (!result.ok) throw fromDomain(result.error);
-      pet = result.value;
-    }
-    answerCreated(ctx, `/v1/pets/${pet.id}`, serializePet(pet), earlier !== undefined);
+    await answerCreate(ctx, {
+      earlier: async (creation) => found(await catalog.petCreatedUnder(creation)),
+      create: (creation) => catalog.createPet(body, creation),
+      answer: (pet) => ({ location: `/v1/pets/${pet.id}`, body: serializePet(pet) }),
+    });
   });
 
   routes.get('getPet', '/v1/pets/:petId', async (ctx) => {
@@ -82,15 +57,11 @@ export const addCatalogRoutes = (routes: Routes, catalog: PetCatalog, categories
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
     checkBody(validators.newCategory, body, validateNewCategory);
-    const { creation } = ctx.state;
-    const earlier = creation === undefined ? undefined : await categories.categoryCreatedUnder(creation);
-    let category = earlier;
-    if (category === undefined) {
-      const result = await categories.createCategory(body, creation);
-      if (!result.ok) throw fromDomain(result.error);
-      category = result.value;
-    }
-    answerCreated(ctx, `/v1/categories/${category.id}`, serializeCategory(category), earlier !== undefined);
+    await answerCreate(ctx, {
+      earlier: async (creation) => found(await categories.categoryCreatedUnder(creation)),
+      create: (creation) => categories.createCategory(body, creation),
+      answer: (category) => ({ location: `/v1/categories/${category.id}`, body: serializeCategory(category) }),
+    });
   });
 
   routes.get('getCategory', '/v1/categories/:categoryId', async (ctx) => {
@@ -105,11 +76,11 @@ export const addCatalogRoutes = (routes: Routes, catalog: PetCatalog, categories
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
     checkBody(validators.newOrder, body, validateNewOrder);
-    const { creation } = ctx.state;
-    const earlier = creation === undefined ? undefined : await adoption.placedUnder(creation);
-    const result = earlier ?? (await adoption.place(callerOf(ctx), body, creation));
-    if (!result.ok) throw fromDomain(result.error);
-    answerCreated(ctx, `/v1/store/orders/${result.value.id}`, serializeOrder(result.value), earlier !== undefined);
+    await answerCreate(ctx, {
+      earlier: (creation) => adoption.placedUnder(creation),
+      create: (creation) => adoption.place(callerOf(ctx), body, creation),
+      answer: (order) => ({ location: `/v1/store/orders/${order.id}`, body: serializeOrder(order) }),
+    });
   });
 
   routes.get('listOrders', '/v1/store/orders', async (ctx) => {

@@ -21,7 +21,7 @@ export {
 export { PetStatus, PET_STATUSES, MAX_CATEGORY_ID } from './pet/pet.js';
 export type { Pet, PetDraft, NewPet, PetRecord, PetChanges } from './pet/pet.js';
 export { validateNewPet, validatePetPatch, parsePetId } from './pet/validate.js';
-export { entityTag, parseIfMatch, ifMatchAllows } from './pet/revision.js';
+export { entityTag, parseIfMatch, ifMatchAllows, ifNoneMatchHolds } from './conditional/entity-tags.js';
 export { deliveryBindsStatus } from './pet/maintenance.js';
 
 export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, toOrder, timestamp } from './order/order.js';
