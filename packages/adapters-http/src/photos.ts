@@ -4,7 +4,7 @@ import { entityTag, ifNoneMatchHolds, isPromise, PHOTO_BODY_LIMIT_BYTES } from '
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { PHOTO_UPLOAD_ROUTE, readRawBody } from './body.js';
-import type { Routes } from './dispatch.js';
+import type { Routes, RouteStep } from './dispatch.js';
 import { answerCreate, callerOf, found, fromDomain } from './route-helpers.js';
 
 const PHOTOS_PATH = '/v1/pets/:petId/photos';
@@ -48,7 +48,14 @@ export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary): void => {
     answerJson(ctx, `[${result.value.map(serializePhoto).join(',')}]`);
   });
 
-  routes.create(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, async (ctx) => {
+  // A client key → 403 before anything is looked up (docs/rules.md §4, §13), its Idempotency-Key included:
+  // this step runs before the key's (`Routes.create`), and a 403 is never kept (§10).
+  const onlyAdmins: RouteStep<typeof PHOTOS_PATH> = (ctx, next) => {
+    const allowed = photos.authorizeUpload(ctx.state.caller);
+    if (!allowed.ok) throw fromDomain(allowed.error);
+    return next();
+  };
+  routes.create(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, onlyAdmins, async (ctx) => {
     // Under an Idempotency-Key (docs/rules.md §10): the photo an earlier attempt published is answered as a replay, never uploaded again.
     await answerCreate(ctx, {
       earlier: async (creation) => found(await photos.photoCreatedUnder(creation)),

@@ -69,6 +69,15 @@ export class PhotoLibrary {
   ) {}
 
   /**
+   * The role check of an upload (docs/rules.md §4, §13: a client key → 403, before anything is
+   * looked up), for a transport that has steps of its own before `upload` (the lookup of an
+   * `Idempotency-Key`: the 403 comes first). `upload` checks it again.
+   */
+  authorizeUpload(caller: Caller | undefined): Result<void, Forbidden> {
+    return caller?.role === 'admin' ? ok(undefined) : fail(forbidden('add'));
+  }
+
+  /**
    * `POST /v1/pets/{petId}/photos`. Checks, in this order: an admin key (before anything is looked
    * up), the pet id, the media type, the pet, room for one more photo; only then is the body read
    * (`readBody`: the transport's reader, which refuses a body over the limit), inspected from its
@@ -84,7 +93,8 @@ export class PhotoLibrary {
     readBody: () => Promise<Uint8Array | undefined>,
     creation?: IdempotentCreation,
   ): Promise<Result<Photo, UploadError>> {
-    if (caller.role !== 'admin') return fail(forbidden('add'));
+    const allowed = this.authorizeUpload(caller);
+    if (!allowed.ok) return allowed;
     const id = parseIdSegment(rawPetId, 'petId');
     if (!id.ok) return id;
     const type = photoContentTypeOf(contentType);
