@@ -12,6 +12,7 @@ import { addOwnStatusRoute } from '../src/own-status.js';
 import { addPetMaintenanceRoutes } from '../src/pets-maintenance.js';
 import { addPhotoRoutes } from '../src/photos.js';
 import { compileValidators } from '../src/validation.js';
+import { IDEMPOTENT_CREATES } from '../src/index.js';
 
 interface Added {
   readonly methods: readonly string[];
@@ -120,6 +121,15 @@ describe('dispatch.ts: the route table (issue 27 §1)', () => {
         expect(decided(match)).to.deep.equal(await koa(method, path));
       }
     }
+  });
+
+  it('the keyed routes (the creates under Idempotency-Key, Routes.create) are exactly the POSTs of IDEMPOTENT_CREATES, which the OpenAPI document lists', () => {
+    const keyed = routes.listed.filter(({ methods, template }) => {
+      const match = routes.find(methods[0]!.toUpperCase(), template.replace(/:[A-Za-z]+/g, '1'));
+      return match.route?.keyed === true;
+    });
+    expect(keyed.map((r) => r.template).sort()).to.deep.equal([...IDEMPOTENT_CREATES].sort());
+    expect(keyed.every((r) => r.methods[0] === 'post')).to.equal(true);
   });
 
   it('parameters are named and as the client wrote them (not decoded): %31 is not 1', () => {

@@ -25,8 +25,9 @@ export interface GateOptions {
  * Everything between a request and its route, one named step after another:
  * 1. `routeOf`: the route for the method and path (`dispatch.ts`); the deprecated `getPet` gets
  *    its headers on every answer, errors included;
- * 2. `identify`: the subject, the key's when the credential is valid, otherwise the client address;
- * 3. `admit`: the rate limit and bans (docs/rules.md §5), with the rate-limit headers on every
+ * 2. `identify`, `subjectOf`: the subject, the key's when the credential is valid, otherwise the
+ *    client address;
+ * 3. `admitted`: the rate limit and bans (docs/rules.md §5), with the rate-limit headers on every
  *    answer from here on; a refusal is answered here, without an exception (the path a client
  *    hammering past its limit keeps hitting must stay cheaper than the work it refuses).
  *    `GET /v1/me` with a valid key (§14) leaves here for its own path, `ownStatus`: its own
