@@ -1,5 +1,5 @@
 import type { Answer, PhotoStore, StorePorts } from '@petstore/domain';
-import { StoreUnavailableError } from '@petstore/domain';
+import { isPromise, StoreUnavailableError } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
 /** The names of the store's ports, as store failures are counted (`petstore_store_failures_total{port}`). */
@@ -36,7 +36,7 @@ export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string,
     } catch (error) {
       answer = Promise.reject(error);
     }
-    if (!(answer instanceof Promise)) {
+    if (!isPromise(answer)) {
       circuit?.answered();
       return resolve(answer);
     }
@@ -115,6 +115,7 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     claim: (id, claim, now) => withDeadline(() => ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', circuit),
     complete: (id, claim, record) => withDeadline(() => ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', circuit),
     release: (id, claim) => withDeadline(() => ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', circuit),
+    discard: (id, claim) => withDeadline(() => ports.idempotency.discard(id, claim), ms, 'IdempotencyStore.discard', circuit),
   },
 });
 

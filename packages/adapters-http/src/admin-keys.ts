@@ -1,6 +1,5 @@
-import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import type { DomainError, KeyAdmin } from '@petstore/domain';
+import type { KeyAdmin } from '@petstore/domain';
 import { validateKeyPatch, validateKeyRequest } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
@@ -8,19 +7,16 @@ import { readJsonBody } from './body.js';
 import { checkBody, readPageQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
 import { nextLink } from './next-link.js';
+import type { Routes } from './dispatch.js';
+import { fromDomain } from './route-helpers.js';
 
 const BASE = '/v1/admin/keys';
-const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
-
-/** The raw `{keyId}` path segment (not the router's decoded one). */
-const keyIdOf = (path: string): string => path.split('/')[4] ?? '';
 
 /**
- * The five operations of docs/rules.md §9 under `/v1/admin/keys`, added to the router the gate
- * dispatches from. The role check is the domain's (`KeyAdmin`); a client key is refused before
+ * The five operations of docs/rules.md §9 under `/v1/admin/keys`. The role check is the domain's (`KeyAdmin`); a client key is refused before
  * its body is read.
  */
-export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, validators: RequestValidators): void => {
+export const addAdminKeyRoutes = (routes: Routes, keys: KeyAdmin, validators: RequestValidators): void => {
   const authorize = (caller: AppState['caller']): void => {
     const allowed = keys.authorize(caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
@@ -31,7 +27,7 @@ export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, vali
     return body;
   };
 
-  router.post('createApiKey', BASE, async (ctx) => {
+  routes.post('createApiKey', BASE, async (ctx) => {
     authorize(ctx.state.caller);
     const body = await readBody(ctx, '{"plan": …}');
     checkBody(validators.newApiKey, body, validateKeyRequest);
@@ -43,7 +39,7 @@ export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, vali
     answerJson(ctx, JSON.stringify(result.value), 201);
   });
 
-  router.get('listApiKeys', BASE, async (ctx) => {
+  routes.get('listApiKeys', BASE, async (ctx) => {
     authorize(ctx.state.caller);
     const query = readPageQuery(validators.listKeysQuery, ctx.querystring);
     const result = await keys.list(ctx.state.caller, query);
@@ -53,23 +49,23 @@ export const addAdminKeyRoutes = (router: Router<AppState>, keys: KeyAdmin, vali
     answerJson(ctx, JSON.stringify(items));
   });
 
-  router.get('getApiKey', `${BASE}/:keyId`, async (ctx) => {
-    const result = await keys.get(ctx.state.caller, keyIdOf(ctx.path));
+  routes.get('getApiKey', `${BASE}/:keyId`, async (ctx) => {
+    const result = await keys.get(ctx.state.caller, ctx.params.keyId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, JSON.stringify(result.value));
   });
 
-  router.patch('updateApiKey', `${BASE}/:keyId`, async (ctx) => {
+  routes.patch('updateApiKey', `${BASE}/:keyId`, async (ctx) => {
     authorize(ctx.state.caller);
     const body = await readBody(ctx, '{"plan": …, "perMinute": …, "perDay": …, "label": …} (any of them)');
     checkBody(validators.apiKeyPatch, body, validateKeyPatch);
-    const result = await keys.patch(ctx.state.caller, keyIdOf(ctx.path), body);
+    const result = await keys.patch(ctx.state.caller, ctx.params.keyId, body);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, JSON.stringify(result.value));
   });
 
-  router.delete('revokeApiKey', `${BASE}/:keyId`, async (ctx) => {
-    const result = await keys.revoke(ctx.state.caller, keyIdOf(ctx.path));
+  routes.delete('revokeApiKey', `${BASE}/:keyId`, async (ctx) => {
+    const result = await keys.revoke(ctx.state.caller, ctx.params.keyId);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 204;
   });

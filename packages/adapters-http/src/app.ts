@@ -3,7 +3,8 @@ import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentReq
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument, openApiJson } from './openapi.js';
 import { answerJson } from './answer.js';
-import { createRouter } from './routes.js';
+import { addCatalogRoutes } from './routes.js';
+import { Routes } from './dispatch.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
 import { addOwnStatusRoute } from './own-status.js';
 import { addPetMaintenanceRoutes } from './pets-maintenance.js';
@@ -11,7 +12,7 @@ import { addPhotoRoutes } from './photos.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
-import { idempotent } from './middleware/idempotency.js';
+import { underIdempotencyKey } from './middleware/idempotency.js';
 import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
 import { docs } from './docs.js';
 import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
@@ -68,11 +69,13 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const isReady = deps.isReady ?? (async () => true);
   const openApi = openApiJson(buildOpenApiDocument());
   const validators = compileValidators();
-  const router = createRouter(deps.catalog, deps.categories, deps.adoption, validators);
-  addAdminKeyRoutes(router, deps.keyAdmin, validators);
-  addOwnStatusRoute(router);
-  addPetMaintenanceRoutes(router, deps.maintenance, validators);
-  if (deps.photos !== undefined) addPhotoRoutes(router, deps.photos);
+  // Every create of IDEMPOTENT_CREATES runs this step (`Routes.create`), idempotency configured or not.
+  const routes = new Routes(underIdempotencyKey(deps.idempotency, logger));
+  addCatalogRoutes(routes, deps.catalog, deps.categories, deps.adoption, validators);
+  addAdminKeyRoutes(routes, deps.keyAdmin, validators);
+  addOwnStatusRoute(routes);
+  addPetMaintenanceRoutes(routes, deps.maintenance, validators);
+  if (deps.photos !== undefined) addPhotoRoutes(routes, deps.photos);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;
@@ -120,11 +123,8 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   };
   // The documentation page: outside the credential and the rate limit.
   const docsPage = docs();
-  // The gate also dispatches the route it matched: the router is its table, not a middleware.
-  const gated = gate(router, deps.authenticator, deps.admission, {
-    metrics,
-    ...(deps.idempotency === undefined ? {} : { idempotent: idempotent(deps.idempotency, logger) }),
-  });
+  // The gate also dispatches the route it matched (`dispatch.ts`).
+  const gated = gate(routes, deps.authenticator, deps.admission, { metrics });
 
   app.use(requestContext(logger, metrics));
   // Preflights are answered here: before the credential and the rate limiter.

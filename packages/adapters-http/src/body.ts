@@ -14,6 +14,12 @@ const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([[PHOTO_UPLOAD_RO
 /** The largest body a route takes: its own limit, else `BODY_LIMIT_BYTES` (also on no route at all). */
 export const bodyLimitOf = (routeName: string | null | undefined): number => ROUTE_BODY_LIMITS.get(routeName ?? '') ?? BODY_LIMIT_BYTES;
 
+/** Whether the request declares a body over `limit` bytes (docs/rules.md §6: refused at once, unread). */
+export const declaresOverLimit = (req: IncomingMessage, limit: number): boolean => Number(req.headers['content-length'] ?? 0) > limit;
+
+/** The 413 of a body over `limit` bytes. */
+export const tooLarge = (limit: number): HttpError => new HttpError('payload_too_large', `the body is larger than ${limit} bytes`);
+
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
@@ -82,7 +88,7 @@ const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: numbe
       size += chunk.length;
       if (size > limit) {
         // Stop collecting, answer at once; the connection closes after the answer.
-        done(new HttpError('payload_too_large', `the body is larger than ${limit} bytes`));
+        done(tooLarge(limit));
       } else if (whole !== undefined) chunk.copy(whole, size - chunk.length);
       else chunks.push(chunk);
     };

@@ -1,7 +1,6 @@
-import type Router from '@koa/router';
 import type { OwnStatus } from '@petstore/domain';
 import { answerJson } from './answer.js';
-import type { AppState } from './state.js';
+import type { Routes } from './dispatch.js';
 
 /** The operation id (and route name) of `GET /v1/me`; the gate finds its layer by this name. */
 export const OWN_STATUS_ROUTE = 'getMe';
@@ -24,8 +23,8 @@ const serializeOwnStatus = (status: OwnStatus): string =>
  * (the look's allowance, the rate-limit headers, the read of the key's windows) and leaves the
  * status in `ctx.state.ownStatus`; the route answers it.
  */
-export const addOwnStatusRoute = (router: Router<AppState>): void => {
-  router.get(OWN_STATUS_ROUTE, '/v1/me', (ctx) => {
+export const addOwnStatusRoute = (routes: Routes): void => {
+  routes.get(OWN_STATUS_ROUTE, '/v1/me', (ctx) => {
     const status = ctx.state.ownStatus;
     if (status === undefined) throw new Error('GET /v1/me ran without the status the gate reads');
     answerJson(ctx, serializeOwnStatus(status));

@@ -1,6 +1,5 @@
-import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import type { DomainError, PetMaintenance } from '@petstore/domain';
+import type { PetMaintenance } from '@petstore/domain';
 import { entityTag, validatePetPatch } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
@@ -8,37 +7,34 @@ import { readJsonBody } from './body.js';
 import { checkBody, type RequestValidators } from './validation.js';
 import { serializePet } from './serialize.js';
 import type { AppState } from './state.js';
+import type { Routes } from './dispatch.js';
+import { fromDomain } from './route-helpers.js';
 
-const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
-
-/** The raw `{petId}` path segment (not the router's decoded one: `%31` is not a canonical id). */
-const petIdOf = (ctx: ParameterizedContext<AppState>): string => ctx.path.split('/')[3] ?? '';
 
 /** The `If-Match` field value as sent (several field lines arrive joined with `, `); the domain reads it. */
 const ifMatchOf = (ctx: ParameterizedContext<AppState>): string | undefined => ctx.req.headers['if-match'];
 
 /**
- * `PATCH` and `DELETE /v1/pets/{petId}` (docs/rules.md §12), added to the router the gate dispatches
- * from. The rules, the role check and `If-Match` are the domain's (`PetMaintenance`); a client key is
+ * `PATCH` and `DELETE /v1/pets/{petId}` (docs/rules.md §12). The rules, the role check and `If-Match` are the domain's (`PetMaintenance`); a client key is
  * refused before its body is read. A `PATCH` answers the pet with its revision as `ETag`.
  */
-export const addPetMaintenanceRoutes = (router: Router<AppState>, maintenance: PetMaintenance, validators: RequestValidators): void => {
-  router.patch('updatePet', '/v1/pets/:petId', async (ctx) => {
+export const addPetMaintenanceRoutes = (routes: Routes, maintenance: PetMaintenance, validators: RequestValidators): void => {
+  routes.patch('updatePet', '/v1/pets/:petId', async (ctx) => {
     const allowed = maintenance.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …, "status": …} (any of them)');
     checkBody(validators.petPatch, body, validatePetPatch);
-    const result = await maintenance.patch(ctx.state.caller!, petIdOf(ctx), body, ifMatchOf(ctx));
+    const result = await maintenance.patch(ctx.state.caller!, ctx.params.petId, body, ifMatchOf(ctx));
     if (!result.ok) throw fromDomain(result.error);
     ctx.set('ETag', entityTag(result.value.revision));
     answerJson(ctx, serializePet(result.value));
   });
 
-  router.delete('deletePet', '/v1/pets/:petId', async (ctx) => {
+  routes.delete('deletePet', '/v1/pets/:petId', async (ctx) => {
     const allowed = maintenance.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
-    const result = await maintenance.withdraw(ctx.state.caller!, petIdOf(ctx), ifMatchOf(ctx));
+    const result = await maintenance.withdraw(ctx.state.caller!, ctx.params.petId, ifMatchOf(ctx));
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 204;
   });

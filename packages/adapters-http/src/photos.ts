@@ -1,34 +1,17 @@
 import { Readable } from 'node:stream';
-import type Router from '@koa/router';
-import type { ParameterizedContext } from 'koa';
-import type { Caller, DomainError, Photo, PhotoBytes, PhotoLibrary } from '@petstore/domain';
-import { PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
+import type { Photo, PhotoBytes, PhotoLibrary } from '@petstore/domain';
+import { entityTag, ifNoneMatchHolds, isPromise, PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { PHOTO_UPLOAD_ROUTE, readRawBody } from './body.js';
-import type { AppState } from './state.js';
-import { answerReplayed } from './middleware/idempotency.js';
+import type { Routes, RouteStep } from './dispatch.js';
+import { answerCreate, callerOf, found, fromDomain } from './route-helpers.js';
 
 const PHOTOS_PATH = '/v1/pets/:petId/photos';
-const PHOTO_PATH = `${PHOTOS_PATH}/:photoId`;
+const PHOTO_PATH = `${PHOTOS_PATH}/:photoId` as const;
 
 /** `Cache-Control` of a photo's bytes: a browser may keep them a day (the bytes of an id never change; a 304 costs one request). */
 export const PHOTO_CACHE_CONTROL = 'private, max-age=86400';
-
-const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
-
-/** The key holder the gate authenticated (every route runs after it). */
-const callerOf = (ctx: { state: AppState }): Caller => {
-  const { caller } = ctx.state;
-  if (caller === undefined) throw new Error('a route ran without an authenticated caller');
-  return caller;
-};
-
-/** The raw path segments (not the router's decoded ones): `%31` is not a canonical id. */
-const segments = (ctx: ParameterizedContext<AppState>) => {
-  const parts = ctx.path.split('/');
-  return { petId: parts[3] ?? '', photoId: parts[5] ?? '' };
-};
 
 /** A `Photo` as JSON, fields in the order of the schema. */
 const serializePhoto = (photo: Photo): string =>
@@ -45,17 +28,6 @@ const serializePhoto = (photo: Photo): string =>
 /** Where a photo's bytes are (an upload's `Location`). */
 const photoLocation = (photo: Photo): string => `/v1/pets/${photo.petId}/photos/${photo.id}`;
 
-/** The strong entity tag of a file: its SHA-256, so the same bytes always have the same tag, and other bytes another. */
-const entityTag = (sha256: string): string => `"${sha256}"`;
-
-/** `If-None-Match` (RFC 9110 §13.1.2): `*`, or a list of entity tags compared weakly (`W/"x"` matches `"x"`). */
-const noneMatch = (header: string | undefined, etag: string): boolean => {
-  if (header === undefined) return true;
-  if (header.trim() === '*') return false;
-  for (const tag of header.matchAll(/(?:W\/)?("[^"]*")/g)) if (tag[1] === etag) return false;
-  return true;
-};
-
 /** Bytes Koa can send: a Buffer view of bytes held in memory, or a stream of the chunks. */
 const body = (bytes: PhotoBytes): Buffer | Readable =>
   bytes instanceof Uint8Array
@@ -65,48 +37,48 @@ const body = (bytes: PhotoBytes): Buffer | Readable =>
       : Readable.from(bytes, { objectMode: false });
 
 /**
- * The four operations of docs/rules.md §13 under `/v1/pets/{petId}/photos`, added to the router the
- * gate dispatches from. The rules and their order are the domain's (`PhotoLibrary`); this file
+ * The four operations of docs/rules.md §13 under `/v1/pets/{petId}/photos`. The rules and their order are the domain's (`PhotoLibrary`); this file
  * reads the request and writes the answer: the upload's body through the shared reader (10 MiB, the
  * same bytes the idempotency fingerprint hashed), a photo's bytes with their entity tag.
  */
-export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): void => {
-  router.get('listPetPhotos', PHOTOS_PATH, async (ctx) => {
-    const result = await photos.list(segments(ctx).petId);
+export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary): void => {
+  routes.get('listPetPhotos', PHOTOS_PATH, async (ctx) => {
+    const result = await photos.list(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, `[${result.value.map(serializePhoto).join(',')}]`);
   });
 
-  router.post(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, async (ctx) => {
-    const { petId } = segments(ctx);
+  // A client key → 403 before anything is looked up (docs/rules.md §4, §13), its Idempotency-Key included:
+  // this step runs before the key's (`Routes.create`), and a 403 is never kept (§10).
+  const onlyAdmins: RouteStep<typeof PHOTOS_PATH> = (ctx, next) => {
+    const allowed = photos.authorizeUpload(ctx.state.caller);
+    if (!allowed.ok) throw fromDomain(allowed.error);
+    return next();
+  };
+  routes.create(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, onlyAdmins, async (ctx) => {
     // Under an Idempotency-Key (docs/rules.md §10): the photo an earlier attempt published is answered as a replay, never uploaded again.
-    const { creation } = ctx.state;
-    const earlier = creation === undefined ? undefined : await photos.photoCreatedUnder(creation);
-    if (earlier !== undefined) {
-      answerReplayed(ctx, { status: 201, body: serializePhoto(earlier), location: photoLocation(earlier) });
-      return;
-    }
-    const result = await photos.upload(callerOf(ctx), petId, ctx.req.headers['content-type'], () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES), creation);
-    if (!result.ok) throw fromDomain(result.error);
-    ctx.set('Location', photoLocation(result.value));
-    answerJson(ctx, serializePhoto(result.value), 201);
+    await answerCreate(ctx, {
+      earlier: async (creation) => found(await photos.photoCreatedUnder(creation)),
+      create: (creation) => photos.upload(callerOf(ctx), ctx.params.petId, ctx.req.headers['content-type'], () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES), creation),
+      answer: (photo) => ({ location: photoLocation(photo), body: serializePhoto(photo) }),
+    });
   });
 
   // GET also answers HEAD (the router registers both): the same headers, no bytes read.
-  router.get('getPetPhoto', PHOTO_PATH, async (ctx) => {
-    const { petId, photoId } = segments(ctx);
+  routes.get('getPetPhoto', PHOTO_PATH, async (ctx) => {
+    const { petId, photoId } = ctx.params;
     const query = ctx.querystring;
     const result = await photos.get(petId, photoId, query === '' ? [] : new URLSearchParams(query).getAll('width'));
     if (!result.ok) throw fromDomain(result.error);
     const { photo, file } = result.value;
-    const etag = entityTag(file.sha256);
-    const fresh = !noneMatch(ctx.req.headers['if-none-match'], etag);
+    // The file's tag is its SHA-256: the same bytes always have the same tag, and other bytes another.
+    const fresh = !ifNoneMatchHolds(ctx.req.headers['if-none-match'], file.sha256);
     // The bytes are opened only for a GET that sends them (a 304 and a HEAD read none).
     const opened = fresh || ctx.method === 'HEAD' ? undefined : result.value.bytes();
-    const bytes = opened instanceof Promise ? await opened : opened;
+    const bytes = isPromise(opened) ? await opened : opened;
     if (!fresh && ctx.method !== 'HEAD' && bytes === undefined) throw new HttpError('not_found', `this pet has no photo with id ${photo.id}`);
     const { res } = ctx;
-    res.setHeader('ETag', etag);
+    res.setHeader('ETag', entityTag(file.sha256));
     res.setHeader('Cache-Control', PHOTO_CACHE_CONTROL);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     if (fresh) {
@@ -124,8 +96,8 @@ export const addPhotoRoutes = (router: Router<AppState>, photos: PhotoLibrary): 
     ctx.length = file.bytes;
   });
 
-  router.delete('deletePetPhoto', PHOTO_PATH, async (ctx) => {
-    const { petId, photoId } = segments(ctx);
+  routes.delete('deletePetPhoto', PHOTO_PATH, async (ctx) => {
+    const { petId, photoId } = ctx.params;
     const result = await photos.delete(callerOf(ctx), petId, photoId);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 204;

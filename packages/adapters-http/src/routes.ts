@@ -1,79 +1,50 @@
-import Router from '@koa/router';
-import type { Context } from 'koa';
-import type { Adoption, Caller, CategoryCatalog, DomainError, OrderAction, PetCatalog } from '@petstore/domain';
-import { entityTag, validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
+import type { Adoption, CategoryCatalog, OrderAction, PetCatalog } from '@petstore/domain';
+import { entityTag, isPromise, validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { readJsonBody } from './body.js';
 import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type RequestValidators } from './validation.js';
 import { nextLink } from './next-link.js';
-import type { AppState } from './state.js';
+import type { Routes } from './dispatch.js';
+import { answerCreate, callerOf, found, fromDomain } from './route-helpers.js';
 import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
-import { answerReplayed } from './middleware/idempotency.js';
-
-const fromDomain = (error: DomainError): HttpError => new HttpError(error.code, error.message);
-
-/** The key holder the gate authenticated (every route runs after it). */
-const callerOf = (ctx: { state: AppState }): Caller => {
-  const { caller } = ctx.state;
-  if (caller === undefined) throw new Error('a route ran without an authenticated caller');
-  return caller;
-};
 
 /**
- * 201 with the created resource (`body`) at `location`. `earlier`: an earlier attempt of this
- * request created it under the request's `Idempotency-Key` (docs/rules.md §10): answered as a replay.
+ * The operations on pets, categories and orders. Routes are named after their OpenAPI operation
+ * ids; ids come from the path as the client wrote them (`ctx.params`: `%31` is not a canonical id).
  */
-const answerCreated = (ctx: Context, location: string, body: string, earlier: boolean): void => {
-  if (earlier) return answerReplayed(ctx, { status: 201, body, location });
-  ctx.set('Location', location);
-  answerJson(ctx, body, 201);
-};
-
-/** The order id as the client wrote it in the path (`/v1/store/orders/{orderId}…`), undecoded: `%31` is not a canonical id. */
-const rawOrderId = (ctx: Context): string => ctx.path.split('/')[4] ?? '';
-
-/** The v1 operations. Routes are named after their OpenAPI operation ids. */
-export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, adoption: Adoption, validators: RequestValidators): Router<AppState> => {
-  const router = new Router<AppState>({ sensitive: true, strict: false });
-
-  router.get('listPets', '/v1/pets', async (ctx) => {
+export const addCatalogRoutes = (routes: Routes, catalog: PetCatalog, categories: CategoryCatalog, adoption: Adoption, validators: RequestValidators): void => {
+  routes.get('listPets', '/v1/pets', async (ctx) => {
     const query = readListQuery(validators, ctx.querystring);
     const listing = catalog.listPets(query);
     // The memory store answers at once (`Answer`): no promise turn then.
-    const result = listing instanceof Promise ? await listing : listing;
+    const result = isPromise(listing) ? await listing : listing;
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/pets', items.length, { status: query.status, categoryId: query.categoryId }, nextCursor));
     answerJson(ctx, serializePets(items));
   });
 
-  router.post('createPet', '/v1/pets', async (ctx) => {
+  routes.create('createPet', '/v1/pets', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
     checkBody(validators.newPet, body, validateNewPet);
-    const { creation } = ctx.state;
-    const earlier = creation === undefined ? undefined : await catalog.petCreatedUnder(creation);
-    let pet = earlier;
-    if (pet === undefined) {
-      const result = await catalog.createPet(body, creation);
-      if (!result.ok) throw fromDomain(result.error);
-      pet = result.value;
-    }
-    answerCreated(ctx, `/v1/pets/${pet.id}`, serializePet(pet), earlier !== undefined);
+    await answerCreate(ctx, {
+      earlier: async (creation) => found(await catalog.petCreatedUnder(creation)),
+      create: (creation) => catalog.createPet(body, creation),
+      answer: (pet) => ({ location: `/v1/pets/${pet.id}`, body: serializePet(pet) }),
+    });
   });
 
-  router.get('getPet', '/v1/pets/:petId', async (ctx) => {
-    // The raw path segment, not the router's decoded one: `%31` is not a canonical id.
-    const raw = ctx.path.split('/')[3] ?? '';
-    const result = await catalog.getPet(raw);
+  routes.get('getPet', '/v1/pets/:petId', async (ctx) => {
+    const result = await catalog.getPet(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
     // The pet's revision (docs/rules.md §12): what `If-Match` names on PATCH and DELETE.
     ctx.set('ETag', entityTag(result.value.revision));
     answerJson(ctx, serializePet(result.value));
   });
 
-  router.get('listCategories', '/v1/categories', async (ctx) => {
+  routes.get('listCategories', '/v1/categories', async (ctx) => {
     const query = readPageQuery(validators.categoriesQuery, ctx.querystring);
     const result = await categories.listCategories(query);
     if (!result.ok) throw fromDomain(result.error);
@@ -82,43 +53,37 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     answerJson(ctx, serializeCategories(items));
   });
 
-  router.post('createCategory', '/v1/categories', async (ctx) => {
+  routes.create('createCategory', '/v1/categories', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
     checkBody(validators.newCategory, body, validateNewCategory);
-    const { creation } = ctx.state;
-    const earlier = creation === undefined ? undefined : await categories.categoryCreatedUnder(creation);
-    let category = earlier;
-    if (category === undefined) {
-      const result = await categories.createCategory(body, creation);
-      if (!result.ok) throw fromDomain(result.error);
-      category = result.value;
-    }
-    answerCreated(ctx, `/v1/categories/${category.id}`, serializeCategory(category), earlier !== undefined);
+    await answerCreate(ctx, {
+      earlier: async (creation) => found(await categories.categoryCreatedUnder(creation)),
+      create: (creation) => categories.createCategory(body, creation),
+      answer: (category) => ({ location: `/v1/categories/${category.id}`, body: serializeCategory(category) }),
+    });
   });
 
-  router.get('getCategory', '/v1/categories/:categoryId', async (ctx) => {
-    // The raw path segment, as for getPet: `%31` is not a canonical id.
-    const raw = ctx.path.split('/')[3] ?? '';
-    const result = await categories.getCategory(raw);
+  routes.get('getCategory', '/v1/categories/:categoryId', async (ctx) => {
+    const result = await categories.getCategory(ctx.params.categoryId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, serializeCategory(result.value));
   });
 
   // ---- The adoption flow (docs/rules.md §8) ----
 
-  router.post('placeOrder', '/v1/store/orders', async (ctx) => {
+  routes.create('placeOrder', '/v1/store/orders', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
     checkBody(validators.newOrder, body, validateNewOrder);
-    const { creation } = ctx.state;
-    const earlier = creation === undefined ? undefined : await adoption.placedUnder(creation);
-    const result = earlier ?? (await adoption.place(callerOf(ctx), body, creation));
-    if (!result.ok) throw fromDomain(result.error);
-    answerCreated(ctx, `/v1/store/orders/${result.value.id}`, serializeOrder(result.value), earlier !== undefined);
+    await answerCreate(ctx, {
+      earlier: (creation) => adoption.placedUnder(creation),
+      create: (creation) => adoption.place(callerOf(ctx), body, creation),
+      answer: (order) => ({ location: `/v1/store/orders/${order.id}`, body: serializeOrder(order) }),
+    });
   });
 
-  router.get('listOrders', '/v1/store/orders', async (ctx) => {
+  routes.get('listOrders', '/v1/store/orders', async (ctx) => {
     const query = readOrderListQuery(validators, ctx.querystring);
     const result = await adoption.listOrders(callerOf(ctx), query);
     if (!result.ok) throw fromDomain(result.error);
@@ -127,8 +92,8 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     answerJson(ctx, serializeOrders(items));
   });
 
-  router.get('getOrder', '/v1/store/orders/:orderId', async (ctx) => {
-    const result = await adoption.getOrder(callerOf(ctx), rawOrderId(ctx));
+  routes.get('getOrder', '/v1/store/orders/:orderId', async (ctx) => {
+    const result = await adoption.getOrder(callerOf(ctx), ctx.params.orderId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, serializeOrder(result.value));
   });
@@ -139,17 +104,15 @@ export const createRouter = (catalog: PetCatalog, categories: CategoryCatalog, a
     ['cancelOrder', 'cancel'],
   ];
   for (const [name, action] of actions) {
-    router.post(name, `/v1/store/orders/:orderId/${action}`, async (ctx) => {
-      const result = await adoption.act(callerOf(ctx), action, rawOrderId(ctx));
+    routes.post(name, `/v1/store/orders/:orderId/${action}` as const, async (ctx) => {
+      const result = await adoption.act(callerOf(ctx), action, ctx.params.orderId);
       if (!result.ok) throw fromDomain(result.error);
       answerJson(ctx, serializeOrder(result.value));
     });
   }
 
-  router.get('getInventory', '/v1/store/inventory', async (ctx) => {
+  routes.get('getInventory', '/v1/store/inventory', async (ctx) => {
     const counts = await adoption.inventory();
     answerJson(ctx, JSON.stringify({ available: counts.available, pending: counts.pending, sold: counts.sold }));
   });
-
-  return router;
 };

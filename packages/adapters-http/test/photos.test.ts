@@ -82,6 +82,48 @@ describe('photos (docs/rules.md §13)', function () {
       expect(res.bytesWritten).to.be.at.most(1000);
     });
 
+    it('client keys → 403 before their Idempotency-Key is looked at: a malformed key, a key another request used, a key in use, a key of an upload (issue 26 #10)', async () => {
+      const petId = await createPet();
+      // A key this client key already used for a pet (a different request: 422 if it were looked up).
+      const used = await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': `used-${petId}` }, body: '{"name":"Rex","categoryId":1}' });
+      expect(used.status).to.equal(201);
+      for (const key of [`used-${petId}`, '', 'é', 'x'.repeat(256), `fresh-${petId}`]) {
+        const res = await upload(petId, jpeg, 'image/jpeg', KEYS.huge, { 'idempotency-key': key });
+        expect(expectError(res, 403, 'forbidden').message, JSON.stringify(key)).to.equal('only an admin key may add a photo');
+        rateLimitOf(res);
+      }
+      // The same upload again: 403 again, never a kept answer replayed.
+      const again = await upload(petId, jpeg, 'image/jpeg', KEYS.huge, { 'idempotency-key': `fresh-${petId}` });
+      expectError(again, 403, 'forbidden');
+      expect(again.header('idempotent-replayed')).to.equal('');
+      // And before the body is read, with a key as without one: 5 MiB declared, a thousand bytes sent.
+      const unread = await streamingRequest(
+        s.port,
+        { path: `/v1/pets/${petId}/photos`, key: KEYS.huge, headers: { 'content-type': 'image/jpeg', 'content-length': String(5 * MiB), 'idempotency-key': `unread-${petId}` } },
+        [jpeg.subarray(0, 1000)],
+      );
+      expectError(unread, 403, 'forbidden');
+      expect(unread.bytesWritten).to.be.at.most(1000);
+      // Over 10 MiB declared: 403 as well (the 413 of an admin's upload is kept under its key; a client key's 403 is not).
+      for (const headers of [{}, { 'idempotency-key': `big-${petId}` }]) {
+        const big = await streamingRequest(s.port, { path: `/v1/pets/${petId}/photos`, key: KEYS.huge, headers: { 'content-type': 'image/jpeg', 'content-length': String(11 * MiB), ...headers } }, []);
+        expectError(big, 403, 'forbidden');
+      }
+    });
+
+    it('a 403 leaves the Idempotency-Key free (docs/rules.md §10 keeps no 403): the client key may use it for any create after (issue 26 #11)', async () => {
+      const petId = await createPet();
+      const key = `refused-then-free-${petId}`;
+      expectError(await upload(petId, jpeg, 'image/jpeg', KEYS.huge, { 'idempotency-key': key }), 403, 'forbidden');
+      const pet = await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: '{"name":"Rex","categoryId":1}' });
+      expect(pet.status, pet.text).to.equal(201);
+      expect(pet.header('idempotent-replayed')).to.equal('');
+      // From then on the key is that create's: the create again is its replay.
+      const replay = await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: '{"name":"Rex","categoryId":1}' });
+      expect(replay.header('idempotent-replayed')).to.equal('true');
+      expect(replay.text).to.equal(pet.text);
+    });
+
     it(`415 for any other Content-Type, listing the three (${TYPES}); checked before the body is read`, async () => {
       const petId = await createPet();
       for (const type of ['image/gif', 'application/json', 'image/jpg', 'application/octet-stream', 'text/plain', '']) {

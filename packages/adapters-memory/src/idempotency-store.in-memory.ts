@@ -43,6 +43,10 @@ export class IdempotencyStoreInMemory implements IdempotencyStore {
     if (isClaim(this.records.get(id), claim)) this.records.set(id, { ...claim, leaseUntil: 0 });
   }
 
+  async discard(id: string, claim: InProgressRecord): Promise<void> {
+    if (isClaim(this.records.get(id), claim)) this.records.delete(id);
+  }
+
   private sweep(now: number): void {
     this.lastSweep = now;
     for (const [id, record] of this.records) if (record.expiresAt <= now) this.records.delete(id);

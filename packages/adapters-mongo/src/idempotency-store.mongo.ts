@@ -103,4 +103,8 @@ export class IdempotencyStoreMongo implements IdempotencyStore {
   async release(id: string, claim: InProgressRecord): Promise<void> {
     await guard(() => this.records.updateOne(claimFilter(id, claim), { $set: { leaseUntil: new Date(0) } }));
   }
+
+  async discard(id: string, claim: InProgressRecord): Promise<void> {
+    await guard(() => this.records.deleteOne(claimFilter(id, claim)));
+  }
 }

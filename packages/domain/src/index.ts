@@ -21,7 +21,7 @@ export {
 export { PetStatus, PET_STATUSES, MAX_CATEGORY_ID } from './pet/pet.js';
 export type { Pet, PetDraft, NewPet, PetRecord, PetChanges } from './pet/pet.js';
 export { validateNewPet, validatePetPatch, parsePetId } from './pet/validate.js';
-export { entityTag, parseIfMatch, ifMatchAllows } from './pet/revision.js';
+export { entityTag, parseIfMatch, ifMatchAllows, ifNoneMatchHolds } from './conditional/entity-tags.js';
 export { deliveryBindsStatus } from './pet/maintenance.js';
 
 export { OrderStatus, ORDER_STATUSES, OrderState, ORDER_STATES, toOrder, timestamp } from './order/order.js';
@@ -75,7 +75,7 @@ export type { QuotaStore } from './ports/quota-store.port.js';
 export type { ApiKeyStore, NewApiKey, KeyChanges } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
 export type { Random } from './ports/random.port.js';
-export type { Answer } from './ports/answer.js';
+export { isPromise, type Answer } from './ports/answer.js';
 export type { IdempotencyStore, ClaimOutcome } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
 

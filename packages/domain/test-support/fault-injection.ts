@@ -237,6 +237,8 @@ export class FaultInjector {
         this.run({ port: 'IdempotencyStore', method: 'complete', write: true, args: [id, claim, record] }, () => inner.complete(id, claim, record)),
       release: (id: string, claim: InProgressRecord): Promise<void> =>
         this.run({ port: 'IdempotencyStore', method: 'release', write: true, args: [id, claim] }, () => inner.release(id, claim)),
+      discard: (id: string, claim: InProgressRecord): Promise<void> =>
+        this.run({ port: 'IdempotencyStore', method: 'discard', write: true, args: [id, claim] }, () => inner.discard(id, claim)),
     };
   }
 

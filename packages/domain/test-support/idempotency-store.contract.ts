@@ -92,6 +92,17 @@ class ReleaseCommand implements fc.AsyncCommand<Model, Real> {
   toString = () => `release(#${this.pick})`;
 }
 
+class DiscardCommand implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly pick: number) {}
+  check = (m: Readonly<Model>) => unexpiredPick(m, this.pick);
+  async run(m: Model, store: Real): Promise<void> {
+    const { id, claim } = m.claims[this.pick % m.claims.length]!;
+    await store.discard(id, claim);
+    if (isSame(m.held.get(id), claim)) m.held.delete(id);
+  }
+  toString = () => `discard(#${this.pick})`;
+}
+
 const idArb = fc.constantFrom('key_a:k1', 'key_a:k2', 'key_b:k1');
 const advanceArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000 }), fc.constantFrom(LEASE - 1, LEASE, TTL - 1, TTL));
 
@@ -153,6 +164,18 @@ export const idempotencyStoreContract = (name: string, make: MakeFixture<Idempot
         expect(await store.claim('key_a:k', fresh, claim.expiresAt), 'expired: a new request with its own token').to.deep.equal({ claimed: true, record: fresh, resumed: false });
       }));
 
+    it('a discard removes the record: the key is free for any request, with a token of its own (docs/rules.md §10: a 401, 403, 408 or 429 is not kept)', () =>
+      withFixture(make, async (store) => {
+        const claim = claimAt('fp', T0);
+        await store.claim('key_a:k', claim, T0);
+        await store.discard('key_a:k', claim);
+        const other = claimAt('other', T0 + 1);
+        expect(await store.claim('key_a:k', other, T0 + 1), 'another request').to.deep.equal({ claimed: true, record: other, resumed: false });
+        await store.discard('key_a:k', other);
+        const same = claimAt('fp', T0 + 2);
+        expect(await store.claim('key_a:k', same, T0 + 2), 'the same request: a new claim, not a takeover').to.deep.equal({ claimed: true, record: same, resumed: false });
+      }));
+
     it('a claim left behind (its request died or could not keep its answer) is taken over by the same request once its lease ends, never before', () =>
       withFixture(make, async (store) => {
         const claim = claimAt('fp', T0);
@@ -162,7 +185,7 @@ export const idempotencyStoreContract = (name: string, make: MakeFixture<Idempot
         expect(await store.claim('key_a:k', claimAt('fp', T0 + LEASE), T0 + LEASE)).to.deep.equal({ claimed: true, record: takenOver(claim, T0 + LEASE), resumed: true });
       }));
 
-    it('complete and release act only on their own claim, never on a later claim of the same id, nor on one that took it over', () =>
+    it('complete, release and discard act only on their own claim, never on a later claim of the same id, nor on one that took it over', () =>
       withFixture(make, async (store) => {
         const stale = claimAt('fp', T0);
         await store.claim('key_a:k', stale, T0);
@@ -170,12 +193,14 @@ export const idempotencyStoreContract = (name: string, make: MakeFixture<Idempot
         expect(await store.claim('key_a:k', claimAt('fp', T0 + LEASE), T0 + LEASE)).to.deep.equal({ claimed: true, record: later, resumed: true });
         await store.complete('key_a:k', stale, done(stale, T0 + LEASE));
         await store.release('key_a:k', stale);
+        await store.discard('key_a:k', stale);
         expect(await store.claim('key_a:k', claimAt('fp', T0 + LEASE + 1), T0 + LEASE + 1)).to.deep.equal({ claimed: false, held: later });
         // And a new claim after the expiry: the old claims touch it no more.
         const fresh = claimAt('fp', stale.expiresAt);
         expect(await store.claim('key_a:k', fresh, stale.expiresAt)).to.deep.equal({ claimed: true, record: fresh, resumed: false });
         await store.complete('key_a:k', later, done(later, stale.expiresAt));
         await store.release('key_a:k', later);
+        await store.discard('key_a:k', later);
         expect(await store.claim('key_a:k', claimAt('fp', stale.expiresAt + 1), stale.expiresAt + 1)).to.deep.equal({ claimed: false, held: fresh });
       }));
 
@@ -200,7 +225,7 @@ export const idempotencyStoreContract = (name: string, make: MakeFixture<Idempot
         for (const o of outcomes) if (!o.claimed) expect(o.held).to.deep.equal(granted[0]);
       }));
 
-    it('property (model-based): claims, takeovers, completions, releases and time behave as a plain map of unexpired records', () =>
+    it('property (model-based): claims, takeovers, completions, releases, discards and time behave as a plain map of unexpired records', () =>
       fc.assert(
         fc.asyncProperty(
           fc.commands(
@@ -208,6 +233,7 @@ export const idempotencyStoreContract = (name: string, make: MakeFixture<Idempot
               fc.tuple(idArb, fc.constantFrom('fp1', 'fp2'), advanceArb).map(([id, fp, advance]) => new ClaimCommand(id, fp, advance)),
               fc.tuple(fc.nat(), fc.constantFrom(201, 400, 409)).map(([pick, status]) => new CompleteCommand(pick, status)),
               fc.nat().map((pick) => new ReleaseCommand(pick)),
+              fc.nat().map((pick) => new DiscardCommand(pick)),
             ],
             { maxCommands: 30 },
           ),

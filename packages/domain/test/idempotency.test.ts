@@ -16,6 +16,7 @@ import {
   type IdempotencyStore,
   type InProgressRecord,
 } from '../src/index.js';
+import { claimEndFor } from '../src/idempotency/idempotency.js';
 import { ManualClock } from '../test-support/index.js';
 
 /** A store as small as the rule needs: a Map, no expiry sweep. */
@@ -37,6 +38,9 @@ class MapStore implements IdempotencyStore {
   }
   async release(id: string, claim: InProgressRecord): Promise<void> {
     this.records.set(id, { ...claim, leaseUntil: 0 });
+  }
+  async discard(id: string): Promise<void> {
+    this.records.delete(id);
   }
 }
 
@@ -130,7 +134,32 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     }
   });
 
-  it('IdempotentRequests: an answer not kept (401, 403, 408, 429, 5xx) or an abandoned request ends the claim: the same request runs again at once, resumed under the same token; another request with the key is refused', async () => {
+  it('how a claim ends: a kept answer is kept; a 5xx, or any answer not kept on a resumed claim, releases it; a 401, 403, 408 or 429 on a claim of its own discards it', () => {
+    for (let status = 100; status < 600; status++) {
+      for (const resumed of [false, true]) {
+        const expected = isKeptStatus(status) ? 'keep' : status >= 500 || resumed ? 'release' : 'discard';
+        expect(claimEndFor(status, resumed), `${status}${resumed ? ' resumed' : ''}`).to.equal(expected);
+      }
+    }
+    expect([401, 403, 408, 429, 499, 500].map((s) => claimEndFor(s, false))).to.deep.equal(['discard', 'discard', 'discard', 'discard', 'keep', 'release']);
+  });
+
+  it('IdempotentRequests: a 401, 403, 408 or 429 leaves the key free, as if unused: any request may take it, with a new token (issue 26 #11)', async () => {
+    const clock = new ManualClock(Date.UTC(2027, 0, 1));
+    const store = new MapStore();
+    const requests = new IdempotentRequests(store, clock);
+    for (const status of [401, 403, 408, 429]) {
+      const started = await requests.start('key_c', `s${status}`, 'fp');
+      if (started.kind !== 'process') throw new Error('expected a claim');
+      await requests.finish(started.ticket, { status, body: '{}' });
+      expect(store.records.has(`key_c:s${status}`), String(status)).to.equal(false);
+      clock.advance(1);
+      const other = await requests.start('key_c', `s${status}`, 'another');
+      expect(other.kind === 'process' && other.ticket.creation, String(status)).to.deep.equal({ token: sha256Hex(`key_c:s${status}\n${clock.now()}`), resumed: false });
+    }
+  });
+
+  it('IdempotentRequests: a 5xx or an abandoned request ends the claim (so does any answer not kept on a resumed claim): the same request runs again at once, resumed under the same token; another request with the key is refused', async () => {
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
     const store = new MapStore();
     const requests = new IdempotentRequests(store, clock);
@@ -141,7 +170,16 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
       else await requests.finish(started.ticket, { status: how, body: '{}' });
       return started.ticket;
     };
-    for (const how of [401, 403, 408, 429, 500, 503, 'abandon'] as const) {
+    // A resumed claim (its first attempt ended 5xx) answered 403: the token of the first attempt stays.
+    const first = await end('r403', 503);
+    const resumed = await requests.start('key_c', 'r403', 'fp');
+    if (resumed.kind !== 'process') throw new Error('expected a takeover');
+    await requests.finish(resumed.ticket, { status: 403, body: '{}' });
+    expect(store.records.get('key_c:r403')).to.deep.equal({ ...resumed.ticket.claim, leaseUntil: 0 });
+    expect(await requests.start('key_c', 'r403', 'another')).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
+    const again = await requests.start('key_c', 'r403', 'fp');
+    expect(again.kind === 'process' && again.ticket.creation).to.deep.equal({ token: first.creation.token, resumed: true });
+    for (const how of [500, 503, 'abandon'] as const) {
       const ended = await end(`s${how}`, how);
       expect(store.records.get(`key_c:s${how}`), String(how)).to.deep.equal({ ...ended.claim, leaseUntil: 0 });
       clock.advance(1);

@@ -12,6 +12,7 @@ class KeptAnswers implements IdempotencyStore {
     this.completed.push(record);
   }
   async release(): Promise<void> {}
+  async discard(): Promise<void> {}
 }
 
 describe('IdempotentRequests: what a kept answer holds (docs/rules.md §10)', () => {

@@ -68,6 +68,14 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     expect(lookups).to.deep.equal([]);
   });
 
+  it('authorizeUpload: the same check on its own, for a transport that looks something up before upload (an Idempotency-Key): admin only, no caller refused', () => {
+    const { store, lookups, library } = setup();
+    expect(library.authorizeUpload(ADMIN)).to.deep.equal({ ok: true, value: undefined });
+    for (const caller of [CLIENT, undefined]) expect(expectRefusal(library.authorizeUpload(caller), 'forbidden')).to.equal('only an admin key may add a photo');
+    expect(store.calls).to.deep.equal([]);
+    expect(lookups).to.deep.equal([]);
+  });
+
   it('a type other than the three is a 415 whose message names the three', async () => {
     const { library } = setup();
     for (const type of [undefined, 'image/gif', 'text/plain', 'image/jpg']) {

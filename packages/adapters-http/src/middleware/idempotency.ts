@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import { checkIdempotencyKey, oversizedRequestFingerprint, requestFingerprint, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
 import { errorBody, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
-import { BODY_LIMIT_BYTES, readRawBody } from '../body.js';
+import { BODY_LIMIT_BYTES, declaresOverLimit, readRawBody, tooLarge } from '../body.js';
+import type { RouteStep } from '../dispatch.js';
 import type { HttpLogger } from '../logger.js';
 import type { AppState } from '../state.js';
 
@@ -17,11 +18,14 @@ const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
 type Ctx = Context & { state: AppState };
 
-/** Runs a create under its `Idempotency-Key`, if it has one. */
-export type IdempotentRun = (ctx: Ctx, run: () => Promise<unknown>) => Promise<void>;
-
 /**
- * Wraps a create: no key → runs it as is. A key (checked: 1–255 printable ASCII, else 400) is
+ * The step of every create of `IDEMPOTENT_CREATES` (`Routes.create` puts it just before the
+ * create itself, after any role check). A declared body over the route's limit, which the gate
+ * leaves to this step on a create by a known key, is answered 413 here, unread, and kept under the
+ * key like any answer (docs/rules.md §6, §10). Without `requests` (an embedder that configured no
+ * idempotency) the key is ignored.
+ *
+ * No key → the create runs as is. A key (checked: 1–255 printable ASCII, else 400) is
  * scoped by the caller's API key; the request's fingerprint (method, path, SHA-256 of the body's
  * bytes, or "over 1 MiB": see `fingerprintOf`) decides between processing it, replaying the answer kept for it (with
  * `Idempotent-Replayed: true`, creating nothing), or refusing it (422 another request, 409 still
@@ -29,10 +33,12 @@ export type IdempotentRun = (ctx: Ctx, run: () => Promise<unknown>) => Promise<v
  * answers what an earlier attempt created under it, if any (docs/rules.md §10: a create never happens
  * twice under one key). The answer is then kept, or the claim ended, as the domain's rule says.
  */
-export const idempotent = (requests: IdempotentRequests, logger: HttpLogger): IdempotentRun =>
-  async function idempotent(ctx, run) {
+export const underIdempotencyKey = (requests: IdempotentRequests | undefined, logger: HttpLogger): RouteStep =>
+  async function underIdempotencyKey(ctx, next) {
+    const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
+    const run = declaresOverLimit(ctx.req, limit) ? () => Promise.reject(tooLarge(limit)) : next;
     const raw = ctx.req.headers['idempotency-key'];
-    if (raw === undefined) {
+    if (requests === undefined || raw === undefined) {
       await run();
       return;
     }
@@ -103,7 +109,7 @@ export const answerReplayed = (ctx: Context, answer: KeptAnswer): void => {
 const fingerprintOf = async (ctx: Ctx): Promise<string> => {
   // The route's limit (a photo upload: 10 MiB, docs/rules.md §13, whose body's SHA-256 is its fingerprint too).
   const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
-  if (Number(ctx.req.headers['content-length'] ?? 0) > limit) return oversizedRequestFingerprint(ctx.method, ctx.path);
+  if (declaresOverLimit(ctx.req, limit)) return oversizedRequestFingerprint(ctx.method, ctx.path);
   let body: Buffer | undefined;
   try {
     body = await readRawBody(ctx.req, ctx.res, limit);

@@ -133,6 +133,22 @@ const NOT_KEPT = new Set([401, 403, 408, 429]);
  */
 export const isKeptStatus = (status: number): boolean => status < 500 && !NOT_KEPT.has(status);
 
+/**
+ * How a claim ends once its request was answered with `status` (docs/rules.md §10):
+ * - `keep`: the answer is kept (`isKeptStatus`) and replayed to the same request;
+ * - `release`: a 5xx may have created (a write that landed before the failure), and so may the
+ *   earlier attempt a `resumed` claim took over: the record stays with its fingerprint and token,
+ *   its lease ended, so that only the same request runs again, and finds what was created;
+ * - `discard`: a 401, 403, 408 or 429 on a claim of its own says nothing about the request and
+ *   comes before anything is written: the record goes, and the key is free for any request.
+ */
+export type ClaimEnd = 'keep' | 'release' | 'discard';
+
+export const claimEndFor = (status: number, resumed: boolean): ClaimEnd => {
+  if (isKeptStatus(status)) return 'keep';
+  return status >= 500 || resumed ? 'release' : 'discard';
+};
+
 /** What a request with a key already held gets. */
 export type ReplayDecision =
   | { readonly kind: 'replay'; readonly answer: KeptAnswer }

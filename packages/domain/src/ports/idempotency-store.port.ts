@@ -32,4 +32,10 @@ export interface IdempotencyStore {
    * stays until it expires (a request that ended 5xx may still have created: its token must stay).
    */
   release(id: string, claim: InProgressRecord): Promise<void>;
+  /**
+   * Removes the claim `claim` (only that one) and its record: the request under it was answered in a
+   * way that says nothing about it and wrote nothing (401, 403, 408, 429; docs/rules.md §10), so the
+   * key is free for any request, as if it had never been used.
+   */
+  discard(id: string, claim: InProgressRecord): Promise<void>;
 }

@@ -7,7 +7,7 @@ import {
   IDEMPOTENCY_TTL_MS,
   idempotencyId,
   IN_PROGRESS_LEASE_MS,
-  isKeptStatus,
+  claimEndFor,
   type IdempotentCreation,
   type InProgressRecord,
   type KeptAnswer,
@@ -32,6 +32,7 @@ export type IdempotentStart =
  * Idempotent creation (docs/rules.md §10): the first request with a key claims it, is processed,
  * and its answer is kept for 24 h when the rule keeps it; a repeat gets that answer again, a
  * different request with the key is refused, and so is a repeat while the first still runs.
+ * A request answered 401, 403, 408 or 429 leaves the key free, as if it had never been sent.
  * A request that ends without an answer worth keeping (a 5xx) ends its claim's lease but leaves
  * the record, and with it the creation token: a repeat takes the claim over (`resumed`) and answers
  * what an earlier attempt created under that token, if anything, instead of creating again. So
@@ -57,9 +58,15 @@ export class IdempotentRequests {
     return { kind: 'process', ticket: { id, claim: record, creation: { token: record.token, resumed } } };
   }
 
-  /** The request was answered: keep the answer when the rule keeps it, else end the claim (a repeat runs again). */
+  /**
+   * The request was answered: keep the answer when the rule keeps it; else end the claim, keeping
+   * the record for a 5xx (a repeat of the same request runs again, under the same token) and
+   * dropping it for an answer that says nothing about the request (the key is free): `claimEndFor`.
+   */
   async finish(ticket: IdempotencyTicket, answer: KeptAnswer): Promise<void> {
-    if (!isKeptStatus(answer.status)) return this.store.release(ticket.id, ticket.claim);
+    const end = claimEndFor(answer.status, ticket.creation.resumed);
+    if (end === 'release') return this.store.release(ticket.id, ticket.claim);
+    if (end === 'discard') return this.store.discard(ticket.id, ticket.claim);
     const kept: KeptAnswer = answer.location === undefined ? { status: answer.status, body: answer.body } : answer;
     return this.store.complete(ticket.id, ticket.claim, {
       state: 'completed',

@@ -8,7 +8,7 @@ import { quoteInput, StoreUnavailableError, validationFailed } from '../errors.j
 import { fail, ok, type Result } from '../result.js';
 import type { PetRecord } from '../pet/pet.js';
 import { parsePetId, validatePetPatch } from '../pet/validate.js';
-import { entityTag, ifMatchAllows, parseIfMatch, type IfMatch } from '../pet/revision.js';
+import { entityTag, ifMatchAllows, parseIfMatch, type IfMatch } from '../conditional/entity-tags.js';
 import { changesOf, isNoChange, patchConflict, withdrawalConflict } from '../pet/maintenance.js';
 import { timestamp } from '../order/order.js';
 import { MAX_ROUNDS, OrderRepair } from './order-repair.js';
@@ -25,7 +25,7 @@ const preconditionFailed = (pet: PetRecord): PreconditionFailed => ({
 /**
  * Pet maintenance (docs/rules.md §12): correct a pet (`patch`) and withdraw it (`withdraw`), admin
  * keys only. The rules — which field may change when, what "reserved" means — are in
- * `pet/maintenance.ts`; `If-Match` in `pet/revision.ts`. Each change is one conditional update of
+ * `pet/maintenance.ts`; `If-Match` in `conditional/entity-tags.ts`. Each change is one conditional update of
  * the pet alone (`PetRepository.update`, `withdraw`) on the revision just read, so it takes its
  * place in one serial order with the order placements and status moves of §8, which change the same
  * pet the same way; a lost round reads the pet again (without `If-Match`, the last write wins).

@@ -1,4 +1,4 @@
-import type { Answer } from '../ports/answer.js';
+import { isPromise, type Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { ImageProcessor } from '../ports/image-processor.port.js';
 import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome } from '../ports/photo-store.port.js';
@@ -69,6 +69,15 @@ export class PhotoLibrary {
   ) {}
 
   /**
+   * The role check of an upload (docs/rules.md §4, §13: a client key → 403, before anything is
+   * looked up), for a transport that has steps of its own before `upload` (the lookup of an
+   * `Idempotency-Key`: the 403 comes first). `upload` checks it again.
+   */
+  authorizeUpload(caller: Caller | undefined): Result<void, Forbidden> {
+    return caller?.role === 'admin' ? ok(undefined) : fail(forbidden('add'));
+  }
+
+  /**
    * `POST /v1/pets/{petId}/photos`. Checks, in this order: an admin key (before anything is looked
    * up), the pet id, the media type, the pet, room for one more photo; only then is the body read
    * (`readBody`: the transport's reader, which refuses a body over the limit), inspected from its
@@ -84,7 +93,8 @@ export class PhotoLibrary {
     readBody: () => Promise<Uint8Array | undefined>,
     creation?: IdempotentCreation,
   ): Promise<Result<Photo, UploadError>> {
-    if (caller.role !== 'admin') return fail(forbidden('add'));
+    const allowed = this.authorizeUpload(caller);
+    if (!allowed.ok) return allowed;
     const id = parseIdSegment(rawPetId, 'petId');
     if (!id.ok) return id;
     const type = photoContentTypeOf(contentType);
@@ -175,7 +185,7 @@ export class PhotoLibrary {
     if (!pet.ok) return pet;
     const found = photoId.value === null ? undefined : this.photos.find(pet.value, photoId.value);
     // A store in the process answers at once: no promise turn for it.
-    const stored = found instanceof Promise ? await found : found;
+    const stored = isPromise(found) ? await found : found;
     if (stored === undefined) return fail(noPhoto(rawPhotoId));
     const file = fileForWidth(stored, wanted.value);
     return ok({ photo: toPhoto(stored), file, bytes: () => this.photos.read(stored.id, file.width) });

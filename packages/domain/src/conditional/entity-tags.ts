@@ -2,10 +2,14 @@ import { validationFailed, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 
 /**
- * A pet's revision as a strong entity tag (RFC 9110 §8.8.3): the `ETag` of `GET` and `PATCH`
- * answers, and what `If-Match` names (docs/rules.md §12).
+ * Entity tags and the conditional headers that name them (RFC 9110 §8.8.3, §13.1), as pure rules:
+ * the HTTP adapter only reads the headers and sets `ETag`. A pet's tag is its revision
+ * (docs/rules.md §12: `ETag` of `GET` and `PATCH`, named by `If-Match`), a photo's the SHA-256 of
+ * its bytes (§13: `ETag` of its `GET`, named by `If-None-Match`).
  */
-export const entityTag = (revision: number): string => `"${revision}"`;
+
+/** The strong entity tag of a representation identified by `opaque` (a revision, a digest): `"3"`. */
+export const entityTag = (opaque: number | string): string => `"${opaque}"`;
 
 /**
  * A parsed `If-Match` (RFC 9110 §13.1.1): `*` (any current revision of an existing pet), or the
@@ -53,6 +57,23 @@ export const parseIfMatch = (value: string | undefined): Result<IfMatch | undefi
   return ok(strong);
 };
 
-/** Whether a request with this `If-Match` may change a pet at `revision` (no `If-Match`: always; RFC 9110 §13.1.1). */
-export const ifMatchAllows = (condition: IfMatch | undefined, revision: number): boolean =>
-  condition === undefined || condition === '*' || condition.includes(entityTag(revision));
+/** Whether a request with this `If-Match` may change what is now tagged `entityTag(current)` (no `If-Match`: always; RFC 9110 §13.1.1). */
+export const ifMatchAllows = (condition: IfMatch | undefined, current: number | string): boolean =>
+  condition === undefined || condition === '*' || condition.includes(entityTag(current));
+
+/** The quoted part of each tag an `If-None-Match` list holds (a weak tag's `W/` before it changes nothing: the comparison is weak). */
+const LISTED_TAG = /"[^"]*"/g;
+
+/**
+ * Whether a `GET` with this `If-None-Match` field value (RFC 9110 §13.1.2; `undefined` when not
+ * sent) is answered with what is now tagged `entityTag(current)`: yes unless the value is `*` or
+ * lists that tag, compared weakly (`W/"x"` names `"x"` too); when it does not hold, the answer is
+ * 304. A value that is not a well-formed list is read for the tags it holds, never refused.
+ */
+export const ifNoneMatchHolds = (value: string | undefined, current: number | string): boolean => {
+  if (value === undefined) return true;
+  if (value.trim() === '*') return false;
+  const tag = entityTag(current);
+  for (const [listed] of value.matchAll(LISTED_TAG)) if (listed === tag) return false;
+  return true;
+};
