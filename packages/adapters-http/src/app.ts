@@ -17,6 +17,7 @@ import { docs } from './docs.js';
 import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
 import { loggedClientErrors } from './server.js';
 import { noMetrics, type HttpMetrics } from './metrics.js';
+import { admitUploads, UploadAdmission } from './upload-admission.js';
 import type { AppState } from './state.js';
 
 /** The use cases the HTTP adapter serves, and how it tells whether the store answers. */
@@ -40,6 +41,11 @@ export interface HttpAppDependencies {
    * supplies them; an embedder that leaves them out has no photo routes (404).
    */
   readonly photos?: PhotoLibrary;
+  /**
+   * How many photo uploads are worked on at once (docs/rules.md §13; `UploadAdmission`): past its
+   * bounds an upload is refused 503 before its body is read. Its defaults when absent.
+   */
+  readonly uploads?: UploadAdmission;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -123,6 +129,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   // The gate also dispatches the route it matched: the router is its table, not a middleware.
   const gated = gate(router, deps.authenticator, deps.admission, {
     metrics,
+    ...(deps.photos === undefined ? {} : { uploads: admitUploads(deps.uploads ?? new UploadAdmission()) }),
     ...(deps.idempotency === undefined ? {} : { idempotent: idempotent(deps.idempotency, logger) }),
   });
 

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary, type StorePorts } from '@petstore/domain';
-import { createHttpApp, sha256HexInSlices } from '@petstore/adapters-http';
+import { createHttpApp, sha256HexInSlices, UploadAdmission } from '@petstore/adapters-http';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
 import { boundedPhotoStore, boundedPorts, withDeadline } from '../deadline.js';
@@ -94,8 +94,11 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   // sharp, on libvips' threads at a lower priority than the event loop; at most (cores − 1) images
-  // at once (see SharpImageProcessor).
-  bind(TOKENS.ImageProcessor).toResolvedValue(() => new SharpImageProcessor()).inSingletonScope();
+  // at once (see SharpImageProcessor). Each admitted upload has at most one image waiting, so a
+  // queue as long as the uploads admitted never refuses one (docs/rules.md §13).
+  bind(TOKENS.ImageProcessor)
+    .toResolvedValue((settings) => new SharpImageProcessor({ queueLimit: Math.max(32, settings.uploadsInFlight) }), [TOKENS.Settings])
+    .inSingletonScope();
   bind(TOKENS.PhotoLibrary)
     .toResolvedValue(
       (ports, photos, images, clock, ms, lifecycle, circuit) =>
@@ -125,6 +128,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
             idempotency,
             metrics,
             photos,
+            // docs/rules.md §13: uploads past these bounds are refused 503 before their body is read.
+            uploads: new UploadAdmission({ uploads: settings.uploadsInFlight, bytes: settings.uploadBytesInFlight }),
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },

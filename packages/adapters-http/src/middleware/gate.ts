@@ -5,7 +5,7 @@ import type { Layer } from '@koa/router';
 import type { AdmissionDecision, Admission, Authenticator, Caller, Quota, QuotaReading, Subject } from '@petstore/domain';
 import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, OWN_STATUS_QUOTA, quoteInput } from '@petstore/domain';
 import { HttpError } from '../errors.js';
-import { BODY_LIMIT_BYTES, bodyLimitOf } from '../body.js';
+import { BODY_LIMIT_BYTES, bodyLimitOf, PHOTO_UPLOAD_ROUTE } from '../body.js';
 import { answerError } from './request-context.js';
 import { IDEMPOTENT_CREATES, type IdempotentRun } from './idempotency.js';
 import { noMetrics, type HttpMetrics } from '../metrics.js';
@@ -83,7 +83,7 @@ const runRoute = (layer: RouteLayer, ctx: GateContext, next: () => Promise<unkno
  *    known path with another method → 405 with `Allow`, `OPTIONS` → 204;
  * 5. a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
  * 6. run the route matched at step 1 (the router's own dispatch would match it a second time),
- *    a create under its `Idempotency-Key` when it has one.
+ *    a create under its `Idempotency-Key` when it has one; a photo upload first passes `uploads`.
  * A refusal at step 3 is answered here, without an exception: it is the path a client hammering
  * past its limit keeps hitting, so it must stay cheaper than the work it refuses.
  *
@@ -97,6 +97,8 @@ export interface GateOptions {
   readonly idempotent?: IdempotentRun;
   /** Counts the rate limiter's decisions. */
   readonly metrics?: HttpMetrics;
+  /** Runs before a photo upload's body is read (its `Idempotency-Key` step included): the upload admission (`admitUploads`, docs/rules.md §13). */
+  readonly uploads?: Middleware<AppState>;
 }
 
 /** What routing decides for a method and a path. */
@@ -218,8 +220,9 @@ export const gate = (router: Router<AppState>, authenticator: Authenticator, adm
     if (auth.value.caller) ctx.state.caller = auth.value.caller;
     const run = (): Promise<unknown> => runRoute(layer, ctx, next);
     const idempotent = idempotentRunFor(layer);
-    if (idempotent !== undefined) await idempotent(ctx, run);
-    else await run();
+    const keyed = idempotent === undefined ? run : () => idempotent(ctx, run);
+    if (options.uploads !== undefined && layer.name === PHOTO_UPLOAD_ROUTE) await options.uploads(ctx, keyed);
+    else await keyed();
   };
 };
 
