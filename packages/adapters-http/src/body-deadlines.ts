@@ -3,9 +3,9 @@ import { declaresBody } from './body.js';
 
 /** How long a request's body may take to arrive, counted from the moment its headers are in (docs/rules.md §6). */
 export interface BodyTimeouts {
-  /** The whole body must be in within this many ms. */
+  /** The whole body must be in within this many ms (0: no such rule). */
   readonly totalMs: number;
-  /** No byte of it for this many ms cuts it too; none: no such rule. */
+  /** No byte of it for this many ms cuts it too (none or 0: no such rule). */
   readonly stallMs?: number;
 }
 
@@ -50,7 +50,7 @@ export class BodyDeadlines {
     private readonly timeouts: { readonly request: BodyTimeouts; readonly upload: BodyTimeouts },
     private readonly expire: (req: IncomingMessage, uploading: boolean) => void,
   ) {
-    const shortest = Math.min(timeouts.request.totalMs, timeouts.upload.totalMs, timeouts.upload.stallMs ?? Infinity, timeouts.request.stallMs ?? Infinity);
+    const shortest = Math.min(...[timeouts.request.totalMs, timeouts.upload.totalMs, timeouts.upload.stallMs ?? 0, timeouts.request.stallMs ?? 0].filter((ms) => ms > 0));
     this.checkEveryMs = Math.max(10, Math.min(1_000, Math.floor(shortest / 4)));
   }
 
@@ -78,7 +78,8 @@ export class BodyDeadlines {
       }
       const uploading = uploadBodies.has(req);
       const { totalMs, stallMs } = uploading ? this.timeouts.upload : this.timeouts.request;
-      const late = now - entry.arrivedAt > totalMs || (stallMs !== undefined && now - entry.progressAt > stallMs);
+      // 0, as for Node's own timeouts: no such deadline.
+      const late = (totalMs > 0 && now - entry.arrivedAt > totalMs) || (stallMs !== undefined && stallMs > 0 && now - entry.progressAt > stallMs);
       if (!late) continue;
       this.watched.delete(req);
       this.expire(req, uploading);

@@ -29,6 +29,9 @@ import { BodyDeadlines } from './body-deadlines.js';
  * which is for the service's own faults. The same failure reaching the app is not logged again.
  */
 const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number, logger: HttpLogger) => (error: NodeJS.ErrnoException, socket: Duplex, timeoutMessage?: string): void => {
+  // A body deadline's cut (`BodyDeadlines`) comes back here through the socket's own error handler,
+  // once it has been answered and logged.
+  if (loggedClientErrors.has(error)) return;
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
   let answered: { requestId: string; status: number } | undefined;
   if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
@@ -126,8 +129,8 @@ export const listen = async (app: { callback(): RequestListener }, options: List
   const server = createServer(
     {
       headersTimeout,
-      // The backstop: headers, then the longest body, then a check's delay.
-      requestTimeout: headersTimeout + Math.max(requestTimeout, upload.totalMs) + 2 * deadlines.checkEveryMs,
+      // The backstop: headers, then the longest body, then a check's delay (0: none, as asked).
+      requestTimeout: requestTimeout === 0 ? 0 : headersTimeout + Math.max(requestTimeout, upload.totalMs) + 2 * deadlines.checkEveryMs,
       maxHeaderSize: HEADER_LIMIT_BYTES,
       // Check for expired header/request deadlines every second, not every 30 s.
       connectionsCheckingInterval: 1_000,
