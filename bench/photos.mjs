@@ -417,6 +417,13 @@ const machineBusyMicros = () => {
   return (user + nice + system + irq + softirq + steal) * 10_000;
 };
 
+/** CPU time of one thread of a process so far, in µs (Linux: /proc/<pid>/task/<tid>/stat). @param {number} pid @param {number} tid */
+const threadCpuMicros = (pid, tid) => {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+
 /** The q-quantile of `values` (nearest rank). @param {number[]} values @param {number} q */
 const quantile = (values, q) => {
   const sorted = [...values].sort((x, y) => x - y);
@@ -439,7 +446,7 @@ export const measureUploadBurst = async (say) => {
   const uploader = startBurstClient('uploads');
   /** @type {{ stop(): Promise<unknown> }[]} */
   const running = [];
-  /** @type {{ idle: any, busy: any, uploads: any, others: { idle: number, busy: number }, load: number[] }[]} */
+  /** @type {{ idle: any, busy: any, uploads: any, others: { idle: number, busy: number }, main: { idle: number, busy: number }, server: { idle: number, busy: number }, load: number[] }[]} */
   const rounds = [];
   try {
     say(`upload burst: ${BURST_UPLOADS} uploads of a ${fmt(image.length)}-byte JPEG (6,000 × 4,500) at once, ${BURST_ROUNDS} rounds of ${BURST_WINDOW} s idle then ${BURST_WINDOW} s with the burst`);
@@ -451,11 +458,14 @@ export const measureUploadBurst = async (say) => {
       const probeOptions = { host: hostname, port: Number(port), path: '/v1/pets?limit=20', headers: AUTH, seconds: BURST_WINDOW, connectEveryMs: CONNECT_EVERY_MS, keptEveryMs: KEPT_EVERY_MS };
       // The CPU the rest of the machine (other jobs) used during a window, in cores.
       const ours = () => cpuMicros(u.child.pid) + cpuMicros(prober.pid) + cpuMicros(uploader.pid) + cpuMicros(process.pid);
+      // The server's event-loop thread (its id is the process's) and the whole server, in cores.
+      const pid = /** @type {number} */ (u.child.pid);
       const window = async (/** @type {() => Promise<any>} */ work) => {
-        const [machine0, ours0, t0] = [machineBusyMicros(), ours(), performance.now()];
+        const [machine0, ours0, main0, server0, t0] = [machineBusyMicros(), ours(), threadCpuMicros(pid, pid), cpuMicros(pid), performance.now()];
         const result = await work();
-        const others = (machineBusyMicros() - machine0 - (ours() - ours0)) / ((performance.now() - t0) * 1000);
-        return { result, others: Math.max(0, others) };
+        const us = (performance.now() - t0) * 1000;
+        const others = (machineBusyMicros() - machine0 - (ours() - ours0)) / us;
+        return { result, others: Math.max(0, others), main: (threadCpuMicros(pid, pid) - main0) / us, server: (cpuMicros(pid) - server0) / us };
       };
       const load = os.loadavg();
       const idle = await window(() => prober.run(probeOptions));
@@ -463,11 +473,11 @@ export const measureUploadBurst = async (say) => {
         Promise.all([prober.run(probeOptions), uploader.run({ host: hostname, port: Number(port), pets, headers: ADMIN_AUTH, bodyFile, count: BURST_UPLOADS, seconds: BURST_WINDOW })]),
       );
       const [busyProbe, uploads] = busy.result;
-      rounds.push({ idle: idle.result, busy: busyProbe, uploads, others: { idle: idle.others, busy: busy.others }, load });
+      rounds.push({ idle: idle.result, busy: busyProbe, uploads, others: { idle: idle.others, busy: busy.others }, main: { idle: idle.main, busy: busy.main }, server: { idle: idle.server, busy: busy.server }, load });
       const line = (/** @type {any} */ p) =>
         `first byte p50 ${quantile(p.ttfb, 0.5).toFixed(1)} / p99 ${quantile(p.ttfb, 0.99).toFixed(1)} / max ${Math.max(...p.ttfb).toFixed(0)} ms; kept-alive list p50 ${quantile(p.kept, 0.5).toFixed(1)} / p99 ${quantile(p.kept, 0.99).toFixed(1)} ms`;
       say(`round ${round + 1} (load average ${load.map((x) => x.toFixed(2)).join(' ')}): idle ${line(idle.result)} (others ${idle.others.toFixed(2)} cores)`);
-      say(`round ${round + 1}: burst ${line(busyProbe)} (others ${busy.others.toFixed(2)} cores); uploads first ${JSON.stringify(uploads.first)}, all ${JSON.stringify(uploads.all)}, 503 p99 ${quantile(uploads.refusedMs, 0.99).toFixed(1)} ms`);
+      say(`round ${round + 1}: burst ${line(busyProbe)} (others ${busy.others.toFixed(2)} cores; server ${busy.server.toFixed(2)}, its event loop's thread ${busy.main.toFixed(2)}); uploads first ${JSON.stringify(uploads.first)}, all ${JSON.stringify(uploads.all)}, 503 p99 ${quantile(uploads.refusedMs, 0.99).toFixed(1)} ms`);
       await Promise.all(running.splice(0).map((p) => p.stop()));
     }
   } finally {
@@ -484,6 +494,7 @@ export const measureUploadBurst = async (say) => {
   const refused = rounds.flatMap((r) => r.uploads.refusedMs);
   const ttfbP99 = quantile(all('busy', 'ttfb'), 0.99);
   const keptP99 = quantile(all('busy', 'kept'), 0.99);
+  const cpu = (/** @type {'idle' | 'busy'} */ side) => rounds.map((r) => `${r.server[side].toFixed(2)} (${r.main[side].toFixed(2)})`).join(', ');
   const counts = (/** @type {Record<string, number>} */ x) => Object.entries(x).map(([k, v]) => `${v} × ${k}`).join(', ');
   return [
     '## An upload burst (issue 26)',
@@ -494,12 +505,13 @@ export const measureUploadBurst = async (say) => {
       `${BURST_UPLOADS} uploads of a ${fmt(image.length / 1e6, 1)} MB JPEG (6,000 × 4,500 noisy gradient) start at once, each on its own connection (\`Content-Length\` declared, the body written at once); ` +
       'an upload answered 503 is sent again after its `Retry-After`, until the window ends. The probe opens a new connection every ' +
       `${CONNECT_EVERY_MS} ms (open loop) and times \`GET /v1/pets?limit=20\` from connect() to the first byte of the answer, and sends the same request on one kept-alive connection every ${KEPT_EVERY_MS} ms (each timed to the end of its answer). ` +
-      'Probe, uploads and server are separate processes, unpinned; "others" is the CPU the rest of the machine used meanwhile (from /proc/stat less our processes), in cores of the 2.',
+      'Probe, uploads and server are separate processes, unpinned. "Server CPU" is the server process (libvips\' threads included) and, in brackets, its event loop\'s thread alone; ' +
+      '"others" is the CPU the rest of the machine used meanwhile (from /proc/stat less our four processes), in cores of the 2: the machine is shared, and the figures move with it.',
     '',
-    '| | new connection, first byte: p50 / p99 / max ms | kept-alive `GET /v1/pets?limit=20`: p50 / p99 / max ms | p99 per round (first byte; list) | others (cores) |',
-    '|---|--:|--:|---|--:|',
-    `| idle | ${cell(all('idle', 'ttfb'))} | ${cell(all('idle', 'kept'))} | ${perRound('idle', 'ttfb')}; ${perRound('idle', 'kept')} | ${rounds.map((r) => r.others.idle.toFixed(2)).join(', ')} |`,
-    `| ${BURST_UPLOADS} uploads at once | ${cell(all('busy', 'ttfb'))} | ${cell(all('busy', 'kept'))} | ${perRound('busy', 'ttfb')}; ${perRound('busy', 'kept')} | ${rounds.map((r) => r.others.busy.toFixed(2)).join(', ')} |`,
+    '| | new connection, first byte: p50 / p99 / max ms | kept-alive `GET /v1/pets?limit=20`: p50 / p99 / max ms | p99 per round (first byte; list) | server CPU (its event loop\'s thread), cores | others (cores) |',
+    '|---|--:|--:|---|---|--:|',
+    `| idle | ${cell(all('idle', 'ttfb'))} | ${cell(all('idle', 'kept'))} | ${perRound('idle', 'ttfb')}; ${perRound('idle', 'kept')} | ${cpu('idle')} | ${rounds.map((r) => r.others.idle.toFixed(2)).join(', ')} |`,
+    `| ${BURST_UPLOADS} uploads at once | ${cell(all('busy', 'ttfb'))} | ${cell(all('busy', 'kept'))} | ${perRound('busy', 'ttfb')}; ${perRound('busy', 'kept')} | ${cpu('busy')} | ${rounds.map((r) => r.others.busy.toFixed(2)).join(', ')} |`,
     '',
     `- Goal: both p99s during the burst ≤ 100 ms: first byte ${ttfbP99.toFixed(1)} ms (${ttfbP99 <= 100 ? 'met' : 'not met'}), list ${keptP99.toFixed(1)} ms (${keptP99 <= 100 ? 'met' : 'not met'}). Load average at each round's start: ${rounds.map((r) => r.load[0].toFixed(2)).join(', ')}.`,
     `- The uploads' first attempts, all rounds: ${counts(first)}; every attempt: ${counts(attempts)} ` +
