@@ -14,11 +14,18 @@
 // 3. Memory: RSS of a fresh server after 200 uploads of 12 MP JPEGs, against the photo budget (256 MiB) +
 //    150 MiB, with glibc's malloc as it comes and with its arenas capped and its mmap threshold fixed.
 //
+// 4. An upload burst (issue 26, its own section, `measureUploadBurst`): 50 uploads of a 10 MB JPEG at once
+//    on a server (u) with both cores, while a probe (bench/upload-burst.mjs) times a new connection's
+//    first byte and `GET /v1/pets` on a kept-alive connection, side by side with the same probe on the
+//    idle server; the CPU the rest of the machine used meanwhile is read from /proc.
+//
 // Knobs: BENCH_PHOTO_ROUNDS (5), BENCH_PHOTO_DURATION (5 s a round), BENCH_PHOTO_UPLOADS (200),
 // BENCH_PHOTO_LIST_RATE (200 list requests/s during the event-loop windows), BENCH_PHOTO_WINDOW (10 s),
-// BENCH_PHOTO_PARTS (serving,uploading,memory).
+// BENCH_PHOTO_PARTS (serving,uploading,memory,burst), BENCH_BURST_ROUNDS (3), BENCH_BURST_WINDOW (20 s),
+// BENCH_BURST_UPLOADS (50), BENCH_BURST_ENV (extra server settings for the burst, `K=V,K=V`).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import { ROOT, BENCH_DIR, HAS_TASKSET, pinned, startProcess, startDriver, freePort, median, fmt, cpuMicros, sleep } from './lib.mjs';
 
@@ -32,7 +39,7 @@ const UPLOADS = num('BENCH_PHOTO_UPLOADS', 200);
 const LIST_RATE = num('BENCH_PHOTO_LIST_RATE', 200);
 const WINDOW = num('BENCH_PHOTO_WINDOW', 10);
 /** BENCH_PHOTO_PARTS: a comma-separated subset of serving, uploading, memory (all by default), to look at one part; the section then shows only those. */
-const PARTS = new Set((process.env.BENCH_PHOTO_PARTS ?? 'serving,uploading,memory').split(',').map((p) => p.trim()));
+export const PARTS = new Set((process.env.BENCH_PHOTO_PARTS ?? 'serving,uploading,memory,burst').split(',').map((p) => p.trim()));
 const CONNECTIONS = 50;
 const BUDGET_MIB = 256;
 /** prom-client's event-loop sampling interval (its `eventLoopMonitoringPrecision` default): every sample of the delay holds it. */
@@ -368,4 +375,147 @@ export const measurePhotos = async (say) => {
     driver.stop();
     httpDriver.stop();
   }
+};
+
+const BURST_ROUNDS = num('BENCH_BURST_ROUNDS', 3);
+const BURST_WINDOW = num('BENCH_BURST_WINDOW', 20);
+const BURST_UPLOADS = num('BENCH_BURST_UPLOADS', 50);
+/** Extra settings of the burst's server (`K=V,K=V`), to try other bounds. */
+const BURST_ENV = Object.fromEntries((process.env.BENCH_BURST_ENV ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => kv.split('=', 2)));
+/** A new connection every 100 ms; the kept-alive one sends a request every 20 ms. */
+const CONNECT_EVERY_MS = 100;
+const KEPT_EVERY_MS = 20;
+
+/** A client of bench/upload-burst.mjs (`probe` or `uploads`), unpinned. @param {'probe' | 'uploads'} role */
+const startBurstClient = (role) => {
+  const child = spawn(process.execPath, [join(BENCH_DIR, 'upload-burst.mjs'), role], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let next = 0;
+  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */
+  const pending = new Map();
+  child.on('message', (/** @type {any} */ m) => {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error) p?.reject(new Error(`${role}: ${m.error}`));
+    else p?.resolve(m.summary);
+  });
+  return {
+    pid: /** @type {number} */ (child.pid),
+    /** @param {Record<string, unknown>} options @returns {Promise<any>} */
+    run: (options) =>
+      new Promise((resolve, reject) => {
+        const id = ++next;
+        pending.set(id, { resolve, reject });
+        child.send({ id, options });
+      }),
+    stop: () => child.disconnect(),
+  };
+};
+
+/** Busy CPU time of the whole machine so far, in µs (all cores: /proc/stat, user + nice + system + irq + softirq + steal). */
+const machineBusyMicros = () => {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  return (user + nice + system + irq + softirq + steal) * 10_000;
+};
+
+/** CPU time of one thread of a process so far, in µs (Linux: /proc/<pid>/task/<tid>/stat). @param {number} pid @param {number} tid */
+const threadCpuMicros = (pid, tid) => {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+
+/** The q-quantile of `values` (nearest rank). @param {number[]} values @param {number} q */
+const quantile = (values, q) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+};
+
+/**
+ * Issue 26: while `BURST_UPLOADS` uploads of a 10 MB JPEG arrive at once, a new connection's time to
+ * its first byte and the p99 of `GET /v1/pets?limit=20` on a kept-alive connection, against the same
+ * probe on the same server idle just before; `BURST_ROUNDS` rounds, a fresh server each. Answers the
+ * BENCHMARKS.md section (without its markers).
+ * @param {(line: string) => void} say
+ * @returns {Promise<string[]>}
+ */
+export const measureUploadBurst = async (say) => {
+  const image = await testImage({ format: 'jpeg', width: 6_000, height: 4_500, content: 'photo', seed: 7 });
+  const bodyFile = join(ROOT, 'bench/results/burst.jpg');
+  writeFileSync(bodyFile, image);
+  const prober = startBurstClient('probe');
+  const uploader = startBurstClient('uploads');
+  /** @type {{ stop(): Promise<unknown> }[]} */
+  const running = [];
+  /** @type {{ idle: any, busy: any, uploads: any, others: { idle: number, busy: number }, main: { idle: number, busy: number }, server: { idle: number, busy: number }, load: number[] }[]} */
+  const rounds = [];
+  try {
+    say(`upload burst: ${BURST_UPLOADS} uploads of a ${fmt(image.length)}-byte JPEG (6,000 × 4,500) at once, ${BURST_ROUNDS} rounds of ${BURST_WINDOW} s idle then ${BURST_WINDOW} s with the burst`);
+    for (let round = 0; round < BURST_ROUNDS; round++) {
+      const u = await startServer('(u) burst', undefined, { PETSTORE_PHOTO_MEMORY_MB: '4096', PETSTORE_LOG_LEVEL: 'warn', ...BURST_ENV });
+      running.push(u);
+      const pets = await seedPets(u.url, Math.ceil(BURST_UPLOADS / 12));
+      const { hostname, port } = new URL(u.url);
+      const probeOptions = { host: hostname, port: Number(port), path: '/v1/pets?limit=20', headers: AUTH, seconds: BURST_WINDOW, connectEveryMs: CONNECT_EVERY_MS, keptEveryMs: KEPT_EVERY_MS };
+      // The CPU the rest of the machine (other jobs) used during a window, in cores.
+      const ours = () => cpuMicros(u.child.pid) + cpuMicros(prober.pid) + cpuMicros(uploader.pid) + cpuMicros(process.pid);
+      // The server's event-loop thread (its id is the process's) and the whole server, in cores.
+      const pid = /** @type {number} */ (u.child.pid);
+      const window = async (/** @type {() => Promise<any>} */ work) => {
+        const [machine0, ours0, main0, server0, t0] = [machineBusyMicros(), ours(), threadCpuMicros(pid, pid), cpuMicros(pid), performance.now()];
+        const result = await work();
+        const us = (performance.now() - t0) * 1000;
+        const others = (machineBusyMicros() - machine0 - (ours() - ours0)) / us;
+        return { result, others: Math.max(0, others), main: (threadCpuMicros(pid, pid) - main0) / us, server: (cpuMicros(pid) - server0) / us };
+      };
+      const load = os.loadavg();
+      const idle = await window(() => prober.run(probeOptions));
+      const busy = await window(() =>
+        Promise.all([prober.run(probeOptions), uploader.run({ host: hostname, port: Number(port), pets, headers: ADMIN_AUTH, bodyFile, count: BURST_UPLOADS, seconds: BURST_WINDOW })]),
+      );
+      const [busyProbe, uploads] = busy.result;
+      rounds.push({ idle: idle.result, busy: busyProbe, uploads, others: { idle: idle.others, busy: busy.others }, main: { idle: idle.main, busy: busy.main }, server: { idle: idle.server, busy: busy.server }, load });
+      const line = (/** @type {any} */ p) =>
+        `first byte p50 ${quantile(p.ttfb, 0.5).toFixed(1)} / p99 ${quantile(p.ttfb, 0.99).toFixed(1)} / max ${Math.max(...p.ttfb).toFixed(0)} ms; kept-alive list p50 ${quantile(p.kept, 0.5).toFixed(1)} / p99 ${quantile(p.kept, 0.99).toFixed(1)} ms`;
+      say(`round ${round + 1} (load average ${load.map((x) => x.toFixed(2)).join(' ')}): idle ${line(idle.result)} (others ${idle.others.toFixed(2)} cores)`);
+      say(`round ${round + 1}: burst ${line(busyProbe)} (others ${busy.others.toFixed(2)} cores; server ${busy.server.toFixed(2)}, its event loop's thread ${busy.main.toFixed(2)}); uploads first ${JSON.stringify(uploads.first)}, all ${JSON.stringify(uploads.all)}, 503 p99 ${quantile(uploads.refusedMs, 0.99).toFixed(1)} ms`);
+      await Promise.all(running.splice(0).map((p) => p.stop()));
+    }
+  } finally {
+    await Promise.all(running.splice(0).map((p) => p.stop()));
+    prober.stop();
+    uploader.stop();
+  }
+  const all = (/** @type {'idle' | 'busy'} */ side, /** @type {'ttfb' | 'kept'} */ what) => rounds.flatMap((r) => r[side][what]);
+  const cell = (/** @type {number[]} */ xs) => `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} / ${Math.max(...xs).toFixed(0)}`;
+  const perRound = (/** @type {'idle' | 'busy'} */ side, /** @type {'ttfb' | 'kept'} */ what) => rounds.map((r) => quantile(r[side][what], 0.99).toFixed(0)).join(', ');
+  const sum = (/** @type {Record<string, number>[]} */ xs) => xs.reduce((acc, x) => { for (const [k, v] of Object.entries(x)) acc[k] = (acc[k] ?? 0) + v; return acc; }, /** @type {Record<string, number>} */ ({}));
+  const first = sum(rounds.map((r) => r.uploads.first));
+  const attempts = sum(rounds.map((r) => r.uploads.all));
+  const refused = rounds.flatMap((r) => r.uploads.refusedMs);
+  const ttfbP99 = quantile(all('busy', 'ttfb'), 0.99);
+  const keptP99 = quantile(all('busy', 'kept'), 0.99);
+  const cpu = (/** @type {'idle' | 'busy'} */ side) => rounds.map((r) => `${r.server[side].toFixed(2)} (${r.main[side].toFixed(2)})`).join(', ');
+  const counts = (/** @type {Record<string, number>} */ x) => Object.entries(x).map(([k, v]) => `${v} × ${k}`).join(', ');
+  return [
+    '## An upload burst (issue 26)',
+    '',
+    `Written by \`BENCH_ONLY=photos pnpm bench\` (bench/photos.mjs, part \`burst\`; \`BENCH_PHOTO_PARTS=burst\` runs it alone) on ${new Date().toISOString().slice(0, 10)}, ` +
+      `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}. ` +
+      `Each of ${BURST_ROUNDS} rounds starts a fresh server (u) (\`apps/server/dist/src/main.js\`, memory store, both cores, default settings${Object.keys(BURST_ENV).length > 0 ? ` but ${Object.entries(BURST_ENV).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}) and runs a probe (bench/upload-burst.mjs) for ${BURST_WINDOW} s on it idle, then ${BURST_WINDOW} s more while ` +
+      `${BURST_UPLOADS} uploads of a ${fmt(image.length / 1e6, 1)} MB JPEG (6,000 × 4,500 noisy gradient) start at once, each on its own connection (\`Content-Length\` declared, the body written at once); ` +
+      'an upload answered 503 is sent again after its `Retry-After`, until the window ends. The probe opens a new connection every ' +
+      `${CONNECT_EVERY_MS} ms (open loop) and times \`GET /v1/pets?limit=20\` from connect() to the first byte of the answer, and sends the same request on one kept-alive connection every ${KEPT_EVERY_MS} ms (each timed to the end of its answer). ` +
+      'Probe, uploads and server are separate processes, unpinned. "Server CPU" is the server process (libvips\' threads included) and, in brackets, its event loop\'s thread alone; ' +
+      '"others" is the CPU the rest of the machine used meanwhile (from /proc/stat less our four processes), in cores of the 2: the machine is shared, and the figures move with it.',
+    '',
+    '| | new connection, first byte: p50 / p99 / max ms | kept-alive `GET /v1/pets?limit=20`: p50 / p99 / max ms | p99 per round (first byte; list) | server CPU (its event loop\'s thread), cores | others (cores) |',
+    '|---|--:|--:|---|---|--:|',
+    `| idle | ${cell(all('idle', 'ttfb'))} | ${cell(all('idle', 'kept'))} | ${perRound('idle', 'ttfb')}; ${perRound('idle', 'kept')} | ${cpu('idle')} | ${rounds.map((r) => r.others.idle.toFixed(2)).join(', ')} |`,
+    `| ${BURST_UPLOADS} uploads at once | ${cell(all('busy', 'ttfb'))} | ${cell(all('busy', 'kept'))} | ${perRound('busy', 'ttfb')}; ${perRound('busy', 'kept')} | ${cpu('busy')} | ${rounds.map((r) => r.others.busy.toFixed(2)).join(', ')} |`,
+    '',
+    `- Goal: both p99s during the burst ≤ 100 ms: first byte ${ttfbP99.toFixed(1)} ms (${ttfbP99 <= 100 ? 'met' : 'not met'}), list ${keptP99.toFixed(1)} ms (${keptP99 <= 100 ? 'met' : 'not met'}). Load average at each round's start: ${rounds.map((r) => r.load[0].toFixed(2)).join(', ')}.`,
+    `- The uploads' first attempts, all rounds: ${counts(first)}; every attempt: ${counts(attempts)} ` +
+      '(`reset`: the connection closed before an answer was read, as a body sent without waiting for `100 Continue` can meet the close that follows a 503; `cut`: still under way when the window ended)' +
+      (refused.length > 0 ? `; a 503 came ${quantile(refused, 0.5).toFixed(1)} ms (p50) / ${quantile(refused, 0.99).toFixed(1)} ms (p99) after the request started, its body unread.` : '.'),
+  ];
 };

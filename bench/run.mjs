@@ -14,7 +14,8 @@
 // and PATCH against POST /v1/pets, in paired rounds; BENCH_ONLY=maintenance runs only that section
 // (about 2 minutes) and replaces it in BENCH_OUT, leaving the rest of the file.
 // BENCH_ONLY=photos runs only the photos' part (bench/photos.mjs: serving, uploading, memory; about
-// 6 minutes) and replaces its section; a full run keeps that section as it is.
+// 6 minutes) and replaces its section, then the upload burst (issue 26, about 2 minutes) and its own
+// section (BENCH_PHOTO_PARTS=burst: that one alone); a full run keeps both sections as they are.
 //   BENCH_CORS (on): (a) runs with PETSTORE_CORS_ORIGINS set and every request of the load carries an
 //     allowed Origin, so each answer goes through the CORS middleware; `off`: no CORS setting, no Origin.
 //   BENCH_METRICS (on): (a) runs with PETSTORE_METRICS_PORT set, so each answer is counted by
@@ -93,6 +94,20 @@ if (process.env.BENCH_ONLY === 'mongo') {
 // The photos' section (bench/photos.mjs): measured only with BENCH_ONLY=photos, kept as it is by a full run.
 const PHOTOS_BEGIN = '<!-- photos -->';
 const PHOTOS_END = '<!-- /photos -->';
+const BURST_BEGIN = '<!-- upload-burst -->';
+const BURST_END = '<!-- /upload-burst -->';
+/** The upload burst's section of OUT as it stands (with its markers), or undefined. */
+const currentBurstSection = () => {
+  let text = '';
+  try {
+    text = readFileSync(OUT, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const from = text.indexOf(BURST_BEGIN);
+  const to = text.indexOf(BURST_END);
+  return from === -1 || to < from ? undefined : text.slice(from, to + BURST_END.length);
+};
 /** The photos' section of OUT as it stands (with its markers), or undefined. */
 const currentPhotosSection = () => {
   let text = '';
@@ -108,25 +123,48 @@ const currentPhotosSection = () => {
 if (process.env.BENCH_ONLY === 'photos') {
   const started = Date.now();
   const sayPhotos = (/** @type {string} */ line) => process.stdout.write(`[bench photos ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
-  const { measurePhotos } = await import('./photos.mjs');
-  const section = [PHOTOS_BEGIN, ...(await measurePhotos(sayPhotos)), PHOTOS_END].join('\n');
-  let text = '';
-  try {
-    text = readFileSync(OUT, 'utf8');
-  } catch {
-    /* no file yet */
+  const { measurePhotos, measureUploadBurst, PARTS } = await import('./photos.mjs');
+  if (['serving', 'uploading', 'memory'].some((part) => PARTS.has(part))) {
+    const section = [PHOTOS_BEGIN, ...(await measurePhotos(sayPhotos)), PHOTOS_END].join('\n');
+    let text = '';
+    try {
+      text = readFileSync(OUT, 'utf8');
+    } catch {
+      /* no file yet */
+    }
+    const current = currentPhotosSection();
+    const analysis = text.indexOf('\n## Machine');
+    writeFileSync(
+      OUT,
+      current !== undefined
+        ? text.replace(current, section)
+        : analysis === -1
+          ? `${text.trimEnd()}\n\n${section}\n`
+          : `${text.slice(0, analysis)}\n${section}\n${text.slice(analysis)}`,
+    );
+    process.stdout.write(`${section}\n`);
   }
-  const current = currentPhotosSection();
-  const analysis = text.indexOf('\n## Machine');
-  writeFileSync(
-    OUT,
-    current !== undefined
-      ? text.replace(current, section)
-      : analysis === -1
-        ? `${text.trimEnd()}\n\n${section}\n`
-        : `${text.slice(0, analysis)}\n${section}\n${text.slice(analysis)}`,
-  );
-  process.stdout.write(`${section}\n`);
+  // The upload burst (issue 26): a section of its own, right after the photos' one.
+  if (PARTS.has('burst')) {
+    const section = [BURST_BEGIN, ...(await measureUploadBurst(sayPhotos)), BURST_END].join('\n');
+    let text = '';
+    try {
+      text = readFileSync(OUT, 'utf8');
+    } catch {
+      /* no file yet */
+    }
+    const current = currentBurstSection();
+    const after = text.indexOf(PHOTOS_END);
+    writeFileSync(
+      OUT,
+      current !== undefined
+        ? text.replace(current, section)
+        : after === -1
+          ? `${text.trimEnd()}\n\n${section}\n`
+          : `${text.slice(0, after + PHOTOS_END.length)}\n\n${section}${text.slice(after + PHOTOS_END.length)}`,
+    );
+    process.stdout.write(`${section}\n`);
+  }
   process.exit(0);
 }
 
@@ -769,6 +807,9 @@ try {
   // The photos' section is measured by BENCH_ONLY=photos alone: keep the last one.
   const photos = currentPhotosSection();
   if (photos !== undefined) lines.push(photos, '');
+  // So is the upload burst's (issue 26), measured with it.
+  const burst = currentBurstSection();
+  if (burst !== undefined) lines.push(burst, '');
   lines.push(...about);
   lines.push(
     '## History and analysis',

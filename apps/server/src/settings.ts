@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
-import { apiKeyRecord, DEFAULT_BAN_RULE, isPlanName, publicKeyId } from '@petstore/domain';
+import { apiKeyRecord, DEFAULT_BAN_RULE, isPlanName, PHOTO_BODY_LIMIT_BYTES, publicKeyId } from '@petstore/domain';
 
 type StoreKind = 'memory' | 'mongo';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -24,6 +24,10 @@ export interface Settings {
   readonly metricsPort: number | undefined;
   /** `PETSTORE_PHOTO_MEMORY_MB`, in bytes: what the memory store keeps of photos (docs/rules.md §13); default 256 MiB. */
   readonly photoMemoryBytes: number;
+  /** `PETSTORE_UPLOADS_IN_FLIGHT`: photo uploads worked on at once, at most (docs/rules.md §13); default 32. */
+  readonly uploadsInFlight: number;
+  /** `PETSTORE_UPLOADS_IN_FLIGHT_MB`, in bytes: their bodies' bytes at once, at most (a chunked body counts as 10 MiB); default 40 MiB. */
+  readonly uploadBytesInFlight: number;
 }
 
 /** A setting that cannot be used; the message is one line naming the variable and the fault. */
@@ -63,6 +67,11 @@ export const SETTINGS = {
   PETSTORE_CORS_ORIGINS: { default: '', about: 'browser origins allowed to call the API (https://app.example.com, comma-separated), or *; unset: no CORS' },
   PETSTORE_METRICS_PORT: { default: '', about: 'port of a second listener serving GET /metrics only (no key: expose it to your scraper only), not PORT; unset: none' },
   PETSTORE_PHOTO_MEMORY_MB: { default: '256', about: 'MiB of photos the memory store keeps (docs/rules.md §13)' },
+  PETSTORE_UPLOADS_IN_FLIGHT: { default: '32', about: 'photo uploads worked on at once; more get 503 with Retry-After, their body unread (docs/rules.md §13)' },
+  PETSTORE_UPLOADS_IN_FLIGHT_MB: {
+    default: '40',
+    about: 'MiB of photo uploads worked on at once, counted by their declared Content-Length (a chunked body: 10); at least 10 (docs/rules.md §13)',
+  },
   NODE_ENV: { default: '', about: 'production: refuse to start with generated development keys' },
 } as const satisfies Readonly<Record<string, SettingEntry>>;
 
@@ -249,5 +258,8 @@ export const parseSettings = (env: Env): Settings => {
     metricsPort,
     // 0 keeps no photo at all (every upload 507); at most 1 TiB.
     photoMemoryBytes: wholeNumber(env, 'PETSTORE_PHOTO_MEMORY_MB', Number(defaultOf('PETSTORE_PHOTO_MEMORY_MB')), 0, 1_048_576) * MIB,
+    uploadsInFlight: wholeNumber(env, 'PETSTORE_UPLOADS_IN_FLIGHT', Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT')), 1, 10_000),
+    // At least one photo of the largest size (10 MiB), or no upload could ever be admitted.
+    uploadBytesInFlight: wholeNumber(env, 'PETSTORE_UPLOADS_IN_FLIGHT_MB', Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT_MB')), PHOTO_BODY_LIMIT_BYTES / MIB, 1_048_576) * MIB,
   };
 };

@@ -35,7 +35,21 @@ describe('settings (docs/rules.md §6)', () => {
       corsOrigins: undefined,
       metricsPort: undefined,
       photoMemoryBytes: 256 * 1024 * 1024,
+      uploadsInFlight: 32,
+      uploadBytesInFlight: 40 * 1024 * 1024,
     });
+  });
+
+  it('reads PETSTORE_UPLOADS_IN_FLIGHT (at least 1) and PETSTORE_UPLOADS_IN_FLIGHT_MB (in MiB, at least one photo of the largest, 10); anything else stops the start naming it', () => {
+    const s = parseSettings({ PETSTORE_UPLOADS_IN_FLIGHT: '12', PETSTORE_UPLOADS_IN_FLIGHT_MB: '100' });
+    expect([s.uploadsInFlight, s.uploadBytesInFlight]).to.deep.equal([12, 100 * 1024 * 1024]);
+    expect(parseSettings({ PETSTORE_UPLOADS_IN_FLIGHT: '1', PETSTORE_UPLOADS_IN_FLIGHT_MB: '10' }).uploadBytesInFlight).to.equal(10 * 1024 * 1024);
+    for (const v of ['0', '-1', '1.5', 'many', '10001']) {
+      expect(fails({ PETSTORE_UPLOADS_IN_FLIGHT: v }, 'PETSTORE_UPLOADS_IN_FLIGHT')).to.match(/must be a whole number from 1 to 10000/);
+    }
+    for (const v of ['9', '0', '40MB', '1048577']) {
+      expect(fails({ PETSTORE_UPLOADS_IN_FLIGHT_MB: v }, 'PETSTORE_UPLOADS_IN_FLIGHT_MB')).to.match(/must be a whole number from 10 to 1048576/);
+    }
   });
 
   it('reads PETSTORE_PHOTO_MEMORY_MB in MiB (0 keeps no photo); anything but a whole number up to 1048576 stops the start naming it', () => {

@@ -18,6 +18,7 @@ import { docs } from './docs.js';
 import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
 import { loggedClientErrors } from './server.js';
 import { noMetrics, type HttpMetrics } from './metrics.js';
+import { admitUploads, UploadAdmission } from './upload-admission.js';
 import type { AppState } from './state.js';
 
 /** The use cases the HTTP adapter serves, and how it tells whether the store answers. */
@@ -41,6 +42,11 @@ export interface HttpAppDependencies {
    * supplies them; an embedder that leaves them out has no photo routes (404).
    */
   readonly photos?: PhotoLibrary;
+  /**
+   * How many photo uploads are worked on at once (docs/rules.md §13; `UploadAdmission`): past its
+   * bounds an upload is refused 503 before its body is read. Its defaults when absent.
+   */
+  readonly uploads?: UploadAdmission;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -75,7 +81,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   addAdminKeyRoutes(routes, deps.keyAdmin, validators);
   addOwnStatusRoute(routes);
   addPetMaintenanceRoutes(routes, deps.maintenance, validators);
-  if (deps.photos !== undefined) addPhotoRoutes(routes, deps.photos);
+  if (deps.photos !== undefined) addPhotoRoutes(routes, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

@@ -30,7 +30,7 @@ const LARGE_BODY_BYTES = 64 * 1024;
 const bodies = new WeakMap<IncomingMessage, Promise<Buffer | undefined>>();
 
 /** Whether the request says it has a body (a length other than 0, or chunks). */
-const declaresBody = (req: IncomingMessage): boolean => {
+export const declaresBody = (req: IncomingMessage): boolean => {
   const declared = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && Number(declared) !== 0);
 };
@@ -67,6 +67,9 @@ export const readRawBody = (req: IncomingMessage, res: ServerResponse, limit = B
 const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> => {
   // A declared length over the route's limit never gets here: the gate refuses it on every path.
   if (!declaresBody(req)) return undefined;
+  // The connection went (the client left, or its body was cut for being too slow) before the body
+  // was read: no event will come any more, so waiting for one would hold the request for ever.
+  if (req.destroyed) throw new HttpError('validation_failed', 'the request body ended before it was complete');
 
   // `Expect: 100-continue`: the client is invited to send the body only now, once everything
   // before it (credential, rate limit, size, and the media type unless the body is read for an

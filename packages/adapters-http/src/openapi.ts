@@ -45,7 +45,16 @@ import { IDEMPOTENT_CREATES } from './middleware/idempotency.js';
 import { PHOTO_CACHE_CONTROL } from './photos.js';
 import { EXAMPLE_PHOTO_PATHS } from './docs.js';
 import { BODY_LIMIT_BYTES } from './body.js';
-import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQUEST_TIMEOUT_MS, requestTimeoutMessage } from './limits.js';
+import {
+  HEADER_LIMIT_BYTES,
+  HEADERS_TIMEOUT_MS,
+  HEADERS_TOO_LARGE_MESSAGE,
+  REQUEST_TIMEOUT_MS,
+  requestTimeoutMessage,
+  UPLOAD_BODY_TIMEOUT_MS,
+  UPLOAD_STALL_TIMEOUT_MS,
+} from './limits.js';
+import { tooManyUploadsMessage, UPLOAD_RETRY_AFTER_SECONDS } from './upload-admission.js';
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
 
@@ -493,7 +502,13 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         },
       },
       responses: {
-        RequestTimeout: errorResponse(['request_timeout'], `The headers (${HEADERS_TIMEOUT_MS / 1000} s) or the whole request (${REQUEST_TIMEOUT_MS / 1000} s) did not arrive in time; the connection closes.`, [], undefined, ['X-Request-Id']),
+        RequestTimeout: errorResponse(
+          ['request_timeout'],
+          `The headers (${HEADERS_TIMEOUT_MS / 1000} s) or the body (${REQUEST_TIMEOUT_MS / 1000} s after them; a photo upload's ${UPLOAD_BODY_TIMEOUT_MS / 1000} s, with no pause of ${UPLOAD_STALL_TIMEOUT_MS / 1000} s) did not arrive in time; the connection closes.`,
+          [],
+          undefined,
+          ['X-Request-Id'],
+        ),
         HeadersTooLarge: errorResponse(['headers_too_large'], `The request headers are over ${HEADER_LIMIT_BYTES / 1024} KB; the connection closes.`, [], undefined, ['X-Request-Id']),
         IdempotencyInProgress: errorResponse(['conflict'], 'A request with this `Idempotency-Key` is still being processed; retry in a moment.'),
         IdempotencyKeyReused: errorResponse(['idempotency_key_reused'], 'This `Idempotency-Key` was sent before with a different request (another path or body).'),
@@ -1055,7 +1070,9 @@ const photoOperations = () => {
             `The body is the image itself (${types}; at most ${PHOTO_BODY_LIMIT_BYTES / 2 ** 20} MiB, a larger declared length is refused unread). ` +
             `It must be a still image of the declared type, at most ${PHOTO_MAX_SIDE.toLocaleString('en')} pixels a side and ${(PHOTO_MAX_PIXELS / 1e6).toFixed(0)} million in all, judged from its header before anything is decoded. ` +
             `It is stored re-encoded in the same format, turned upright by its orientation tag, at most ${PHOTO_STORED_LONG_SIDE.toLocaleString('en')} pixels on the long side, with every metadata block removed (EXIF and its GPS position, XMP, IPTC, ICC, comments). ` +
-            `At most ${PHOTOS_PER_PET} photos an animal. Admin keys only (a client key gets 403 whatever the ids). Takes \`Idempotency-Key\` (the fingerprint uses the body's SHA-256). ${BETA}`,
+            `At most ${PHOTOS_PER_PET} photos an animal. Admin keys only (a client key gets 403 whatever the ids). Takes \`Idempotency-Key\` (the fingerprint uses the body's SHA-256). ` +
+            `The body may take up to ${UPLOAD_BODY_TIMEOUT_MS / 1000} s to arrive as long as bytes keep coming (a pause of ${UPLOAD_STALL_TIMEOUT_MS / 1000} s: 408). ` +
+            `The server works on a bounded number of uploads at once (count and bytes): past it, 503 at once with \`Retry-After\`, the body unread (send \`Expect: 100-continue\` so that it is never sent). ${BETA}`,
           tags: ['pets'],
           'x-stability': 'beta',
           requestBody: { required: true, description: `The image's bytes, as one of ${types}.`, content: binary('The bytes of the image.') },
@@ -1084,6 +1101,12 @@ const photoOperations = () => {
             '415': errorResponse(['unsupported_media_type'], `The body is not declared as one of ${types}.`, [], `send the photo as one of ${types}, with that Content-Type`),
             '507': errorResponse(['insufficient_storage'], "The memory store's photo budget (`PETSTORE_PHOTO_MEMORY_MB`) is spent; nothing was stored.", [], 'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)'),
             ...sharedErrors,
+            '503': errorResponse(
+              ['unavailable'],
+              'Too many photos are being processed right now: answered at once, the body unread, `Connection: close` (or the store cannot be reached). Nothing was stored; retry after `Retry-After` seconds.',
+              ['Retry-After'],
+              tooManyUploadsMessage(UPLOAD_RETRY_AFTER_SECONDS),
+            ),
           },
         },
       },

@@ -41,7 +41,7 @@ const body = (bytes: PhotoBytes): Buffer | Readable =>
  * reads the request and writes the answer: the upload's body through the shared reader (10 MiB, the
  * same bytes the idempotency fingerprint hashed), a photo's bytes with their entity tag.
  */
-export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary): void => {
+export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary, admitUpload: RouteStep<typeof PHOTOS_PATH>): void => {
   routes.get('listPetPhotos', PHOTOS_PATH, async (ctx) => {
     const result = await photos.list(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
@@ -55,7 +55,8 @@ export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary): void => {
     if (!allowed.ok) throw fromDomain(allowed.error);
     return next();
   };
-  routes.create(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, onlyAdmins, async (ctx) => {
+  // Then the upload admission (docs/rules.md §13): past its bounds, 503 at once, the body unread and the key free.
+  routes.create(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, onlyAdmins, admitUpload, async (ctx) => {
     // Under an Idempotency-Key (docs/rules.md §10): the photo an earlier attempt published is answered as a replay, never uploaded again.
     await answerCreate(ctx, {
       earlier: async (creation) => found(await photos.photoCreatedUnder(creation)),

@@ -4,7 +4,17 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './errors.js';
 import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
-import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQUEST_TIMEOUT_MS, requestTimeoutMessage } from './limits.js';
+import {
+  HEADER_LIMIT_BYTES,
+  HEADERS_TIMEOUT_MS,
+  HEADERS_TOO_LARGE_MESSAGE,
+  REQUEST_TIMEOUT_MS,
+  requestTimeoutMessage,
+  UPLOAD_BODY_TIMEOUT_MS,
+  UPLOAD_STALL_TIMEOUT_MS,
+  uploadTimeoutMessage,
+} from './limits.js';
+import { BodyDeadlines } from './body-deadlines.js';
 
 /**
  * Requests that Node's parser refuses before the app sees them (a control character or line
@@ -18,13 +28,16 @@ import { HEADER_LIMIT_BYTES, HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, REQU
  * that went away), with the request id of the answer and the parser's code; never at `error`,
  * which is for the service's own faults. The same failure reaching the app is not logged again.
  */
-const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number, logger: HttpLogger) => (error: NodeJS.ErrnoException, socket: Duplex): void => {
+const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number, logger: HttpLogger) => (error: NodeJS.ErrnoException, socket: Duplex, timeoutMessage?: string): void => {
+  // A body deadline's cut (`BodyDeadlines`) comes back here through the socket's own error handler,
+  // once it has been answered and logged.
+  if (loggedClientErrors.has(error)) return;
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
   let answered: { requestId: string; status: number } | undefined;
   if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
     const [status, reason, body] =
       error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', errorBody('request_timeout', requestTimeoutMessage(headersTimeoutMs, requestTimeoutMs))]
+        ? [408, 'Request Timeout', errorBody('request_timeout', timeoutMessage ?? requestTimeoutMessage(headersTimeoutMs, requestTimeoutMs))]
         : error.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', HEADERS_TOO_LARGE_MESSAGE)]
           : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
@@ -51,8 +64,12 @@ export interface ListenOptions {
   readonly host: string;
   /** Whole request headers must arrive within this many ms (default `HEADERS_TIMEOUT_MS`, docs/rules.md §6). */
   readonly headersTimeoutMs?: number;
-  /** The whole request, body included, must arrive within this many ms (default `REQUEST_TIMEOUT_MS`). */
+  /** A request's body must arrive within this many ms of its headers (default `REQUEST_TIMEOUT_MS`, 30 s). */
   readonly requestTimeoutMs?: number;
+  /** A photo upload's body (one the upload admission admitted) may take this many ms (default `UPLOAD_BODY_TIMEOUT_MS`, 120 s)… */
+  readonly uploadBodyTimeoutMs?: number;
+  /** …with no pause between its bytes as long as this (default `UPLOAD_STALL_TIMEOUT_MS`, 10 s). */
+  readonly uploadStallTimeoutMs?: number;
   /** Where requests that Node refuses before the app sees them are logged (`clientError`); none when absent. */
   readonly logger?: HttpLogger;
 }
@@ -86,15 +103,34 @@ export const bindServer = async (server: Server, requestedPort: number, hostName
   return { port, url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}` };
 };
 
-/** Serves a Koa app over HTTP/1.1 with the timeouts that keep slow clients from holding sockets. */
+/**
+ * Serves a Koa app over HTTP/1.1 with the timeouts that keep slow clients from holding sockets
+ * (docs/rules.md §6): the headers within `headersTimeoutMs` (Node's own check), then the body within
+ * `requestTimeoutMs`, or an upload's body within `uploadBodyTimeoutMs` with no pause of
+ * `uploadStallTimeoutMs` (`BodyDeadlines`: Node's `requestTimeout` is one number for the whole
+ * server, so it is only the backstop here, past the longest of them).
+ */
 export const listen = async (app: { callback(): RequestListener }, options: ListenOptions): Promise<RunningServer> => {
-  const handler = app.callback();
+  const appHandler = app.callback();
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const upload = { totalMs: options.uploadBodyTimeoutMs ?? UPLOAD_BODY_TIMEOUT_MS, stallMs: options.uploadStallTimeoutMs ?? UPLOAD_STALL_TIMEOUT_MS };
+  const answerClientError = clientErrorAnswer(headersTimeout, requestTimeout, options.logger ?? silentLogger);
+  // A body past its deadline is cut as Node cuts a request past its `requestTimeout`: 408 when no
+  // answer has started, then the connection closes (the app's reader then fails, and its upload's place is freed).
+  const deadlines = new BodyDeadlines({ request: { totalMs: requestTimeout }, upload }, (req, uploading) => {
+    const timeout = Object.assign(new Error('request body timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+    answerClientError(timeout, req.socket, uploading ? uploadTimeoutMessage(upload.totalMs, upload.stallMs) : undefined);
+  });
+  const handler: RequestListener = (req, res) => {
+    deadlines.watch(req, res);
+    return appHandler(req, res);
+  };
   const server = createServer(
     {
       headersTimeout,
-      requestTimeout,
+      // The backstop: headers, then the longest body, then a check's delay (0: none, as asked).
+      requestTimeout: requestTimeout === 0 ? 0 : headersTimeout + Math.max(requestTimeout, upload.totalMs) + 2 * deadlines.checkEveryMs,
       maxHeaderSize: HEADER_LIMIT_BYTES,
       // Check for expired header/request deadlines every second, not every 30 s.
       connectionsCheckingInterval: 1_000,
@@ -108,7 +144,8 @@ export const listen = async (app: { callback(): RequestListener }, options: List
   // No header is dropped silently (Node keeps only the first 1,000 by default, Host included):
   // the header size limit (`HEADER_LIMIT_BYTES`, 431) already bounds what a request can carry.
   server.maxHeadersCount = 0;
-  server.on('clientError', clientErrorAnswer(headersTimeout, requestTimeout, options.logger ?? silentLogger));
+  server.on('clientError', answerClientError);
+  server.on('close', () => deadlines.stop());
   // `Expect: 100-continue` goes to the app like any request (Node would answer 100 at once, before
   // the credential or the rate limit is checked); the body reader sends the 100 when it starts.
   server.on('checkContinue', handler);

@@ -56,7 +56,7 @@ const apiRoutes = (): ListedRoutes => {
   addAdminKeyRoutes(routes, none as KeyAdmin, validators);
   addOwnStatusRoute(routes);
   addPetMaintenanceRoutes(routes, none as PetMaintenance, validators);
-  addPhotoRoutes(routes, none as PhotoLibrary);
+  addPhotoRoutes(routes, none as PhotoLibrary, pass);
   return routes;
 };
 

@@ -1,4 +1,5 @@
-import { availableParallelism } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism, setPriority } from 'node:os';
 import sharp, { type Sharp } from 'sharp';
 import type { EncodedImage, ImageFormat, ImageHeader, ImageProcessor } from '@petstore/domain';
 import { PHOTO_MAX_PIXELS, StoreUnavailableError } from '@petstore/domain';
@@ -20,7 +21,21 @@ export interface SharpImageProcessorOptions {
    * while bounding what waiting uploads hold (their bodies, 10 MiB each at most).
    */
   readonly queueLimit?: number;
+  /**
+   * The niceness (1–19, Linux) libvips' worker threads are given, the threads that decode and
+   * encode: higher is a lower priority than the event loop's thread (0, as the process starts).
+   * Default 10: when both want a core (a machine with few cores, or shared with other work), the
+   * scheduler gives the event loop about nine tenths of it, so that an image being worked on
+   * never delays the other requests by much. 0 leaves them as they are. Elsewhere than Linux,
+   * nothing is done.
+   */
+  readonly threadNiceness?: number;
 }
+
+/** Where a Linux process lists its threads (`/proc/self/task/<tid>/comm` is a thread's name). */
+const TASKS = '/proc/self/task';
+/** The name libvips gives its worker threads. */
+const VIPS_THREAD = /vips/i;
 
 /**
  * The encoders, with their settings: every one writes no metadata (sharp strips it all unless asked
@@ -63,16 +78,22 @@ const configureSharp = (): void => {
 };
 
 /**
- * The `ImageProcessor` port on sharp (libvips): every decode and encode runs on libuv's thread
- * pool, never on the event loop's thread, and at most `concurrency` at once (a semaphore, with a
- * bounded queue). Headers are read without decoding (`metadata()`, and an APNG's frames from its chunks), and only of the three formats.
+/**
+ * The `ImageProcessor` port on sharp (libvips): every decode and encode runs on libvips' threads,
+ * never on the event loop's thread, at a lower priority than it (`threadNiceness`), and at most
+ * `concurrency` at once (a semaphore, with a bounded queue). Headers are read without decoding
+ * (`metadata()`, and an APNG's frames from its chunks), and only of the three formats.
  */
 export class SharpImageProcessor implements ImageProcessor {
   private readonly slots: Semaphore;
+  private readonly niceness: number;
+  /** Threads already looked at (and lowered, for libvips' own), by id: each is looked at once. */
+  private readonly threadsSeen = new Set<string>();
 
   constructor(options: SharpImageProcessorOptions = {}) {
     configureSharp();
     this.slots = new Semaphore(options.concurrency ?? Math.max(1, availableParallelism() - 1), options.queueLimit ?? 32);
+    this.niceness = process.platform === 'linux' ? (options.threadNiceness ?? 10) : 0;
   }
 
   /** Images being worked on now, and waiting for their turn. */
@@ -119,8 +140,39 @@ export class SharpImageProcessor implements ImageProcessor {
   }
 
   private work<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.slots.run(task);
+    const run = this.slots.run(async () => {
+      try {
+        return await task();
+      } finally {
+        // libvips starts its threads as work comes: the ones a task started are lowered once it ends.
+        this.lowerImageThreads();
+      }
+    });
     if (run === undefined) return Promise.reject(new StoreUnavailableError('the image processor has too many photos waiting; retry shortly'));
     return run;
+  }
+
+  /**
+   * Gives libvips' worker threads not seen yet the niceness of `threadNiceness` (the event loop's
+   * thread and the others keep theirs). A thread's name is read once; a listing of /proc/self/task
+   * (a few dozen entries) per image task is all it costs once they are all seen.
+   */
+  private lowerImageThreads(): void {
+    if (this.niceness === 0) return;
+    let threads: string[];
+    try {
+      threads = readdirSync(TASKS);
+    } catch {
+      return;
+    }
+    for (const tid of threads) {
+      if (this.threadsSeen.has(tid)) continue;
+      this.threadsSeen.add(tid);
+      try {
+        if (VIPS_THREAD.test(readFileSync(`${TASKS}/${tid}/comm`, 'utf8'))) setPriority(Number(tid), this.niceness);
+      } catch {
+        // Gone meanwhile, or not allowed: it keeps its priority.
+      }
+    }
   }
 }

@@ -1,5 +1,7 @@
 // The image port on sharp (docs/rules.md §13), with real images made here: headers read without
 // decoding, photos turned upright, scaled down, re-encoded without any metadata; bounded work.
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import sharp from 'sharp';
@@ -271,6 +273,33 @@ describe('SharpImageProcessor (docs/rules.md §13)', function () {
       expect(refused).to.be.instanceOf(StoreUnavailableError);
       for (const done of await Promise.all(busy)) expect(done).to.deep.include({ width: 1_200, height: 900 });
       expect(one.load).to.deep.equal({ running: 0, waiting: 0 });
+    });
+
+    it("decodes and encodes on libvips' threads at a lower priority than the event loop's (niceness 10, Linux); the other threads keep theirs", async function () {
+      if (process.platform !== 'linux') this.skip();
+      const threadNames = (): Map<number, string> => {
+        const names = new Map<number, string>();
+        for (const tid of readdirSync('/proc/self/task')) {
+          try {
+            names.set(Number(tid), readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim());
+          } catch {
+            // ended meanwhile
+          }
+        }
+        return names;
+      };
+      const mainBefore = getPriority(process.pid);
+      const processor = new SharpImageProcessor();
+      const photo = await testImage({ format: 'jpeg', width: 1_200, height: 900, content: 'photo' });
+      await processor.normalise(photo, 'jpeg', 600);
+      await processor.resize(photo, 'jpeg', 160);
+      const names = threadNames();
+      const vips = [...names].filter(([, name]) => /vips/i.test(name));
+      expect(vips, 'libvips has worker threads').not.to.deep.equal([]);
+      for (const [tid, name] of vips) expect(getPriority(tid), `${name} ${tid}`).to.equal(10);
+      // The event loop's thread (its id is the process's) keeps its priority.
+      expect(getPriority(process.pid)).to.equal(mainBefore);
+      for (const [tid, name] of names) if (!/vips/i.test(name) && tid !== process.pid) expect(getPriority(tid), `${name} ${tid}`).to.equal(mainBefore);
     });
   });
 });

@@ -1,7 +1,7 @@
-import { createHash, hash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary, type StorePorts } from '@petstore/domain';
-import { createHttpApp } from '@petstore/adapters-http';
+import { createHttpApp, sha256HexInSlices, UploadAdmission } from '@petstore/adapters-http';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
 import { boundedPhotoStore, boundedPorts, withDeadline } from '../deadline.js';
@@ -21,22 +21,6 @@ const STORE_CIRCUIT = Symbol.for('petstore.StoreCircuit') as ServiceIdentifier<S
 
 /** Node's one-shot SHA-256: the same hex as the domain's `sha256Hex`, several times faster. */
 const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
-/** Bytes hashed at a time before the event loop gets its turn back (some 0.2 ms each). */
-const DIGEST_SLICE_BYTES = 256 * 1024;
-/**
- * The same over bytes (a photo's entity tag): the domain's pure `sha256HexOfBytes`, natively, in
- * slices with the event loop's turn between them, so megabytes of photo never hold it for long (and
- * nothing is copied, as WebCrypto's digest would).
- */
-const nativeSha256OfBytes = async (bytes: Uint8Array): Promise<string> => {
-  const sha = createHash('sha256');
-  for (let at = 0; at < bytes.length; at += DIGEST_SLICE_BYTES) {
-    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    sha.update(bytes.subarray(at, at + DIGEST_SLICE_BYTES));
-  }
-  return sha.digest('hex');
-};
-
 /**
  * The use cases and the HTTP app, built from whatever ports the store module bound, each port
  * call bounded by the store deadline (a hanging store yields 503 `unavailable`, never a hung request).
@@ -109,8 +93,12 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.IdempotentRequests)
     .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
-  // sharp, on libuv's threads; at most (cores − 1) images at once (see SharpImageProcessor).
-  bind(TOKENS.ImageProcessor).toResolvedValue(() => new SharpImageProcessor()).inSingletonScope();
+  // sharp, on libvips' threads at a lower priority than the event loop; at most (cores − 1) images
+  // at once (see SharpImageProcessor). Each admitted upload has at most one image waiting, so a
+  // queue as long as the uploads admitted never refuses one (docs/rules.md §13).
+  bind(TOKENS.ImageProcessor)
+    .toResolvedValue((settings) => new SharpImageProcessor({ queueLimit: Math.max(32, settings.uploadsInFlight) }), [TOKENS.Settings])
+    .inSingletonScope();
   bind(TOKENS.PhotoLibrary)
     .toResolvedValue(
       (ports, photos, images, clock, ms, lifecycle, circuit) =>
@@ -119,7 +107,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
           lifecycle.inProcess === true ? photos : boundedPhotoStore(photos, ms, circuit),
           images,
           clock,
-          nativeSha256OfBytes,
+          // A photo's files are hashed natively, in slices that leave the event loop its turns (docs/rules.md §13).
+          sha256HexInSlices,
         ),
       [BOUNDED_PORTS, TOKENS.PhotoStore, TOKENS.ImageProcessor, TOKENS.Clock, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle, STORE_CIRCUIT],
     )
@@ -139,6 +128,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
             idempotency,
             metrics,
             photos,
+            // docs/rules.md §13: uploads past these bounds are refused 503 before their body is read.
+            uploads: new UploadAdmission({ uploads: settings.uploadsInFlight, bytes: settings.uploadBytesInFlight }),
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },

@@ -3,7 +3,7 @@
 // ManualClock, keys, ban rule, proxy trust, repository and logger; and raw clients built on
 // node:http (any method, any header, bodies with or without Content-Type, chunked or slow)
 // and node:net (bytes the HTTP client refuses to send).
-import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import {
@@ -39,7 +39,7 @@ import {
   QuotaStoreInMemory,
 } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
-import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type HttpMetrics, type RunningServer } from '../../src/index.js';
+import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type HttpMetrics, type ListenOptions, type RunningServer, type UploadAdmission } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
 export const T0 = Date.UTC(2027, 0, 1);
@@ -114,6 +114,10 @@ export interface TestServerOptions {
   readonly photoStore?: PhotoStoreInMemory;
   /** Wraps the in-memory photo store the app uses (e.g. to inject faults); `photoStore` stays the inner one. */
   readonly wrapPhotoStore?: (inner: PhotoStoreInMemory) => PhotoStore;
+  /** The upload admission (docs/rules.md §13); the app's default when absent. */
+  readonly uploads?: UploadAdmission;
+  /** The timeouts `listen` is given (docs/rules.md §6); its defaults when absent. */
+  readonly timeouts?: Pick<ListenOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'uploadBodyTimeoutMs' | 'uploadStallTimeoutMs'>;
 }
 
 export interface RawRequest {
@@ -255,6 +259,8 @@ export const parseRawResponse = (raw: string): { status: number; headers: Map<st
 
 export interface TestServer {
   readonly port: number;
+  /** The node:http server (its open connections, for the tests that wait until one is gone). */
+  readonly server: Server;
   readonly url: string;
   readonly clock: ManualClock;
   /** The repository the app uses (the in-memory one unless replaced). */
@@ -306,6 +312,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
       idempotency: new IdempotentRequests(options.wrapIdempotencyStore?.(idempotencyStore) ?? idempotencyStore, clock),
       photos,
+      ...(options.uploads === undefined ? {} : { uploads: options.uploads }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
@@ -316,11 +323,12 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     },
   );
-  const running: RunningServer = await listen(app, { port: 0, host: '127.0.0.1' });
+  const running: RunningServer = await listen(app, { port: 0, host: '127.0.0.1', ...options.timeouts });
   const agent = new Agent({ keepAlive: true, maxSockets: 400 });
   const request = (req: RawRequest): Promise<RawResponse> => rawRequest(running.port, req, agent);
   return {
     port: running.port,
+    server: running.server,
     url: running.url,
     clock,
     repository,

@@ -200,7 +200,7 @@ export interface paths {
         put?: never;
         /**
          * Add a photo of an animal (admin)
-         * @description The body is the image itself (image/jpeg, image/png, image/webp; at most 10 MiB, a larger declared length is refused unread). It must be a still image of the declared type, at most 10,000 pixels a side and 40 million in all, judged from its header before anything is decoded. It is stored re-encoded in the same format, turned upright by its orientation tag, at most 4,096 pixels on the long side, with every metadata block removed (EXIF and its GPS position, XMP, IPTC, ICC, comments). At most 12 photos an animal. Admin keys only (a client key gets 403 whatever the ids). Takes `Idempotency-Key` (the fingerprint uses the body's SHA-256). Beta (`x-stability: beta`): this operation may still change within v1.
+         * @description The body is the image itself (image/jpeg, image/png, image/webp; at most 10 MiB, a larger declared length is refused unread). It must be a still image of the declared type, at most 10,000 pixels a side and 40 million in all, judged from its header before anything is decoded. It is stored re-encoded in the same format, turned upright by its orientation tag, at most 4,096 pixels on the long side, with every metadata block removed (EXIF and its GPS position, XMP, IPTC, ICC, comments). At most 12 photos an animal. Admin keys only (a client key gets 403 whatever the ids). Takes `Idempotency-Key` (the fingerprint uses the body's SHA-256). The body may take up to 120 s to arrive as long as bytes keep coming (a pause of 10 s: 408). The server works on a bounded number of uploads at once (count and bytes): past it, 503 at once with `Retry-After`, the body unread (send `Expect: 100-continue` so that it is never sent). Beta (`x-stability: beta`): this operation may still change within v1.
          */
         post: operations["uploadPetPhoto"];
         delete?: never;
@@ -743,7 +743,7 @@ export interface components {
         Photos: components["schemas"]["Photo"][];
     };
     responses: {
-        /** @description The headers (10 s) or the whole request (30 s) did not arrive in time; the connection closes. Codes: `request_timeout`. */
+        /** @description The headers (10 s) or the body (30 s after them; a photo upload's 120 s, with no pause of 10 s) did not arrive in time; the connection closes. Codes: `request_timeout`. */
         RequestTimeout: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2887,7 +2887,34 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["Unavailable"];
+            /** @description Too many photos are being processed right now: answered at once, the body unread, `Connection: close` (or the store cannot be reached). Nothing was stored; retry after `Retry-After` seconds. Codes: `unavailable`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unavailable",
+                     *       "message": "too many photos are being processed right now; nothing was read or stored, retry in 5 seconds",
+                     *       "status": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "unavailable";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
             /** @description The memory store's photo budget (`PETSTORE_PHOTO_MEMORY_MB`) is spent; nothing was stored. Codes: `insufficient_storage`. */
             507: {
                 headers: {
