@@ -595,38 +595,68 @@ export interface components {
         /** @description A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1). */
         NewApiKey: {
             /**
-             * @description The plan: free, pro and business have fixed numbers; enterprise carries its own perMinute and perDay.
+             * @description A plan with fixed numbers (docs/rules.md §5): free, pro or business.
              * @enum {string}
              */
-            plan: "free" | "pro" | "business" | "enterprise";
+            plan: "free" | "pro" | "business";
+            /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
+            label?: string;
+        } | {
+            /**
+             * @description The plan whose key carries its own perMinute and perDay.
+             * @constant
+             */
+            plan: "enterprise";
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
             /**
              * Format: int64
-             * @description Enterprise only: requests a UTC minute.
+             * @description Requests a UTC minute.
              */
-            perMinute?: number;
+            perMinute: number;
             /**
              * Format: int64
-             * @description Enterprise only: requests a UTC day.
+             * @description Requests a UTC day.
              */
-            perDay?: number;
+            perDay: number;
         };
         /** @description Changes to a key, any of the fields. A plan change applies from the next request; the counts of the current windows are kept. `perMinute` and `perDay` apply to enterprise keys only (numbers for a key that stays on free, pro or business → 400). On a key that is already enterprise either may be sent alone: the other keeps its current value, and the resulting quota must still satisfy 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1 (else 400). A key moving to enterprise from a fixed plan needs both numbers in the same change: the fixed plan's numbers are not taken over. */
         ApiKeyPatch: {
             /**
-             * @description The plan: free, pro and business have fixed numbers; enterprise carries its own perMinute and perDay.
+             * @description A plan with fixed numbers (docs/rules.md §5): free, pro or business.
              * @enum {string}
              */
-            plan?: "free" | "pro" | "business" | "enterprise";
+            plan: "free" | "pro" | "business";
+            /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
+            label?: string;
+        } | {
+            /**
+             * @description The plan whose key carries its own perMinute and perDay.
+             * @constant
+             */
+            plan: "enterprise";
             /**
              * Format: int64
-             * @description Enterprise only: requests a UTC minute. Alone, it keeps the key's current perDay.
+             * @description Requests a UTC minute. Alone, it keeps the key's current perDay.
              */
             perMinute?: number;
             /**
              * Format: int64
-             * @description Enterprise only: requests a UTC day. Alone, it keeps the key's current perMinute.
+             * @description Requests a UTC day. Alone, it keeps the key's current perMinute.
+             */
+            perDay?: number;
+            /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
+            label?: string;
+        } | {
+            plan?: never;
+            /**
+             * Format: int64
+             * @description Enterprise keys only: requests a UTC minute. Alone, it keeps the key's current perDay.
+             */
+            perMinute?: number;
+            /**
+             * Format: int64
+             * @description Enterprise keys only: requests a UTC day. Alone, it keeps the key's current perMinute.
              */
             perDay?: number;
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
