@@ -146,6 +146,57 @@ export const readListQuery = (
 export const readPageQuery = (validate: ValidateFunction, querystring: string): { limit?: number; cursor?: string } =>
   readQuery(validate, querystring, ['limit', 'cursor'] as const) as { limit?: number; cursor?: string };
 
+/** A branch of a `oneOf` of closed object shapes, as the domain's schemas write one (a property `false` is one the shape refuses). */
+type Shape = { readonly properties?: Readonly<Record<string, boolean | { readonly const?: unknown; readonly enum?: readonly unknown[] }>> };
+
+/**
+ * ajv's refusal of a body whose schema is a `oneOf` of closed shapes told apart by a tag (the key
+ * bodies, told apart by `plan`: docs/rules.md §9), said as the domain says it: the field and what
+ * to send. ajv reports every branch's first error and then "must match exactly one schema in
+ * oneOf", of which only the branch the body was meant for speaks to the client: the branch whose
+ * tag (`const` or `enum`) takes the body's, or, for a body without the tag, the branch that has none.
+ */
+const describeOneOf = (errors: readonly ErrorObject[], shapes: readonly Shape[], body: Record<string, unknown>): string | undefined => {
+  const takes = (shape: Shape, name: string): boolean => {
+    const property = shape.properties?.[name];
+    return property !== undefined && property !== false;
+  };
+  /** The values a shape fixes `name` to, if it does. */
+  const tagValues = (shape: Shape, name: string): readonly unknown[] | undefined => {
+    const property = shape.properties?.[name];
+    if (typeof property !== 'object') return undefined;
+    return property.enum ?? ('const' in property ? [property.const] : undefined);
+  };
+  const fields = [...new Set(shapes.flatMap((shape) => Object.keys(shape.properties ?? {})))].filter((name) => shapes.some((shape) => takes(shape, name)));
+  // The tag: a field that every shape taking it fixes (`plan`).
+  const tag = fields.find((name) => shapes.every((shape) => !takes(shape, name) || tagValues(shape, name) !== undefined));
+  if (tag === undefined) return undefined;
+  const sent = Object.hasOwn(body, tag) ? body[tag] : undefined;
+  const meant = shapes.findIndex((shape) => (sent === undefined ? !takes(shape, tag) : (tagValues(shape, tag)?.includes(sent) ?? false)));
+  const allowed = shapes.flatMap((shape) => tagValues(shape, tag) ?? []).map(String);
+  if (meant < 0) return sent === undefined ? `${tag} is required: one of ${allowed.join(', ')}` : `${tag} must be one of ${allowed.join(', ')}`;
+  const error = errors.find((e) => e.schemaPath.startsWith(`#/oneOf/${meant}/`));
+  if (error === undefined) return undefined;
+  const as = sent === undefined ? `without ${tag}` : `with ${tag} ${String(sent)}`;
+  if (error.keyword === 'additionalProperties') {
+    // A field another shape takes: say which (numbers with a fixed plan).
+    const extra = String((error.params as { additionalProperty?: unknown }).additionalProperty);
+    const elsewhere = shapes.filter((shape) => takes(shape, extra)).map((shape) => (takes(shape, tag) ? `with ${tag} ${(tagValues(shape, tag) ?? []).join(' or ')}` : `without ${tag}`));
+    if (elsewhere.length > 0) return `${extra} is not sent ${as}: only ${elsewhere.join(', or ')}`;
+  }
+  if (error.keyword === 'required') return `${String((error.params as { missingProperty?: unknown }).missingProperty)} is required ${as}`;
+  if (error.keyword === 'minProperties' && error.instancePath === '') return `send at least one of ${fields.join(', ')}`;
+  return describeAjvError(error, 'body');
+};
+
+/** Why `validate` refused `body`, naming the field and what to send: a `oneOf`'s refusal as the branch meant says it, any other as ajv's first error. */
+export const describeRefusal = (validate: ValidateFunction, body: unknown): string => {
+  const errors = validate.errors ?? [];
+  const shapes = (validate.schema as { oneOf?: readonly Shape[] }).oneOf;
+  const oneOf = shapes !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body) && errors.some((e) => e.keyword === 'oneOf' && e.instancePath === '');
+  return (oneOf ? describeOneOf(errors, shapes, body as Record<string, unknown>) : undefined) ?? describeAjvError(errors[0]!, 'body');
+};
+
 /**
  * Validates a body against its JSON Schema; when it fails, the message is the domain rule's (which
  * names the field and quotes at most 64 characters of what was sent), else the schema's.
@@ -153,7 +204,7 @@ export const readPageQuery = (validate: ValidateFunction, querystring: string): 
 export const checkBody = (validate: ValidateFunction, body: unknown, domainRule: (body: unknown) => Result<unknown, ValidationFailed>): void => {
   if (validate(body)) return;
   const domain = domainRule(body);
-  throw new HttpError('validation_failed', domain.ok ? describeAjvError(validate.errors![0]!, 'body') : domain.error.message);
+  throw new HttpError('validation_failed', domain.ok ? describeRefusal(validate, body) : domain.error.message);
 };
 
 /** Messages of the order list's query: as the pet list's, but `status` is an order status. */

@@ -64,6 +64,25 @@ describe('the OpenAPI document as a tool walks it (docs/rules.md §2)', () => {
       expect(linked('createApiKey')).to.include.members(['getApiKey', 'updateApiKey', 'revokeApiKey']);
     });
 
+    it('a create lists the operation that removes what it made last (deletePet after uploadPetPhoto and the rest), so a fuzzer following links withdraws last', () => {
+      // As served: the order of the links is the order of the keys in the JSON text.
+      const served = JSON.parse(openApiJson(buildOpenApiDocument())) as Doc;
+      const servedOperations = operationsOf(served);
+      const pathOf = new Map(servedOperations.map(({ path, method, operation }) => [operation.operationId, { path, method }]));
+      const linkedFrom = (create: string) => Object.keys(servedOperations.find((o) => o.operation.operationId === create)!.operation.responses['201']!.links ?? {});
+      const pet = linkedFrom('createPet');
+      expect(pet.at(-1)).to.equal('deletePet');
+      expect(pet.indexOf('uploadPetPhoto')).to.be.below(pet.indexOf('deletePet'));
+      for (const create of ['createPet', 'uploadPetPhoto', 'createApiKey']) {
+        const created = pathOf.get(create)!.path;
+        const names = linkedFrom(create);
+        // The DELETE of the made resource itself: the create's path and one more segment, its id.
+        const removes = names.filter((name) => pathOf.get(name)!.method === 'delete' && new RegExp(`^${created.replace(/[{}]/g, '\\$&')}/\\{\\w+\\}$`).test(pathOf.get(name)!.path));
+        expect(removes, `${create}: the operation that removes what it made`).to.have.length(1);
+        expect(names.at(-1), `${create}: links in order ${names.join(', ')}`).to.equal(removes[0]);
+      }
+    });
+
     it('every link leaves a 201 whose body has an `id`, and names an operation and parameters it has', () => {
       expect(links.length).to.be.greaterThan(0);
       for (const { from, status, response, link } of links) {
@@ -186,7 +205,7 @@ describe('the OpenAPI document as a tool walks it (docs/rules.md §2)', () => {
     });
   });
 
-  it('every object schema says additionalProperties itself (Redocly checks examples as the schemas say: redocly.yaml)', () => {
+  it('every object schema says additionalProperties itself, each shape of a oneOf too (the key bodies are closed shapes, not if/then/else)', () => {
     const open: string[] = [];
     const visit = (node: unknown, at: string, inComposition: boolean): void => {
       if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}/${i}`, inComposition));
@@ -194,8 +213,8 @@ describe('the OpenAPI document as a tool walks it (docs/rules.md §2)', () => {
       const schema = node as Schema;
       if ('properties' in schema && !inComposition && !('additionalProperties' in schema) && typeof schema['properties'] === 'object') open.push(at);
       for (const [key, value] of Object.entries(schema)) {
-        // Subschemas of allOf and of if/then/else narrow the schema around them: that one is closed.
-        visit(value, `${at}/${key}`, ['allOf', 'if', 'then', 'else', 'not'].includes(key) || (inComposition && key !== 'properties'));
+        // Subschemas of allOf narrow the schema around them: that one is closed. A oneOf's shapes are each closed.
+        visit(value, `${at}/${key}`, ['allOf', 'not'].includes(key) || (inComposition && key !== 'properties'));
       }
     };
     visit(doc.components.schemas, '#/components/schemas', false);

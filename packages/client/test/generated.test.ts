@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { components } from '../src/index.js';
 
 /** packages/client/codegen/generate.mjs (this file runs from dist/test). */
 const GENERATOR = fileURLToPath(new URL('../../codegen/generate.mjs', import.meta.url));
@@ -25,5 +26,21 @@ describe('@petstore/client: the generated types', function () {
     const { IDEMPOTENT_CREATES } = await import('../src/index.js');
     expect(IDEMPOTENT_CREATES.map((c) => `${c.method} ${c.path}`)).to.include.members(['POST /pets', 'POST /categories', 'POST /store/orders']);
     expect(IDEMPOTENT_CREATES.map((c) => c.path)).not.to.include('/admin/keys');
+  });
+
+  it('the key bodies are unions told apart by plan (docs/rules.md §9): numbers only, and both, with enterprise (the compiler checks the lines marked)', () => {
+    type NewApiKey = components['schemas']['NewApiKey'];
+    type ApiKeyPatch = components['schemas']['ApiKeyPatch'];
+    const quotaOf = (key: NewApiKey): string => (key.plan === 'enterprise' ? `${key.perMinute}/${key.perDay}` : key.plan);
+    const made: NewApiKey[] = [{ plan: 'pro', label: 'CI' }, { plan: 'enterprise', perMinute: 5, perDay: 8 }];
+    // @ts-expect-error numbers with a fixed plan
+    made.push({ plan: 'pro', perMinute: 5, perDay: 8 });
+    // @ts-expect-error enterprise without its numbers
+    made.push({ plan: 'enterprise', perMinute: 5 });
+    const changes: ApiKeyPatch[] = [{ plan: 'business' }, { plan: 'enterprise', perDay: 8 }, { perDay: 8 }, { label: 'staging' }];
+    // @ts-expect-error a number with a change to a fixed plan
+    changes.push({ plan: 'free', perDay: 8 });
+    expect(made.slice(0, 2).map(quotaOf)).to.deep.equal(['pro', '5/8']);
+    expect(changes).to.have.length(5);
   });
 });

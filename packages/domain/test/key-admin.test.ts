@@ -119,7 +119,7 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     expect((await admin.create(ADMIN, { plan: 'free', label: '🐕'.repeat(100) })).ok, '100 code points').to.equal(true);
   });
 
-  it('property: NewApiKeySchema and the domain agree on every body (the schema says numbers exactly with enterprise, by if/then; it cannot say perMinute ≤ perDay)', async () => {
+  it('property: NewApiKeySchema and the domain agree on every body (the schema says numbers exactly with enterprise, as a oneOf of closed shapes; it cannot say perMinute ≤ perDay)', async () => {
     const { admin } = setup();
     const value = fc.oneof(fc.integer({ min: -2, max: 10 }), fc.constant(QUOTA_MAX + 1), fc.constant(1.5), fc.string(), fc.constant(null));
     const body = fc.record(
@@ -142,7 +142,7 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     );
   });
 
-  it('the key schemas say in JSON Schema which plans take numbers: enterprise needs both, a fixed plan none (if/then)', () => {
+  it('the key schemas say in JSON Schema which plans take numbers: enterprise needs both, a fixed plan none (a oneOf of closed shapes told apart by plan)', () => {
     expect(createAccepts({ plan: 'enterprise', perMinute: 5, perDay: 8 })).to.equal(true);
     expect(createAccepts({ plan: 'enterprise' }), 'enterprise without numbers').to.equal(false);
     expect(createAccepts({ plan: 'enterprise', perDay: 8 }), 'enterprise with one number').to.equal(false);

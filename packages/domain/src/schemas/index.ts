@@ -11,7 +11,7 @@ import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
 import { MAX_CURSOR_LENGTH } from '../pagination/cursor.js';
 import { ORDER_STATUSES } from '../order/order.js';
 import { MAX_PET_ID } from '../order/validate.js';
-import { PLAN_NAMES, type PlanName } from '../quota/plans.js';
+import { PLAN_NAMES, type FixedPlanName, type PlanName } from '../quota/plans.js';
 import { KEY_ROLES, KEY_SOURCES, PUBLIC_ID } from '../auth/api-key.js';
 import { ISSUED_KEY_PATTERN } from '../auth/key-format.js';
 import { LABEL_MAX_LENGTH, LABEL_MIN_LENGTH, LABEL_PATTERN, QUOTA_MAX, QUOTA_MIN } from '../auth/key-request.js';
@@ -265,14 +265,19 @@ export const KeyIdSchema = {
   description: "A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share.",
 } as const;
 
-/** The one plan whose key carries its own numbers. */
+/** The one plan whose key carries its own numbers, and the plans whose numbers are fixed (docs/rules.md §5, §9). */
 const ENTERPRISE = 'enterprise' satisfies PlanName;
+const FIXED_PLANS = PLAN_NAMES.filter((plan): plan is FixedPlanName => plan !== ENTERPRISE);
 
 const PlanNameSchema = {
   type: 'string',
   enum: [...PLAN_NAMES],
   description: 'The plan: free, pro and business have fixed numbers; enterprise carries its own perMinute and perDay.',
 } as const;
+
+/** `plan` in the shape of a fixed-plan key, and in the shape of an enterprise key: the tag of the `oneOf`s below. */
+const fixedPlan = { type: 'string', enum: FIXED_PLANS, description: 'A plan with fixed numbers (docs/rules.md §5): free, pro or business.' } as const;
+const enterprisePlan = { type: 'string', const: ENTERPRISE, description: 'The plan whose key carries its own perMinute and perDay.' } as const;
 
 const quotaNumber = (description: string) =>
   ({ type: 'integer', format: 'int64', minimum: QUOTA_MIN, maximum: QUOTA_MAX, description }) as const;
@@ -285,31 +290,45 @@ const keyLabel = {
   description: 'A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode.',
 } as const;
 
-/** `POST /admin/keys`. Checked besides (the domain's rules): the numbers only with enterprise, always with it, and perMinute ≤ perDay. */
+/**
+ * `POST /admin/keys`: one of two closed shapes, told apart by `plan` (docs/rules.md §9): a key on a
+ * fixed plan, which sends no numbers, or an enterprise key, which sends both. Checked besides (the
+ * domain's rules): perMinute ≤ perDay, which JSON Schema cannot compare.
+ */
 export const NewApiKeySchema = {
   type: 'object',
   description: 'A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1).',
-  properties: {
-    plan: PlanNameSchema,
-    label: keyLabel,
-    perMinute: quotaNumber('Enterprise only: requests a UTC minute.'),
-    perDay: quotaNumber('Enterprise only: requests a UTC day.'),
-  },
-  required: ['plan'],
-  additionalProperties: false,
-  // docs/rules.md §9: the numbers come with enterprise, both of them, and with no other plan.
-  // (perMinute ≤ perDay stays in the prose: JSON Schema cannot compare two values.)
-  if: { properties: { plan: { const: ENTERPRISE } }, required: ['plan'] },
-  // (`true`: the properties are the ones above; named again because ajv's strict mode wants a
-  // required property defined beside `required`.)
-  then: { properties: { perMinute: true, perDay: true }, required: ['perMinute', 'perDay'] },
-  else: { properties: { perMinute: false, perDay: false } },
+  oneOf: [
+    {
+      type: 'object',
+      title: 'A key on a fixed plan',
+      description: 'A key on free, pro or business: the plan gives its numbers, none is sent.',
+      properties: { plan: fixedPlan, label: keyLabel },
+      required: ['plan'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      title: 'An enterprise key',
+      description: 'An enterprise key with its own numbers, both of them (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1).',
+      properties: {
+        plan: enterprisePlan,
+        label: keyLabel,
+        perMinute: quotaNumber('Requests a UTC minute.'),
+        perDay: quotaNumber('Requests a UTC day.'),
+      },
+      required: ['plan', 'perMinute', 'perDay'],
+      additionalProperties: false,
+    },
+  ],
 } as const;
 
 /**
- * `PATCH /admin/keys/{keyId}`: any of the fields, at least one; a number may come alone. Checked
- * besides (the domain's rules, which need the key): numbers only for a key that is or becomes
- * enterprise, both when it becomes enterprise, and the resulting perMinute ≤ perDay.
+ * `PATCH /admin/keys/{keyId}`: any of the fields, at least one, in one of three closed shapes told
+ * apart by `plan` (docs/rules.md §9): a change to a fixed plan (no numbers), a change to enterprise
+ * (numbers optional here), or a change that keeps the plan (no `plan`; a number may come alone).
+ * Checked besides (the domain's rules, which need the key): numbers only for a key that is or
+ * becomes enterprise, both when it becomes enterprise, and the resulting perMinute ≤ perDay.
  */
 export const ApiKeyPatchSchema = {
   type: 'object',
@@ -319,18 +338,44 @@ export const ApiKeyPatchSchema = {
     'On a key that is already enterprise either may be sent alone: the other keeps its current value, and the resulting quota must still satisfy ' +
     '1 ≤ perMinute ≤ perDay ≤ 2^53 − 1 (else 400). A key moving to enterprise from a fixed plan needs both numbers in the same change: ' +
     "the fixed plan's numbers are not taken over.",
-  properties: {
-    plan: PlanNameSchema,
-    perMinute: quotaNumber("Enterprise only: requests a UTC minute. Alone, it keeps the key's current perDay."),
-    perDay: quotaNumber("Enterprise only: requests a UTC day. Alone, it keeps the key's current perMinute."),
-    label: keyLabel,
-  },
-  minProperties: 1,
-  additionalProperties: false,
-  // docs/rules.md §9: a change to a fixed plan takes no numbers. Whether a change without `plan`
-  // may carry them depends on the stored key's plan, which a schema cannot see (the domain checks it).
-  if: { properties: { plan: { not: { const: ENTERPRISE } } }, required: ['plan'] },
-  then: { properties: { perMinute: false, perDay: false } },
+  oneOf: [
+    {
+      type: 'object',
+      title: 'A change to a fixed plan',
+      description: 'The key moves to (or stays on) free, pro or business: the plan gives its numbers, none is sent. The label may change with it.',
+      properties: { plan: fixedPlan, label: keyLabel },
+      required: ['plan'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      title: 'A change to enterprise',
+      description:
+        'The key moves to (or stays on) enterprise. From a fixed plan it sends both numbers; a key that is already enterprise may send either or none (the others are kept).',
+      properties: {
+        plan: enterprisePlan,
+        perMinute: quotaNumber("Requests a UTC minute. Alone, it keeps the key's current perDay."),
+        perDay: quotaNumber("Requests a UTC day. Alone, it keeps the key's current perMinute."),
+        label: keyLabel,
+      },
+      required: ['plan'],
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      title: 'A change that keeps the plan',
+      description: "No `plan`: the label, or an enterprise key's numbers (either alone: the other keeps its current value). Numbers for a key on a fixed plan → 400.",
+      properties: {
+        // Absent (`false`: no value is valid), said as a property so that the shapes are told apart by `plan` in every one.
+        plan: false,
+        perMinute: quotaNumber("Enterprise keys only: requests a UTC minute. Alone, it keeps the key's current perDay."),
+        perDay: quotaNumber("Enterprise keys only: requests a UTC day. Alone, it keeps the key's current perMinute."),
+        label: keyLabel,
+      },
+      minProperties: 1,
+      additionalProperties: false,
+    },
+  ],
 } as const;
 
 const apiKeyProperties = {
