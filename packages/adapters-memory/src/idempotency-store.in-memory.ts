@@ -1,4 +1,5 @@
 import type { ClaimOutcome, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '@petstore/domain';
+import { takeOver } from '@petstore/domain';
 
 /** Expired records are swept at most once per this many ms (of the callers' clock). */
 const SWEEP_EVERY_MS = 60_000;
@@ -28,9 +29,9 @@ export class IdempotencyStoreInMemory implements IdempotencyStore {
       this.records.set(id, claim);
       return { claimed: true, record: claim, resumed: false };
     }
-    if (held.state !== 'in_progress' || held.leaseUntil > now || held.fingerprint !== claim.fingerprint) return { claimed: false, held };
-    // The same request once the claim's lease is over: it takes the claim over, token and all (docs/rules.md §10).
-    const record: InProgressRecord = { ...held, leaseUntil: claim.leaseUntil };
+    // The same request once the claim's lease is over takes the claim over, token and all (docs/rules.md §10).
+    const record = takeOver(held, claim, now);
+    if (record === undefined) return { claimed: false, held };
     this.records.set(id, record);
     return { claimed: true, record, resumed: true };
   }

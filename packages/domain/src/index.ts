@@ -87,6 +87,7 @@ export {
   oversizedRequestFingerprint,
   isKeptStatus,
   decideReplay,
+  takeOver,
   type KeptAnswer,
   type InProgressRecord,
   type CompletedRecord,

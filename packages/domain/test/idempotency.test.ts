@@ -10,6 +10,7 @@ import {
   oversizedRequestFingerprint,
   requestFingerprint,
   sha256Hex,
+  takeOver,
   type ClaimOutcome,
   type CompletedRecord,
   type IdempotencyRecord,
@@ -27,8 +28,8 @@ class MapStore implements IdempotencyStore {
       this.records.set(id, claim);
       return { claimed: true, record: claim, resumed: false };
     }
-    if (held.state !== 'in_progress' || held.leaseUntil > now || held.fingerprint !== claim.fingerprint) return { claimed: false, held };
-    const record: InProgressRecord = { ...held, leaseUntil: claim.leaseUntil };
+    const record = takeOver(held, claim, now);
+    if (record === undefined) return { claimed: false, held };
     this.records.set(id, record);
     return { claimed: true, record, resumed: true };
   }
@@ -98,6 +99,32 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     expect(decideReplay(running, 'g')).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
     expect(decideReplay(running, 'f')).to.deep.nested.include({ 'error.code': 'conflict' });
     expect(decideReplay(completed, 'f')).to.deep.equal({ kind: 'replay', answer });
+  });
+
+  it('the lease takeover: the same request takes over a claim whose lease has ended (leaseUntil <= now), keeping its token and expiry, with its own lease; anything else holds the key', () => {
+    const held: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'first', leaseUntil: 1_000, expiresAt: 9_000 };
+    const claim: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'second', leaseUntil: 2_000, expiresAt: 10_000 };
+    expect(takeOver(held, claim, 999), 'the lease still runs').to.equal(undefined);
+    expect(takeOver(held, claim, 1_000), 'the lease has just ended').to.deep.equal({ ...held, leaseUntil: 2_000 });
+    expect(takeOver(held, claim, 1_001)).to.deep.equal({ state: 'in_progress', fingerprint: 'fp', token: 'first', leaseUntil: 2_000, expiresAt: 9_000 });
+    expect(takeOver(held, { ...claim, fingerprint: 'other' }, 1_001), 'another request').to.equal(undefined);
+    const completed: CompletedRecord = { state: 'completed', fingerprint: 'fp', expiresAt: 9_000, answer: { status: 201, body: '{}' } };
+    expect(takeOver(completed, claim, 1_001), 'a kept answer').to.equal(undefined);
+  });
+
+  it('property: a claim takes a record over exactly when it is an in-progress one of the same request whose lease is over, and never changes its token, fingerprint or expiry', () => {
+    const fingerprint = fc.constantFrom('f', 'g');
+    const time = fc.integer({ min: 0, max: 20 });
+    const inProgress = fc.record({ state: fc.constant('in_progress' as const), fingerprint, token: fc.constantFrom('s', 't'), leaseUntil: time, expiresAt: time });
+    const completed = fc.record({ state: fc.constant('completed' as const), fingerprint, expiresAt: time, answer: fc.constant({ status: 201, body: '{}' }) });
+    fc.assert(
+      fc.property(fc.oneof(inProgress, completed), inProgress, time, (held: IdempotencyRecord, claim, now) => {
+        const taken = takeOver(held, claim, now);
+        const lapsed = held.state === 'in_progress' && held.leaseUntil <= now && held.fingerprint === claim.fingerprint;
+        expect(taken === undefined).to.equal(!lapsed);
+        if (taken !== undefined) expect(taken).to.deep.equal({ state: 'in_progress', fingerprint: held.fingerprint, token: (held as InProgressRecord).token, leaseUntil: claim.leaseUntil, expiresAt: held.expiresAt });
+      }),
+    );
   });
 
   it('IdempotentRequests: claims with a 60 s lease and a creation token, keeps a kept answer for 24 h, refuses the others', async () => {

@@ -121,6 +121,18 @@ export interface CompletedRecord {
 
 export type IdempotencyRecord = InProgressRecord | CompletedRecord;
 
+/**
+ * The lease takeover (docs/rules.md §10): what a claim (`claim`, at `now`) makes of the record `held`
+ * for its key (not expired). Only an in-progress record of the same request (the same fingerprint)
+ * whose lease has ended (`leaseUntil <= now`: its request ended 5xx, or its process died) is taken
+ * over: the answer is the record to store, the held claim with its creation token and `expiresAt`
+ * (every attempt of the request writes the same token) and the new claim's lease. Anything else (a
+ * kept answer, another request, a lease still running) holds the key: `undefined`. Every
+ * `IdempotencyStore` decides by it.
+ */
+export const takeOver = (held: IdempotencyRecord, claim: InProgressRecord, now: number): InProgressRecord | undefined =>
+  held.state === 'in_progress' && held.leaseUntil <= now && held.fingerprint === claim.fingerprint ? { ...held, leaseUntil: claim.leaseUntil } : undefined;
+
 /** Statuses that say nothing about the request itself, and so are never kept (besides every 5xx). */
 const NOT_KEPT = new Set([401, 403, 408, 429]);
 
