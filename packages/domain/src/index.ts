@@ -78,6 +78,7 @@ export type { Random } from './ports/random.port.js';
 export type { Answer } from './ports/answer.js';
 export type { IdempotencyStore, ClaimOutcome } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
+export { PORT_METHODS, PORT_NAMES, wrapPort, type NamedPorts, type PortName, type MethodKind, type PortMethods, type PortCall, type AroundCall } from './ports/port-calls.js';
 
 export {
   IDEMPOTENCY_TTL_MS,
