@@ -9,6 +9,7 @@ import {
   isKeptStatus,
   oversizedRequestFingerprint,
   requestFingerprint,
+  settleClaim,
   sha256Hex,
   takeOver,
   type ClaimOutcome,
@@ -23,15 +24,9 @@ import { ManualClock } from '../test-support/index.js';
 class MapStore implements IdempotencyStore {
   readonly records = new Map<string, IdempotencyRecord>();
   async claim(id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> {
-    const held = this.records.get(id);
-    if (held === undefined || held.expiresAt <= now) {
-      this.records.set(id, claim);
-      return { claimed: true, record: claim, resumed: false };
-    }
-    const record = takeOver(held, claim, now);
-    if (record === undefined) return { claimed: false, held };
-    this.records.set(id, record);
-    return { claimed: true, record, resumed: true };
+    const outcome = settleClaim(this.records.get(id), claim, now);
+    if (outcome.claimed) this.records.set(id, outcome.record);
+    return outcome;
   }
   async complete(id: string, _claim: InProgressRecord, record: CompletedRecord): Promise<void> {
     this.records.set(id, record);
@@ -110,6 +105,15 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     expect(takeOver(held, { ...claim, fingerprint: 'other' }, 1_001), 'another request').to.equal(undefined);
     const completed: CompletedRecord = { state: 'completed', fingerprint: 'fp', expiresAt: 9_000, answer: { status: 201, body: '{}' } };
     expect(takeOver(completed, claim, 1_001), 'a kept answer').to.equal(undefined);
+  });
+
+  it('a claim (as a store running one call at a time settles it): free when absent or expired (at expiresAt), taken over when its lease is over, else held', () => {
+    const claim: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'second', leaseUntil: 2_000, expiresAt: 10_000 };
+    const held: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'first', leaseUntil: 1_000, expiresAt: 9_000 };
+    expect(settleClaim(undefined, claim, 500)).to.deep.equal({ claimed: true, record: claim, resumed: false });
+    expect(settleClaim(held, claim, 9_000), 'expired: a new request').to.deep.equal({ claimed: true, record: claim, resumed: false });
+    expect(settleClaim(held, claim, 8_999)).to.deep.equal({ claimed: true, record: { ...held, leaseUntil: 2_000 }, resumed: true });
+    expect(settleClaim(held, claim, 999)).to.deep.equal({ claimed: false, held });
   });
 
   it('property: a claim takes a record over exactly when it is an in-progress one of the same request whose lease is over, and never changes its token, fingerprint or expiry', () => {
