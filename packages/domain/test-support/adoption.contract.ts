@@ -87,6 +87,8 @@ const RULES: Record<Action, { from: OrderStatus[]; to: OrderStatus; pet: PetStat
 };
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+/** Who sees an order (docs/rules.md §8): an admin key every one, a client key its own. */
+const sees = (caller: Caller, order: ModelOrder): boolean => caller.role === 'admin' || order.owner === caller.keyId;
 const codeOf = (outcome: Outcome<unknown>): string => (outcome.ok ? 'ok' : outcome.error.code);
 const asOrder = (id: number, o: ModelOrder): Order => ({ id, petId: o.petId, status: o.status, placedAt: o.placedAt, updatedAt: o.updatedAt });
 const idAt = (ids: readonly number[], pick: number, offset: number): number => (ids.length === 0 ? 1 : ids[pick % ids.length]!) + offset;
@@ -199,7 +201,7 @@ class Act extends FlowCommand {
     const rule = RULES[this.action];
     const order = model.orders.get(id);
     if (rule.adminOnly && caller.role !== 'admin') return void expect(codeOf(outcome)).to.equal('forbidden');
-    if (order === undefined || (caller.role !== 'admin' && order.owner !== caller.keyId)) return void expect(codeOf(outcome)).to.equal('not_found');
+    if (order === undefined || !sees(caller, order)) return void expect(codeOf(outcome)).to.equal('not_found');
     if (order.status === rule.to) return void expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
     if (!rule.from.includes(order.status)) {
       expect(codeOf(outcome)).to.equal('conflict');
@@ -227,7 +229,7 @@ class Get extends FlowCommand {
     const id = idAt([...model.orders.keys()], this.pick, this.offset);
     const order = model.orders.get(id);
     const outcome = await real.adoption.getOrder(caller, id);
-    if (order === undefined || (caller.role !== 'admin' && order.owner !== caller.keyId)) expect(codeOf(outcome)).to.equal('not_found');
+    if (order === undefined || !sees(caller, order)) expect(codeOf(outcome)).to.equal('not_found');
     else expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
   }
   toString = () => `get(caller ${this.caller}, order #${this.pick}+${this.offset})`;
@@ -241,7 +243,7 @@ class List extends FlowCommand {
     const caller = CALLERS[this.caller]!;
     // Each page exactly: the next min(limit, remaining) of the caller's orders, a next cursor exactly when more remain.
     let owed: readonly Order[] = [...model.orders]
-      .filter(([, o]) => (caller.role === 'admin' || o.owner === caller.keyId) && (this.status === undefined || o.status === this.status))
+      .filter(([, o]) => sees(caller, o) && (this.status === undefined || o.status === this.status))
       .sort(([a], [b]) => a - b)
       .map(([id, o]) => asOrder(id, o));
     let cursor: string | undefined;
