@@ -30,6 +30,10 @@ declare const clearTimeout: (handle: unknown) => void;
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
+/** The port a call went to: one of `PORT_NAMES` (the name 1.0 exported; `PortName` of `@petstore/domain`). */
+export type FaultyPort = PortName;
+export type { PortCall };
+
 /** One call through a wrapped port, as the injector saw it: the port call, the mode applied, and whether the wrapped store received it (and, for a write, applied it). */
 export type InjectedCall = PortCall & {
   readonly mode: FaultMode;

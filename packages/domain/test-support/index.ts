@@ -9,7 +9,7 @@ export { SeededRandom } from './seeded-random.js';
 export { petDraftArb, validNameArb, categoryNameArb } from './arbitraries.js';
 export type { Fixture, MakeFixture, ContractOptions } from './fixture.js';
 export { FaultInjector, FAULT_MODES } from './fault-injection.js';
-export type { FaultMode, InjectedCall, FaultInjectorOptions } from './fault-injection.js';
+export type { FaultMode, FaultyPort, PortCall, InjectedCall, FaultInjectorOptions } from './fault-injection.js';
 export { orderRepositoryContract } from './order-repository.contract.js';
 export { adoptionContract, checkVisibleInvariants } from './adoption.contract.js';
 export { checkStoredInvariants, type AdoptionStores } from './adoption-invariants.js';
