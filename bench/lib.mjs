@@ -127,11 +127,13 @@ export const startProcess = async (o) => {
 };
 
 /**
- * The load generator: one long-lived process (bench/drive.mjs), pinned to core 1, that runs
- * autocannon on request. `run` resolves with the run's summary.
+ * The load generator: one long-lived process, pinned to core 1, that runs a load on request
+ * (`script`: bench/drive.mjs, autocannon; bench/http-load.mjs, node:http). `run` resolves with
+ * the run's summary.
+ * @param {string} [script] the generator's file in bench/
  */
-export const startDriver = () => {
-  const [cmd, args] = pinned(1, [join(BENCH_DIR, 'drive.mjs')]);
+export const startDriver = (script = 'drive.mjs') => {
+  const [cmd, args] = pinned(1, [join(BENCH_DIR, script)]);
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let next = 0;
   /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */

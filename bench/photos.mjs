@@ -27,7 +27,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { ROOT, BENCH_DIR, HAS_TASKSET, pinned, startProcess, startDriver, freePort, median, fmt, cpuMicros, sleep } from './lib.mjs';
+import { ROOT, BENCH_DIR, HAS_TASKSET, startProcess, startDriver, freePort, median, fmt, cpuMicros, sleep } from './lib.mjs';
 
 const num = (/** @type {string} */ name, /** @type {number} */ fallback) => {
   const raw = process.env[name];
@@ -53,31 +53,6 @@ const ADMIN_AUTH = { authorization: `Bearer ${ADMIN}` };
 
 /** The test images of the photo tests (sharp, from dist/). */
 const { testImage } = await import(join(ROOT, 'packages/adapters-sharp/dist/test-support/index.js'));
-
-/** The node:http load generator (bench/http-load.mjs) on core 1: `run` as the driver's. */
-const startHttpDriver = () => {
-  const [cmd, args] = pinned(1, [join(BENCH_DIR, 'http-load.mjs')]);
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  let next = 0;
-  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */
-  const pending = new Map();
-  child.on('message', (/** @type {any} */ m) => {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    if (m.error) p?.reject(new Error(`load generator: ${m.error}`));
-    else p?.resolve(m.summary);
-  });
-  return {
-    /** @param {Record<string, unknown>} options @returns {Promise<any>} */
-    run: (options) =>
-      new Promise((resolve, reject) => {
-        const id = ++next;
-        pending.set(id, { resolve, reject });
-        child.send({ id, options });
-      }),
-    stop: () => child.disconnect(),
-  };
-};
 
 /** VmRSS and VmHWM of a process, in MiB, from /proc (Linux). @param {number} pid */
 const memoryOf = (pid) => {
@@ -139,7 +114,7 @@ const upload = (url, petId, body) => fetch(`${url}/v1/pets/${petId}/photos`, { m
  */
 export const measurePhotos = async (say) => {
   const driver = startDriver();
-  const httpDriver = startHttpDriver();
+  const httpDriver = startDriver('http-load.mjs');
   /** @type {{ stop(): Promise<unknown> }[]} */
   const running = [];
   const list20 = '/v1/pets?limit=20';

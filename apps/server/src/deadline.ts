@@ -1,9 +1,6 @@
-import type { Answer, PhotoStore, StorePorts } from '@petstore/domain';
-import { isPromise, StoreUnavailableError } from '@petstore/domain';
+import type { Answer, AroundCall, PhotoStore, StorePorts } from '@petstore/domain';
+import { isPromise, StoreUnavailableError, wrapPort } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
-
-/** The names of the store's ports, as store failures are counted (`petstore_store_failures_total{port}`). */
-export const STORE_PORTS = ['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore', 'PhotoStore'] as const;
 
 /**
  * The longest the service waits for any one store call. A driver has its own timeouts, but a
@@ -68,56 +65,24 @@ export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string,
 /** Tells the circuit of an outage of the port `what` names (`PetRepository.create` → `PetRepository`). */
 const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: number): void => circuit?.failed(what.slice(0, what.indexOf('.')), probe);
 
+/** Every call of a port through `withDeadline` and the store's `circuit`, known as `Port.method`. */
+const bounded =
+  (ms: number, circuit: StoreCircuit): AroundCall =>
+  (call, forward) =>
+    withDeadline(forward, ms, `${call.port}.${call.method}`, circuit);
+
 /** The same ports, each call bounded by `withDeadline` and guarded by the store's `circuit` (failures are counted there, by port). */
-export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircuit): StorePorts => ({
-  pets: {
-    // The creation token (docs/rules.md §10) goes through only when there is one, as the caller passed it.
-    create: (draft, token) => withDeadline(() => (token === undefined ? ports.pets.create(draft) : ports.pets.create(draft, token)), ms, 'PetRepository.create', circuit),
-    findByCreationToken: (token) => withDeadline(() => ports.pets.findByCreationToken(token), ms, 'PetRepository.findByCreationToken', circuit),
-    findById: (id) => withDeadline(() => ports.pets.findById(id), ms, 'PetRepository.findById', circuit),
-    list: (query) => withDeadline(() => ports.pets.list(query), ms, 'PetRepository.list', circuit),
-    findHold: (id) => withDeadline(() => ports.pets.findHold(id), ms, 'PetRepository.findHold', circuit),
-    swapHold: (id, expected, next) => withDeadline(() => ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold', circuit),
-    update: (id, revision, changes, at) => withDeadline(() => ports.pets.update(id, revision, changes, at), ms, 'PetRepository.update', circuit),
-    withdraw: (id, revision) => withDeadline(() => ports.pets.withdraw(id, revision), ms, 'PetRepository.withdraw', circuit),
-    countByStatus: () => withDeadline(() => ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', circuit),
-  },
-  categories: {
-    create: (category, token) =>
-      withDeadline(() => (token === undefined ? ports.categories.create(category) : ports.categories.create(category, token)), ms, 'CategoryRepository.create', circuit),
-    findByCreationToken: (token) => withDeadline(() => ports.categories.findByCreationToken(token), ms, 'CategoryRepository.findByCreationToken', circuit),
-    findById: (id) => withDeadline(() => ports.categories.findById(id), ms, 'CategoryRepository.findById', circuit),
-    findByName: (name) => withDeadline(() => ports.categories.findByName(name), ms, 'CategoryRepository.findByName', circuit),
-    list: (query) => withDeadline(() => ports.categories.list(query), ms, 'CategoryRepository.list', circuit),
-  },
-  orders: {
-    create: (draft, token) => withDeadline(() => (token === undefined ? ports.orders.create(draft) : ports.orders.create(draft, token)), ms, 'OrderRepository.create', circuit),
-    findByCreationToken: (token) => withDeadline(() => ports.orders.findByCreationToken(token), ms, 'OrderRepository.findByCreationToken', circuit),
-    findById: (id) => withDeadline(() => ports.orders.findById(id), ms, 'OrderRepository.findById', circuit),
-    updateState: (id, expected, next, updatedAt) => withDeadline(() => ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState', circuit),
-    list: (query) => withDeadline(() => ports.orders.list(query), ms, 'OrderRepository.list', circuit),
-  },
-  quotas: {
-    consume: (request) => withDeadline(() => ports.quotas.consume(request), ms, 'QuotaStore.consume', circuit),
-    peek: (subject) => withDeadline(() => ports.quotas.peek(subject), ms, 'QuotaStore.peek', circuit),
-  },
-  keys: {
-    findByHash: (keyHash) => withDeadline(() => ports.keys.findByHash(keyHash), ms, 'ApiKeyStore.findByHash', circuit),
-    findById: (keyId) => withDeadline(() => ports.keys.findById(keyId), ms, 'ApiKeyStore.findById', circuit),
-    list: (afterPosition, limit) => withDeadline(() => ports.keys.list(afterPosition, limit), ms, 'ApiKeyStore.list', circuit),
-    save: (record) => withDeadline(() => ports.keys.save(record), ms, 'ApiKeyStore.save', circuit),
-    retainSettingsKeys: (keyHashes) => withDeadline(() => ports.keys.retainSettingsKeys(keyHashes), ms, 'ApiKeyStore.retainSettingsKeys', circuit),
-    insert: (key) => withDeadline(() => ports.keys.insert(key), ms, 'ApiKeyStore.insert', circuit),
-    update: (keyId, changes) => withDeadline(() => ports.keys.update(keyId, changes), ms, 'ApiKeyStore.update', circuit),
-    revoke: (keyId) => withDeadline(() => ports.keys.revoke(keyId), ms, 'ApiKeyStore.revoke', circuit),
-  },
-  idempotency: {
-    claim: (id, claim, now) => withDeadline(() => ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', circuit),
-    complete: (id, claim, record) => withDeadline(() => ports.idempotency.complete(id, claim, record), ms, 'IdempotencyStore.complete', circuit),
-    release: (id, claim) => withDeadline(() => ports.idempotency.release(id, claim), ms, 'IdempotencyStore.release', circuit),
-    discard: (id, claim) => withDeadline(() => ports.idempotency.discard(id, claim), ms, 'IdempotencyStore.discard', circuit),
-  },
-});
+export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircuit): StorePorts => {
+  const around = bounded(ms, circuit);
+  return {
+    pets: wrapPort('PetRepository', ports.pets, around),
+    categories: wrapPort('CategoryRepository', ports.categories, around),
+    orders: wrapPort('OrderRepository', ports.orders, around),
+    quotas: wrapPort('QuotaStore', ports.quotas, around),
+    keys: wrapPort('ApiKeyStore', ports.keys, around),
+    idempotency: wrapPort('IdempotencyStore', ports.idempotency, around),
+  };
+};
 
 /**
  * The photo store with each call bounded by `withDeadline` (an upload's writes, the reads of a GET),
@@ -125,17 +90,7 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
  * walk every photo once, before the server listens.
  */
 export const boundedPhotoStore = (store: PhotoStore, ms: number, circuit: StoreCircuit): PhotoStore => ({
-    reserve: (petId, totalBytes, now) => withDeadline(() => store.reserve(petId, totalBytes, now), ms, 'PhotoStore.reserve', circuit),
-    putFile: (upload, file, bytes) => withDeadline(() => store.putFile(upload, file, bytes), ms, 'PhotoStore.putFile', circuit),
-    publish: (upload, photo, token) =>
-      withDeadline(() => (token === undefined ? store.publish(upload, photo) : store.publish(upload, photo, token)), ms, 'PhotoStore.publish', circuit),
-    findByCreationToken: (token) => withDeadline(() => store.findByCreationToken(token), ms, 'PhotoStore.findByCreationToken', circuit),
-    abandon: (upload) => withDeadline(() => store.abandon(upload), ms, 'PhotoStore.abandon', circuit),
-    list: (petId) => withDeadline(() => store.list(petId), ms, 'PhotoStore.list', circuit),
-    find: (petId, photoId) => withDeadline(() => store.find(petId, photoId), ms, 'PhotoStore.find', circuit),
-    read: (photoId, width) => withDeadline(() => store.read(photoId, width), ms, 'PhotoStore.read', circuit),
-    delete: (petId, photoId) => withDeadline(() => store.delete(petId, photoId), ms, 'PhotoStore.delete', circuit),
-    deleteAllOf: (petId) => withDeadline(() => store.deleteAllOf(petId), ms, 'PhotoStore.deleteAllOf', circuit),
-    pets: () => store.pets(),
-    sweep: (startedBefore) => store.sweep(startedBefore),
+  ...wrapPort('PhotoStore', store, bounded(ms, circuit)),
+  pets: () => store.pets(),
+  sweep: (startedBefore) => store.sweep(startedBefore),
 });

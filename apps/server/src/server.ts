@@ -1,10 +1,9 @@
-import { apiKeyRecord, generateApiKey, type ApiKeyRecord, type Clock } from '@petstore/domain';
+import { apiKeyRecord, generateApiKey, PORT_NAMES, type ApiKeyRecord, type Clock } from '@petstore/domain';
 import { listen, listenMetrics, PrometheusMetrics, type HttpLogger, type MetricsListener } from '@petstore/adapters-http';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
 import { TOKENS } from './tokens.js';
-import { STORE_PORTS } from './deadline.js';
 
 interface StartOptions {
   readonly logger: HttpLogger;
@@ -35,7 +34,7 @@ export interface StartedServer {
 
 /** Builds the container from the settings, seeds the keys, and serves HTTP until `stop`. */
 export const startServer = async (settings: Settings, options: StartOptions): Promise<StartedServer> => {
-  const metrics = settings.metricsPort === undefined ? undefined : new PrometheusMetrics({ storePorts: STORE_PORTS });
+  const metrics = settings.metricsPort === undefined ? undefined : new PrometheusMetrics({ storePorts: PORT_NAMES });
   const container = await createContainer(settings, metrics === undefined ? options : { ...options, metrics });
   const store = await container.getAsync(TOKENS.StoreLifecycle);
   try {

@@ -17,9 +17,10 @@ import {
   PetMaintenance,
   type ApiKeyRecord,
   type Clock,
+  type PortName,
   type StorePorts,
 } from '@petstore/domain';
-import { FaultInjector, ManualClock, type FaultMode, type FaultyPort } from '@petstore/domain/testing';
+import { FaultInjector, ManualClock, type FaultMode } from '@petstore/domain/testing';
 import {
   ApiKeyStoreMongo,
   CategoryRepositoryMongo,
@@ -121,7 +122,7 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
       headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
       body: create.body(),
     });
-  const failOn = (port: FaultyPort, method: string, mode: FaultMode) => faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
+  const failOn = (port: PortName, method: string, mode: FaultMode) => faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
   /** What the database holds of this create's collection (the seeded category and pet aside). */
   const count = (create: Create) => db.collection<{ _id: number }>(create.collection).countDocuments(create.path === '/v1/store/orders' ? {} : { _id: { $gt: 1 } });
   const expectReplayOf = async (create: Create, res: Response): Promise<void> => {

@@ -2,10 +2,10 @@
 // advance starts at 0, and the whole text passes `promtool check metrics` (Prometheus's own lint).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import type { StorePorts } from '@petstore/domain';
+import { PORT_NAMES, type StorePorts } from '@petstore/domain';
 import { FaultInjector, ManualClock } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
-import { boundedPhotoStore, boundedPorts, STORE_PORTS } from '../src/deadline.js';
+import { boundedPhotoStore, boundedPorts } from '../src/deadline.js';
 import { StoreCircuit } from '../src/store-circuit.js';
 import { send, startHarness, type Harness } from './hardening/support.js';
 
@@ -53,12 +53,12 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       'petstore_order_transitions_total{action="cancel"}': 0,
       'petstore_store_circuit_open': 0,
     };
-    for (const port of STORE_PORTS) expected[`petstore_store_failures_total{port="${port}"}`] = 0;
+    for (const port of PORT_NAMES) expected[`petstore_store_failures_total{port="${port}"}`] = 0;
     for (const [series, n] of Object.entries(expected)) expect(value(text, series), series).to.equal(n);
-    expect(STORE_PORTS).to.have.length(7);
+    expect(PORT_NAMES).to.have.length(7);
   });
 
-  it('the port label of every bounded store call is one of STORE_PORTS, and every one of them is used', async () => {
+  it('the port label of every bounded store call is one of PORT_NAMES, and every one of them is used', async () => {
     const faults = new FaultInjector().set('fail');
     const ports: StorePorts = {
       pets: faults.petRepository(new PetRepositoryInMemory()),
@@ -88,7 +88,7 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       calls += 1;
     }
     expect(calls).to.equal(faults.calls.length);
-    expect([...seen].sort()).to.deep.equal([...STORE_PORTS].sort());
+    expect([...seen].sort()).to.deep.equal([...PORT_NAMES].sort());
   });
 
   if (!HAVE_PROMTOOL) {

@@ -5,9 +5,9 @@
 // The faults come from the FaultInjector of @petstore/domain/testing around the memory stores; two
 // apps given the same stores stand for two server processes sharing one database.
 import { expect } from 'chai';
-import { IN_PROGRESS_LEASE_MS, ORDER_STATES } from '@petstore/domain';
+import { IN_PROGRESS_LEASE_MS, ORDER_STATES, type PortName } from '@petstore/domain';
 import { CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory } from '@petstore/adapters-memory';
-import { FaultInjector, ManualClock, type FaultMode, type FaultyPort } from '@petstore/domain/testing';
+import { FaultInjector, ManualClock, type FaultMode } from '@petstore/domain/testing';
 import { expectError, KEYS, startServer, T0, type RawResponse, type TestServer } from './support/server.js';
 
 const LEASE = IN_PROGRESS_LEASE_MS;
@@ -72,7 +72,7 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     orders: await orders.list({ states: ORDER_STATES, afterId: 0, limit: 1_000 }),
   });
   type Stored = Awaited<ReturnType<typeof stored>>;
-  const failOn = (port: FaultyPort, method: string, mode: FaultMode) => faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
+  const failOn = (port: PortName, method: string, mode: FaultMode) => faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
 
   /** Exactly one resource was created since `before`, and `answer` (a 201) names it as it is stored. */
   const expectCreatedOnce = async (create: Create, before: Stored, answer: RawResponse): Promise<void> => {

@@ -1,4 +1,5 @@
 import type { ClaimOutcome, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '@petstore/domain';
+import { settleClaim } from '@petstore/domain';
 
 /** Expired records are swept at most once per this many ms (of the callers' clock). */
 const SWEEP_EVERY_MS = 60_000;
@@ -23,16 +24,10 @@ export class IdempotencyStoreInMemory implements IdempotencyStore {
 
   async claim(id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> {
     if (now - this.lastSweep >= SWEEP_EVERY_MS) this.sweep(now);
-    const held = this.records.get(id);
-    if (held === undefined || held.expiresAt <= now) {
-      this.records.set(id, claim);
-      return { claimed: true, record: claim, resumed: false };
-    }
-    if (held.state !== 'in_progress' || held.leaseUntil > now || held.fingerprint !== claim.fingerprint) return { claimed: false, held };
-    // The same request once the claim's lease is over: it takes the claim over, token and all (docs/rules.md §10).
-    const record: InProgressRecord = { ...held, leaseUntil: claim.leaseUntil };
-    this.records.set(id, record);
-    return { claimed: true, record, resumed: true };
+    // Free, taken over (the same request once the lease is over, token and all), or held: docs/rules.md §10.
+    const outcome = settleClaim(this.records.get(id), claim, now);
+    if (outcome.claimed) this.records.set(id, outcome.record);
+    return outcome;
   }
 
   async complete(id: string, claim: InProgressRecord, record: CompletedRecord): Promise<void> {

@@ -1,5 +1,5 @@
 import type { ClaimOutcome, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '@petstore/domain';
-import { StoreUnavailableError } from '@petstore/domain';
+import { StoreUnavailableError, takeOver } from '@petstore/domain';
 import type { Collection, Db } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
@@ -85,10 +85,12 @@ export class IdempotencyStoreMongo implements IdempotencyStore {
           continue;
         }
         const held = toRecord(found);
-        if (held.state !== 'in_progress' || held.leaseUntil > now || held.fingerprint !== claim.fingerprint) return { claimed: false, held };
-        // The same request, once the claim's lease is over: take it over, token and all, unless another claim did first.
-        const taken = await this.records.updateOne(claimFilter(id, held), { $set: { leaseUntil: new Date(claim.leaseUntil) } });
-        if (taken.modifiedCount === 1) return { claimed: true, record: { ...held, leaseUntil: claim.leaseUntil }, resumed: true };
+        // The same request, once the claim's lease is over: take it over, token and all (docs/rules.md §10),
+        // unless another claim did first (the filter is the held claim, every field as read).
+        const record = takeOver(held, claim, now);
+        if (record === undefined) return { claimed: false, held };
+        const taken = await this.records.updateOne(toDocument(id, held), { $set: { leaseUntil: new Date(record.leaseUntil) } });
+        if (taken.modifiedCount === 1) return { claimed: true, record, resumed: true };
       }
       // Contention, not a fault: 503 with Retry-After, so the client retries (a 500 would say a bug).
       throw new StoreUnavailableError(`could not settle the idempotency record after ${CLAIM_ATTEMPTS} attempts; retry shortly`);

@@ -19,7 +19,7 @@ import {
   resolveMongoSettings,
 } from '../src/index.js';
 import { guard, MongoCommandError } from '../src/errors.js';
-import { findMongo } from './support/find-mongo.js';
+import { describeMongo, findMongo } from './support/find-mongo.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
 const SUITE = 'MongoDB adapters (integration)';
@@ -46,22 +46,10 @@ const withDatabase = (uri: string, database: string): string => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-if (target.kind === 'skipped') {
-  describe(SUITE, () => {
-    // Skipped on purpose, with the reason in the title: no MongoDB is reachable (MONGODB_URI unset
-    // and no local mongod binary; downloads are off). A mock of the driver is not a substitute.
-    it.skip(`MongoDB suite skipped: ${target.reason}`);
-  });
-} else if (target.kind === 'broken') {
-  describe(SUITE, () => {
-    it('starts a MongoDB for the suite', () => {
-      throw new Error(target.reason);
-    });
-  });
-} else {
-  const { uri } = target;
+describeMongo(SUITE, target, (mongo) => {
+  const { uri } = mongo;
 
-  describe(`${SUITE} against ${target.source}`, function () {
+  describe(`${SUITE} against ${mongo.source}`, function () {
     this.timeout(120_000);
     let client: MongoClient;
     const opened: Db[] = [];
@@ -73,7 +61,7 @@ if (target.kind === 'skipped') {
     after(async () => {
       for (const db of opened) await db.dropDatabase().catch(() => undefined);
       await client.close();
-      await target.stop();
+      await mongo.stop();
     });
 
     /** A fresh database with its indexes for every fixture, dropped when the fixture is disposed. */
@@ -231,7 +219,7 @@ if (target.kind === 'skipped') {
           const stats = explain?.executionStats as { totalDocsExamined?: number; totalKeysExamined?: number; nReturned?: number } | undefined;
           if (explain === undefined || stats?.nReturned === undefined) {
             // A stand-in (mongo-java-server) that does not explain its plans: the plan cannot be shown here.
-            console.log(`      (skipped: the server at ${target.source} does not support explain, so the ${label} plan cannot be shown)`);
+            console.log(`      (skipped: the server at ${mongo.source} does not support explain, so the ${label} plan cannot be shown)`);
             this.skip();
           }
           const plan = JSON.stringify(explain.queryPlanner);
@@ -509,4 +497,4 @@ if (target.kind === 'skipped') {
       });
     });
   });
-}
+});

@@ -6,28 +6,18 @@ import { PHOTOS_PER_PET, sha256HexOfBytes, type PhotoUpload } from '@petstore/do
 import { photoStoreContract } from '@petstore/domain/testing';
 import { Binary, MongoClient, type Db } from 'mongodb';
 import { COLLECTIONS, ensureIndexes, PHOTO_BUCKET, PhotoStoreMongo, resolveMongoSettings } from '../src/index.js';
-import { findMongo } from './support/find-mongo.js';
+import { describeMongo, findMongo } from './support/find-mongo.js';
 
 const SUITE = 'MongoDB photo store (integration)';
 const target = await findMongo();
 const T0 = Date.UTC(2027, 0, 1);
 
-if (target.kind === 'skipped') {
-  describe(SUITE, () => {
-    it.skip(`MongoDB suite skipped: ${target.reason}`);
-  });
-} else if (target.kind === 'broken') {
-  describe(SUITE, () => {
-    it('starts a MongoDB for the suite', () => {
-      throw new Error(target.reason);
-    });
-  });
-} else {
-  const { uri } = target;
+describeMongo(SUITE, target, (mongo) => {
+  const { uri } = mongo;
   let n = 0;
   const uniqueName = (tag: string) => `petstore_test_${tag}_${process.pid}_${Date.now().toString(36)}_${++n}`;
 
-  describe(`${SUITE} against ${target.source}`, function () {
+  describe(`${SUITE} against ${mongo.source}`, function () {
     this.timeout(120_000);
     let client: MongoClient;
     before(async () => {
@@ -36,7 +26,7 @@ if (target.kind === 'skipped') {
     });
     after(async () => {
       await client.close();
-      await target.stop();
+      await mongo.stop();
     });
 
     const freshDb = async (tag: string): Promise<Db> => {
@@ -197,4 +187,4 @@ if (target.kind === 'skipped') {
       });
     });
   });
-}
+});

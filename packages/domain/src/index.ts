@@ -76,8 +76,9 @@ export type { ApiKeyStore, NewApiKey, KeyChanges } from './ports/api-key-store.p
 export type { Clock } from './ports/clock.port.js';
 export type { Random } from './ports/random.port.js';
 export { isPromise, type Answer } from './ports/answer.js';
-export type { IdempotencyStore, ClaimOutcome } from './ports/idempotency-store.port.js';
+export type { IdempotencyStore } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
+export { PORT_METHODS, PORT_NAMES, wrapPort, type NamedPorts, type PortName, type MethodKind, type PortMethods, type PortCall, type AroundCall } from './ports/port-calls.js';
 
 export {
   IDEMPOTENCY_TTL_MS,
@@ -87,6 +88,9 @@ export {
   oversizedRequestFingerprint,
   isKeptStatus,
   decideReplay,
+  takeOver,
+  settleClaim,
+  type ClaimOutcome,
   type KeptAnswer,
   type InProgressRecord,
   type CompletedRecord,

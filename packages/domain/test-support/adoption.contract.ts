@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold, PetRecord, PetRepository, PetStatus } from '../src/index.js';
-import { Adoption, deliveryBindsStatus, entityTag, ORDER_STATES, PET_STATUSES, PetMaintenance, StoreUnavailableError, timestamp } from '../src/index.js';
+import { Adoption, deliveryBindsStatus, entityTag, PET_STATUSES, PetMaintenance, StoreUnavailableError, timestamp } from '../src/index.js';
+import { allOrders, checkStoredInvariants, MANY, type AdoptionStores } from './adoption-invariants.js';
 import { FaultInjector, type FaultMode } from './fault-injection.js';
 import { forwardingOrders, forwardingPets } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
@@ -10,11 +11,6 @@ import { expectExactPage, expectListAnswer, MAX_WALK_PAGES } from './exact-page.
 import { ManualClock } from './manual-clock.js';
 import { serialOrderOf, type RaceRequest } from './serial-race.js';
 
-/** The two stores the adoption flow works on, as an adapter provides them. */
-export interface AdoptionStores {
-  readonly pets: PetRepository;
-  readonly orders: OrderRepository;
-}
 
 const CLIENTS: readonly Caller[] = ['a', 'b', 'c'].map((c) => ({ keyId: `key_${c.repeat(12)}`, role: 'client' }));
 const ADMIN: Caller = { keyId: 'key_ad00000000ad', role: 'admin' };
@@ -22,7 +18,6 @@ const CALLERS: readonly Caller[] = [...CLIENTS, ADMIN];
 const ACTIONS = ['approve', 'deliver', 'cancel'] as const;
 type Action = (typeof ACTIONS)[number];
 const T0 = Date.UTC(2027, 0, 1);
-const MANY = 1_000_000;
 
 // ---------------------------------------------------------------------------------------------
 // The plain model: docs/rules.md §8 written out again, independently of the domain's table.
@@ -92,48 +87,11 @@ const RULES: Record<Action, { from: OrderStatus[]; to: OrderStatus; pet: PetStat
 };
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
+/** Who sees an order (docs/rules.md §8): an admin key every one, a client key its own. */
+const sees = (caller: Caller, order: ModelOrder): boolean => caller.role === 'admin' || order.owner === caller.keyId;
 const codeOf = (outcome: Outcome<unknown>): string => (outcome.ok ? 'ok' : outcome.error.code);
 const asOrder = (id: number, o: ModelOrder): Order => ({ id, petId: o.petId, status: o.status, placedAt: o.placedAt, updatedAt: o.updatedAt });
 const idAt = (ids: readonly number[], pick: number, offset: number): number => (ids.length === 0 ? 1 : ids[pick % ids.length]!) + offset;
-
-const allOrders = (orders: OrderRepository): Promise<readonly OrderRecord[]> => orders.list({ states: ORDER_STATES, afterId: 0, limit: MANY });
-
-/**
- * The invariants of the stored state, at every moment (after any prefix of any action's writes):
- * what lets every read settle a record before showing it and still show only what §8 allows.
- */
-export const checkStoredInvariants = async (stores: AdoptionStores): Promise<void> => {
-  const records = new Map((await allOrders(stores.orders)).map((r) => [r.id, r]));
-  const pets = await stores.pets.list({ afterId: 0, limit: MANY });
-  const holds = new Map<number, PetHold>();
-  const counts: Record<PetStatus, number> = { available: 0, pending: 0, sold: 0 };
-  for (const pet of pets) {
-    const hold = (await stores.pets.findHold(pet.id))!;
-    holds.set(pet.id, hold);
-    counts[hold.status]++;
-    expect(hold.status, `pet ${pet.id}: findHold and findById agree`).to.equal(pet.status);
-    if (hold.orderId === null) continue;
-    expect(hold.status, `pet ${pet.id} holds order ${hold.orderId}: it is pending`).to.equal('pending');
-    const record = records.get(hold.orderId);
-    expect(record?.petId, `pet ${pet.id} holds order ${hold.orderId}, which is for it`).to.equal(pet.id);
-    expect(['placing', 'placed', 'approved', 'cancelling', 'delivering'], `order ${hold.orderId} held by pet ${pet.id}`).to.include(record!.state);
-  }
-  expect(await stores.pets.countByStatus(), 'countByStatus').to.deep.equal(counts);
-  for (const record of records.values()) {
-    const hold = holds.get(record.petId);
-    const what = `order ${record.id} (${record.state}) and pet ${record.petId} ${JSON.stringify(hold)}`;
-    if (record.state === 'placed' || record.state === 'approved') expect(hold, what).to.deep.equal({ status: 'pending', orderId: record.id });
-    if (record.state === 'delivered' || record.state === 'delivering') {
-      // §8 read with §12's returns: the delivery binds the status unless a PATCH set the status after it;
-      // a withdrawn pet (gone: hold undefined) is no longer there to be sold.
-      const pet = hold === undefined ? undefined : await stores.pets.findById(record.petId);
-      const binds = pet !== undefined && deliveryBindsStatus(pet, record.updatedAt);
-      if (record.state === 'delivered' && binds) expect(hold?.status, `a pet with a delivered order is sold: ${what}`).to.equal('sold');
-      if (record.state === 'delivering' && binds) expect(hold?.status === 'sold' || hold?.orderId === record.id, what).to.equal(true);
-    }
-    if (record.state === 'cancelled' || record.state === 'abandoned') expect(hold?.orderId, what).not.to.equal(record.id);
-  }
-};
 
 /** §8's invariants on what clients see: every order (as an admin lists them), and the pets read afterwards. */
 export const checkVisibleInvariants = async (adoption: Adoption, pets: PetRepository): Promise<readonly Order[]> => {
@@ -243,7 +201,7 @@ class Act extends FlowCommand {
     const rule = RULES[this.action];
     const order = model.orders.get(id);
     if (rule.adminOnly && caller.role !== 'admin') return void expect(codeOf(outcome)).to.equal('forbidden');
-    if (order === undefined || (caller.role !== 'admin' && order.owner !== caller.keyId)) return void expect(codeOf(outcome)).to.equal('not_found');
+    if (order === undefined || !sees(caller, order)) return void expect(codeOf(outcome)).to.equal('not_found');
     if (order.status === rule.to) return void expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
     if (!rule.from.includes(order.status)) {
       expect(codeOf(outcome)).to.equal('conflict');
@@ -271,7 +229,7 @@ class Get extends FlowCommand {
     const id = idAt([...model.orders.keys()], this.pick, this.offset);
     const order = model.orders.get(id);
     const outcome = await real.adoption.getOrder(caller, id);
-    if (order === undefined || (caller.role !== 'admin' && order.owner !== caller.keyId)) expect(codeOf(outcome)).to.equal('not_found');
+    if (order === undefined || !sees(caller, order)) expect(codeOf(outcome)).to.equal('not_found');
     else expect(outcome).to.deep.equal({ ok: true, value: asOrder(id, order) });
   }
   toString = () => `get(caller ${this.caller}, order #${this.pick}+${this.offset})`;
@@ -285,7 +243,7 @@ class List extends FlowCommand {
     const caller = CALLERS[this.caller]!;
     // Each page exactly: the next min(limit, remaining) of the caller's orders, a next cursor exactly when more remain.
     let owed: readonly Order[] = [...model.orders]
-      .filter(([, o]) => (caller.role === 'admin' || o.owner === caller.keyId) && (this.status === undefined || o.status === this.status))
+      .filter(([, o]) => sees(caller, o) && (this.status === undefined || o.status === this.status))
       .sort(([a], [b]) => a - b)
       .map(([id, o]) => asOrder(id, o));
     let cursor: string | undefined;

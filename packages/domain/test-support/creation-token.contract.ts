@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Category, CategoryRepository, IdempotentCreation, Order, OrderRecord, OrderRepository, Pet, PetRepository, Result } from '../src/index.js';
 import { Adoption, ORDER_STATES, StoreUnavailableError, timestamp } from '../src/index.js';
-import { checkStoredInvariants, type AdoptionStores } from './adoption.contract.js';
+import { checkStoredInvariants, type AdoptionStores } from './adoption-invariants.js';
 import { FaultInjector, FAULT_MODES } from './fault-injection.js';
 import { forwardingPets } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';

@@ -1,57 +1,22 @@
 import type {
   Answer,
-  ApiKeyRecord,
   ApiKeyStore,
-  KeyChanges,
-  NewApiKey,
-  StoredApiKey,
-  Category,
-  CategoryListQuery,
-  CategoryNameTaken,
   CategoryRepository,
-  ClaimOutcome,
-  CompletedRecord,
-  ConsumeRequest,
   IdempotencyStore,
-  InProgressRecord,
-  ConsumeResult,
-  NewCategory,
-  OrderDraft,
-  OrderListQuery,
-  OrderRecord,
+  NamedPorts,
   OrderRepository,
-  OrderState,
-  Pet,
-  PetChanges,
-  PetDraft,
-  PetHold,
-  PetListQuery,
-  PetRecord,
   PetRepository,
-  PetStatus,
-  PhotoBytes,
-  PhotoFile,
   PhotoStore,
-  PhotoSweep,
-  PhotoUpload,
-  PublishOutcome,
+  PortCall,
+  PortName,
   QuotaStore,
-  Result,
-  SubjectState,
-  StoredPhoto,
 } from '../src/index.js';
-import { StoreUnavailableError } from '../src/index.js';
+import { StoreUnavailableError, wrapPort } from '../src/index.js';
 
 // Timers are the one platform facility used here; declared locally so that test-support stays
 // free of any runtime's type package (every JavaScript runtime has these two globals).
 declare const setTimeout: (callback: () => void, ms: number) => unknown;
 declare const clearTimeout: (handle: unknown) => void;
-
-/** A create's arguments as the caller passed them: the creation token only when there is one. */
-const withToken = (args: readonly unknown[], token: string | undefined): readonly unknown[] => (token === undefined ? args : [...args, token]);
-/** Forwards a create as it was called: with its creation token (docs/rules.md §10) only when it has one. */
-const creating = <D, R>(inner: { create(draft: D, token?: string): Promise<R> }, draft: D, token: string | undefined): Promise<R> =>
-  token === undefined ? inner.create(draft) : inner.create(draft, token);
 
 /**
  * What one port call does under fault injection:
@@ -65,23 +30,15 @@ const creating = <D, R>(inner: { create(draft: D, token?: string): Promise<R> },
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
-export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore' | 'IdempotencyStore' | 'PhotoStore';
+/** The port a call went to: one of `PORT_NAMES` (the name 1.0 exported; `PortName` of `@petstore/domain`). */
+export type FaultyPort = PortName;
+export type { PortCall };
 
-/** One call through a wrapped port, as the injector saw it. */
-export interface PortCall {
-  readonly port: FaultyPort;
-  readonly method: string;
-  /** True for calls that change the store (`create`, `consume`, `save`, `insert`, `update`, `revoke`, `swapHold`, `updateState`, `withdraw`…). */
-  readonly write: boolean;
-  /** The call's arguments, as passed (a `decide` function may pick a mode by them). */
-  readonly args: readonly unknown[];
-}
-
-export interface InjectedCall extends PortCall {
+/** One call through a wrapped port, as the injector saw it: the port call, the mode applied, and whether the wrapped store received it (and, for a write, applied it). */
+export type InjectedCall = PortCall & {
   readonly mode: FaultMode;
-  /** True when the wrapped store received the call (and, for a write, applied it). */
   readonly reached: boolean;
-}
+};
 
 export interface FaultInjectorOptions {
   /** How long a `hang` lasts before it throws, in ms (default 30 s: longer than any service deadline). */
@@ -89,8 +46,9 @@ export interface FaultInjectorOptions {
 }
 
 /**
- * Switchable faults for any adapter of the ports: wrap the adapter with `petRepository`,
- * `categoryRepository`, `orderRepository`, `quotaStore`, `apiKeyStore`, `idempotencyStore` or `photoStore`, then choose per call what happens (`set` for every call from
+ * Switchable faults for any adapter of the store ports: wrap the adapter with `port(name, adapter)`
+ * (or its shorthand: `petRepository`, `categoryRepository`, `orderRepository`, `quotaStore`,
+ * `apiKeyStore`, `idempotencyStore`, `photoStore`), then choose per call what happens (`set` for every call from
  * now on, `queue` for the next calls, `use` for a function of the call). The injector logs every
  * call with the mode applied, so tests can tell what the store really received.
  */
@@ -145,123 +103,37 @@ export class FaultInjector {
     ).length;
   }
 
+  /** `inner` with every call (`PORT_METHODS`) through the injector. */
+  port<N extends PortName>(name: N, inner: NamedPorts[N]): NamedPorts[N] {
+    return wrapPort(name, inner, (call, forward) => this.run(call, forward));
+  }
+
   petRepository(inner: PetRepository): PetRepository {
-    return {
-      create: (draft: PetDraft, token?: string): Promise<Pet> =>
-        this.run({ port: 'PetRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token)),
-      findByCreationToken: (token: string): Promise<Pet | undefined> =>
-        this.run({ port: 'PetRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
-      findById: (id: number): Promise<PetRecord | undefined> =>
-        this.run({ port: 'PetRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
-      list: (query: PetListQuery): Promise<readonly Pet[]> =>
-        this.run({ port: 'PetRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
-      // The adoption holds.
-      findHold: (id: number): Promise<PetHold | undefined> =>
-        this.run({ port: 'PetRepository', method: 'findHold', write: false, args: [id] }, () => inner.findHold(id)),
-      swapHold: (id: number, expected: PetHold, next: PetHold): Promise<boolean> =>
-        this.run({ port: 'PetRepository', method: 'swapHold', write: true, args: [id, expected, next] }, () => inner.swapHold(id, expected, next)),
-      countByStatus: (): Promise<Readonly<Record<PetStatus, number>>> =>
-        this.run({ port: 'PetRepository', method: 'countByStatus', write: false, args: [] }, () => inner.countByStatus()),
-      // Maintenance.
-      update: (id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> =>
-        this.run({ port: 'PetRepository', method: 'update', write: true, args: [id, revision, changes, at] }, () => inner.update(id, revision, changes, at)),
-      withdraw: (id: number, revision: number): Promise<boolean> =>
-        this.run({ port: 'PetRepository', method: 'withdraw', write: true, args: [id, revision] }, () => inner.withdraw(id, revision)),
-    };
+    return this.port('PetRepository', inner);
   }
 
   categoryRepository(inner: CategoryRepository): CategoryRepository {
-    return {
-      create: (category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> =>
-        this.run({ port: 'CategoryRepository', method: 'create', write: true, args: withToken([category], token) }, () => creating(inner, category, token)),
-      findByCreationToken: (token: string): Promise<Category | undefined> =>
-        this.run({ port: 'CategoryRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
-      findById: (id: number): Promise<Category | undefined> =>
-        this.run({ port: 'CategoryRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
-      findByName: (name: string): Promise<Category | undefined> =>
-        this.run({ port: 'CategoryRepository', method: 'findByName', write: false, args: [name] }, () => inner.findByName(name)),
-      list: (query: CategoryListQuery): Promise<readonly Category[]> =>
-        this.run({ port: 'CategoryRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
-    };
+    return this.port('CategoryRepository', inner);
   }
 
   orderRepository(inner: OrderRepository): OrderRepository {
-    return {
-      create: (draft: OrderDraft, token?: string): Promise<OrderRecord> =>
-        this.run({ port: 'OrderRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token)),
-      findByCreationToken: (token: string): Promise<OrderRecord | undefined> =>
-        this.run({ port: 'OrderRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
-      findById: (id: number): Promise<OrderRecord | undefined> =>
-        this.run({ port: 'OrderRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
-      updateState: (id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> =>
-        this.run({ port: 'OrderRepository', method: 'updateState', write: true, args: [id, expected, next, updatedAt] }, () =>
-          inner.updateState(id, expected, next, updatedAt),
-        ),
-      list: (query: OrderListQuery): Promise<readonly OrderRecord[]> =>
-        this.run({ port: 'OrderRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
-    };
+    return this.port('OrderRepository', inner);
   }
 
   quotaStore(inner: QuotaStore): QuotaStore {
-    return {
-      consume: (request: ConsumeRequest): Promise<ConsumeResult> =>
-        this.run({ port: 'QuotaStore', method: 'consume', write: true, args: [request] }, () => inner.consume(request)),
-      peek: (subject: string): Promise<SubjectState | undefined> =>
-        this.run({ port: 'QuotaStore', method: 'peek', write: false, args: [subject] }, () => inner.peek(subject)),
-    };
+    return this.port('QuotaStore', inner);
   }
 
   apiKeyStore(inner: ApiKeyStore): ApiKeyStore {
-    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Answer<T>): Promise<T> =>
-      this.run({ port: 'ApiKeyStore', method, write, args }, forward);
-    return {
-      findByHash: (keyHash: string): Promise<StoredApiKey | undefined> => call('findByHash', false, [keyHash], () => inner.findByHash(keyHash)),
-      findById: (keyId: string): Promise<StoredApiKey | undefined> => call('findById', false, [keyId], () => inner.findById(keyId)),
-      list: (afterPosition: number, limit: number): Promise<readonly StoredApiKey[]> =>
-        call('list', false, [afterPosition, limit], () => inner.list(afterPosition, limit)),
-      save: (record: ApiKeyRecord): Promise<void> => call('save', true, [record], () => inner.save(record)),
-      retainSettingsKeys: (keyHashes: readonly string[]): Promise<void> =>
-        call('retainSettingsKeys', true, [keyHashes], () => inner.retainSettingsKeys(keyHashes)),
-      insert: (key: NewApiKey): Promise<StoredApiKey | 'taken'> => call('insert', true, [key], () => inner.insert(key)),
-      update: (keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined> =>
-        call('update', true, [keyId, changes], () => inner.update(keyId, changes)),
-      revoke: (keyId: string): Promise<boolean> => call('revoke', true, [keyId], () => inner.revoke(keyId)),
-    };
+    return this.port('ApiKeyStore', inner);
   }
 
   idempotencyStore(inner: IdempotencyStore): IdempotencyStore {
-    return {
-      claim: (id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> =>
-        this.run({ port: 'IdempotencyStore', method: 'claim', write: true, args: [id, claim, now] }, () => inner.claim(id, claim, now)),
-      complete: (id: string, claim: InProgressRecord, record: CompletedRecord): Promise<void> =>
-        this.run({ port: 'IdempotencyStore', method: 'complete', write: true, args: [id, claim, record] }, () => inner.complete(id, claim, record)),
-      release: (id: string, claim: InProgressRecord): Promise<void> =>
-        this.run({ port: 'IdempotencyStore', method: 'release', write: true, args: [id, claim] }, () => inner.release(id, claim)),
-      discard: (id: string, claim: InProgressRecord): Promise<void> =>
-        this.run({ port: 'IdempotencyStore', method: 'discard', write: true, args: [id, claim] }, () => inner.discard(id, claim)),
-    };
+    return this.port('IdempotencyStore', inner);
   }
 
   photoStore(inner: PhotoStore): PhotoStore {
-    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Answer<T>): Promise<T> =>
-      this.run({ port: 'PhotoStore', method, write, args }, forward);
-    return {
-      reserve: (petId: number, totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> =>
-        call('reserve', true, [petId, totalBytes, now], () => inner.reserve(petId, totalBytes, now)),
-      putFile: (upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> =>
-        call('putFile', true, [upload, file, bytes], () => inner.putFile(upload, file, bytes)),
-      publish: (upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> =>
-        call('publish', true, withToken([upload, photo], token), () => (token === undefined ? inner.publish(upload, photo) : inner.publish(upload, photo, token))),
-      findByCreationToken: (token: string): Promise<StoredPhoto | undefined> => call('findByCreationToken', false, [token], () => inner.findByCreationToken(token)),
-      abandon: (upload: PhotoUpload): Promise<void> => call('abandon', true, [upload], () => inner.abandon(upload)),
-      list: (petId: number): Promise<readonly StoredPhoto[]> => call('list', false, [petId], () => inner.list(petId)),
-      find: (petId: number, photoId: number): Promise<StoredPhoto | undefined> => call('find', false, [petId, photoId], () => inner.find(petId, photoId)),
-      read: (photoId: number, width: number): Promise<PhotoBytes | undefined> => call('read', false, [photoId, width], () => inner.read(photoId, width)),
-      delete: (petId: number, photoId: number): Promise<boolean> => call('delete', true, [petId, photoId], () => inner.delete(petId, photoId)),
-      deleteAllOf: (petId: number): Promise<number> => call('deleteAllOf', true, [petId], () => inner.deleteAllOf(petId)),
-      pets: (): Promise<readonly number[]> => call('pets', false, [], () => inner.pets()),
-      sweep: (startedBefore: number): Promise<PhotoSweep> => call('sweep', true, [startedBefore], () => inner.sweep(startedBefore)),
-    };
+    return this.port('PhotoStore', inner);
   }
 
   private modeFor(call: PortCall): FaultMode {

@@ -9,7 +9,9 @@ import {
   isKeptStatus,
   oversizedRequestFingerprint,
   requestFingerprint,
+  settleClaim,
   sha256Hex,
+  takeOver,
   type ClaimOutcome,
   type CompletedRecord,
   type IdempotencyRecord,
@@ -23,15 +25,9 @@ import { ManualClock } from '../test-support/index.js';
 class MapStore implements IdempotencyStore {
   readonly records = new Map<string, IdempotencyRecord>();
   async claim(id: string, claim: InProgressRecord, now: number): Promise<ClaimOutcome> {
-    const held = this.records.get(id);
-    if (held === undefined || held.expiresAt <= now) {
-      this.records.set(id, claim);
-      return { claimed: true, record: claim, resumed: false };
-    }
-    if (held.state !== 'in_progress' || held.leaseUntil > now || held.fingerprint !== claim.fingerprint) return { claimed: false, held };
-    const record: InProgressRecord = { ...held, leaseUntil: claim.leaseUntil };
-    this.records.set(id, record);
-    return { claimed: true, record, resumed: true };
+    const outcome = settleClaim(this.records.get(id), claim, now);
+    if (outcome.claimed) this.records.set(id, outcome.record);
+    return outcome;
   }
   async complete(id: string, _claim: InProgressRecord, record: CompletedRecord): Promise<void> {
     this.records.set(id, record);
@@ -102,6 +98,41 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     expect(decideReplay(running, 'g')).to.deep.nested.include({ 'error.code': 'idempotency_key_reused' });
     expect(decideReplay(running, 'f')).to.deep.nested.include({ 'error.code': 'conflict' });
     expect(decideReplay(completed, 'f')).to.deep.equal({ kind: 'replay', answer });
+  });
+
+  it('the lease takeover: the same request takes over a claim whose lease has ended (leaseUntil <= now), keeping its token and expiry, with its own lease; anything else holds the key', () => {
+    const held: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'first', leaseUntil: 1_000, expiresAt: 9_000 };
+    const claim: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'second', leaseUntil: 2_000, expiresAt: 10_000 };
+    expect(takeOver(held, claim, 999), 'the lease still runs').to.equal(undefined);
+    expect(takeOver(held, claim, 1_000), 'the lease has just ended').to.deep.equal({ ...held, leaseUntil: 2_000 });
+    expect(takeOver(held, claim, 1_001)).to.deep.equal({ state: 'in_progress', fingerprint: 'fp', token: 'first', leaseUntil: 2_000, expiresAt: 9_000 });
+    expect(takeOver(held, { ...claim, fingerprint: 'other' }, 1_001), 'another request').to.equal(undefined);
+    const completed: CompletedRecord = { state: 'completed', fingerprint: 'fp', expiresAt: 9_000, answer: { status: 201, body: '{}' } };
+    expect(takeOver(completed, claim, 1_001), 'a kept answer').to.equal(undefined);
+  });
+
+  it('a claim (as a store running one call at a time settles it): free when absent or expired (at expiresAt), taken over when its lease is over, else held', () => {
+    const claim: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'second', leaseUntil: 2_000, expiresAt: 10_000 };
+    const held: InProgressRecord = { state: 'in_progress', fingerprint: 'fp', token: 'first', leaseUntil: 1_000, expiresAt: 9_000 };
+    expect(settleClaim(undefined, claim, 500)).to.deep.equal({ claimed: true, record: claim, resumed: false });
+    expect(settleClaim(held, claim, 9_000), 'expired: a new request').to.deep.equal({ claimed: true, record: claim, resumed: false });
+    expect(settleClaim(held, claim, 8_999)).to.deep.equal({ claimed: true, record: { ...held, leaseUntil: 2_000 }, resumed: true });
+    expect(settleClaim(held, claim, 999)).to.deep.equal({ claimed: false, held });
+  });
+
+  it('property: a claim takes a record over exactly when it is an in-progress one of the same request whose lease is over, and never changes its token, fingerprint or expiry', () => {
+    const fingerprint = fc.constantFrom('f', 'g');
+    const time = fc.integer({ min: 0, max: 20 });
+    const inProgress = fc.record({ state: fc.constant('in_progress' as const), fingerprint, token: fc.constantFrom('s', 't'), leaseUntil: time, expiresAt: time });
+    const completed = fc.record({ state: fc.constant('completed' as const), fingerprint, expiresAt: time, answer: fc.constant({ status: 201, body: '{}' }) });
+    fc.assert(
+      fc.property(fc.oneof(inProgress, completed), inProgress, time, (held: IdempotencyRecord, claim, now) => {
+        const taken = takeOver(held, claim, now);
+        const lapsed = held.state === 'in_progress' && held.leaseUntil <= now && held.fingerprint === claim.fingerprint;
+        expect(taken === undefined).to.equal(!lapsed);
+        if (taken !== undefined) expect(taken).to.deep.equal({ state: 'in_progress', fingerprint: held.fingerprint, token: (held as InProgressRecord).token, leaseUntil: claim.leaseUntil, expiresAt: held.expiresAt });
+      }),
+    );
   });
 
   it('IdempotentRequests: claims with a 60 s lease and a creation token, keeps a kept answer for 24 h, refuses the others', async () => {

@@ -53,3 +53,19 @@ export const findMongo = async (): Promise<MongoTarget> => {
     return { kind: 'broken', reason: `a mongod binary was found but did not start: ${error instanceof Error ? error.message : String(error)}` };
   }
 };
+
+/**
+ * Declares the suite `name` over `target`: with a MongoDB, `body` declares it; with none, one test,
+ * skipped on purpose with the reason in its title (a mock of the driver is not a substitute); with a
+ * mongod binary that did not start, one test that fails with why.
+ */
+export const describeMongo = (name: string, target: MongoTarget, body: (mongo: Extract<MongoTarget, { kind: 'ready' }>) => void): void => {
+  if (target.kind === 'skipped') describe(name, () => it.skip(`MongoDB suite skipped: ${target.reason}`));
+  else if (target.kind === 'broken') {
+    describe(name, () => {
+      it('starts a MongoDB for the suite', () => {
+        throw new Error(target.reason);
+      });
+    });
+  } else body(target);
+};

@@ -121,6 +121,39 @@ export interface CompletedRecord {
 
 export type IdempotencyRecord = InProgressRecord | CompletedRecord;
 
+/**
+ * The lease takeover (docs/rules.md §10): what a claim (`claim`, at `now`) makes of the record `held`
+ * for its key (not expired). Only an in-progress record of the same request (the same fingerprint)
+ * whose lease has ended (`leaseUntil <= now`: its request ended 5xx, or its process died) is taken
+ * over: the answer is the record to store, the held claim with its creation token and `expiresAt`
+ * (every attempt of the request writes the same token) and the new claim's lease. Anything else (a
+ * kept answer, another request, a lease still running) holds the key: `undefined`. Every
+ * `IdempotencyStore` decides by it.
+ */
+export const takeOver = (held: IdempotencyRecord, claim: InProgressRecord, now: number): InProgressRecord | undefined =>
+  held.state === 'in_progress' && held.leaseUntil <= now && held.fingerprint === claim.fingerprint ? { ...held, leaseUntil: claim.leaseUntil } : undefined;
+
+/**
+ * The outcome of a claim: the key is now this request's (`record`: the claim as stored), or the record
+ * that holds it. `resumed`: the claim took over an earlier claim of the same request (whose attempt
+ * may have created), keeping that one's `token` and `expiresAt`, with a `leaseUntil` of its own.
+ */
+export type ClaimOutcome =
+  | { readonly claimed: true; readonly record: InProgressRecord; readonly resumed: boolean }
+  | { readonly claimed: false; readonly held: IdempotencyRecord };
+
+/**
+ * A claim of a key (docs/rules.md §10) against the record held for it, if any, as a store that runs
+ * one call at a time decides it: an absent or expired record is free (`claim` is stored as given);
+ * else the lease takeover (`takeOver`); else the record holds the key. A store shared by processes
+ * decides the same with atomic writes of its own.
+ */
+export const settleClaim = (held: IdempotencyRecord | undefined, claim: InProgressRecord, now: number): ClaimOutcome => {
+  if (held === undefined || held.expiresAt <= now) return { claimed: true, record: claim, resumed: false };
+  const record = takeOver(held, claim, now);
+  return record === undefined ? { claimed: false, held } : { claimed: true, record, resumed: true };
+};
+
 /** Statuses that say nothing about the request itself, and so are never kept (besides every 5xx). */
 const NOT_KEPT = new Set([401, 403, 408, 429]);
 

@@ -1,13 +1,4 @@
-import type { CompletedRecord, IdempotencyRecord, InProgressRecord } from '../idempotency/idempotency.js';
-
-/**
- * The outcome of a claim: the key is now this request's (`record`: the claim as stored), or the record
- * that holds it. `resumed`: the claim took over an earlier claim of the same request (whose attempt
- * may have created), keeping that one's `token` and `expiresAt`, with a `leaseUntil` of its own.
- */
-export type ClaimOutcome =
-  | { readonly claimed: true; readonly record: InProgressRecord; readonly resumed: boolean }
-  | { readonly claimed: false; readonly held: IdempotencyRecord };
+import type { ClaimOutcome, CompletedRecord, InProgressRecord } from '../idempotency/idempotency.js';
 
 /**
  * Keeps the answers of idempotent requests by id (API key scope + `Idempotency-Key`). A record
