@@ -71,20 +71,19 @@ const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: nu
 /** The same ports, each call bounded by `withDeadline` and guarded by the store's `circuit` (failures are counted there, by port). */
 export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircuit): StorePorts => ({
   pets: {
-    // The creation token (docs/rules.md §10) goes through only when there is one, as the caller passed it.
-    create: (draft, token) => withDeadline(() => (token === undefined ? ports.pets.create(draft) : ports.pets.create(draft, token)), ms, 'PetRepository.create', circuit),
+    // The creation token (docs/rules.md §10) and the event recorder (§15) go through as the caller passed them.
+    create: (draft, token, record) => withDeadline(() => ports.pets.create(draft, token, record), ms, 'PetRepository.create', circuit),
     findByCreationToken: (token) => withDeadline(() => ports.pets.findByCreationToken(token), ms, 'PetRepository.findByCreationToken', circuit),
     findById: (id) => withDeadline(() => ports.pets.findById(id), ms, 'PetRepository.findById', circuit),
     list: (query) => withDeadline(() => ports.pets.list(query), ms, 'PetRepository.list', circuit),
     findHold: (id) => withDeadline(() => ports.pets.findHold(id), ms, 'PetRepository.findHold', circuit),
-    swapHold: (id, expected, next) => withDeadline(() => ports.pets.swapHold(id, expected, next), ms, 'PetRepository.swapHold', circuit),
-    update: (id, revision, changes, at) => withDeadline(() => ports.pets.update(id, revision, changes, at), ms, 'PetRepository.update', circuit),
-    withdraw: (id, revision) => withDeadline(() => ports.pets.withdraw(id, revision), ms, 'PetRepository.withdraw', circuit),
+    swapHold: (id, expected, next, record) => withDeadline(() => ports.pets.swapHold(id, expected, next, record), ms, 'PetRepository.swapHold', circuit),
+    update: (id, revision, changes, at, record) => withDeadline(() => ports.pets.update(id, revision, changes, at, record), ms, 'PetRepository.update', circuit),
+    withdraw: (id, revision, record) => withDeadline(() => ports.pets.withdraw(id, revision, record), ms, 'PetRepository.withdraw', circuit),
     countByStatus: () => withDeadline(() => ports.pets.countByStatus(), ms, 'PetRepository.countByStatus', circuit),
   },
   categories: {
-    create: (category, token) =>
-      withDeadline(() => (token === undefined ? ports.categories.create(category) : ports.categories.create(category, token)), ms, 'CategoryRepository.create', circuit),
+    create: (category, token, record) => withDeadline(() => ports.categories.create(category, token, record), ms, 'CategoryRepository.create', circuit),
     findByCreationToken: (token) => withDeadline(() => ports.categories.findByCreationToken(token), ms, 'CategoryRepository.findByCreationToken', circuit),
     findById: (id) => withDeadline(() => ports.categories.findById(id), ms, 'CategoryRepository.findById', circuit),
     findByName: (name) => withDeadline(() => ports.categories.findByName(name), ms, 'CategoryRepository.findByName', circuit),
@@ -94,7 +93,8 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     create: (draft, token) => withDeadline(() => (token === undefined ? ports.orders.create(draft) : ports.orders.create(draft, token)), ms, 'OrderRepository.create', circuit),
     findByCreationToken: (token) => withDeadline(() => ports.orders.findByCreationToken(token), ms, 'OrderRepository.findByCreationToken', circuit),
     findById: (id) => withDeadline(() => ports.orders.findById(id), ms, 'OrderRepository.findById', circuit),
-    updateState: (id, expected, next, updatedAt) => withDeadline(() => ports.orders.updateState(id, expected, next, updatedAt), ms, 'OrderRepository.updateState', circuit),
+    updateState: (id, expected, next, updatedAt, record) =>
+      withDeadline(() => ports.orders.updateState(id, expected, next, updatedAt, record), ms, 'OrderRepository.updateState', circuit),
     list: (query) => withDeadline(() => ports.orders.list(query), ms, 'OrderRepository.list', circuit),
   },
   quotas: {
@@ -107,9 +107,9 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     list: (afterPosition, limit) => withDeadline(() => ports.keys.list(afterPosition, limit), ms, 'ApiKeyStore.list', circuit),
     save: (record) => withDeadline(() => ports.keys.save(record), ms, 'ApiKeyStore.save', circuit),
     retainSettingsKeys: (keyHashes) => withDeadline(() => ports.keys.retainSettingsKeys(keyHashes), ms, 'ApiKeyStore.retainSettingsKeys', circuit),
-    insert: (key) => withDeadline(() => ports.keys.insert(key), ms, 'ApiKeyStore.insert', circuit),
-    update: (keyId, changes) => withDeadline(() => ports.keys.update(keyId, changes), ms, 'ApiKeyStore.update', circuit),
-    revoke: (keyId) => withDeadline(() => ports.keys.revoke(keyId), ms, 'ApiKeyStore.revoke', circuit),
+    insert: (key, record) => withDeadline(() => ports.keys.insert(key, record), ms, 'ApiKeyStore.insert', circuit),
+    update: (keyId, changes, record) => withDeadline(() => ports.keys.update(keyId, changes, record), ms, 'ApiKeyStore.update', circuit),
+    revoke: (keyId, record) => withDeadline(() => ports.keys.revoke(keyId, record), ms, 'ApiKeyStore.revoke', circuit),
   },
   idempotency: {
     claim: (id, claim, now) => withDeadline(() => ports.idempotency.claim(id, claim, now), ms, 'IdempotencyStore.claim', circuit),
@@ -126,15 +126,14 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
 export const boundedPhotoStore = (store: PhotoStore, ms: number, circuit: StoreCircuit): PhotoStore => ({
     reserve: (petId, totalBytes, now) => withDeadline(() => store.reserve(petId, totalBytes, now), ms, 'PhotoStore.reserve', circuit),
     putFile: (upload, file, bytes) => withDeadline(() => store.putFile(upload, file, bytes), ms, 'PhotoStore.putFile', circuit),
-    publish: (upload, photo, token) =>
-      withDeadline(() => (token === undefined ? store.publish(upload, photo) : store.publish(upload, photo, token)), ms, 'PhotoStore.publish', circuit),
+    publish: (upload, photo, token, record) => withDeadline(() => store.publish(upload, photo, token, record), ms, 'PhotoStore.publish', circuit),
     findByCreationToken: (token) => withDeadline(() => store.findByCreationToken(token), ms, 'PhotoStore.findByCreationToken', circuit),
     abandon: (upload) => withDeadline(() => store.abandon(upload), ms, 'PhotoStore.abandon', circuit),
     list: (petId) => withDeadline(() => store.list(petId), ms, 'PhotoStore.list', circuit),
     find: (petId, photoId) => withDeadline(() => store.find(petId, photoId), ms, 'PhotoStore.find', circuit),
     read: (photoId, width) => withDeadline(() => store.read(photoId, width), ms, 'PhotoStore.read', circuit),
-    delete: (petId, photoId) => withDeadline(() => store.delete(petId, photoId), ms, 'PhotoStore.delete', circuit),
-    deleteAllOf: (petId) => withDeadline(() => store.deleteAllOf(petId), ms, 'PhotoStore.deleteAllOf', circuit),
+    delete: (petId, photoId, record) => withDeadline(() => store.delete(petId, photoId, record), ms, 'PhotoStore.delete', circuit),
+    deleteAllOf: (petId, record) => withDeadline(() => store.deleteAllOf(petId, record), ms, 'PhotoStore.deleteAllOf', circuit),
     pets: () => store.pets(),
     sweep: (startedBefore) => store.sweep(startedBefore),
 });

@@ -39,6 +39,13 @@ import type {
   Result,
   SubjectState,
   StoredPhoto,
+  Recorder,
+  EventStore,
+  Event,
+  EventQuery,
+  EventSource,
+  OutboxEntry,
+  AppendOutcome,
 } from '../src/index.js';
 import { StoreUnavailableError } from '../src/index.js';
 
@@ -49,9 +56,12 @@ declare const clearTimeout: (handle: unknown) => void;
 
 /** A create's arguments as the caller passed them: the creation token only when there is one. */
 const withToken = (args: readonly unknown[], token: string | undefined): readonly unknown[] => (token === undefined ? args : [...args, token]);
-/** Forwards a create as it was called: with its creation token (docs/rules.md §10) only when it has one. */
-const creating = <D, R>(inner: { create(draft: D, token?: string): Promise<R> }, draft: D, token: string | undefined): Promise<R> =>
-  token === undefined ? inner.create(draft) : inner.create(draft, token);
+/**
+ * Forwards a create as it was called: with its creation token (docs/rules.md §10) only when it has one,
+ * and with its event recorder (§15) only when it has one.
+ */
+const creating = <D, T, R>(inner: { create(draft: D, token?: string, record?: Recorder<T>): Promise<R> }, draft: D, token: string | undefined, record: Recorder<T> | undefined): Promise<R> =>
+  record !== undefined ? inner.create(draft, token, record) : token === undefined ? inner.create(draft) : inner.create(draft, token);
 
 /**
  * What one port call does under fault injection:
@@ -65,7 +75,7 @@ const creating = <D, R>(inner: { create(draft: D, token?: string): Promise<R> },
 export type FaultMode = 'pass' | 'fail' | 'hang' | 'fail-after-write' | 'hang-after-write';
 export const FAULT_MODES: readonly FaultMode[] = ['pass', 'fail', 'hang', 'fail-after-write', 'hang-after-write'];
 
-export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore' | 'IdempotencyStore' | 'PhotoStore';
+export type FaultyPort = 'PetRepository' | 'CategoryRepository' | 'OrderRepository' | 'QuotaStore' | 'ApiKeyStore' | 'IdempotencyStore' | 'PhotoStore' | 'EventStore';
 
 /** One call through a wrapped port, as the injector saw it. */
 export interface PortCall {
@@ -147,8 +157,8 @@ export class FaultInjector {
 
   petRepository(inner: PetRepository): PetRepository {
     return {
-      create: (draft: PetDraft, token?: string): Promise<Pet> =>
-        this.run({ port: 'PetRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token)),
+      create: (draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet> =>
+        this.run({ port: 'PetRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token, record)),
       findByCreationToken: (token: string): Promise<Pet | undefined> =>
         this.run({ port: 'PetRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
       findById: (id: number): Promise<PetRecord | undefined> =>
@@ -158,22 +168,22 @@ export class FaultInjector {
       // The adoption holds.
       findHold: (id: number): Promise<PetHold | undefined> =>
         this.run({ port: 'PetRepository', method: 'findHold', write: false, args: [id] }, () => inner.findHold(id)),
-      swapHold: (id: number, expected: PetHold, next: PetHold): Promise<boolean> =>
-        this.run({ port: 'PetRepository', method: 'swapHold', write: true, args: [id, expected, next] }, () => inner.swapHold(id, expected, next)),
+      swapHold: (id: number, expected: PetHold, next: PetHold, record?: Recorder<Pet>): Promise<boolean> =>
+        this.run({ port: 'PetRepository', method: 'swapHold', write: true, args: [id, expected, next] }, () => inner.swapHold(id, expected, next, record)),
       countByStatus: (): Promise<Readonly<Record<PetStatus, number>>> =>
         this.run({ port: 'PetRepository', method: 'countByStatus', write: false, args: [] }, () => inner.countByStatus()),
       // Maintenance.
-      update: (id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> =>
-        this.run({ port: 'PetRepository', method: 'update', write: true, args: [id, revision, changes, at] }, () => inner.update(id, revision, changes, at)),
-      withdraw: (id: number, revision: number): Promise<boolean> =>
-        this.run({ port: 'PetRepository', method: 'withdraw', write: true, args: [id, revision] }, () => inner.withdraw(id, revision)),
+      update: (id: number, revision: number, changes: PetChanges, at: string, record?: Recorder<Pet>): Promise<PetRecord | undefined> =>
+        this.run({ port: 'PetRepository', method: 'update', write: true, args: [id, revision, changes, at] }, () => inner.update(id, revision, changes, at, record)),
+      withdraw: (id: number, revision: number, record?: Recorder<Pet>): Promise<boolean> =>
+        this.run({ port: 'PetRepository', method: 'withdraw', write: true, args: [id, revision] }, () => inner.withdraw(id, revision, record)),
     };
   }
 
   categoryRepository(inner: CategoryRepository): CategoryRepository {
     return {
-      create: (category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> =>
-        this.run({ port: 'CategoryRepository', method: 'create', write: true, args: withToken([category], token) }, () => creating(inner, category, token)),
+      create: (category: NewCategory, token?: string, record?: Recorder<Category>): Promise<Result<Category, CategoryNameTaken>> =>
+        this.run({ port: 'CategoryRepository', method: 'create', write: true, args: withToken([category], token) }, () => creating(inner, category, token, record)),
       findByCreationToken: (token: string): Promise<Category | undefined> =>
         this.run({ port: 'CategoryRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
       findById: (id: number): Promise<Category | undefined> =>
@@ -188,14 +198,14 @@ export class FaultInjector {
   orderRepository(inner: OrderRepository): OrderRepository {
     return {
       create: (draft: OrderDraft, token?: string): Promise<OrderRecord> =>
-        this.run({ port: 'OrderRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token)),
+        this.run({ port: 'OrderRepository', method: 'create', write: true, args: withToken([draft], token) }, () => creating(inner, draft, token, undefined)),
       findByCreationToken: (token: string): Promise<OrderRecord | undefined> =>
         this.run({ port: 'OrderRepository', method: 'findByCreationToken', write: false, args: [token] }, () => inner.findByCreationToken(token)),
       findById: (id: number): Promise<OrderRecord | undefined> =>
         this.run({ port: 'OrderRepository', method: 'findById', write: false, args: [id] }, () => inner.findById(id)),
-      updateState: (id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> =>
+      updateState: (id: number, expected: OrderState, next: OrderState, updatedAt: string, record?: Recorder<OrderRecord>): Promise<boolean> =>
         this.run({ port: 'OrderRepository', method: 'updateState', write: true, args: [id, expected, next, updatedAt] }, () =>
-          inner.updateState(id, expected, next, updatedAt),
+          inner.updateState(id, expected, next, updatedAt, record),
         ),
       list: (query: OrderListQuery): Promise<readonly OrderRecord[]> =>
         this.run({ port: 'OrderRepository', method: 'list', write: false, args: [query] }, () => inner.list(query)),
@@ -222,10 +232,10 @@ export class FaultInjector {
       save: (record: ApiKeyRecord): Promise<void> => call('save', true, [record], () => inner.save(record)),
       retainSettingsKeys: (keyHashes: readonly string[]): Promise<void> =>
         call('retainSettingsKeys', true, [keyHashes], () => inner.retainSettingsKeys(keyHashes)),
-      insert: (key: NewApiKey): Promise<StoredApiKey | 'taken'> => call('insert', true, [key], () => inner.insert(key)),
-      update: (keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined> =>
-        call('update', true, [keyId, changes], () => inner.update(keyId, changes)),
-      revoke: (keyId: string): Promise<boolean> => call('revoke', true, [keyId], () => inner.revoke(keyId)),
+      insert: (key: NewApiKey, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | 'taken'> => call('insert', true, [key], () => inner.insert(key, record)),
+      update: (keyId: string, changes: KeyChanges, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | undefined> =>
+        call('update', true, [keyId, changes], () => inner.update(keyId, changes, record)),
+      revoke: (keyId: string, record?: Recorder<StoredApiKey>): Promise<boolean> => call('revoke', true, [keyId], () => inner.revoke(keyId, record)),
     };
   }
 
@@ -248,17 +258,42 @@ export class FaultInjector {
         call('reserve', true, [petId, totalBytes, now], () => inner.reserve(petId, totalBytes, now)),
       putFile: (upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> =>
         call('putFile', true, [upload, file, bytes], () => inner.putFile(upload, file, bytes)),
-      publish: (upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> =>
-        call('publish', true, withToken([upload, photo], token), () => (token === undefined ? inner.publish(upload, photo) : inner.publish(upload, photo, token))),
+      publish: (upload: PhotoUpload, photo: StoredPhoto, token?: string, record?: Recorder<StoredPhoto>): Promise<PublishOutcome> =>
+        call('publish', true, withToken([upload, photo], token), () =>
+          record !== undefined ? inner.publish(upload, photo, token, record) : token === undefined ? inner.publish(upload, photo) : inner.publish(upload, photo, token),
+        ),
       findByCreationToken: (token: string): Promise<StoredPhoto | undefined> => call('findByCreationToken', false, [token], () => inner.findByCreationToken(token)),
       abandon: (upload: PhotoUpload): Promise<void> => call('abandon', true, [upload], () => inner.abandon(upload)),
       list: (petId: number): Promise<readonly StoredPhoto[]> => call('list', false, [petId], () => inner.list(petId)),
       find: (petId: number, photoId: number): Promise<StoredPhoto | undefined> => call('find', false, [petId, photoId], () => inner.find(petId, photoId)),
       read: (photoId: number, width: number): Promise<PhotoBytes | undefined> => call('read', false, [photoId, width], () => inner.read(photoId, width)),
-      delete: (petId: number, photoId: number): Promise<boolean> => call('delete', true, [petId, photoId], () => inner.delete(petId, photoId)),
-      deleteAllOf: (petId: number): Promise<number> => call('deleteAllOf', true, [petId], () => inner.deleteAllOf(petId)),
+      delete: (petId: number, photoId: number, record?: Recorder<StoredPhoto>): Promise<boolean> =>
+        call('delete', true, [petId, photoId], () => inner.delete(petId, photoId, record)),
+      deleteAllOf: (petId: number, record?: Recorder<StoredPhoto>): Promise<number> => call('deleteAllOf', true, [petId], () => inner.deleteAllOf(petId, record)),
       pets: (): Promise<readonly number[]> => call('pets', false, [], () => inner.pets()),
       sweep: (startedBefore: number): Promise<PhotoSweep> => call('sweep', true, [startedBefore], () => inner.sweep(startedBefore)),
+    };
+  }
+
+  /**
+   * The event store (docs/rules.md §15): faults in the relay's steps and the feed's reads. `onRecorded`
+   * and `waitBeyond` are passed through untouched (a cue and a wait, not store calls).
+   */
+  eventStore(inner: EventStore): EventStore {
+    const call = <T>(method: string, write: boolean, args: readonly unknown[], forward: () => Answer<T>): Promise<T> =>
+      this.run({ port: 'EventStore', method, write, args }, forward);
+    return {
+      lease: (holder: string, now: number, until: number): Promise<boolean> => call('lease', true, [holder, now, until], () => inner.lease(holder, now, until)),
+      pending: (limit: number): Promise<readonly OutboxEntry[]> => call('pending', false, [limit], () => inner.pending(limit)),
+      pendingOf: (source: EventSource): Promise<readonly OutboxEntry[]> => call('pendingOf', false, [source], () => inner.pendingOf(source)),
+      lastSequence: (): Promise<number> => call('lastSequence', false, [], () => inner.lastSequence()),
+      append: (event: Event): Promise<AppendOutcome> => call('append', true, [event], () => inner.append(event)),
+      clear: (source: EventSource, ids: readonly string[]): Promise<void> => call('clear', true, [source, ids], () => inner.clear(source, ids)),
+      onRecorded: (listener: () => void): (() => void) => inner.onRecorded(listener),
+      after: (sequence: number, query: EventQuery): Promise<readonly Event[]> => call('after', false, [sequence, query], () => inner.after(sequence, query)),
+      firstSequence: (): Promise<number> => call('firstSequence', false, [], () => inner.firstSequence()),
+      purge: (through: number): Promise<number> => call('purge', true, [through], () => inner.purge(through)),
+      waitBeyond: (sequence: number, timeoutMs: number, until?: PromiseLike<unknown>): Promise<number> => inner.waitBeyond(sequence, timeoutMs, until),
     };
   }
 

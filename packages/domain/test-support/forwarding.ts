@@ -5,27 +5,27 @@ import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository } 
 // An adapter's own class instance cannot be spread (its methods live on the prototype).
 
 export const forwardingPets = (inner: PetRepository): PetRepository => ({
-  create: (draft, token) => inner.create(draft, token),
+  create: (draft, token, record) => inner.create(draft, token, record),
   findByCreationToken: (token) => inner.findByCreationToken(token),
   findById: (id) => inner.findById(id),
   list: (query) => inner.list(query),
   findHold: (id) => inner.findHold(id),
-  swapHold: (id, expected, next) => inner.swapHold(id, expected, next),
+  swapHold: (id, expected, next, record) => inner.swapHold(id, expected, next, record),
   countByStatus: () => inner.countByStatus(),
-  update: (id, revision, changes, at) => inner.update(id, revision, changes, at),
-  withdraw: (id, revision) => inner.withdraw(id, revision),
+  update: (id, revision, changes, at, record) => inner.update(id, revision, changes, at, record),
+  withdraw: (id, revision, record) => inner.withdraw(id, revision, record),
 });
 
 export const forwardingOrders = (inner: OrderRepository): OrderRepository => ({
   create: (draft, token) => inner.create(draft, token),
   findByCreationToken: (token) => inner.findByCreationToken(token),
   findById: (id) => inner.findById(id),
-  updateState: (id, expected, next, updatedAt) => inner.updateState(id, expected, next, updatedAt),
+  updateState: (id, expected, next, updatedAt, record) => inner.updateState(id, expected, next, updatedAt, record),
   list: (query) => inner.list(query),
 });
 
 export const forwardingCategories = (inner: CategoryRepository): CategoryRepository => ({
-  create: (category, token) => inner.create(category, token),
+  create: (category, token, record) => inner.create(category, token, record),
   findByCreationToken: (token) => inner.findByCreationToken(token),
   findById: (id) => inner.findById(id),
   findByName: (name) => inner.findByName(name),
@@ -38,7 +38,7 @@ export const forwardingKeys = (inner: ApiKeyStore): ApiKeyStore => ({
   list: (afterPosition, limit) => inner.list(afterPosition, limit),
   save: (record) => inner.save(record),
   retainSettingsKeys: (keyHashes) => inner.retainSettingsKeys(keyHashes),
-  insert: (key) => inner.insert(key),
-  update: (keyId, changes) => inner.update(keyId, changes),
-  revoke: (keyId) => inner.revoke(keyId),
+  insert: (key, record) => inner.insert(key, record),
+  update: (keyId, changes, record) => inner.update(keyId, changes, record),
+  revoke: (keyId, record) => inner.revoke(keyId, record),
 });

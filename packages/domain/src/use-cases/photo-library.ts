@@ -19,6 +19,7 @@ import {
   type PhotoFile,
   type StoredPhoto,
 } from '../photo/photo.js';
+import { photoAdded, photoRemoved } from '../events/recorders.js';
 import { checkImageHeader, fileForWidth, parsePhotoWidth, photoContentTypeOf, PHOTO_TYPES_TEXT, widthsBelow } from '../photo/rules.js';
 
 /**
@@ -128,7 +129,7 @@ export class PhotoLibrary {
     const published = await this.write(reserved, photo, files, creation?.token);
     // A withdrawal that ran while this upload was under way took the pet's photos with it: this one follows.
     if ((await this.pets.findById(petId)) === undefined) {
-      await this.photos.delete(petId, published.id);
+      await this.photos.delete(petId, published.id, photoRemoved(timestamp(this.clock.now())));
       return fail(noPet(rawPetId));
     }
     return ok(toPhoto(published));
@@ -186,7 +187,7 @@ export class PhotoLibrary {
     if (!photoId.ok) return photoId;
     const pet = await this.findPet(rawPetId, petId.value);
     if (!pet.ok) return pet;
-    if (photoId.value === null || !(await this.photos.delete(pet.value, photoId.value))) return fail(noPhoto(rawPhotoId));
+    if (photoId.value === null || !(await this.photos.delete(pet.value, photoId.value, photoRemoved(timestamp(this.clock.now()))))) return fail(noPhoto(rawPhotoId));
     return ok(undefined);
   }
 
@@ -196,7 +197,7 @@ export class PhotoLibrary {
    * next `sweep` finishes it. Answers how many published photos went.
    */
   removeAllOf(petId: number): Promise<number> {
-    return this.photos.deleteAllOf(petId);
+    return this.photos.deleteAllOf(petId, photoRemoved(timestamp(this.clock.now())));
   }
 
   /**
@@ -209,7 +210,7 @@ export class PhotoLibrary {
     const swept = await this.photos.sweep(this.clock.now());
     let orphans = 0;
     for (const petId of await this.photos.pets()) {
-      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId);
+      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId, photoRemoved(timestamp(this.clock.now())));
     }
     return { ...swept, orphans };
   }
@@ -227,7 +228,8 @@ export class PhotoLibrary {
   ): Promise<StoredPhoto> {
     try {
       for (const { file, bytes } of files) await this.photos.putFile(upload, file, bytes);
-      const published = await (token === undefined ? this.photos.publish(upload, photo) : this.photos.publish(upload, photo, token));
+      // The decisive write records `photo.added` (docs/rules.md §15); a publish answered with the token's earlier photo records nothing.
+      const published = await this.photos.publish(upload, photo, token, photoAdded(timestamp(this.clock.now())));
       if (published === false) {
         throw new StoreUnavailableError(`the upload of photo ${upload.photoId} was given up while it was being written; retry`);
       }
