@@ -66,6 +66,11 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     expect(store.calls.filter((c) => c.startsWith('append')), 'each appended once').to.have.length(3);
     expect(store.calls).to.include('pendingOf pet:1');
     expect(store.waiting).to.equal(0);
+    // A followed resource with nothing waiting: looked at, nothing to clear.
+    const alone = new EventStoreModel();
+    alone.record(placed(11, 2));
+    expect(await new EventRelay(alone, clock, 'me').run()).to.equal(1);
+    expect(alone.calls.filter((c) => c.includes('pet:2'))).to.deep.equal(['pendingOf pet:2']);
   });
 
   it('a sequence taken by another relay: reads the last sequence again and appends after it', async () => {
@@ -259,15 +264,55 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     await loop.stop();
   });
 
-  it('a timer that fires after stop, or during a run, starts nothing', async () => {
+  it('a timer that fires after stop starts nothing; a loop stopped during a run sets no timer after it; stop before start is harmless', async () => {
     const { loop, runs, timers } = loopWith([0]);
     loop.start();
     await flush();
+    expect(runs(), 'one run: nothing woke it again').to.equal(1);
     const [timer] = timers.live;
     await loop.stop();
     timer!.fire();
     await flush();
     expect(runs()).to.equal(1);
+
+    const during = loopWith([-1, 0]);
+    during.loop.start();
+    await flush();
+    const stopping = during.loop.stop();
+    during.release();
+    await stopping;
+    await flush();
+    expect(during.timers.live).to.deep.equal([]);
+    expect(during.runs()).to.equal(1);
+
+    await loopWith([]).loop.stop();
+  });
+
+  it('started twice, it listens once: one write, one run', async () => {
+    const { store, loop, runs } = loopWith([0, 0, 0, 0]);
+    loop.start();
+    await flush();
+    loop.start();
+    await flush();
+    expect(runs()).to.equal(1);
+    store.record(petEvent(1));
+    await flush();
+    expect(runs()).to.equal(2);
+    await loop.stop();
+  });
+
+  it('without onError, a failed run is dropped and the loop goes on', async () => {
+    const store = new EventStoreModel();
+    const timers = new ManualTimers();
+    let runs = 0;
+    const relay = { run: async () => (runs++ === 0 ? Promise.reject(new StoreUnavailableError('down')) : 0) } as unknown as Relay;
+    const loop = new RelayLoop(relay, store, timers);
+    loop.start();
+    await flush();
+    timers.fireLast();
+    await flush();
+    expect(runs).to.equal(2);
+    await loop.stop();
   });
 });
 
@@ -302,6 +347,14 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     const typed = await feed.read({ after: 0, types: ['pet.withdrawn'], limit: 10, waitMs: 0 });
     expect(typed.ok && typed.value.events.map((e) => e.sequence)).to.deep.equal([2, 4]);
     expect(await feed.read({ after: 5, limit: 10, waitMs: 0 })).to.deep.equal({ ok: true, value: { events: [], next: 5 } });
+    const store = feedOf(3);
+    const asked: object[] = [];
+    const after = store.after;
+    store.after = (sequence, query) => (asked.push(query), after(sequence, query));
+    await new EventFeed(store, new ManualClock(T0)).read({ after: 0, limit: 3, waitMs: 0 });
+    await new EventFeed(store, new ManualClock(T0)).read({ after: 0, types: ['pet.withdrawn'], limit: 3, waitMs: 0 });
+    expect(asked, 'the store is asked for types only when some are').to.deep.equal([{ limit: 3 }, { types: ['pet.withdrawn'], limit: 3 }]);
+    expect(Object.keys(asked[0]!)).to.deep.equal(['limit']);
   });
 
   it('gone when the event after `after` was purged, with the first kept sequence; also when the purge came between the read and the check', async () => {
@@ -373,6 +426,17 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     expect(seen).to.deep.equal([2, 3, 4, 5, 6]);
     expect(store.calls.filter((c) => c.startsWith('waitBeyond'))[0]).to.equal('waitBeyond 5 30000');
 
+    const asked: object[] = [];
+    const quiet = feedOf(2);
+    const after = quiet.after;
+    quiet.after = (sequence, query) => (asked.push(query), after(sequence, query));
+    const all: number[] = [];
+    for await (const event of new EventFeed(quiet, new ManualClock(T0)).follow(0, { until: Promise.resolve() })) all.push(event.sequence);
+    expect(all, 'told to stop before it began: what is there, then the end').to.deep.equal([1, 2]);
+    expect(asked[0], 'a hundred at a time, every type').to.deep.equal({ limit: 100 });
+    for await (const _ of new EventFeed(quiet, new ManualClock(T0)).follow(2, { types: ['pet.withdrawn'], until: Promise.reject(new Error('gone away')) })) expect.fail('nothing after 2');
+    expect(asked[asked.length - 1]).to.deep.equal({ types: ['pet.withdrawn'], limit: 100 });
+
     const purged = feedOf(5);
     await purged.purge(3);
     const behind = await (async () => {
@@ -403,6 +467,12 @@ describe('EventRetention: the start of the feed goes, never its middle, never th
     expect(store.feed.map((e) => e.sequence)).to.deep.equal([5]);
     expect(await new EventRetention(store, new ManualClock(T0 + 100 * DAY), 7).purge()).to.equal(0);
     expect(await new EventRetention(new EventStoreModel(), new ManualClock(T0)).purge(), 'an empty feed').to.equal(0);
+    const one = feedAt(0, 40, 41);
+    const reads: number[] = [];
+    const after = one.after;
+    one.after = (sequence, query) => (reads.push(sequence), after(sequence, query));
+    expect(await new EventRetention(one, new ManualClock(T0 + 40 * DAY)).purge(), 'exactly the first').to.equal(1);
+    expect(reads, 'one page read: a young event ends the look').to.deep.equal([0]);
   });
 
   it('reads a page of 100 at a time, at most 50 pages a call', async () => {

@@ -100,11 +100,12 @@ export class EventStoreModel implements EventStore {
         resolve(this.lastSeq);
       }, timeoutMs);
       this.waiters.add(done);
-      void until?.then(() => {
+      const end = (): void => {
         this.waiters.delete(done);
         clearTimeout(timer);
         resolve(this.lastSeq);
-      });
+      };
+      until?.then(end, end);
     });
   };
 
