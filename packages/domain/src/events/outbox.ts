@@ -23,8 +23,12 @@ export const RELAY_MAX_ROUNDS = 16;
  */
 export const RELAY_MAX_TAKEN = 32;
 
-/** How deep `follows` may lead (an order's event waits for its pet's, a pet's for its category's): deeper is a broken store. */
-export const RELAY_MAX_DEPTH = 3;
+/**
+ * How deep `follows` may lead. A photo's event waits for its pet's, a pet's release for its order's,
+ * an order's placement for its pet's reservation (whose earlier entries are moved by then), a pet's
+ * creation for its category's: three at most. Deeper is a broken store (or a circle).
+ */
+export const RELAY_MAX_DEPTH = 8;
 
 /**
  * The waits of an idle relay before it looks again (changes of other processes sharing the store

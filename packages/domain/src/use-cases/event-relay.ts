@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.port.js';
 import type { EventStore } from '../ports/event-store.port.js';
 import { StoreUnavailableError } from '../errors.js';
-import { toEvent, type Event, type EventSource, type OutboxEntry } from '../events/event.js';
+import { toEvent, type Event, type EventSource, type OutboxEntry, type Precedent } from '../events/event.js';
 import { bySource, RELAY_BATCH, RELAY_LEASE_MS, RELAY_MAX_DEPTH, RELAY_MAX_ROUNDS, RELAY_MAX_TAKEN, relayDelay } from '../events/outbox.js';
 
 export interface RelayOptions {
@@ -17,7 +17,7 @@ export interface RelayOptions {
  * The relay (docs/rules.md §15, docs/design.md "Events"): moves the events waiting in the outboxes
  * into the feed, each at the next sequence. Under its lease, per round: read a batch of waiting
  * entries; for each resource, in its outbox's order, first move what the entry `follows` (the
- * waiting entries of those resources), then `append` the entry at the last sequence + 1 (`taken`:
+ * waiting entries of those resources, up to the one marked `through`), then `append` the entry at the last sequence + 1 (`taken`:
  * another relay numbered one first, read the last sequence again and retry; `duplicate`: an earlier
  * run moved it and stopped before clearing it, nothing to do); then `clear` the resource's moved
  * entries. A fault between any two of these steps leaves entries that the next run moves again, and
@@ -81,11 +81,16 @@ export class EventRelay {
     return appended;
   }
 
-  /** Moves whatever waits in `source`'s outbox now: what an entry follows is in the feed before it. */
-  private async drain(source: EventSource, moved: Set<string>, depth: number): Promise<number> {
-    if (depth > RELAY_MAX_DEPTH) throw new Error(`the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${source.kind} ${source.id}): a store that records events out of its rules`);
-    const entries = await this.store.pendingOf(source);
-    return entries.length === 0 ? 0 : this.move(source, entries, moved, depth);
+  /**
+   * Moves what waits in the outbox of the resource an entry follows, up to the entry marked
+   * `through` (all of it without one; none when that entry no longer waits: it is in the feed).
+   */
+  private async drain(earlier: Precedent, moved: Set<string>, depth: number): Promise<number> {
+    if (depth > RELAY_MAX_DEPTH) throw new Error(`the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${earlier.kind} ${earlier.id}): a store that records events out of its rules`);
+    const source: EventSource = { kind: earlier.kind, id: earlier.id };
+    const waiting = await this.store.pendingOf(source);
+    const end = earlier.through === undefined ? waiting.length : waiting.findIndex((entry) => entry.mark === earlier.through) + 1;
+    return end === 0 ? 0 : this.move(source, waiting.slice(0, end), moved, depth);
   }
 
   /** Appends `entry` at the next sequence: true when appended, false when the feed has it already. */
