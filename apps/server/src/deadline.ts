@@ -1,5 +1,5 @@
 import type { Answer, AroundCall, PhotoStore, StorePorts } from '@petstore/domain';
-import { isPromise, StoreUnavailableError, wrapPort } from '@petstore/domain';
+import { isPromise, StoreUnavailableError, withEventPassthrough, wrapPort } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
 /**
@@ -81,6 +81,8 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     quotas: wrapPort('QuotaStore', ports.quotas, around),
     keys: wrapPort('ApiKeyStore', ports.keys, around),
     idempotency: wrapPort('IdempotencyStore', ports.idempotency, around),
+    // A long poll waits up to 30 s (docs/rules.md §15): the event store's waits are not bounded.
+    ...(ports.events === undefined ? {} : { events: withEventPassthrough(wrapPort('EventStore', ports.events, around), ports.events) }),
   };
 };
 

@@ -55,6 +55,8 @@ export { sha256Hex, sha256HexOfBytes, constantTimeEqual } from './auth/sha256.js
 export {
   apiKeyRecord,
   publicKeyId,
+  toApiKey,
+  type ApiKey,
   settingsKeyPosition,
   API_KEY_POSITION_BASE,
   type ApiKeyRecord,
@@ -78,7 +80,46 @@ export type { Random } from './ports/random.port.js';
 export { isPromise, type Answer } from './ports/answer.js';
 export type { IdempotencyStore } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
-export { PORT_METHODS, PORT_NAMES, wrapPort, type NamedPorts, type PortName, type MethodKind, type PortMethods, type PortCall, type AroundCall } from './ports/port-calls.js';
+export { PORT_METHODS, PORT_NAMES, wrapPort, type NamedPorts, type PortName, type MethodKind, type PortMethods, type PortCall, type AroundCall, withEventPassthrough } from './ports/port-calls.js';
+export type { EventStore, EventQuery, AppendOutcome, RelayLease } from './ports/event-store.port.js';
+
+export {
+  EVENT_TYPES,
+  EVENT_ID,
+  isEventType,
+  eventSource,
+  sourceKey,
+  toEvent,
+  type Event,
+  type EventType,
+  type EventPayloads,
+  type EventSource,
+  type Precedent,
+  type NewEvent,
+  type OutboxEntry,
+  type Recorder,
+  type ResourceKind,
+  type PetRef,
+  type PhotoRef,
+} from './events/event.js';
+export {
+  petCreated,
+  petUpdated,
+  petReserved,
+  petReleased,
+  petWithdrawn,
+  categoryCreated,
+  orderReached,
+  photoAdded,
+  photoRemoved,
+  photoWithdrawn,
+  keyChanged,
+} from './events/recorders.js';
+export { RELAY_LEASE_MS, RELAY_BATCH, RELAY_IDLE_DELAYS_MS, relayDelay, leaseAllows, bySource, type SourceEntries } from './events/outbox.js';
+export { EVENT_RETENTION_DAYS, parseRetentionDays, retentionCutoff, expiredPrefix, isBehindRetention, behindRetentionMessage } from './events/retention.js';
+export { readFeedQuery, FEED_WAIT_MAX_SECONDS, type FeedInput, type FeedQuery } from './events/feed-query.js';
+export { EventRelay, RelayLoop, type RelayOptions, type RelayLoopOptions, type Timers } from './use-cases/event-relay.js';
+export { EventFeed, EventRetention, type FeedPage, type FollowOptions } from './use-cases/event-feed.js';
 
 export {
   IDEMPOTENCY_TTL_MS,
@@ -106,7 +147,7 @@ export { Authenticator, type KeyHasher, type KeyLookup } from './use-cases/authe
 export { Admission, anonymousSubject, ownStatusSubject, type OwnStatus, type StatusLook } from './use-cases/admit.js';
 export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
 export { PetMaintenance } from './use-cases/pet-maintenance.js';
-export { KeyAdmin, type ApiKey, type CreatedApiKey } from './use-cases/key-admin.js';
+export { KeyAdmin, type CreatedApiKey } from './use-cases/key-admin.js';
 
 export {
   NewPetSchema,

@@ -10,8 +10,9 @@ import type {
   PortCall,
   PortName,
   QuotaStore,
+  EventStore,
 } from '../src/index.js';
-import { StoreUnavailableError, wrapPort } from '../src/index.js';
+import { StoreUnavailableError, withEventPassthrough, wrapPort } from '../src/index.js';
 
 // Timers are the one platform facility used here; declared locally so that test-support stays
 // free of any runtime's type package (every JavaScript runtime has these two globals).
@@ -134,6 +135,14 @@ export class FaultInjector {
 
   photoStore(inner: PhotoStore): PhotoStore {
     return this.port('PhotoStore', inner);
+  }
+
+  /**
+   * The event store (docs/rules.md §15): faults in the relay's steps and the feed's reads. `onRecorded`
+   * and `waitBeyond` are passed through untouched (a cue and a wait, not store calls).
+   */
+  eventStore(inner: EventStore): EventStore {
+    return withEventPassthrough(this.port('EventStore', inner), inner);
   }
 
   private modeFor(call: PortCall): FaultMode {

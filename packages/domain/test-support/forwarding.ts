@@ -1,4 +1,4 @@
-import type { ApiKeyStore, AroundCall, CategoryRepository, OrderRepository, PetRepository } from '../src/index.js';
+import type { ApiKeyStore, AroundCall, CategoryRepository, EventStore, OrderRepository, PetRepository } from '../src/index.js';
 import { wrapPort } from '../src/index.js';
 
 // Stores that forward every call to another: plain objects a test spreads and then overrides a
@@ -12,3 +12,4 @@ export const forwardingPets = (inner: PetRepository): PetRepository => wrapPort(
 export const forwardingOrders = (inner: OrderRepository): OrderRepository => wrapPort('OrderRepository', inner, forward);
 export const forwardingCategories = (inner: CategoryRepository): CategoryRepository => wrapPort('CategoryRepository', inner, forward);
 export const forwardingKeys = (inner: ApiKeyStore): ApiKeyStore => wrapPort('ApiKeyStore', inner, forward);
+export const forwardingEvents = (inner: EventStore): EventStore => wrapPort('EventStore', inner, forward);

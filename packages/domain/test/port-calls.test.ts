@@ -24,8 +24,8 @@ const callEvery = (port: object, ...args: unknown[]): unknown[] =>
   Object.entries(port).map(([, method]) => (method as (...a: unknown[]) => unknown)(...args));
 
 describe('port calls: one wrapper for every method of every store port', () => {
-  it('names the seven store ports, in a fixed order (the metrics label them so)', () => {
-    expect(PORT_NAMES).to.deep.equal(['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore', 'PhotoStore']);
+  it('names the eight store ports, in a fixed order (the metrics label them so)', () => {
+    expect(PORT_NAMES).to.deep.equal(['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore', 'PhotoStore', 'EventStore']);
   });
 
   it('lists every method of every store port (the types refuse one left out; this says which they are)', () => {
@@ -36,15 +36,16 @@ describe('port calls: one wrapper for every method of every store port', () => {
       OrderRepository: ['create', 'findByCreationToken', 'findById', 'list', 'updateState'],
       QuotaStore: ['consume', 'peek'],
       ApiKeyStore: ['findByHash', 'findById', 'insert', 'list', 'retainSettingsKeys', 'revoke', 'save', 'update'],
-      IdempotencyStore: ['claim', 'complete', 'release'],
+      IdempotencyStore: ['claim', 'complete', 'discard', 'release'],
       PhotoStore: ['abandon', 'delete', 'deleteAllOf', 'find', 'findByCreationToken', 'list', 'pets', 'publish', 'putFile', 'read', 'reserve', 'sweep'],
+      EventStore: ['after', 'append', 'clear', 'firstSequence', 'lastSequence', 'lease', 'onRecorded', 'pending', 'pendingOf', 'purge', 'waitBeyond'],
     });
   });
 
-  it('a method writes exactly when its name is not a query (find…, list, read, peek, pets, count…): what the fault injector counts as a write', () => {
+  it('a method writes exactly when its name is not a query (find…, list, read, peek, pets, count…, and the event store reads: pending…, after, first/lastSequence, onRecorded, waitBeyond): what the fault injector counts as a write', () => {
     for (const port of PORT_NAMES) {
       for (const [method, kind] of Object.entries(PORT_METHODS[port])) {
-        expect(kind, `${port}.${method}`).to.equal(/^(find|list|read|peek|pets|count)/.test(method) ? 'read' : 'write');
+        expect(kind, `${port}.${method}`).to.equal(/^(find|list|read|peek|pets|count|pending|after|firstSequence|lastSequence|onRecorded|waitBeyond)/.test(method) ? 'read' : 'write');
       }
     }
   });

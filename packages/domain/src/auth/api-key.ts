@@ -59,6 +59,29 @@ export const API_KEY_POSITION_BASE = 2 ** 48 + 1;
  */
 export const settingsKeyPosition = (keyHash: string): number => Number.parseInt(keyHash.slice(0, PUBLIC_ID_HEX), 16) + 1;
 
+/** A key as the admin API shows it (docs/rules.md §9), and as its events carry it (§15): never the key, never its hash. */
+export interface ApiKey {
+  readonly id: string;
+  readonly role: KeyRole;
+  readonly plan: PlanName;
+  readonly quota: Quota;
+  readonly label?: string;
+  readonly source: KeySource;
+  /** RFC 3339, UTC, milliseconds. */
+  readonly createdAt: string;
+}
+
+/** The public view of a stored key: its public id, never the hash. `startedAt` (epoch ms): shown as `createdAt` of a key without one (settings keys: the process's start). */
+export const toApiKey = (record: StoredApiKey, startedAt: number): ApiKey => ({
+  id: publicKeyId(record.keyHash),
+  role: record.role,
+  plan: record.plan,
+  quota: { perMinute: record.quota.perMinute, perDay: record.quota.perDay },
+  ...(record.label === undefined ? {} : { label: record.label }),
+  source: record.source,
+  createdAt: new Date(record.createdAt ?? startedAt).toISOString(),
+});
+
 /** The key holder behind a request: its public id and its role. */
 export interface Caller {
   readonly keyId: string;

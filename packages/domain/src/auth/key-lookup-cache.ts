@@ -1,3 +1,4 @@
+import type { Recorder } from '../events/event.js';
 import type { ApiKeyRecord, StoredApiKey } from './api-key.js';
 import type { ApiKeyStore, KeyChanges, NewApiKey } from '../ports/api-key-store.port.js';
 import { andThen, type Answer } from '../ports/answer.js';
@@ -66,16 +67,16 @@ export class ApiKeyLookupCache implements ApiKeyStore {
     return this.write(() => this.store.retainSettingsKeys(keyHashes));
   }
 
-  insert(key: NewApiKey): Promise<StoredApiKey | 'taken'> {
-    return this.write(() => this.store.insert(key));
+  insert(key: NewApiKey, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | 'taken'> {
+    return this.write(() => this.store.insert(key, record));
   }
 
-  update(keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined> {
-    return this.write(() => this.store.update(keyId, changes));
+  update(keyId: string, changes: KeyChanges, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | undefined> {
+    return this.write(() => this.store.update(keyId, changes, record));
   }
 
-  revoke(keyId: string): Promise<boolean> {
-    return this.write(() => this.store.revoke(keyId));
+  revoke(keyId: string, record?: Recorder<StoredApiKey>): Promise<boolean> {
+    return this.write(() => this.store.revoke(keyId, record));
   }
 
   /** Runs a write; whatever its outcome (it may have landed even if it failed), forgets every lookup. */

@@ -1,6 +1,7 @@
 import type { Answer } from './answer.js';
 import type { ApiKeyRecord, StoredApiKey } from '../auth/api-key.js';
 import type { PlanName, Quota } from '../quota/plans.js';
+import type { Recorder } from '../events/event.js';
 
 /** A key made through the admin API, before the store gives it its list position. */
 export interface NewApiKey extends ApiKeyRecord {
@@ -19,6 +20,12 @@ export interface KeyChanges {
  * found by hash (authentication) or by public id (`key_` + 12 hex, the admin API). A revoked key
  * is kept (so no list position is ever reused) but is found by nothing and listed nowhere.
  * Implementations throw `StoreUnavailableError` when the store cannot answer.
+ *
+ * Events (docs/rules.md §15, `EventStore`): `insert`, `update` and `revoke`, given a `record`, call it
+ * with the key as the write leaves it (for `revoke`: as it was when revoked) and append the events to
+ * the key's outbox in that same atomic write; an `update` that leaves the plan, the quota and the label
+ * as they were records nothing (of two identical changes at once, only the first changes the key); the
+ * keys of the settings (`save`, `retainSettingsKeys`) record none.
  */
 export interface ApiKeyStore {
   /** On every request: an in-process store (or a cache hit) answers with the key itself (`Answer`), a networked one with a promise. */
@@ -40,9 +47,9 @@ export interface ApiKeyStore {
    * given before (from `API_KEY_POSITION_BASE` on), atomically also under concurrent inserts from
    * several processes. `taken` when a key with the same hash or public id exists (revoked ones too).
    */
-  insert(key: NewApiKey): Promise<StoredApiKey | 'taken'>;
+  insert(key: NewApiKey, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | 'taken'>;
   /** Changes a key made through the API (not revoked); `undefined` when there is none with this id. */
-  update(keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined>;
+  update(keyId: string, changes: KeyChanges, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | undefined>;
   /** Revokes a key made through the API: from then on nothing finds it. False when there was none to revoke. */
-  revoke(keyId: string): Promise<boolean>;
+  revoke(keyId: string, record?: Recorder<StoredApiKey>): Promise<boolean>;
 }

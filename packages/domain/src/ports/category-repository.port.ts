@@ -1,5 +1,6 @@
 import type { Category, NewCategory } from '../category/category.js';
 import type { Result } from '../result.js';
+import type { Recorder } from '../events/event.js';
 
 /** Why a category was not created: another one already has the same name; its id. */
 export interface CategoryNameTaken {
@@ -26,8 +27,10 @@ export interface CategoryRepository {
    * With a creation `token` (docs/rules.md §10) the category carries it, written in the same single
    * write, and tokens are unique: when a category already carries this token, nothing is stored and
    * the answer is that category (checked before the name: it has the same name).
+   * With `record` (docs/rules.md §15), a create that stores the category calls it with the category
+   * and appends the events to its outbox in that same write; a create that stores nothing records nothing.
    */
-  create(category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>>;
+  create(category: NewCategory, token?: string, record?: Recorder<Category>): Promise<Result<Category, CategoryNameTaken>>;
   /** The category created with this creation token, or `undefined` when none was (docs/rules.md §10). */
   findByCreationToken(token: string): Promise<Category | undefined>;
   findById(id: number): Promise<Category | undefined>;

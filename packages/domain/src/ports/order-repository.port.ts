@@ -1,4 +1,5 @@
 import type { OrderDraft, OrderRecord, OrderState } from '../order/order.js';
+import type { Recorder } from '../events/event.js';
 
 export interface OrderListQuery {
   /** Only orders of this owner (a key's public id); every owner's when absent. */
@@ -32,8 +33,11 @@ export interface OrderRepository {
    * `next` and `updatedAt`, and answer `true`; otherwise change nothing and answer `false` (also
    * when no record has this id). Of N concurrent updates from the same `expected`, at most one
    * answers `true`.
+   * With `record` (docs/rules.md §15), a compare-and-set that answers `true` calls it with the record
+   * after it and appends the events to the record's outbox in that same write. (`create` records
+   * nothing: a `placing` record is invisible.)
    */
-  updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean>;
+  updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string, record?: Recorder<OrderRecord>): Promise<boolean>;
   /** Matching records with `id > afterId`, in ascending id order, at most `limit` of them. */
   list(query: OrderListQuery): Promise<readonly OrderRecord[]>;
 }

@@ -1,5 +1,6 @@
 import type { Answer } from './answer.js';
 import type { Pet, PetChanges, PetDraft, PetRecord, PetStatus } from '../pet/pet.js';
+import type { Recorder } from '../events/event.js';
 
 /** A pet's adoption state: its status and the open order that reserves it, if any. */
 export interface PetHold {
@@ -30,6 +31,10 @@ export interface PetListQuery {
  * matches it, and its id is never given again. Only its creation token stays bound to it
  * (docs/rules.md §10): `findByCreationToken` and a `create` with that token answer it as it was
  * when it was withdrawn (its last listed status), and store nothing.
+ *
+ * Events (docs/rules.md §15, `EventStore`): each write that changes the pet and is given a `record`
+ * calls it with the pet as the write leaves it (for `withdraw`: as it was when withdrawn) and appends
+ * what it answers to the pet's outbox in that same atomic write; a write that changes nothing records nothing.
  */
 export interface PetRepository {
   /**
@@ -40,7 +45,7 @@ export interface PetRepository {
    * pet (of N creates with one token, also concurrent, also across processes, exactly one pet is stored), also when that
    * pet was withdrawn since (then as it was when withdrawn).
    */
-  create(draft: PetDraft, token?: string): Promise<Pet>;
+  create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet>;
   /**
    * The pet created with this creation token, or `undefined` when none was (docs/rules.md §10). A pet withdrawn since is
    * still found, as it was when withdrawn: its status is the last listed one, never a status of its own for withdrawn pets.
@@ -59,8 +64,10 @@ export interface PetRepository {
    * nothing and answer `false` (also when no pet has this id, or it was withdrawn). Of N concurrent
    * swaps from the same `expected`, at most one answers `true`. A swap that answers `true` moves the
    * revision. Lists, counts and `findById` see the new status at once.
+   * `record` gets the pet after the swap, with the name and category it has at that moment (an adapter
+   * that builds the outbox entry before its update makes that update conditional on what it read).
    */
-  swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean>;
+  swapHold(id: number, expected: PetHold, next: PetHold, record?: Recorder<Pet>): Promise<boolean>;
   /**
    * The conditional update of a `PATCH` (docs/rules.md §12), atomic on one pet: when the pet exists,
    * is not withdrawn, its revision is `revision` and — when `changes` has a `status` — it holds no
@@ -68,13 +75,13 @@ export interface PetRepository {
    * move the revision, and answer the pet after it; otherwise change nothing and answer `undefined`.
    * `changes` holds at least one field, each different from the stored one.
    */
-  update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined>;
+  update(id: number, revision: number, changes: PetChanges, at: string, record?: Recorder<Pet>): Promise<PetRecord | undefined>;
   /**
    * The withdrawal (docs/rules.md §12), atomic on one pet: when the pet exists, is not withdrawn, holds
    * no order and its revision is `revision`, withdraw it and answer `true`; otherwise change nothing and
    * answer `false`. From then on it is gone (see above), but for its creation token; the order records that name it stay.
    */
-  withdraw(id: number, revision: number): Promise<boolean>;
+  withdraw(id: number, revision: number, record?: Recorder<Pet>): Promise<boolean>;
   /** How many pets have each status (the inventory), withdrawn pets left out: O(1) on the memory store, index-served counts on MongoDB. */
   countByStatus(): Promise<Readonly<Record<PetStatus, number>>>;
 }

@@ -1,5 +1,6 @@
 import type { Answer } from './answer.js';
 import type { PhotoFile, StoredPhoto } from '../photo/photo.js';
+import type { Recorder } from '../events/event.js';
 
 /** A place among a pet's photos, taken for an upload under way, with the photo id it will have. */
 export interface PhotoUpload {
@@ -30,6 +31,11 @@ export type PublishOutcome = boolean | { readonly earlier: StoredPhoto };
  * once all of them are complete. Until then nothing lists, finds or reads it; an upload cut short
  * is given up with `abandon`, or, when that cannot run (a process killed, the store down), by the
  * next `sweep` (at start). Implementations throw `StoreUnavailableError` when the store cannot answer.
+ *
+ * Events (docs/rules.md §15, `EventStore`): `publish`, `delete` and `deleteAllOf`, given a `record`,
+ * call it with each photo they publish or remove (a published one: uploads given up record nothing)
+ * and append the events to that photo's outbox in the same atomic write. A removed photo's record (or
+ * a trace of it) stays until its outbox is empty, so that removing it never loses its events.
  */
 export interface PhotoStore {
   /**
@@ -52,7 +58,7 @@ export interface PhotoStore {
    * given up (its bytes removed, its place freed) and the answer is `{ earlier }`, that photo (of N
    * uploads with one token, also concurrent, also across processes, exactly one is published).
    */
-  publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome>;
+  publish(upload: PhotoUpload, photo: StoredPhoto, token?: string, record?: Recorder<StoredPhoto>): Promise<PublishOutcome>;
   /**
    * The photo published with this creation token, also when it was removed since (`delete`, `deleteAllOf`): then as it
    * was published (the token stays bound to it, docs/rules.md §10, and a `publish` with it answers it as `{ earlier }`);
@@ -68,9 +74,9 @@ export interface PhotoStore {
   /** The bytes of one file of a published photo (by its width); `undefined` when there is none. */
   read(photoId: number, width: number): Answer<PhotoBytes | undefined>;
   /** Removes a published photo of this pet (record, bytes, place; its creation token stays bound to it); `false` when there was none. */
-  delete(petId: number, photoId: number): Promise<boolean>;
+  delete(petId: number, photoId: number, record?: Recorder<StoredPhoto>): Promise<boolean>;
   /** Removes every photo of the pet, uploads under way included (their `publish` then answers `false`); how many published ones went. */
-  deleteAllOf(petId: number): Promise<number>;
+  deleteAllOf(petId: number, record?: Recorder<StoredPhoto>): Promise<number>;
   /** Every pet that has a published photo, ascending. */
   pets(): Promise<readonly number[]>;
   /**

@@ -6,6 +6,7 @@ import type { OrderRepository } from './order-repository.port.js';
 import type { PetRepository } from './pet-repository.port.js';
 import type { PhotoStore } from './photo-store.port.js';
 import type { QuotaStore } from './quota-store.port.js';
+import type { EventStore } from './event-store.port.js';
 
 /** The store ports, by the name their calls are known under (`PetRepository.create`: in metrics, logs and errors). */
 export interface NamedPorts {
@@ -16,6 +17,7 @@ export interface NamedPorts {
   readonly ApiKeyStore: ApiKeyStore;
   readonly IdempotencyStore: IdempotencyStore;
   readonly PhotoStore: PhotoStore;
+  readonly EventStore: EventStore;
 }
 
 export type PortName = keyof NamedPorts;
@@ -67,7 +69,32 @@ export const PORT_METHODS: { readonly [N in PortName]: PortMethods<NamedPorts[N]
     pets: 'read',
     sweep: 'write',
   },
+  // `onRecorded` and `waitBeyond` are a cue and a wait, not store calls: wrappers that bound or fail
+  // calls (the deadline, the fault injector) pass them through untouched (`EVENT_STORE_PASSTHROUGH`).
+  EventStore: {
+    lease: 'write',
+    pending: 'read',
+    pendingOf: 'read',
+    lastSequence: 'read',
+    append: 'write',
+    clear: 'write',
+    onRecorded: 'read',
+    after: 'read',
+    firstSequence: 'read',
+    purge: 'write',
+    waitBeyond: 'read',
+  },
 };
+
+/** The event store's methods that are no store call (a listener, a wait): passed through, never bounded or failed. */
+export const EVENT_STORE_PASSTHROUGH = ['onRecorded', 'waitBeyond'] as const;
+
+/** `wrapped` with the event store's pass-through methods (`EVENT_STORE_PASSTHROUGH`) calling `inner` directly. */
+export const withEventPassthrough = (wrapped: EventStore, inner: EventStore): EventStore => ({
+  ...wrapped,
+  onRecorded: (listener) => inner.onRecorded(listener),
+  waitBeyond: (sequence, timeoutMs, until) => inner.waitBeyond(sequence, timeoutMs, until),
+});
 
 /** The names of the store ports, in the order of `PORT_METHODS`. */
 export const PORT_NAMES = Object.keys(PORT_METHODS) as readonly PortName[];

@@ -4,6 +4,7 @@ import type { IdempotencyStore } from './idempotency-store.port.js';
 import type { OrderRepository } from './order-repository.port.js';
 import type { PetRepository } from './pet-repository.port.js';
 import type { QuotaStore } from './quota-store.port.js';
+import type { EventStore } from './event-store.port.js';
 
 /** Every store port the service needs, as one store adapter (memory, MongoDB, your own) supplies them. */
 export interface StorePorts {
@@ -13,4 +14,9 @@ export interface StorePorts {
   readonly quotas: QuotaStore;
   readonly keys: ApiKeyStore;
   readonly idempotency: IdempotencyStore;
+  /**
+   * The events' outboxes and feed (docs/rules.md §15), filled by the repositories above. Absent: a
+   * store whose adapters record no events (MongoDB, until its event store is written).
+   */
+  readonly events?: EventStore;
 }

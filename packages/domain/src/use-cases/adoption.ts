@@ -13,6 +13,7 @@ import { MAX_ROUNDS, OrderRepair, type SettledRecord } from './order-repair.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import type { IdempotentCreation } from '../idempotency/idempotency.js';
+import { orderReached, petReleased, petReserved, petUpdated } from '../events/recorders.js';
 
 /** What `listOrders` takes: every field optional, each checked here whatever its type. */
 export interface ListOrdersInput extends PageInput {
@@ -46,7 +47,7 @@ export class Adoption {
      */
     private readonly onTransition: (action: OrderAction) => void = () => {},
   ) {
-    this.repair = new OrderRepair(pets, orders);
+    this.repair = new OrderRepair(pets, orders, clock);
   }
 
   /**
@@ -166,17 +167,19 @@ export class Adoption {
       }
       const now = timestamp(this.clock.now());
       const done = { ...record, state: transition.to, updatedAt: now };
+      // The decision records the order's event (docs/rules.md §15): from it, the move is only ever finished.
+      const reached = orderReached(transition.to, now);
       if (transition.via === undefined) {
-        if (!(await this.orders.updateState(record.id, record.state, transition.to, now))) continue;
+        if (!(await this.orders.updateState(record.id, record.state, transition.to, now, reached))) continue;
         this.onTransition(action);
         return ok(toOrder(done, done.state));
       }
       // The decision: of a racing cancel and deliver, one compare-and-set wins here. Then the pet follows, then the record settles.
-      if (!(await this.orders.updateState(record.id, record.state, transition.via, now))) continue;
+      if (!(await this.orders.updateState(record.id, record.state, transition.via, now, reached))) continue;
       // Heard at the decision: from here the move is only ever finished (by this request or, after a fault, by the
       // repair of the next one), so it is told once, whichever request ends up finishing it.
       this.onTransition(action);
-      await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null });
+      await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null }, petReleased(now, record.id, transition.to));
       await this.orders.updateState(record.id, transition.via, transition.to, now);
       return ok(toOrder(done, done.state));
     }
@@ -215,7 +218,7 @@ export class Adoption {
     const { petId } = record;
     const now = timestamp(this.clock.now());
     // The linearization point: of N placements for this pet, exactly one swap wins.
-    if (!(await this.pets.swapHold(petId, FREE, heldBy(record.id)))) {
+    if (!(await this.pets.swapHold(petId, FREE, heldBy(record.id), petReserved(now, record.id)))) {
       if (mayAbandon) {
         // Lost: the record is left invisible either way; marking it abandoned spares later lists a look at the pet.
         await this.orders.updateState(record.id, PLACEMENT.via, OrderState.abandoned, now).catch((error: unknown) => {
@@ -228,7 +231,10 @@ export class Adoption {
       if (current === undefined) return fail(noPet(petId));
       return fail(this.petNotAvailable(petId, current.status));
     }
-    if (await this.orders.updateState(record.id, PLACEMENT.via, PLACEMENT.to, now)) return ok(toOrder({ ...record, updatedAt: now }, PLACEMENT.to));
+    // The order is placed as clients see it from here: its `order.placed` is recorded by this write (or by a reader's settling write).
+    if (await this.orders.updateState(record.id, PLACEMENT.via, PLACEMENT.to, now, orderReached(PLACEMENT.to, now))) {
+      return ok(toOrder({ ...record, updatedAt: now }, PLACEMENT.to));
+    }
     // Another request saw the pet held and finished the placement first; answer the order as it is now.
     const current = await this.orders.findById(record.id);
     if (current === undefined) throw new StoreUnavailableError(`order ${record.id} vanished while it was being placed`);
@@ -245,7 +251,7 @@ export class Adoption {
   private async answerPlacement(record: OrderRecord): Promise<Result<Order, Conflict>> {
     const settled = await this.repair.settle(record);
     if (settled !== undefined) return ok(toOrder(settled, settled.state));
-    await this.pets.swapHold(record.petId, heldBy(record.id), FREE);
+    await this.pets.swapHold(record.petId, heldBy(record.id), FREE, petUpdated(timestamp(this.clock.now())));
     return fail({
       code: 'conflict',
       message: `the order placed with this Idempotency-Key did not get pet ${record.petId}: another order reserved it first; send a new Idempotency-Key to order it again`,

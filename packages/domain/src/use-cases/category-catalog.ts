@@ -6,6 +6,9 @@ import { parseCategoryId, validateNewCategory } from '../category/validate.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import type { IdempotentCreation } from '../idempotency/idempotency.js';
+import type { Clock } from '../ports/clock.port.js';
+import { timestamp } from '../order/order.js';
+import { categoryCreated } from '../events/recorders.js';
 
 /** The scope of the one list of categories (it has no filter). */
 const CATEGORIES_SCOPE = pageScope('categories');
@@ -15,7 +18,11 @@ const CATEGORIES_SCOPE = pageScope('categories');
  * Expected failures come back as values; only a store outage (`StoreUnavailableError`) is thrown.
  */
 export class CategoryCatalog {
-  constructor(private readonly categories: CategoryRepository) {}
+  constructor(
+    private readonly categories: CategoryRepository,
+    /** The time of `category.created` (docs/rules.md §15); without a clock, creates record no event (a catalogue over a store with no feed). */
+    private readonly clock?: Clock,
+  ) {}
 
   /**
    * Creates a category; a name already taken (same name by NFC and case) is a `conflict` naming the existing id.
@@ -24,7 +31,8 @@ export class CategoryCatalog {
   async createCategory(body: unknown, creation?: IdempotentCreation): Promise<Result<Category, ValidationFailed | Conflict>> {
     const draft = validateNewCategory(body);
     if (!draft.ok) return draft;
-    const created = await (creation === undefined ? this.categories.create(draft.value) : this.categories.create(draft.value, creation.token));
+    const record = this.clock === undefined ? undefined : categoryCreated(timestamp(this.clock.now()));
+    const created = await this.categories.create(draft.value, creation?.token, record);
     if (created.ok) return created;
     const { existingId } = created.error;
     return fail({

@@ -3,31 +3,28 @@ import type { Clock } from '../ports/clock.port.js';
 import type { Random } from '../ports/random.port.js';
 import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
-import type { PlanName, Quota } from '../quota/plans.js';
-import { publicKeyId, type Caller, type KeyRole, type KeySource, type StoredApiKey } from '../auth/api-key.js';
+import { toApiKey, type ApiKey, type Caller, type StoredApiKey } from '../auth/api-key.js';
 import { sha256Hex } from '../auth/sha256.js';
 import { generateApiKey } from '../auth/key-format.js';
 import { resolveGrant, validateKeyId, validateKeyPatch, validateKeyRequest } from '../auth/key-request.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import type { KeyHasher } from './authenticate.js';
+import { keyChanged } from '../events/recorders.js';
+import { timestamp } from '../order/order.js';
 
-/** A key as the admin API shows it (docs/rules.md §9): never the key, never its hash. */
-export interface ApiKey {
-  readonly id: string;
-  readonly role: KeyRole;
-  readonly plan: PlanName;
-  readonly quota: Quota;
-  readonly label?: string;
-  readonly source: KeySource;
-  /** RFC 3339, UTC, milliseconds. */
-  readonly createdAt: string;
-}
+export type { ApiKey };
 
 /** The answer to a creation: the only place the key itself ever appears. */
 export interface CreatedApiKey extends ApiKey {
   readonly key: string;
 }
+
+/** Whether `changes` leave `key` as it is: the same plan and quota, the same label. */
+const isNoKeyChange = (key: StoredApiKey, changes: KeyChanges): boolean =>
+  (changes.grant === undefined ||
+    (changes.grant.plan === key.plan && changes.grant.quota.perMinute === key.quota.perMinute && changes.grant.quota.perDay === key.quota.perDay)) &&
+  (changes.label === undefined || changes.label === key.label);
 
 /** Attempts at a fresh key before giving up (a clash of 48-bit public ids is already rare). */
 const CREATE_ATTEMPTS = 4;
@@ -68,14 +65,11 @@ export class KeyAdmin {
     const { plan, quota, label } = request.value;
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
       const key = generateApiKey(this.random);
-      const stored = await this.keys.insert({
-        keyHash: this.hashKey(key),
-        role: 'client',
-        plan,
-        quota,
-        createdAt: this.clock.now(),
-        ...(label === undefined ? {} : { label }),
-      });
+      const now = this.clock.now();
+      const stored = await this.keys.insert(
+        { keyHash: this.hashKey(key), role: 'client', plan, quota, createdAt: now, ...(label === undefined ? {} : { label }) },
+        keyChanged('key.created', timestamp(now), this.startedAt),
+      );
       if (stored === 'taken') continue;
       const { id, ...view } = this.view(stored);
       return ok({ id, key, ...view });
@@ -117,7 +111,9 @@ export class KeyAdmin {
       changes = { grant: grant.value };
     }
     if (patch.value.label !== undefined) changes = { ...changes, label: patch.value.label };
-    const updated = await this.keys.update(id.value, changes);
+    // A change to what the key already is changes nothing, and records no `key.updated` (docs/rules.md §15).
+    if (isNoKeyChange(current, changes)) return ok(this.view(current));
+    const updated = await this.keys.update(id.value, changes, this.recordAs('key.updated'));
     return updated === undefined ? fail(notFound(id.value)) : ok(this.view(updated));
   }
 
@@ -125,7 +121,7 @@ export class KeyAdmin {
     const found = await this.find(caller, keyId);
     if (!found.ok) return found;
     if (found.value.source === 'settings') return fail(settingsKey(keyId));
-    return (await this.keys.revoke(keyId)) ? ok(undefined) : fail(notFound(keyId));
+    return (await this.keys.revoke(keyId, this.recordAs('key.revoked'))) ? ok(undefined) : fail(notFound(keyId));
   }
 
   private async find(caller: Caller | undefined, keyId: string): Promise<Result<StoredApiKey, Forbidden | ValidationFailed | NotFound>> {
@@ -137,16 +133,12 @@ export class KeyAdmin {
     return found === undefined ? fail(notFound(id.value)) : ok(found);
   }
 
+  private recordAs(type: 'key.updated' | 'key.revoked') {
+    return keyChanged(type, timestamp(this.clock.now()), this.startedAt);
+  }
+
   /** The public view of a stored key: its public id, never the hash. */
   private view(record: StoredApiKey): ApiKey {
-    return {
-      id: publicKeyId(record.keyHash),
-      role: record.role,
-      plan: record.plan,
-      quota: { perMinute: record.quota.perMinute, perDay: record.quota.perDay },
-      ...(record.label === undefined ? {} : { label: record.label }),
-      source: record.source,
-      createdAt: new Date(record.createdAt ?? this.startedAt).toISOString(),
-    };
+    return toApiKey(record, this.startedAt);
   }
 }

@@ -1,7 +1,9 @@
 import type { PetHold, PetRepository } from '../ports/pet-repository.port.js';
 import type { OrderRepository } from '../ports/order-repository.port.js';
 import { StoreUnavailableError } from '../errors.js';
-import type { OrderRecord, OrderStatus } from '../order/order.js';
+import type { Clock } from '../ports/clock.port.js';
+import { OrderState, timestamp, type OrderRecord, type OrderStatus } from '../order/order.js';
+import { orderReached, petReleased } from '../events/recorders.js';
 import { isSettledStatus, repairStep } from '../order/transitions.js';
 
 /** A record whose state is one of the four statuses clients see. */
@@ -15,11 +17,16 @@ export const MAX_ROUNDS = 8;
  * that touches a pet or an order: what a fault left half done is finished by the next request that
  * meets it (docs/rules.md §8), whether that request is about the order (`Adoption`) or the pet
  * (`Adoption.place`, `PetMaintenance`).
+ *
+ * Its writes record their events (docs/rules.md §15): the pet's swap its `pet.updated`, and settling
+ * a placement `placing → placed` the `order.placed` (a placement is an order clients see only from
+ * then on; the events of a cancel or a delivery were recorded by its decision).
  */
 export class OrderRepair {
   constructor(
     private readonly pets: PetRepository,
     private readonly orders: OrderRepository,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -37,10 +44,12 @@ export class OrderRepair {
         const hold = await this.pets.findHold(current.petId);
         if (hold?.orderId !== current.id) return undefined;
       }
+      const at = timestamp(this.clock.now());
       if (step.pet !== undefined) {
-        await this.pets.swapHold(current.petId, { status: step.pet.from, orderId: current.id }, { status: step.pet.to, orderId: null });
+        await this.pets.swapHold(current.petId, { status: step.pet.from, orderId: current.id }, { status: step.pet.to, orderId: null }, petReleased(at, current.id, step.to));
       }
-      if (await this.orders.updateState(current.id, state, step.to, current.updatedAt)) return { ...current, state: step.to };
+      const record = state === OrderState.placing ? orderReached(step.to, at) : undefined;
+      if (await this.orders.updateState(current.id, state, step.to, current.updatedAt, record)) return { ...current, state: step.to };
       current = await this.orders.findById(current.id);
     }
     if (current === undefined) return undefined;

@@ -13,6 +13,8 @@ import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprecation/sunset.js';
 import type { IdempotentCreation } from '../idempotency/idempotency.js';
+import { timestamp } from '../order/order.js';
+import { petCreated } from '../events/recorders.js';
 
 /** What `listPets` takes: every field optional, each checked here whatever its type. */
 export interface ListPetsInput extends PageInput {
@@ -34,7 +36,10 @@ export class PetCatalog {
     private readonly getPetDeprecation: DeprecationPolicy = GET_PET_DEPRECATION,
   ) {}
 
-  /** With `creation` (a create under an `Idempotency-Key`, docs/rules.md §10), the pet carries its token: at most one pet per token. */
+  /**
+   * With `creation` (a create under an `Idempotency-Key`, docs/rules.md §10), the pet carries its token: at most one pet per token.
+   * The create records `pet.created` (docs/rules.md §15); one answered with an earlier pet records nothing.
+   */
   async createPet(body: unknown, creation?: IdempotentCreation): Promise<Result<Pet, ValidationFailed>> {
     const draft = validateNewPet(body);
     if (!draft.ok) return draft;
@@ -43,7 +48,7 @@ export class PetCatalog {
     if ((await this.categories.findById(categoryId)) === undefined) {
       return fail(validationFailed('categoryId', `categoryId ${categoryId} names no category`));
     }
-    return ok(await (creation === undefined ? this.pets.create(draft.value) : this.pets.create(draft.value, creation.token)));
+    return ok(await this.pets.create(draft.value, creation?.token, petCreated(timestamp(this.clock.now()))));
   }
 
   /**

@@ -12,6 +12,7 @@ import { entityTag, ifMatchAllows, parseIfMatch, type IfMatch } from '../conditi
 import { changesOf, isNoChange, patchConflict, withdrawalConflict } from '../pet/maintenance.js';
 import { timestamp } from '../order/order.js';
 import { MAX_ROUNDS, OrderRepair } from './order-repair.js';
+import { petUpdated, petWithdrawn } from '../events/recorders.js';
 
 type Refusal = ValidationFailed | NotFound | Forbidden | Conflict | PreconditionFailed;
 
@@ -48,7 +49,7 @@ export class PetMaintenance {
      */
     private readonly afterWithdrawal: (petId: number) => Promise<void> = async () => {},
   ) {
-    this.repair = new OrderRepair(pets, orders);
+    this.repair = new OrderRepair(pets, orders, clock);
   }
 
   /** The role check of both operations, before anything is read or looked up: a client key learns nothing about any pet id. */
@@ -82,7 +83,8 @@ export class PetMaintenance {
       if (isNoChange(changes)) return ok(pet.value);
       const conflict = patchConflict(pet.value, changes);
       if (conflict !== undefined) return fail(conflict);
-      const updated = await this.pets.update(petId.value, pet.value.revision, changes, timestamp(this.clock.now()));
+      const at = timestamp(this.clock.now());
+      const updated = await this.pets.update(petId.value, pet.value.revision, changes, at, petUpdated(at, changes.categoryId !== undefined));
       if (updated !== undefined) return ok(updated);
     }
     throw new StoreUnavailableError(`pet ${petId.value} kept changing under this request; retry`);
@@ -102,7 +104,7 @@ export class PetMaintenance {
       if (!pet.ok) return fail(pet.error ?? notFound(id));
       const conflict = withdrawalConflict(pet.value);
       if (conflict !== undefined) return fail(conflict);
-      if (await this.pets.withdraw(petId.value, pet.value.revision)) {
+      if (await this.pets.withdraw(petId.value, pet.value.revision, petWithdrawn(timestamp(this.clock.now())))) {
         await this.afterWithdrawal(petId.value);
         return ok(undefined);
       }

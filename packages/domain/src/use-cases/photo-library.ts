@@ -19,6 +19,7 @@ import {
   type PhotoFile,
   type StoredPhoto,
 } from '../photo/photo.js';
+import { photoAdded, photoRemoved, photoWithdrawn } from '../events/recorders.js';
 import { checkImageHeader, fileForWidth, parsePhotoWidth, photoContentTypeOf, PHOTO_TYPES_TEXT, widthsBelow } from '../photo/rules.js';
 
 /**
@@ -140,7 +141,7 @@ export class PhotoLibrary {
     // follows (docs/rules.md §12, §13), whether the withdrawal's removal gave the upload up before
     // its publish or comes after it. Either way the answer is the withdrawn pet's 404.
     if ((await this.pets.findById(petId)) === undefined) {
-      if (published !== undefined) await this.photos.delete(petId, published.id);
+      if (published !== undefined) await this.photos.delete(petId, published.id, photoWithdrawn(timestamp(this.clock.now())));
       return fail(noPet(rawPetId));
     }
     // Given up while the pet is still there: a sweep of a process that started meanwhile.
@@ -200,7 +201,7 @@ export class PhotoLibrary {
     if (!photoId.ok) return photoId;
     const pet = await this.findPet(rawPetId, petId.value);
     if (!pet.ok) return pet;
-    if (photoId.value === null || !(await this.photos.delete(pet.value, photoId.value))) return fail(noPhoto(rawPhotoId));
+    if (photoId.value === null || !(await this.photos.delete(pet.value, photoId.value, photoRemoved(timestamp(this.clock.now()))))) return fail(noPhoto(rawPhotoId));
     return ok(undefined);
   }
 
@@ -210,7 +211,7 @@ export class PhotoLibrary {
    * next `sweep` finishes it. Answers how many published photos went.
    */
   removeAllOf(petId: number): Promise<number> {
-    return this.photos.deleteAllOf(petId);
+    return this.photos.deleteAllOf(petId, photoWithdrawn(timestamp(this.clock.now())));
   }
 
   /**
@@ -223,7 +224,7 @@ export class PhotoLibrary {
     const swept = await this.photos.sweep(this.clock.now());
     let orphans = 0;
     for (const petId of await this.photos.pets()) {
-      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId);
+      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId, photoWithdrawn(timestamp(this.clock.now())));
     }
     return { ...swept, orphans };
   }
@@ -244,7 +245,8 @@ export class PhotoLibrary {
     let published: PublishOutcome;
     try {
       for (const { file, bytes } of files) await this.photos.putFile(upload, file, bytes);
-      published = await (token === undefined ? this.photos.publish(upload, photo) : this.photos.publish(upload, photo, token));
+      // The decisive write records `photo.added` (docs/rules.md §15); a publish answered with the token's earlier photo records nothing.
+      published = await this.photos.publish(upload, photo, token, photoAdded(timestamp(this.clock.now())));
     } catch (error) {
       await this.photos.abandon(upload).catch(() => undefined);
       throw error;

@@ -1,0 +1,42 @@
+import { fail, ok, type Result } from '../result.js';
+import { DAY_MS } from '../quota/windows.js';
+import { timestamp } from '../order/order.js';
+import type { Event } from './event.js';
+
+/**
+ * How long events are kept (docs/rules.md §15, guarantee 5): `PETSTORE_EVENT_RETENTION_DAYS`, and
+ * what a reader behind it is told. Older events leave the start of the feed, never its middle.
+ */
+export const EVENT_RETENTION_DAYS = { default: 30, min: 1, max: 365 } as const;
+
+const CANONICAL_DAYS = /^[1-9][0-9]{0,2}$/;
+
+/** Reads `PETSTORE_EVENT_RETENTION_DAYS`: unset → 30; else a whole number of days from 1 to 365, written plainly; else why not. */
+export const parseRetentionDays = (raw: string | undefined): Result<number, string> => {
+  if (raw === undefined) return ok(EVENT_RETENTION_DAYS.default);
+  const days = Number(raw);
+  if (!CANONICAL_DAYS.test(raw) || days > EVENT_RETENTION_DAYS.max) {
+    return fail(`PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max} (default ${EVENT_RETENTION_DAYS.default})`);
+  }
+  return ok(days);
+};
+
+/** The oldest `occurredAt` kept at `now`: events that occurred before it may go. */
+export const retentionCutoff = (now: number, days: number): string => timestamp(now - days * DAY_MS);
+
+/**
+ * How many events from the start of `events` (consecutive, from the first kept one) may go: those
+ * before the first that occurred at or after `cutoff`. An event that occurred later holds back the
+ * ones after it, however old: the feed loses its start, never its middle.
+ */
+export const expiredPrefix = (events: readonly Event[], cutoff: string): number => {
+  const young = events.findIndex((event) => event.occurredAt >= cutoff);
+  return young === -1 ? events.length : young;
+};
+
+/** Whether a reader asking for the events after `after` fell behind the retention: the event after it is no longer kept. */
+export const isBehindRetention = (after: number, firstKept: number): boolean => after < firstKept - 1;
+
+/** The message of the 410 `gone` for a reader behind the retention: the first sequence still kept, and how to go on. */
+export const behindRetentionMessage = (after: number, firstKept: number): string =>
+  `events after ${after} are no longer kept; the first kept event is ${firstKept}: read on from after=${firstKept - 1} (what came between is lost to this reader)`;

@@ -1,0 +1,204 @@
+import type { Clock } from '../ports/clock.port.js';
+import type { EventStore } from '../ports/event-store.port.js';
+import { StoreUnavailableError } from '../errors.js';
+import { toEvent, type Event, type EventSource, type OutboxEntry, type Precedent } from '../events/event.js';
+import { bySource, RELAY_BATCH, RELAY_LEASE_MS, RELAY_MAX_DEPTH, RELAY_MAX_ROUNDS, RELAY_MAX_TAKEN, relayDelay } from '../events/outbox.js';
+
+export interface RelayOptions {
+  /** Outbox entries read per round (default `RELAY_BATCH`). */
+  readonly batch?: number;
+  /** How long a lease taken or renewed lasts (default `RELAY_LEASE_MS`). */
+  readonly leaseMs?: number;
+  /** Told of every event this relay appended to the feed, once (not of a repeat it found there): for `petstore_events_total{type}`. */
+  readonly onAppended?: (event: Event) => void;
+}
+
+/**
+ * The relay (docs/rules.md §15, docs/design.md "Events"): moves the events waiting in the outboxes
+ * into the feed, each at the next sequence. Under its lease, per round: read a batch of waiting
+ * entries; for each resource, in its outbox's order, first move what the entry `follows` (the
+ * waiting entries of those resources, up to the one marked `through`), then `append` the entry at the last sequence + 1 (`taken`:
+ * another relay numbered one first, read the last sequence again and retry; `duplicate`: an earlier
+ * run moved it and stopped before clearing it, nothing to do); then `clear` the resource's moved
+ * entries. A fault between any two of these steps leaves entries that the next run moves again, and
+ * `append`'s refusals make the repeat a no-op: every event reaches the feed exactly once, numbered
+ * without a gap, each resource's in the order of its writes. The lease only keeps relays from
+ * contending; two at once still give that same feed.
+ */
+export class EventRelay {
+  private readonly batch: number;
+  private readonly leaseMs: number;
+  private last = 0;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly clock: Clock,
+    /** This relay's name in the lease (unique per process: several processes share one store). */
+    private readonly holder: string,
+    private readonly options: RelayOptions = {},
+  ) {
+    this.batch = options.batch ?? RELAY_BATCH;
+    this.leaseMs = options.leaseMs ?? RELAY_LEASE_MS;
+  }
+
+  /**
+   * One run: takes (or renews) the lease, then moves waiting entries until none wait (at most
+   * `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
+   * appended; 0 when another relay holds the lease. A store failure is thrown (what was moved stays moved).
+   */
+  async run(): Promise<number> {
+    if (!(await this.takeLease())) return 0;
+    this.last = await this.store.lastSequence();
+    let appended = 0;
+    for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
+      const waiting = await this.store.pending(this.batch);
+      if (waiting.length === 0) break;
+      const moved = new Set<string>();
+      for (const { source, entries } of bySource(waiting)) appended += await this.move(source, entries, moved, 0);
+      if (!(await this.takeLease())) break;
+    }
+    return appended;
+  }
+
+  private async takeLease(): Promise<boolean> {
+    const now = this.clock.now();
+    return this.store.lease(this.holder, now, now + this.leaseMs);
+  }
+
+  /** Moves `entries` (a prefix of `source`'s outbox, in order) into the feed, then clears them. `moved`: ids moved in this round. */
+  private async move(source: EventSource, entries: readonly OutboxEntry[], moved: Set<string>, depth: number): Promise<number> {
+    let appended = 0;
+    for (const entry of entries) {
+      if (moved.has(entry.id)) continue;
+      for (const earlier of entry.follows ?? []) appended += await this.drain(earlier, moved, depth + 1);
+      if (await this.append(entry)) appended++;
+      moved.add(entry.id);
+    }
+    await this.store.clear(
+      source,
+      entries.map((entry) => entry.id),
+    );
+    return appended;
+  }
+
+  /**
+   * Moves what waits in the outbox of the resource an entry follows, up to the entry marked
+   * `through` (all of it without one; none when that entry no longer waits: it is in the feed).
+   */
+  private async drain(earlier: Precedent, moved: Set<string>, depth: number): Promise<number> {
+    if (depth > RELAY_MAX_DEPTH) throw new Error(`the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${earlier.kind} ${earlier.id}): a store that records events out of its rules`);
+    const source: EventSource = { kind: earlier.kind, id: earlier.id };
+    const waiting = await this.store.pendingOf(source);
+    const end = earlier.through === undefined ? waiting.length : waiting.findIndex((entry) => entry.mark === earlier.through) + 1;
+    return end === 0 ? 0 : this.move(source, waiting.slice(0, end), moved, depth);
+  }
+
+  /** Appends `entry` at the next sequence: true when appended, false when the feed has it already. */
+  private async append(entry: OutboxEntry): Promise<boolean> {
+    for (let attempt = 0; attempt < RELAY_MAX_TAKEN; attempt++) {
+      const event = toEvent(entry, this.last + 1);
+      const outcome = await this.store.append(event);
+      if (outcome === 'duplicate') return false;
+      if (outcome === 'appended') {
+        this.last = event.sequence;
+        this.options.onAppended?.(event);
+        return true;
+      }
+      this.last = await this.store.lastSequence();
+    }
+    throw new StoreUnavailableError(`the feed's next sequence was taken ${RELAY_MAX_TAKEN} times in a row (other relays at work); retry`);
+  }
+}
+
+/** The timers a `RelayLoop` schedules its runs with (`globalThis` has them on every JavaScript runtime). */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface RelayLoopOptions {
+  /** Told of a run that failed (the loop goes on, after the idle wait). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Keeps a relay running in a process: a run at once whenever a write of this process recorded
+ * events (`EventStore.onRecorded`), again at once while runs move something, and, while idle, after
+ * the waits of `relayDelay` (from 25 ms up to 400 ms), to find what other processes recorded.
+ */
+export class RelayLoop {
+  private timer: unknown;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private idle = 0;
+  private stopped = true;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly relay: EventRelay,
+    private readonly store: EventStore,
+    private readonly timers: Timers,
+    private readonly options: RelayLoopOptions = {},
+  ) {}
+
+  /** Starts the loop (a run at once). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribe = this.store.onRecorded(() => this.wake());
+    this.wake();
+  }
+
+  /** A run as soon as possible (after the current one, if one is under way). */
+  wake(): void {
+    if (this.stopped) return;
+    this.idle = 0;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.cancelTimer();
+    // Never inside the caller's turn (a write recording its events): the run starts once it is done.
+    this.running = Promise.resolve().then(() => this.runOnce());
+  }
+
+  /** Stops the loop: no run starts from now on; answers once a run under way has ended. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.cancelTimer();
+    await this.running;
+  }
+
+  private async runOnce(): Promise<void> {
+    let moved = 0;
+    try {
+      moved = await this.relay.run();
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    this.running = undefined;
+    // Woken while it ran: what woke it may have come after the run looked.
+    const again = this.again;
+    this.again = false;
+    if (this.stopped) return;
+    this.idle = moved > 0 || again ? 0 : this.idle + 1;
+    const delay = relayDelay(this.idle);
+    if (delay === 0) this.running = Promise.resolve().then(() => this.runOnce());
+    else this.timer = this.timers.setTimeout(() => this.tick(), delay);
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    // (A timer is only set while no run is under way, and a run cancels it: it never fires during one.)
+    if (this.stopped) return;
+    this.running = this.runOnce();
+  }
+
+  private cancelTimer(): void {
+    if (this.timer === undefined) return;
+    this.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
