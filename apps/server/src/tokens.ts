@@ -7,6 +7,7 @@ import type {
   CategoryCatalog,
   CategoryRepository,
   Clock,
+  EventStore,
   IdempotencyStore,
   IdempotentRequests,
   ImageProcessor,
@@ -22,6 +23,7 @@ import type {
 } from '@petstore/domain';
 import type { HttpApp, HttpLogger, HttpMetrics } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
+import type { ServerEvents } from './events.js';
 
 /** What the composition root needs from a store besides its ports: readiness and shutdown. */
 export interface StoreLifecycle {
@@ -63,8 +65,12 @@ export const TOKENS = {
   IdempotentRequests: token<IdempotentRequests>('IdempotentRequests'),
   /** The photos' bytes and records (docs/rules.md §13): bound by the store module, beside the other store ports. */
   PhotoStore: token<PhotoStore>('PhotoStore'),
+  /** The events' outboxes and feed (docs/rules.md §15): bound by the store module, sharing the store of the repositories that record into it. */
+  EventStore: token<EventStore>('EventStore'),
   /** The image work (sharp), off the event loop's thread. */
   ImageProcessor: token<ImageProcessor>('ImageProcessor'),
   PhotoLibrary: token<PhotoLibrary>('PhotoLibrary'),
   HttpApp: token<HttpApp>('HttpApp'),
+  /** The feed, the relay and the retention of this process (docs/rules.md §15); nothing when no event store is bound. */
+  Events: token<ServerEvents>('Events'),
 } as const;
