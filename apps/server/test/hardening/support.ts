@@ -67,15 +67,16 @@ export interface HarnessOptions {
   readonly keyCacheMaxAgeMs?: number;
   /**
    * Record events (docs/rules.md §15): the memory stores share one outbox, and the server gets their
-   * event store (not under the fault injector: its relay's calls would take faults meant for a request).
+   * event store (not under the fault injector: its relay's calls would take faults meant for a request);
+   * or this event store, with its outbox, as it is (a feed that already holds events).
    */
-  readonly events?: boolean;
+  readonly events?: boolean | EventStoreInMemory;
 }
 
 /** Starts the real server (settings, container, HTTP) on 127.0.0.1, port 0, over fault-injected memory stores. */
 export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
   const faults = new FaultInjector(options.hangMs === undefined ? {} : { hangMs: options.hangMs });
-  const events = options.events === true ? new EventStoreInMemory(new MemoryOutbox()) : undefined;
+  const events = options.events === true ? new EventStoreInMemory(new MemoryOutbox()) : options.events === false ? undefined : options.events;
   const outbox = events?.outbox;
   const pets = new PetRepositoryInMemory(outbox);
   const categories = new CategoryRepositoryInMemory(outbox);
