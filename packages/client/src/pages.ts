@@ -2,10 +2,16 @@ import LinkHeader from 'http-link-header';
 import type { paths } from './generated/openapi.js';
 import type { PetstoreClient } from './client.js';
 
-/** Paths whose `GET` answers a plain JSON array, paged with `Link: rel="next"`, and takes no path parameter. */
-export type ListPath = {
-  [P in keyof paths]: paths[P] extends { get: { parameters: { path?: never }; responses: { 200: { content: { 'application/json': readonly unknown[] } } } } } ? P : never;
-}[keyof paths];
+/**
+ * Paths whose `GET` answers a plain JSON array, paged with `Link: rel="next"` until the last page,
+ * and takes no path parameter. (Not the feed of events: it has no last page; follow it with `events`.)
+ */
+export type ListPath = Exclude<
+  {
+    [P in keyof paths]: paths[P] extends { get: { parameters: { path?: never }; responses: { 200: { content: { 'application/json': readonly unknown[] } } } } } ? P : never;
+  }[keyof paths],
+  '/events'
+>;
 
 /** An item of the list at `P`. */
 export type ListItem<P extends ListPath> = paths[P]['get']['responses'][200]['content']['application/json'][number];
@@ -34,7 +40,8 @@ export class PetstoreError extends Error {
 
 type UntypedGet = (path: string, init: { params: { query?: Record<string, unknown> } }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
-const failure = (error: unknown, response: Response): PetstoreError => {
+/** The `PetstoreError` of an answer that is not a success. */
+export const failure = (error: unknown, response: Response): PetstoreError => {
   const body = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
   const code = typeof body.code === 'string' ? body.code : 'unknown';
   return new PetstoreError(response.status, code, typeof body.message === 'string' ? body.message : `HTTP ${response.status}`, response);

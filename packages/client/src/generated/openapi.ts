@@ -386,6 +386,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the feed of events
+         * @description Everything that happens to the store, as one numbered feed (`sequence` 1, 2, 3, … with no gap): animals created, updated and withdrawn, categories created, orders placed, approved, delivered and cancelled, photos added and removed, keys issued, changed and revoked (never a key itself). The events after `after`, oldest first, at most `limit`, of the `types` asked. With `wait` (up to 30 s) the answer waits for the first matching event and comes as soon as one arrives, else `[]` once the wait is over: a long poll. Every page carries `Link: rel="next"`; a reader saves the last `sequence` it handled and goes on from there. Events are kept `PETSTORE_EVENT_RETENTION_DAYS` days (default 30): a reader behind that gets 410 `gone` with the first sequence kept, never a silent jump. Needs an admin key; a client key gets 403. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -771,6 +791,275 @@ export interface components {
             createdAt: string;
         };
         Photos: components["schemas"]["Photo"][];
+        /** @description Something that happened to the store, numbered in the feed. Every change has exactly one event, also one whose request was answered 5xx after its write landed; each resource's events come in the order of its changes. */
+        Event: {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "pet.created";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Pet"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "pet.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Pet"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "pet.withdrawn";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            /** @description The withdrawn animal. */
+            data: {
+                /**
+                 * Format: int64
+                 * @description Identifier of the withdrawn animal.
+                 */
+                id: number;
+            };
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "category.created";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Category"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "order.placed";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Order"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "order.approved";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Order"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "order.delivered";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Order"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Order"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "photo.added";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["Photo"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "photo.removed";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            /** @description The removed photo. */
+            data: {
+                /**
+                 * Format: int64
+                 * @description Identifier of the removed photo.
+                 */
+                id: number;
+                /**
+                 * Format: int64
+                 * @description The animal the photo showed.
+                 */
+                petId: number;
+            };
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "key.created";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["ApiKey"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "key.updated";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["ApiKey"];
+        } | {
+            /** @description Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read. */
+            id: string;
+            /**
+             * Format: int64
+             * @description The event's place in the feed: 1, 2, 3, … with no gap.
+             */
+            sequence: number;
+            /**
+             * @description What happened.
+             * @constant
+             */
+            type: "key.revoked";
+            /**
+             * Format: date-time
+             * @description When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.
+             */
+            occurredAt: string;
+            data: components["schemas"]["ApiKey"];
+        };
+        Events: components["schemas"]["Event"][];
     };
     responses: {
         /** @description The headers (10 s) or the body (30 s after them; a photo upload's 120 s, with no pause of 10 s) did not arrive in time; the connection closes. Codes: `request_timeout`. */
@@ -1114,6 +1403,8 @@ export interface components {
         "X-Content-Type-Options": string;
         /** @description Path of the added photo, `/v1/pets/{petId}/photos/{photoId}`. */
         "Location-Photo": string;
+        /** @description `</v1/events?after=N&…>; rel="next"` on every page, empty or not: N is the last `sequence` of the page, or its `after` when it is empty; the page's `types`, `limit` and `wait` go on. Following it forever reads every event once. */
+        "Link-Feed": string;
     };
     pathItems: never;
 }
@@ -4190,6 +4481,115 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Events after this `sequence`: 0 (the default) for the start of the feed, or the last `sequence` read. A decimal integer without sign, leading zeros or fraction. Below the first event kept → 410 `gone`.
+                 * @example 41
+                 */
+                after?: number;
+                /**
+                 * @description Only events of these types, comma-separated (every type when absent): pet.created, pet.updated, pet.withdrawn, category.created, order.placed, order.approved, order.delivered, order.cancelled, photo.added, photo.removed, key.created, key.updated, key.revoked.
+                 * @example order.placed,order.delivered
+                 */
+                types?: string;
+                /**
+                 * @description At most this many events.
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description A long poll: when no event after `after` matches yet, wait up to this many seconds (0–30) and answer as soon as one arrives, else `[]`.
+                 * @example 30
+                 */
+                wait?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events in ascending `sequence` (empty when none matched within the wait). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link-Feed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Events"];
+                };
+            };
+            /** @description A parameter breaks its rule, or is given twice; the message names it (for `types`, every known type). Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "wait must be a whole number of seconds from 0 to 30",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description `after` is behind the retention: events after it were removed. The message gives the first `sequence` kept; what came between is lost to this reader. Codes: `gone`. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "gone",
+                     *       "message": "events after 0 are no longer kept; the first kept event is 1043: read on from after=1042 (what came between is lost to this reader)",
+                     *       "status": 410
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "gone";
+                        /** @constant */
+                        status?: 410;
+                    };
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -6,17 +6,23 @@ import {
   apiKeyRecord,
   Authenticator,
   CategoryCatalog,
+  EventFeed,
+  EventRelay,
   IdempotentRequests,
   KeyAdmin,
   PetCatalog, PetMaintenance,
+  RelayLoop,
   type ApiKeyRecord,
   type PlanName,
+  type Quota,
 } from '@petstore/domain';
 import { ManualClock, SeededRandom } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
+  EventStoreInMemory,
   IdempotencyStoreInMemory,
+  MemoryOutbox,
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
   QuotaStoreInMemory,
@@ -26,10 +32,16 @@ import { createHttpApp, listen } from '@petstore/adapters-http';
 /** 2027-01-01T00:00:10Z: ten seconds into a UTC minute. */
 export const T0 = Date.UTC(2027, 0, 1, 0, 0, 10);
 
-export const KEYS = { free: 'client-test-free-key', business: 'client-test-business-key', admin: 'client-test-admin-key' } as const;
+export const KEYS = {
+  free: 'client-test-free-key',
+  business: 'client-test-business-key',
+  admin: 'client-test-admin-key',
+  /** An admin key allowed 2 requests a minute (the tests' clock stands still until a test moves it). */
+  slowAdmin: 'client-test-slow-admin-key',
+} as const;
 
-const record = (key: string, plan: PlanName, role: 'client' | 'admin' = 'client'): ApiKeyRecord => {
-  const made = apiKeyRecord(key, plan, undefined, role);
+const record = (key: string, plan: PlanName, role: 'client' | 'admin' = 'client', quota?: Quota): ApiKeyRecord => {
+  const made = apiKeyRecord(key, plan, quota, role);
   if (typeof made === 'string') throw new Error(made);
   return made;
 };
@@ -39,25 +51,49 @@ export interface ClientTestServer {
   readonly baseUrl: string;
   readonly clock: ManualClock;
   readonly pets: PetRepositoryInMemory;
+  /** The events' outbox and feed (docs/rules.md §15): the stores record into it, a relay moves them into the feed. */
+  readonly events: EventStoreInMemory;
   close(): Promise<void>;
 }
 
 export const startServer = async (): Promise<ClientTestServer> => {
   const clock = new ManualClock(T0);
-  const pets = new PetRepositoryInMemory();
-  const categories = new CategoryRepositoryInMemory();
-  const keys = new ApiKeyStoreInMemory([record(KEYS.free, 'free'), record(KEYS.business, 'business'), record(KEYS.admin, 'business', 'admin')]);
-  const orders = new OrderRepositoryInMemory();
+  const events = new EventStoreInMemory(new MemoryOutbox());
+  const { outbox } = events;
+  const pets = new PetRepositoryInMemory(outbox);
+  const categories = new CategoryRepositoryInMemory(outbox);
+  const keys = new ApiKeyStoreInMemory(
+    [
+      record(KEYS.free, 'free'),
+      record(KEYS.business, 'business'),
+      record(KEYS.admin, 'business', 'admin'),
+      record(KEYS.slowAdmin, 'enterprise', 'admin', { perMinute: 2, perDay: 1_000 }),
+    ],
+    outbox,
+  );
+  const orders = new OrderRepositoryInMemory(outbox);
+  const relay = new RelayLoop(new EventRelay(events, clock, 'client-test'), events, globalThis);
+  relay.start();
   const app = createHttpApp({
     catalog: new PetCatalog(pets, categories, clock),
-    categories: new CategoryCatalog(categories),
+    categories: new CategoryCatalog(categories, clock),
     adoption: new Adoption(pets, orders, clock),
     maintenance: new PetMaintenance(pets, orders, categories, clock),
     authenticator: new Authenticator(keys),
     admission: new Admission(new QuotaStoreInMemory(), clock),
     keyAdmin: new KeyAdmin(keys, new SeededRandom('client-test'), clock, clock.now()),
     idempotency: new IdempotentRequests(new IdempotencyStoreInMemory(), clock),
+    events: new EventFeed(events, clock),
   });
   const running = await listen(app, { port: 0, host: '127.0.0.1' });
-  return { baseUrl: `${running.url}/v1`, clock, pets, close: () => running.close(1_000) };
+  return {
+    baseUrl: `${running.url}/v1`,
+    clock,
+    pets,
+    events,
+    async close() {
+      await running.close(1_000);
+      await relay.stop();
+    },
+  };
 };
