@@ -32,7 +32,7 @@ interface ApiKeyDocument extends OutboxFields {
 const MAX_INSERT_ATTEMPTS = 64;
 const LIVE = { revoked: { $ne: true } } as const;
 /** A document read whole, but for its outbox. */
-const NO_OUTBOX = { projection: { outbox: 0, hasOutbox: 0 } } as const;
+const NO_OUTBOX = { projection: { outbox: 0, outboxSince: 0 } } as const;
 /** Reads and conditional updates of one change tried at most while other writers keep changing the key in between. */
 const MAX_ROUNDS = 16;
 /** The filter on a revision: 0 also matches a document that never had one. */

@@ -2,7 +2,7 @@ import type { AppendOutcome, Event, EventQuery, EventSource, EventStore, EventTy
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
 import { COLLECTIONS, OUTBOX_COLLECTIONS } from './indexes.js';
-import { MongoOutbox, OUTBOX_FLAG } from './outbox.mongo.js';
+import { MongoOutbox, OUTBOX_SINCE } from './outbox.mongo.js';
 
 /** An event in the feed's collection: `_id` is its sequence. */
 interface EventDocument {
@@ -25,6 +25,7 @@ interface OutboxDocument {
   readonly _id: number | string;
   readonly publicId?: string;
   readonly outbox?: readonly OutboxEntry[];
+  readonly outboxSince?: string;
 }
 
 const LEASE_ID = 'relay';
@@ -47,12 +48,12 @@ interface Waiter {
  * (a standalone server and mongo-java-server have none); docs/design.md ("Events") has the design.
  *
  * - **Outboxes**: the `outbox` arrays of the pets, categories, order records, photos and keys,
- *   pushed by their decisive writes (outbox.mongo.ts). `pending` scans the documents flagged
- *   `hasOutbox` (a partial index holds exactly those), collection by collection, starting each call
- *   one collection further and, within a collection, after the last document it read, so that a busy
- *   collection or document never starves the others. `clear` pulls entries by id, then drops the
- *   flag of an emptied outbox in a write conditional on it being empty (a push in between keeps it),
- *   and removes a removed photo's trace that has nothing left to hold.
+ *   pushed by their decisive writes (outbox.mongo.ts). `pending` reads, in each collection, the
+ *   documents with `outboxSince` (a partial index holds exactly those), oldest first, and takes
+ *   their entries in that order across the collections: the oldest waits are moved first (so none
+ *   starves), and across resources the feed follows the order of recording as far as the ids tell it. `clear` pulls
+ *   entries by id, then drops `outboxSince` of an emptied outbox in a write conditional on it being
+ *   empty (a push in between keeps it), and removes a removed photo's trace that has nothing left to hold.
  * - **The feed**: the `events` collection, `_id` = sequence, a unique index on the event id. So
  *   `append` is one `insertOne` that the server refuses for a sequence already held or an id already
  *   there: the duplicate key is told apart by looking the id up. `lastSequence` is the highest `_id`
@@ -71,9 +72,6 @@ export class EventStoreMongo implements EventStore {
   private poller: ReturnType<typeof setTimeout> | undefined;
   /** The highest sequence this store has seen (appended, or read): what a wait compares with. */
   private known = 0;
-  /** Where the next `pending` starts: the collection, and per collection the last document read. */
-  private turn = 0;
-  private readonly resume = new Map<ResourceKind, number | string>();
 
   constructor(
     db: Db,
@@ -103,31 +101,31 @@ export class EventStoreMongo implements EventStore {
   }
 
   async pending(limit: number): Promise<readonly OutboxEntry[]> {
+    // At most `limit` documents of each collection (each has an entry), the oldest; then the oldest of them all first.
+    const found = await Promise.all(KINDS.map(async (kind) => (await this.scan(kind, limit)).map((doc) => ({ kind, doc }))));
+    const docs = found.flat().sort((a, b) => (a.doc.outboxSince! < b.doc.outboxSince! ? -1 : a.doc.outboxSince! > b.doc.outboxSince! ? 1 : 0));
     const out: OutboxEntry[] = [];
-    const start = this.turn++ % KINDS.length;
-    for (let i = 0; i < KINDS.length && out.length < limit; i++) {
-      const kind = KINDS[(start + i) % KINDS.length]!;
-      const after = this.resume.get(kind);
-      // From after the last document read to the end, then from the start up to it.
-      let docs = await this.scan(kind, after === undefined ? {} : { _id: { $gt: after } }, limit - out.length);
-      if (after !== undefined && docs.length < limit - out.length) docs = [...docs, ...(await this.scan(kind, { _id: { $lte: after } }, limit - out.length - docs.length))];
-      for (const doc of docs) {
-        this.resume.set(kind, doc._id);
-        const entries = doc.outbox ?? [];
-        if (entries.length === 0) await this.dropFlag(kind, doc._id);
-        out.push(...entries.slice(0, limit - out.length));
-        if (out.length >= limit) break;
+    let emptied = 0;
+    for (const { kind, doc } of docs) {
+      const entries = doc.outbox ?? [];
+      if (entries.length === 0) {
+        // A `clear` cut short between its two writes: the outbox is empty, its field still there.
+        await this.dropFlag(kind, doc._id);
+        emptied++;
       }
+      out.push(...entries.slice(0, limit - out.length));
+      if (out.length >= limit) break;
     }
-    return out;
+    // Only emptied outboxes were read (each read drops them): look again, so that an entry waiting is never missed.
+    return out.length === 0 && emptied > 0 ? this.pending(limit) : out;
   }
 
-  private scan(kind: ResourceKind, range: Filter<OutboxDocument>, limit: number): Promise<OutboxDocument[]> {
+  private scan(kind: ResourceKind, limit: number): Promise<OutboxDocument[]> {
     return guard(
       () =>
         this.outboxes[kind]
-          .find({ [OUTBOX_FLAG]: true, ...range }, { projection: { outbox: 1 } })
-          .sort({ _id: 1 })
+          .find({ [OUTBOX_SINCE]: { $exists: true } }, { projection: { outbox: 1, outboxSince: 1 } })
+          .sort({ [OUTBOX_SINCE]: 1 })
           .limit(limit)
           .toArray(),
       `find on ${OUTBOX_COLLECTIONS[kind].collection}`,
@@ -180,9 +178,9 @@ export class EventStoreMongo implements EventStore {
     const name = OUTBOX_COLLECTIONS[kind].collection;
     const filter: Filter<OutboxDocument> = source === undefined ? { _id: id! } : this.sourceFilter(source);
     const empty = { 'outbox.0': { $exists: false } };
-    await guard(() => collection.updateOne({ ...filter, [OUTBOX_FLAG]: true, ...empty }, { $unset: { outbox: '', [OUTBOX_FLAG]: '' } }), `update on ${name}`);
+    await guard(() => collection.updateOne({ ...filter, [OUTBOX_SINCE]: { $exists: true }, ...empty }, { $unset: { outbox: '', [OUTBOX_SINCE]: '' } }), `update on ${name}`);
     if (kind === 'photo') {
-      await guard(() => collection.deleteOne({ ...filter, state: REMOVED_PHOTO, token: { $exists: false }, [OUTBOX_FLAG]: { $exists: false }, ...empty }), `delete on ${name}`);
+      await guard(() => collection.deleteOne({ ...filter, state: REMOVED_PHOTO, token: { $exists: false }, [OUTBOX_SINCE]: { $exists: false }, ...empty }), `delete on ${name}`);
     }
   }
 

@@ -70,9 +70,9 @@ export interface IndexDefinition {
  * - `photos {token}` (unique, sparse): the same for a photo upload, written by the `publish` that makes it `ready`.
  * - `photos {petId, _id}` serves a pet's photos in id order; `photos {state, startedAt}` serves the
  *   start-up sweep's "uploads never published, started before" (GridFS creates its own indexes).
- * - `{hasOutbox, _id}` on pets, categories, orders, photos and api_keys, partial (only documents
- *   with `hasOutbox`): the documents whose outbox holds events not yet in the feed (docs/rules.md
- *   §15), which the relay scans; small however large the collection, as entries leave within a second.
+ * - `{outboxSince}` on pets, categories, orders, photos and api_keys, partial (only documents that
+ *   have the field): the documents whose outbox holds events not yet in the feed (docs/rules.md §15),
+ *   oldest first, which the relay scans; small however large the collection, as entries leave within a second.
  * - `events {id}` (unique): an event id is in the feed once (the relay's `append` relies on it, beside
  *   the unique `_id` = sequence); `events {type, _id}` serves a feed read filtered by types (one range
  *   per type, merged in sequence order).

@@ -68,7 +68,7 @@ const MAX_DRAWS = 5;
 /** Rounds of `deleteAllOf` at most (another round only when an upload of the pet was published meanwhile). */
 const MAX_REMOVAL_ROUNDS = 8;
 /** A record read whole, but for its outbox. */
-const NO_OUTBOX = { projection: { outbox: 0, hasOutbox: 0 } } as const;
+const NO_OUTBOX = { projection: { outbox: 0, outboxSince: 0 } } as const;
 
 /** A filter of "the pet has a free place": its `ids` array has no element at index `PHOTOS_PER_PET − 1`. */
 const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };

@@ -45,7 +45,7 @@ describe('resolveMongoSettings: database, printable endpoint and driver defaults
 /** Whether an index is on the creation token (docs/rules.md §10). */
 const onToken = (index: (typeof MONGO_INDEXES)[number]): boolean => JSON.stringify(index.key) === '{"token":1}';
 /** Whether an index finds the documents whose outbox holds events not yet in the feed (docs/rules.md §15). */
-const onOutbox = (index: (typeof MONGO_INDEXES)[number]): boolean => JSON.stringify(index.key) === '{"hasOutbox":1,"_id":1}';
+const onOutbox = (index: (typeof MONGO_INDEXES)[number]): boolean => JSON.stringify(index.key) === '{"outboxSince":1}';
 
 describe('index definitions (as data)', () => {
   it('serve every pet list "status equal (the one asked for, or the three a listed pet has), category equal, _id > cursor, ascending" from one compound index each, so withdrawn pets are never read', () => {
@@ -81,7 +81,7 @@ describe('index definitions (as data)', () => {
   it('find the outboxes with events waiting (docs/rules.md §15) by a partial index holding only those documents, in every collection with outboxes', () => {
     const outboxes = MONGO_INDEXES.filter(onOutbox);
     expect(outboxes.map((i) => i.collection)).to.deep.equal(Object.values(OUTBOX_COLLECTIONS).map((c) => c.collection));
-    for (const index of outboxes) expect(index.options.partialFilterExpression).to.deep.equal({ hasOutbox: { $exists: true } });
+    for (const index of outboxes) expect(index.options.partialFilterExpression).to.deep.equal({ outboxSince: { $exists: true } });
   });
 
   it('keep an event id in the feed once (a unique index beside the sequence as _id), and serve a read by types from {type, _id}; no TTL index on the feed (retention purges from its start)', () => {
