@@ -1,4 +1,5 @@
-import type { ApiKeyRecord, ApiKeyStore, KeyChanges, NewApiKey, StoredApiKey } from '@petstore/domain';
+import type { ApiKeyRecord, ApiKeyStore, KeyChanges, NewApiKey, Recorder, StoredApiKey } from '@petstore/domain';
+import type { MemoryOutbox } from './outbox.in-memory.js';
 import { API_KEY_POSITION_BASE, publicKeyId, settingsKeyPosition } from '@petstore/domain';
 
 interface Entry {
@@ -9,6 +10,7 @@ interface Entry {
 /**
  * Keys in process memory, by SHA-256 hash only, with an index by public id. A revoked key stays
  * (marked) so that its hash and public id are never issued again and its position never reused.
+ * With an `outbox`, `insert`, `update` and `revoke` record their events there in the same step (docs/rules.md §15).
  */
 export class ApiKeyStoreInMemory implements ApiKeyStore {
   private readonly byHash = new Map<string, Entry>();
@@ -16,7 +18,10 @@ export class ApiKeyStoreInMemory implements ApiKeyStore {
   private lastPosition = API_KEY_POSITION_BASE - 1;
 
   /** Starts with these keys seeded as settings keys. */
-  constructor(records: Iterable<ApiKeyRecord> = []) {
+  constructor(
+    records: Iterable<ApiKeyRecord> = [],
+    private readonly outbox?: MemoryOutbox,
+  ) {
     for (const record of records) this.saveSync(record);
   }
 
@@ -54,29 +59,39 @@ export class ApiKeyStoreInMemory implements ApiKeyStore {
     }
   }
 
-  async insert(key: NewApiKey): Promise<StoredApiKey | 'taken'> {
+  async insert(key: NewApiKey, recorder?: Recorder<StoredApiKey>): Promise<StoredApiKey | 'taken'> {
     const id = publicKeyId(key.keyHash);
     if (this.byHash.has(key.keyHash) || this.byId.has(id)) return 'taken';
     const record: StoredApiKey = Object.freeze({ ...key, source: 'api', position: ++this.lastPosition });
     this.index({ record, revoked: false });
+    this.outbox?.record(recorder, record);
     return record;
   }
 
-  async update(keyId: string, changes: KeyChanges): Promise<StoredApiKey | undefined> {
+  async update(keyId: string, changes: KeyChanges, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | undefined> {
     const entry = this.byId.get(keyId);
     if (entry === undefined || entry.revoked || entry.record.source !== 'api') return undefined;
+    const before = entry.record;
     entry.record = Object.freeze({
-      ...entry.record,
+      ...before,
       ...(changes.grant === undefined ? {} : { plan: changes.grant.plan, quota: changes.grant.quota }),
       ...(changes.label === undefined ? {} : { label: changes.label }),
     });
+    // An update to what the key already is changes nothing, and records nothing.
+    const changed =
+      entry.record.plan !== before.plan ||
+      entry.record.quota.perMinute !== before.quota.perMinute ||
+      entry.record.quota.perDay !== before.quota.perDay ||
+      entry.record.label !== before.label;
+    if (changed) this.outbox?.record(record, entry.record);
     return entry.record;
   }
 
-  async revoke(keyId: string): Promise<boolean> {
+  async revoke(keyId: string, record?: Recorder<StoredApiKey>): Promise<boolean> {
     const entry = this.byId.get(keyId);
     if (entry === undefined || entry.revoked || entry.record.source !== 'api') return false;
     entry.revoked = true;
+    this.outbox?.record(record, entry.record);
     return true;
   }
 

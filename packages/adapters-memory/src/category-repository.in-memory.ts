@@ -1,10 +1,12 @@
-import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Result } from '@petstore/domain';
+import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Recorder, Result } from '@petstore/domain';
+import type { MemoryOutbox } from './outbox.in-memory.js';
 import { categoryNameKey, fail, ok } from '@petstore/domain';
 
 /**
  * Categories in process memory. Ids come from a counter starting at 1 and nothing is deleted, so
  * category `id` sits at position `id − 1`: `findById` and `list` are array reads. Names are unique
- * by `categoryNameKey` through one map; `create` runs without yielding, so it is atomic.
+ * by `categoryNameKey` through one map; `create` runs without yielding, so it is atomic. With an
+ * `outbox`, a create that stores a category records its events there in the same step (docs/rules.md §15).
  */
 export class CategoryRepositoryInMemory implements CategoryRepository {
   private readonly byPosition: Category[] = [];
@@ -12,8 +14,13 @@ export class CategoryRepositoryInMemory implements CategoryRepository {
   /** Creation token → the category created with it (docs/rules.md §10; only categories created with one). */
   private readonly byToken = new Map<string, Category>();
 
-  async create(category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> {
-    return this.createSync(category, token);
+  constructor(private readonly outbox?: MemoryOutbox) {}
+
+  async create(category: NewCategory, token?: string, record?: Recorder<Category>): Promise<Result<Category, CategoryNameTaken>> {
+    const before = this.byPosition.length;
+    const created = this.createSync(category, token);
+    if (created.ok && this.byPosition.length > before) this.outbox?.record(record, created.value);
+    return created;
   }
 
   /** The same as `create`, without the promise: for seeding. */

@@ -6,3 +6,5 @@ export { ApiKeyStoreInMemory } from './api-key-store.in-memory.js';
 export { SystemClock } from './system-clock.js';
 export { IdempotencyStoreInMemory } from './idempotency-store.in-memory.js';
 export { PhotoStoreInMemory } from './photo-store.in-memory.js';
+export { MemoryOutbox } from './outbox.in-memory.js';
+export { EventStoreInMemory } from './event-store.in-memory.js';

@@ -1,4 +1,5 @@
-import type { OrderDraft, OrderListQuery, OrderRecord, OrderRepository, OrderState } from '@petstore/domain';
+import type { OrderDraft, OrderListQuery, OrderRecord, OrderRepository, OrderState, Recorder } from '@petstore/domain';
+import type { MemoryOutbox } from './outbox.in-memory.js';
 
 /** Index of the first record in `records` (ascending ids) whose id is greater than `afterId`. */
 const firstAfter = (records: readonly OrderRecord[], afterId: number): number => {
@@ -15,7 +16,8 @@ const firstAfter = (records: readonly OrderRecord[], afterId: number): number =>
 /**
  * Order records in process memory. Ids come from a counter, so `all` and each owner's array stay
  * sorted by id by appending alone: finds are binary searches, lists walk from the cursor's position
- * (filtering by state as they go). Records are frozen and replaced on each state change.
+ * (filtering by state as they go). Records are frozen and replaced on each state change. With an
+ * `outbox`, a compare-and-set that lands records its events there in the same step (docs/rules.md §15).
  */
 export class OrderRepositoryInMemory implements OrderRepository {
   private lastId = 0;
@@ -23,6 +25,8 @@ export class OrderRepositoryInMemory implements OrderRepository {
   private readonly byOwner = new Map<string, OrderRecord[]>();
   /** Creation token → id of the record created with it (docs/rules.md §10; only records created with one). */
   private readonly byToken = new Map<string, number>();
+
+  constructor(private readonly outbox?: MemoryOutbox) {}
 
   async create(draft: OrderDraft, token?: string): Promise<OrderRecord> {
     // No await before the record is in place: the token check and the insert are one atomic step.
@@ -49,7 +53,7 @@ export class OrderRepositoryInMemory implements OrderRepository {
     return id === undefined ? undefined : this.all[firstAfter(this.all, id - 1)];
   }
 
-  async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> {
+  async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string, recorder?: Recorder<OrderRecord>): Promise<boolean> {
     const at = firstAfter(this.all, id - 1);
     const record = this.all[at];
     if (record?.id !== id || record.state !== expected) return false;
@@ -57,6 +61,7 @@ export class OrderRepositoryInMemory implements OrderRepository {
     this.all[at] = changed;
     const mine = this.byOwner.get(record.owner)!;
     mine[firstAfter(mine, id - 1)] = changed;
+    this.outbox?.record(recorder, changed);
     return true;
   }
 

@@ -1,6 +1,7 @@
-import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus } from '@petstore/domain';
+import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus, Recorder } from '@petstore/domain';
 import { PET_STATUSES } from '@petstore/domain';
 import { OrderedIndex } from './ordered-index.js';
+import type { MemoryOutbox } from './outbox.in-memory.js';
 
 type Index = OrderedIndex<Pet>;
 
@@ -17,6 +18,10 @@ type Index = OrderedIndex<Pet>;
  * every index and map: lists and counts never meet it, so they cost what they did. It is kept, as it
  * was when withdrawn, in a map of its own (withdrawals are rare) that only the creation tokens read
  * (docs/rules.md §10: a repeat under its key answers it, and creates nothing).
+ *
+ * With an `outbox` (its store's `EventStoreInMemory`'s), each write that changes a pet records the
+ * events its recorder answers there, in the same synchronous step (docs/rules.md §15); without one,
+ * nothing is recorded.
  */
 export class PetRepositoryInMemory implements PetRepository {
   private lastId = 0;
@@ -36,8 +41,14 @@ export class PetRepositoryInMemory implements PetRepository {
   /** Pet id → the pet as it was when withdrawn (its last listed status): what its creation token answers. */
   private readonly withdrawn = new Map<number, Pet>();
 
-  async create(draft: PetDraft, token?: string): Promise<Pet> {
-    return this.createSync(draft, token);
+  constructor(private readonly outbox?: MemoryOutbox) {}
+
+  async create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet> {
+    const earlier = token === undefined ? undefined : this.byToken.get(token);
+    if (earlier !== undefined) return this.byCreation(earlier);
+    const pet = this.createSync(draft, token);
+    this.outbox?.record(record, pet);
+    return pet;
   }
 
   /** The same as `create`, without the promise: for seeding large catalogues. */
@@ -85,18 +96,20 @@ export class PetRepositoryInMemory implements PetRepository {
   }
 
   /** Atomic: it runs to the end without yielding, so no other call sees or makes a change in between. */
-  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
+  async swapHold(id: number, expected: PetHold, next: PetHold, record?: Recorder<Pet>): Promise<boolean> {
     const pet = this.all.get(id);
     if (pet === undefined || pet.status !== expected.status || (this.holds.get(id) ?? null) !== expected.orderId) return false;
     if (next.orderId === null) this.holds.delete(id);
     else this.holds.set(id, next.orderId);
-    if (next.status !== pet.status) this.reindex(pet, Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status }));
+    let after = pet;
+    if (next.status !== pet.status) this.reindex(pet, (after = Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status })));
     this.bump(id);
+    this.outbox?.record(record, after);
     return true;
   }
 
   /** Atomic, as `swapHold`. */
-  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+  async update(id: number, revision: number, changes: PetChanges, at: string, record?: Recorder<Pet>): Promise<PetRecord | undefined> {
     const pet = this.all.get(id);
     if (pet === undefined || this.revisionOf(id) !== revision || (changes.status !== undefined && this.holds.has(id))) return undefined;
     const changed: Pet = Object.freeze({
@@ -108,6 +121,7 @@ export class PetRepositoryInMemory implements PetRepository {
     this.reindex(pet, changed);
     if (changes.status !== undefined) this.statusPatches.set(id, at);
     this.bump(id);
+    this.outbox?.record(record, changed);
     return this.recordOf(changed);
   }
 
@@ -115,7 +129,7 @@ export class PetRepositoryInMemory implements PetRepository {
    * Atomic, as `swapHold`: the pet leaves every index and map; `lastId` keeps its id from coming back.
    * It is kept as it is now (`withdrawn`): its creation token, if any, stays bound to it.
    */
-  async withdraw(id: number, revision: number): Promise<boolean> {
+  async withdraw(id: number, revision: number, record?: Recorder<Pet>): Promise<boolean> {
     const pet = this.all.get(id);
     if (pet === undefined || this.revisionOf(id) !== revision || this.holds.has(id)) return false;
     this.all.remove(id);
@@ -125,6 +139,7 @@ export class PetRepositoryInMemory implements PetRepository {
     this.revisions.delete(id);
     this.statusPatches.delete(id);
     this.withdrawn.set(id, pet);
+    this.outbox?.record(record, pet);
     return true;
   }
 

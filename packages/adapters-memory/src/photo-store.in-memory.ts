@@ -1,4 +1,5 @@
-import type { PhotoBytes, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, StoredPhoto } from '@petstore/domain';
+import type { PhotoBytes, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, Recorder, StoredPhoto } from '@petstore/domain';
+import type { MemoryOutbox } from './outbox.in-memory.js';
 import { PHOTOS_PER_PET } from '@petstore/domain';
 
 /** The default budget: `PETSTORE_PHOTO_MEMORY_MB`'s default, 256 MiB (docs/rules.md §6). */
@@ -20,7 +21,8 @@ interface Place {
  * reserves the bytes of all its files at `reserve`, or gets `no_space` and nothing is held. Each
  * call runs to its end without yielding, so the place-taking is atomic (of N racing uploads, exactly
  * the room left succeed). What is not published is invisible; a sweep drops unpublished uploads.
- * (Nothing outlives the process: a restart starts with no photos, and nothing stray.)
+ * (Nothing outlives the process: a restart starts with no photos, and nothing stray.) With an
+ * `outbox`, publishing and removing a photo record its events there in the same step (docs/rules.md §15).
  */
 export class PhotoStoreInMemory implements PhotoStore {
   private lastId = 0;
@@ -35,7 +37,10 @@ export class PhotoStoreInMemory implements PhotoStore {
    */
   private readonly byToken = new Map<string, StoredPhoto>();
 
-  constructor(private readonly budgetBytes: number = DEFAULT_BUDGET_BYTES) {}
+  constructor(
+    private readonly budgetBytes: number = DEFAULT_BUDGET_BYTES,
+    private readonly outbox?: MemoryOutbox,
+  ) {}
 
   async reserve(petId: number, totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> {
     const pet = this.places.get(petId);
@@ -61,7 +66,7 @@ export class PhotoStoreInMemory implements PhotoStore {
   }
 
   /** The token is checked and set with the photo in one turn, without yielding: of racing publishes with one token, one wins. */
-  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> {
+  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string, record?: Recorder<StoredPhoto>): Promise<PublishOutcome> {
     const place = this.pending(upload);
     if (place === undefined) return false;
     if (photo.files.some((file) => place.files.get(file.width)?.length !== file.bytes)) {
@@ -76,6 +81,7 @@ export class PhotoStoreInMemory implements PhotoStore {
       this.byToken.set(token, photo);
     }
     place.photo = photo;
+    this.outbox?.record(record, photo);
     return true;
   }
 
@@ -104,19 +110,23 @@ export class PhotoStoreInMemory implements PhotoStore {
     return place?.photo === undefined ? undefined : place.files.get(width);
   }
 
-  async delete(petId: number, photoId: number): Promise<boolean> {
-    if (this.places.get(petId)?.get(photoId)?.photo === undefined) return false;
+  async delete(petId: number, photoId: number, record?: Recorder<StoredPhoto>): Promise<boolean> {
+    const photo = this.places.get(petId)?.get(photoId)?.photo;
+    if (photo === undefined) return false;
     this.remove(petId, photoId);
+    this.outbox?.record(record, photo);
     return true;
   }
 
-  async deleteAllOf(petId: number): Promise<number> {
+  async deleteAllOf(petId: number, record?: Recorder<StoredPhoto>): Promise<number> {
     const pet = this.places.get(petId);
     if (pet === undefined) return 0;
     let published = 0;
     for (const [photoId, place] of [...pet]) {
-      if (place.photo !== undefined) published++;
       this.remove(petId, photoId);
+      if (place.photo === undefined) continue;
+      published++;
+      this.outbox?.record(record, place.photo);
     }
     return published;
   }

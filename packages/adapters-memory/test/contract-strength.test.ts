@@ -1,11 +1,6 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LIST_DEFECTS } from './support/broken-lists.js';
+import { runSuite } from './support/run-suite.js';
 
 /**
  * The exported contract suites must catch an adapter whose `list` breaks a rule of docs/rules.md §2
@@ -31,51 +26,11 @@ const LIST_PROPERTIES: Readonly<Record<string, readonly string[]>> = {
   'ApiKeyStore contract': ['property: every list answers exactly', 'property (model-based)'],
 };
 
-interface MochaJson {
-  readonly passes: ReadonlyArray<{ readonly fullTitle: string }>;
-  readonly failures: ReadonlyArray<{ readonly fullTitle: string }>;
-}
-
-const here = fileURLToPath(new URL('.', import.meta.url));
-const root = join(here, '../../../..');
-
-const runSuite = async (): Promise<MochaJson> => {
-  const dir = await mkdtemp(join(tmpdir(), 'contract-strength-'));
-  const output = join(dir, 'report.json');
-  try {
-    const mocha = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
-    const args = [
-      mocha,
-      '--no-config',
-      '--require',
-      join(root, 'scripts/mocha-setup.mjs'),
-      '--timeout',
-      '20000',
-      '--exit',
-      '--reporter',
-      'json',
-      '--reporter-option',
-      `output=${output}`,
-      join(here, 'support/broken-lists.suite.js'),
-    ];
-    // Failing tests make mocha exit non-zero: expected here. A suite that never ends (a walk of pages
-    // that starts again and again) is a failure of its own.
-    const stderr = await new Promise<string>((resolve) =>
-      execFile(process.execPath, args, { timeout: 240_000, maxBuffer: 1 << 24 }, (_error, _stdout, err) => resolve(String(err))),
-    );
-    const report = await readFile(output, 'utf8').catch(() => undefined);
-    if (report === undefined) throw new Error(`the suites did not finish within 240 s (a walk that never ends?): ${stderr.slice(-2000)}`);
-    return JSON.parse(report) as MochaJson;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-};
-
 describe('the exported contract suites against deliberately broken lists', function () {
   this.timeout(300_000);
 
   it('every list property of every suite fails for every broken list (not only the examples)', async () => {
-    const report = await runSuite();
+    const report = await runSuite('broken-lists.suite.js');
     const failed = new Set(report.failures.map((t) => t.fullTitle));
     const ran = new Set([...report.passes, ...report.failures].map((t) => t.fullTitle));
     const missed: string[] = [];

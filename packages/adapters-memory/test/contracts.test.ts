@@ -1,7 +1,17 @@
 import { expect } from 'chai';
-import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import { adoptionContract, apiKeyStoreContract, eventStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
 import { Admission, Authenticator, DAY_MS, PetCatalog, sha256Hex } from '@petstore/domain';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '../src/index.js';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  EventStoreInMemory,
+  IdempotencyStoreInMemory,
+  MemoryOutbox,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  PhotoStoreInMemory,
+  QuotaStoreInMemory,
+} from '../src/index.js';
 import { OrderedIndex } from '../src/ordered-index.js';
 
 petRepositoryContract('in memory', async () => ({ subject: new PetRepositoryInMemory() }));
@@ -11,6 +21,19 @@ apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory
 orderRepositoryContract('in memory', async () => ({ subject: new OrderRepositoryInMemory() }));
 adoptionContract('in memory', async () => ({ subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() } }));
 idempotencyStoreContract('in memory', async () => ({ subject: new IdempotencyStoreInMemory() }));
+eventStoreContract('in memory', async () => {
+  const outbox = new MemoryOutbox();
+  return {
+    subject: {
+      pets: new PetRepositoryInMemory(outbox),
+      categories: new CategoryRepositoryInMemory(outbox),
+      orders: new OrderRepositoryInMemory(outbox),
+      photos: new PhotoStoreInMemory(undefined, outbox),
+      keys: new ApiKeyStoreInMemory([], outbox),
+      events: new EventStoreInMemory(outbox),
+    },
+  };
+});
 
 describe('in-memory adapters beyond the contract', () => {
   it('answer the request path at once, never with a promise (Answer): key lookup, quota, pet list, and the use cases over them', async () => {

@@ -1,4 +1,4 @@
-import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository } from '../src/index.js';
+import type { ApiKeyStore, CategoryRepository, EventStore, OrderRepository, PetRepository } from '../src/index.js';
 
 // Stores that forward every call to another: plain objects a test spreads and then overrides a
 // method of, to stage a race, a broken answer or a check (`{ ...forwardingPets(pets), swapHold: … }`).
@@ -41,4 +41,18 @@ export const forwardingKeys = (inner: ApiKeyStore): ApiKeyStore => ({
   insert: (key, record) => inner.insert(key, record),
   update: (keyId, changes, record) => inner.update(keyId, changes, record),
   revoke: (keyId, record) => inner.revoke(keyId, record),
+});
+
+export const forwardingEvents = (inner: EventStore): EventStore => ({
+  lease: (holder, now, until) => inner.lease(holder, now, until),
+  pending: (limit) => inner.pending(limit),
+  pendingOf: (source) => inner.pendingOf(source),
+  lastSequence: () => inner.lastSequence(),
+  append: (event) => inner.append(event),
+  clear: (source, ids) => inner.clear(source, ids),
+  onRecorded: (listener) => inner.onRecorded(listener),
+  after: (sequence, query) => inner.after(sequence, query),
+  firstSequence: () => inner.firstSequence(),
+  purge: (through) => inner.purge(through),
+  waitBeyond: (sequence, timeoutMs, until) => inner.waitBeyond(sequence, timeoutMs, until),
 });

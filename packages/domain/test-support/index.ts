@@ -17,3 +17,5 @@ export { serialOrderOf, type RaceRequest } from './serial-race.js';
 export { photoStoreContract, collectPhotoBytes, type PhotoStoreSubject } from './photo-store.contract.js';
 export { TextImageProcessor, textImage } from './text-images.js';
 export { forwardingPets, forwardingOrders, forwardingCategories, forwardingKeys } from './forwarding.js';
+export { eventStoreContract, expectFeedMatchesStore, type EventStores } from './event-store.contract.js';
+export { forwardingEvents } from './forwarding.js';

@@ -23,7 +23,9 @@ export interface KeyChanges {
  *
  * Events (docs/rules.md §15, `EventStore`): `insert`, `update` and `revoke`, given a `record`, call it
  * with the key as the write leaves it (for `revoke`: as it was when revoked) and append the events to
- * the key's outbox in that same atomic write; the keys of the settings (`save`, `retainSettingsKeys`) record none.
+ * the key's outbox in that same atomic write; an `update` that leaves the plan, the quota and the label
+ * as they were records nothing (of two identical changes at once, only the first changes the key); the
+ * keys of the settings (`save`, `retainSettingsKeys`) record none.
  */
 export interface ApiKeyStore {
   /** On every request: an in-process store (or a cache hit) answers with the key itself (`Answer`), a networked one with a promise. */
