@@ -4,9 +4,26 @@
 // trace a removed photo leaves, two processes sharing one feed. Skipped (with the reason) without a
 // MongoDB; never a mock of the driver.
 import { expect } from 'chai';
-import { categoryCreated, EventRelay, petCreated, petUpdated, photoAdded, photoRemoved, StoreUnavailableError, type Event, type OutboxEntry, type StoredPhoto } from '@petstore/domain';
+import {
+  categoryCreated,
+  EventRelay,
+  keyChanged,
+  orderReached,
+  petCreated,
+  petUpdated,
+  petWithdrawn,
+  PLAN_QUOTAS,
+  photoAdded,
+  photoRemoved,
+  StoreUnavailableError,
+  type Event,
+  type EventSource,
+  type OutboxEntry,
+  type PhotoUpload,
+  type StoredPhoto,
+} from '@petstore/domain';
 import { eventStoreContract, ManualClock, type EventStores } from '@petstore/domain/testing';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
   CategoryRepositoryMongo,
@@ -137,6 +154,70 @@ if (target.kind === 'skipped') {
     );
 
     describe('beyond the contract', () => {
+      it('each recording write is one single-document write that carries its events: no second write to the document, none carries events but the decisive one (seen in the commands the driver sends)', async () => {
+        const monitored = new MongoClient(uri, { ...resolveMongoSettings(uri).driverOptions, monitorCommands: true });
+        await monitored.connect();
+        const db = monitored.db(uniqueName('writes'));
+        opened.push(db);
+        await ensureIndexes(db);
+        const stores = storesOn(db);
+        const at = '2027-01-01T00:00:00.000Z';
+        /** The write commands sent while `body` runs: their name, collection and text. */
+        const writesOf = async (body: () => Promise<unknown>): Promise<{ name: string; collection: string; text: string }[]> => {
+          const seen: { name: string; collection: string; text: string }[] = [];
+          const listener = (event: CommandStartedEvent): void => {
+            if (['insert', 'update', 'findAndModify', 'delete'].includes(event.commandName)) {
+              seen.push({ name: event.commandName, collection: String(event.command[event.commandName]), text: JSON.stringify(event.command) });
+            }
+          };
+          monitored.on('commandStarted', listener);
+          try {
+            await body();
+          } finally {
+            monitored.off('commandStarted', listener);
+          }
+          return seen;
+        };
+        /** `body` records the events now waiting in `source`'s outbox (beyond `before`) in exactly `decisive` writes to `collection`, each carrying its own. */
+        const expectRecordedBy = async (what: string, collection: string, source: EventSource, body: () => Promise<unknown>, decisive = 1): Promise<void> => {
+          const before = new Set((await stores.events.pendingOf(source)).map((e) => e.id));
+          const writes = await writesOf(body);
+          const recorded = (await stores.events.pendingOf(source)).filter((e) => !before.has(e.id));
+          expect(recorded, `${what} records events`).to.not.have.length(0);
+          const onDocument = writes.filter((w) => w.collection === collection);
+          expect(onDocument.map((w) => w.name), `${what}: its writes to ${collection}`).to.have.length(decisive);
+          for (const entry of recorded) expect(onDocument.filter((w) => w.text.includes(entry.id)), `${what}: ${entry.type} travels in one of them`).to.have.length(1);
+          expect(writes.filter((w) => w.collection !== collection && w.text.includes('outbox')), `${what}: no other write carries events`).to.deep.equal([]);
+        };
+        const pet = { kind: 'pet', id: 1 } as const;
+        await expectRecordedBy('a pet create', COLLECTIONS.pets, pet, () => stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, undefined, petCreated(at)));
+        await expectRecordedBy('a PATCH', COLLECTIONS.pets, pet, () => stores.pets.update(1, 0, { name: 'Max' }, at, petUpdated(at)));
+        const order = await stores.orders.create({ petId: 1, owner: 'key_aaaaaaaaaaaa', state: 'placing', placedAt: at, updatedAt: at });
+        await expectRecordedBy('a swap of the hold', COLLECTIONS.pets, pet, () => stores.pets.swapHold(1, { status: 'available', orderId: null }, { status: 'pending', orderId: order.id }, petUpdated(at)));
+        await expectRecordedBy('an order confirmed', COLLECTIONS.orders, { kind: 'order', id: order.id }, () => stores.orders.updateState(order.id, 'placing', 'placed', at, orderReached('placed', at)));
+        await stores.pets.swapHold(1, { status: 'pending', orderId: order.id }, { status: 'available', orderId: null });
+        await expectRecordedBy('a category create', COLLECTIONS.categories, { kind: 'category', id: 1 }, () => stores.categories.create({ name: 'Dogs' }, undefined, categoryCreated(at)));
+        const uploads: PhotoUpload[] = [];
+        for (let i = 0; i < 3; i++) {
+          const upload = await stores.photos.reserve(1, 3, T0);
+          if (typeof upload === 'string') throw new Error(upload);
+          uploads.push(upload);
+          await expectRecordedBy('a photo published', COLLECTIONS.photos, { kind: 'photo', id: upload.photoId }, () => stores.photos.publish(upload, photoOf(upload.photoId, 1), undefined, photoAdded(at)));
+        }
+        await expectRecordedBy('a photo deleted', COLLECTIONS.photos, { kind: 'photo', id: uploads[0]!.photoId }, () => stores.photos.delete(1, uploads[0]!.photoId, photoRemoved(at)));
+        const rev = (await stores.pets.findById(1))!.revision;
+        await expectRecordedBy('a withdrawal', COLLECTIONS.pets, pet, () => stores.pets.withdraw(1, rev, petWithdrawn(at)));
+        await expectRecordedBy('the photos of a withdrawn pet', COLLECTIONS.photos, { kind: 'photo', id: uploads[1]!.photoId }, () => stores.photos.deleteAllOf(1, photoRemoved(at)), 2);
+        const hash = 'ab'.repeat(32);
+        const key = { kind: 'key', id: `key_${hash.slice(0, 12)}` } as const;
+        await expectRecordedBy('a key issued', COLLECTIONS.apiKeys, key, () =>
+          stores.keys.insert({ keyHash: hash, role: 'client', plan: 'free', quota: PLAN_QUOTAS.free, createdAt: T0 }, keyChanged('key.created', at, T0)),
+        );
+        await expectRecordedBy('a key changed', COLLECTIONS.apiKeys, key, () => stores.keys.update(key.id, { label: 'site' }, keyChanged('key.updated', at, T0)));
+        await expectRecordedBy('a key revoked', COLLECTIONS.apiKeys, key, () => stores.keys.revoke(key.id, keyChanged('key.revoked', at, T0)));
+        await monitored.close();
+      });
+
       it("a write records its events in the document it changes, in that same update: the outbox holds them (with their ids) until the relay clears them, then the flag and the array go", async () => {
         const db = await tracked('doc');
         const stores = storesOn(db);
