@@ -66,7 +66,7 @@ export const EVENT_TYPES: readonly EventType[] = [
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
 
-export const isEventType = (value: unknown): value is EventType => typeof value === 'string' && KNOWN_TYPES.has(value);
+export const isEventType = (value: unknown): value is EventType => (KNOWN_TYPES as ReadonlySet<unknown>).has(value);
 
 /** The kinds of resource that have events: an event's type starts with its kind (`pet.updated` → `pet`). */
 export type ResourceKind = 'pet' | 'category' | 'order' | 'photo' | 'key';

@@ -21,8 +21,8 @@ export interface FeedInput {
 /** A checked read of the feed. */
 export interface FeedQuery {
   readonly after: number;
-  /** Absent: every type. Never empty, no type twice. */
-  readonly types?: readonly EventType[];
+  /** Absent (or undefined): every type. Never empty, no type twice. */
+  readonly types?: readonly EventType[] | undefined;
   readonly limit: number;
   /** How long to wait for a matching event when none is there yet, in ms (0: answer at once). */
   readonly waitMs: number;
@@ -33,11 +33,12 @@ const CANONICAL_NATURAL = /^(?:0|[1-9][0-9]*)$/;
 /** A non-negative safe integer, given as a number or as canonical decimal text; `undefined` for anything else. */
 const naturalOf = (value: unknown): number | undefined => {
   const number = typeof value === 'string' && CANONICAL_NATURAL.test(value) ? Number(value) : value;
-  return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? number : undefined;
+  return Number.isSafeInteger(number) && (number as number) >= 0 ? (number as number) : undefined;
 };
 
 const typesOf = (value: unknown): readonly EventType[] | undefined => {
-  const names = typeof value === 'string' ? value.split(',') : Array.isArray(value) && value.length > 0 ? (value as readonly unknown[]) : [];
+  if (typeof value !== 'string' && !Array.isArray(value)) return undefined;
+  const names: readonly unknown[] = typeof value === 'string' ? value.split(',') : value;
   const types: EventType[] = [];
   for (const name of names) {
     if (!isEventType(name)) return undefined;

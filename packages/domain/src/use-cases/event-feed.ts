@@ -16,7 +16,7 @@ export interface FeedPage {
 
 /** What `follow` reads at a time. */
 export interface FollowOptions {
-  readonly types?: readonly EventType[];
+  readonly types?: readonly EventType[] | undefined;
   /** Events read per store call (default 100). */
   readonly batch?: number;
   /** How long one wait for new events lasts before it looks again (default 30 s). */
@@ -82,7 +82,7 @@ export class EventFeed {
     let cursor = after;
     while (!stop) {
       const page = await this.read(
-        { after: cursor, limit, waitMs: options.waitMs ?? 30_000, ...(options.types === undefined ? {} : { types: options.types }) },
+        { after: cursor, types: options.types, limit, waitMs: options.waitMs ?? 30_000 },
         options.until,
       );
       if (!page.ok) throw new Error(page.error.message);

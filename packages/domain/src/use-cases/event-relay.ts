@@ -167,7 +167,6 @@ export class RelayLoop {
   }
 
   private async runOnce(): Promise<void> {
-    this.again = false;
     let moved = 0;
     try {
       moved = await this.relay.run();
@@ -175,9 +174,11 @@ export class RelayLoop {
       this.options.onError?.(error);
     }
     this.running = undefined;
+    // Woken while it ran: what woke it may have come after the run looked.
+    const again = this.again;
+    this.again = false;
     if (this.stopped) return;
-    if (moved > 0 || this.again) this.idle = 0;
-    else this.idle++;
+    this.idle = moved > 0 || again ? 0 : this.idle + 1;
     const delay = relayDelay(this.idle);
     if (delay === 0) this.running = Promise.resolve().then(() => this.runOnce());
     else this.timer = this.timers.setTimeout(() => this.tick(), delay);
@@ -185,7 +186,8 @@ export class RelayLoop {
 
   private tick(): void {
     this.timer = undefined;
-    if (this.stopped || this.running !== undefined) return;
+    // (A timer is only set while no run is under way, and a run cancels it: it never fires during one.)
+    if (this.stopped) return;
     this.running = this.runOnce();
   }
 

@@ -1,0 +1,494 @@
+import { expect } from 'chai';
+import type { Event, EventRelay as Relay, NewEvent, Order, Timers } from '../src/index.js';
+import { EventFeed, EventRelay, EventRetention, RelayLoop, StoreUnavailableError } from '../src/index.js';
+import { ManualClock } from '../test-support/index.js';
+import { EventStoreModel } from './support/event-store-model.js';
+
+const T0 = Date.UTC(2027, 0, 1);
+const AT = new Date(T0).toISOString();
+const petEvent = (id: number, name = 'Rex', status: 'available' | 'pending' = 'available'): NewEvent => ({ type: 'pet.updated', occurredAt: AT, data: { id, name, categoryId: 1, status } });
+const order = (id: number, petId: number): Order => ({ id, petId, status: 'placed', placedAt: AT, updatedAt: AT });
+const placed = (id: number, petId: number): NewEvent => ({ type: 'order.placed', occurredAt: AT, data: order(id, petId), follows: [{ kind: 'pet', id: petId }] });
+const flush = async (): Promise<void> => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', () => {
+  it('under its lease: each resource in its order, at the next sequences, then clears what it moved; tells of each event appended', async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    const [a1, a2] = store.record(petEvent(1, 'A'), petEvent(1, 'B'));
+    const [b1] = store.record(petEvent(2));
+    const told: Event[] = [];
+    expect(await new EventRelay(store, clock, 'me', { onAppended: (event) => told.push(event) }).run()).to.equal(3);
+    expect(store.feed.map((e) => [e.id, e.sequence])).to.deep.equal([
+      [a1!.id, 1],
+      [a2!.id, 2],
+      [b1!.id, 3],
+    ]);
+    expect(told).to.deep.equal(store.feed);
+    expect(store.waiting).to.equal(0);
+    expect(store.calls).to.deep.equal([
+      'lease me',
+      'lastSequence',
+      'pending 100',
+      `append ${a1!.id}@1`,
+      `append ${a2!.id}@2`,
+      `clear pet:1 ${a1!.id},${a2!.id}`,
+      `append ${b1!.id}@3`,
+      `clear pet:2 ${b1!.id}`,
+      'lease me',
+      'pending 100',
+    ]);
+    expect(store.currentLease).to.deep.equal({ holder: 'me', until: T0 + 2_000 });
+  });
+
+  it('moves nothing without the lease; takes it once it has run out, for its own lease time', async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    store.record(petEvent(1));
+    store.currentLease = { holder: 'other', until: T0 + 10 };
+    const relay = new EventRelay(store, clock, 'me', { leaseMs: 500 });
+    expect(await relay.run()).to.equal(0);
+    expect(store.calls).to.deep.equal(['lease me']);
+    clock.advance(10);
+    expect(await relay.run()).to.equal(1);
+    expect(store.currentLease).to.deep.equal({ holder: 'me', until: T0 + 510 });
+  });
+
+  it("an entry's follows first: the waiting entries of the resources it names, once each", async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    const [order1] = store.record(placed(10, 1));
+    const [pet1, pet1b] = store.record(petEvent(1, 'Rex', 'pending'), petEvent(1, 'Max', 'pending'));
+    expect(await new EventRelay(store, clock, 'me').run()).to.equal(3);
+    expect(store.feed.map((e) => e.id), "the pet's events before the order that follows it").to.deep.equal([pet1!.id, pet1b!.id, order1!.id]);
+    expect(store.calls.filter((c) => c.startsWith('append')), 'each appended once').to.have.length(3);
+    expect(store.calls).to.include('pendingOf pet:1');
+    expect(store.waiting).to.equal(0);
+    // A followed resource with nothing waiting: looked at, nothing to clear.
+    const alone = new EventStoreModel();
+    alone.record(placed(11, 2));
+    expect(await new EventRelay(alone, clock, 'me').run()).to.equal(1);
+    expect(alone.calls.filter((c) => c.includes('pet:2'))).to.deep.equal(['pendingOf pet:2']);
+  });
+
+  it('a sequence taken by another relay: reads the last sequence again and appends after it', async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    const [mine] = store.record(petEvent(1));
+    const append = store.append;
+    let raced = false;
+    store.append = async (event) => {
+      if (!raced) {
+        raced = true;
+        store.feed.push({ id: 'evt_other', sequence: 1, type: 'pet.withdrawn', occurredAt: AT, data: { id: 9 } });
+        store.lastSeq = 1;
+      }
+      return append(event);
+    };
+    expect(await new EventRelay(store, clock, 'me').run()).to.equal(1);
+    expect(store.feed.map((e) => [e.id, e.sequence])).to.deep.equal([
+      ['evt_other', 1],
+      [mine!.id, 2],
+    ]);
+    expect(store.calls.filter((c) => c === 'lastSequence' || c.startsWith('append'))).to.deep.equal(['lastSequence', `append ${mine!.id}@1`, 'lastSequence', `append ${mine!.id}@2`]);
+  });
+
+  it('an entry already in the feed (a run that stopped before clearing) is not appended again, only cleared; it is not told', async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    const [moved, fresh] = store.record(petEvent(1, 'A'), petEvent(1, 'B'));
+    store.feed.push({ ...(moved as Event), sequence: 1 } as Event);
+    store.lastSeq = 1;
+    const told: string[] = [];
+    expect(await new EventRelay(store, clock, 'me', { onAppended: (e) => told.push(e.id) }).run()).to.equal(1);
+    expect(store.feed.map((e) => [e.id, e.sequence])).to.deep.equal([
+      [moved!.id, 1],
+      [fresh!.id, 2],
+    ]);
+    expect(told).to.deep.equal([fresh!.id]);
+    expect(store.waiting).to.equal(0);
+  });
+
+  it('gives up with StoreUnavailableError after 32 taken sequences in a row; a store whose follows go round in a circle is an error', async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    store.record(petEvent(1));
+    store.append = async () => 'taken';
+    const taken = await new EventRelay(store, clock, 'me').run().catch((error: unknown) => error);
+    expect(taken).to.be.instanceOf(StoreUnavailableError);
+    expect((taken as Error).message).to.equal("the feed's next sequence was taken 32 times in a row (other relays at work); retry");
+    expect(store.calls.filter((c) => c === 'lastSequence')).to.have.length(33);
+
+    const circle = new EventStoreModel();
+    circle.record({ ...petEvent(1), follows: [{ kind: 'pet', id: 1 }] });
+    const error = await new EventRelay(circle, clock, 'me').run().catch((e: unknown) => e);
+    expect((error as Error).message).to.equal("the outboxes' follows lead deeper than 3 resources (at pet 1): a store that records events out of its rules");
+    expect(circle.calls.filter((c) => c.startsWith('pendingOf'))).to.have.length(3);
+  });
+
+  it('reads batch after batch, renewing its lease between them; stops when the lease is lost, and after 16 batches', async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    for (let i = 1; i <= 3; i++) store.record(petEvent(i));
+    expect(await new EventRelay(store, clock, 'me', { batch: 1 }).run()).to.equal(3);
+    expect(store.calls.filter((c) => c.startsWith('lease') || c.startsWith('pending'))).to.deep.equal(['lease me', 'pending 1', 'lease me', 'pending 1', 'lease me', 'pending 1', 'lease me', 'pending 1']);
+
+    const lost = new EventStoreModel();
+    for (let i = 1; i <= 3; i++) lost.record(petEvent(i));
+    let leases = 0;
+    const lease = lost.lease;
+    lost.lease = async (holder, now, until) => (leases++ === 0 ? lease(holder, now, until) : false);
+    expect(await new EventRelay(lost, clock, 'me', { batch: 1 }).run()).to.equal(1);
+    expect(lost.waiting).to.equal(2);
+
+    const stuck = new EventStoreModel();
+    stuck.record(petEvent(1));
+    stuck.clear = async () => {};
+    expect(await new EventRelay(stuck, clock, 'me').run()).to.equal(1);
+    expect(stuck.calls.filter((c) => c.startsWith('pending'))).to.have.length(16);
+  });
+});
+
+/** Timers a test fires by hand. */
+class ManualTimers implements Timers {
+  readonly scheduled: { ms: number; fire: () => void; cleared: boolean }[] = [];
+  setTimeout(callback: () => void, ms: number): unknown {
+    const timer = { ms, fire: callback, cleared: false };
+    this.scheduled.push(timer);
+    return timer;
+  }
+  clearTimeout(handle: unknown): void {
+    (handle as { cleared: boolean }).cleared = true;
+  }
+  get live() {
+    return this.scheduled.filter((t) => !t.cleared);
+  }
+  fireLast(): void {
+    const timer = this.live[this.live.length - 1]!;
+    timer.cleared = true;
+    timer.fire();
+  }
+}
+
+describe('RelayLoop: keeps a relay running in a process', () => {
+  const loopWith = (results: (number | Error)[]) => {
+    const store = new EventStoreModel();
+    const timers = new ManualTimers();
+    const errors: unknown[] = [];
+    let runs = 0;
+    let release: (() => void) | undefined;
+    const relay = {
+      run: async () => {
+        runs++;
+        if (release === undefined && results[0] === -1) {
+          results.shift();
+          await new Promise<void>((resolve) => (release = resolve));
+        }
+        const next = results.shift() ?? 0;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+    } as unknown as Relay;
+    const loop = new RelayLoop(relay, store, timers, { onError: (error) => errors.push(error) });
+    return { store, timers, errors, loop, runs: () => runs, release: () => release?.() };
+  };
+
+  it('runs at once, again at once while runs move something, then waits 25, 50, 100, 200, 400, 400 ms', async () => {
+    const { timers, loop, runs } = loopWith([2, 1, 0]);
+    loop.start();
+    expect(runs(), 'not inside the caller’s turn').to.equal(0);
+    await flush();
+    expect(runs()).to.equal(3);
+    for (const ms of [25, 50, 100, 200, 400, 400]) {
+      expect(timers.live.map((t) => t.ms)).to.deep.equal([ms]);
+      timers.fireLast();
+      await flush();
+    }
+    expect(runs()).to.equal(9);
+    await loop.stop();
+    expect(timers.live).to.deep.equal([]);
+  });
+
+  it('a write recorded in this process wakes it at once, the idle wait cancelled and started over; once stopped, nothing wakes it', async () => {
+    const { store, timers, loop, runs } = loopWith([0, 0, 0]);
+    loop.start();
+    loop.start();
+    await flush();
+    timers.fireLast();
+    await flush();
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([50]);
+    store.record(petEvent(1));
+    expect(timers.live, 'the idle wait cancelled').to.deep.equal([]);
+    await flush();
+    expect(runs()).to.equal(3);
+    expect(timers.live.map((t) => t.ms), 'and started over').to.deep.equal([25]);
+    await loop.stop();
+    store.record(petEvent(2));
+    loop.wake();
+    await flush();
+    expect(runs()).to.equal(3);
+    expect(timers.live).to.deep.equal([]);
+  });
+
+  it('woken during a run: runs again right after it; stop waits for the run under way', async () => {
+    const { loop, runs, release, timers } = loopWith([-1, 0, 0]);
+    loop.start();
+    await flush();
+    expect(runs()).to.equal(1);
+    loop.wake();
+    loop.wake();
+    await flush();
+    expect(runs(), 'still in the first run').to.equal(1);
+    release();
+    await flush();
+    expect(runs(), 'once more after it').to.equal(2);
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
+    let stopped = false;
+    const stopping = loop.stop().then(() => (stopped = true));
+    await stopping;
+    expect(stopped).to.equal(true);
+  });
+
+  it('a failed run is reported and the loop goes on after the idle wait', async () => {
+    const failure = new StoreUnavailableError('down');
+    const { loop, runs, errors, timers } = loopWith([failure, 1, 0]);
+    loop.start();
+    await flush();
+    expect(errors).to.deep.equal([failure]);
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
+    timers.fireLast();
+    await flush();
+    expect(runs()).to.equal(3);
+    await loop.stop();
+  });
+
+  it('a timer that fires after stop starts nothing; a loop stopped during a run sets no timer after it; stop before start is harmless', async () => {
+    const { loop, runs, timers } = loopWith([0]);
+    loop.start();
+    await flush();
+    expect(runs(), 'one run: nothing woke it again').to.equal(1);
+    const [timer] = timers.live;
+    await loop.stop();
+    timer!.fire();
+    await flush();
+    expect(runs()).to.equal(1);
+
+    const during = loopWith([-1, 0]);
+    during.loop.start();
+    await flush();
+    const stopping = during.loop.stop();
+    during.release();
+    await stopping;
+    await flush();
+    expect(during.timers.live).to.deep.equal([]);
+    expect(during.runs()).to.equal(1);
+
+    await loopWith([]).loop.stop();
+  });
+
+  it('started twice, it listens once: one write, one run', async () => {
+    const { store, loop, runs } = loopWith([0, 0, 0, 0]);
+    loop.start();
+    await flush();
+    loop.start();
+    await flush();
+    expect(runs()).to.equal(1);
+    store.record(petEvent(1));
+    await flush();
+    expect(runs()).to.equal(2);
+    await loop.stop();
+  });
+
+  it('without onError, a failed run is dropped and the loop goes on', async () => {
+    const store = new EventStoreModel();
+    const timers = new ManualTimers();
+    let runs = 0;
+    const relay = { run: async () => (runs++ === 0 ? Promise.reject(new StoreUnavailableError('down')) : 0) } as unknown as Relay;
+    const loop = new RelayLoop(relay, store, timers);
+    loop.start();
+    await flush();
+    timers.fireLast();
+    await flush();
+    expect(runs).to.equal(2);
+    await loop.stop();
+  });
+});
+
+describe('EventFeed: pages of the feed, long polls, and following it', () => {
+  const ADMIN = { keyId: 'key_ad00000000ad', role: 'admin' } as const;
+
+  const feedOf = (count: number) => {
+    const store = new EventStoreModel();
+    for (let i = 1; i <= count; i++) {
+      store.feed.push({ id: `evt_${i}`, sequence: i, type: i % 2 === 0 ? 'pet.withdrawn' : 'category.created', occurredAt: AT, data: i % 2 === 0 ? { id: i } : { id: i, name: `c${i}` } } as Event);
+    }
+    store.lastSeq = count;
+    return store;
+  };
+  const add = async (store: EventStoreModel, type: 'pet.withdrawn' | 'category.created'): Promise<void> => {
+    const sequence = store.lastSeq + 1;
+    await store.append({ id: `evt_${sequence}`, sequence, type, occurredAt: AT, data: type === 'pet.withdrawn' ? { id: sequence } : { id: sequence, name: 'n' } } as Event);
+  };
+
+  it('admin keys only, decided before anything is read', () => {
+    const feed = new EventFeed(new EventStoreModel(), new ManualClock());
+    expect(feed.authorize(ADMIN)).to.deep.equal({ ok: true, value: undefined });
+    expect(feed.authorize({ keyId: 'key_aaaaaaaaaaaa', role: 'client' })).to.deep.equal({ ok: false, error: { code: 'forbidden', message: 'only an admin key may read the events' } });
+    expect(feed.authorize(undefined).ok).to.equal(false);
+  });
+
+  it('the events after a sequence, of some types, at most limit; next is the last returned, or after itself', async () => {
+    const feed = new EventFeed(feedOf(5), new ManualClock(T0));
+    const page = await feed.read({ after: 1, limit: 2, waitMs: 0 });
+    expect(page.ok && page.value.events.map((e) => e.sequence)).to.deep.equal([2, 3]);
+    expect(page.ok && page.value.next).to.equal(3);
+    const typed = await feed.read({ after: 0, types: ['pet.withdrawn'], limit: 10, waitMs: 0 });
+    expect(typed.ok && typed.value.events.map((e) => e.sequence)).to.deep.equal([2, 4]);
+    expect(await feed.read({ after: 5, limit: 10, waitMs: 0 })).to.deep.equal({ ok: true, value: { events: [], next: 5 } });
+    const store = feedOf(3);
+    const asked: object[] = [];
+    const after = store.after;
+    store.after = (sequence, query) => (asked.push(query), after(sequence, query));
+    await new EventFeed(store, new ManualClock(T0)).read({ after: 0, limit: 3, waitMs: 0 });
+    await new EventFeed(store, new ManualClock(T0)).read({ after: 0, types: ['pet.withdrawn'], limit: 3, waitMs: 0 });
+    expect(asked, 'the store is asked for types only when some are').to.deep.equal([{ limit: 3 }, { types: ['pet.withdrawn'], limit: 3 }]);
+    expect(Object.keys(asked[0]!)).to.deep.equal(['limit']);
+  });
+
+  it('gone when the event after `after` was purged, with the first kept sequence; also when the purge came between the read and the check', async () => {
+    const store = feedOf(5);
+    await store.purge(2);
+    const feed = new EventFeed(store, new ManualClock(T0));
+    expect(await feed.read({ after: 1, limit: 10, waitMs: 0 })).to.deep.equal({
+      ok: false,
+      error: { code: 'gone', message: 'events after 1 are no longer kept; the first kept event is 3: read on from after=2 (what came between is lost to this reader)' },
+    });
+    expect((await feed.read({ after: 2, limit: 10, waitMs: 0 })).ok).to.equal(true);
+    const racing = feedOf(5);
+    const after = racing.after;
+    racing.after = (sequence, query) => {
+      const read = after(sequence, query);
+      racing.feed.splice(0, 3);
+      return read;
+    };
+    expect((await new EventFeed(racing, new ManualClock(T0)).read({ after: 1, limit: 10, waitMs: 0 })).ok).to.equal(false);
+  });
+
+  it('a long poll answers as soon as a matching event arrives, waiting past events of other types; [] at its end', async () => {
+    const store = feedOf(2);
+    const clock = new ManualClock(T0);
+    const feed = new EventFeed(store, clock);
+    const reading = feed.read({ after: 2, types: ['pet.withdrawn'], limit: 10, waitMs: 30_000 });
+    await flush();
+    expect(store.calls).to.deep.equal(['waitBeyond 2 30000']);
+    clock.advance(1_000);
+    await add(store, 'category.created');
+    await flush();
+    expect(store.calls.slice(-1), 'a category is not what it waits for: it waits past it, for the time left').to.deep.equal(['waitBeyond 3 29000']);
+    await add(store, 'pet.withdrawn');
+    const page = await reading;
+    expect(page.ok && page.value).to.deep.equal({ events: [store.feed[3]], next: 4 });
+
+    const quiet = feedOf(1);
+    const timedOut = await new EventFeed(quiet, new ManualClock(T0)).read({ after: 1, limit: 10, waitMs: 5 });
+    expect(timedOut).to.deep.equal({ ok: true, value: { events: [], next: 1 } });
+    let told!: () => void;
+    const ended = new EventFeed(quiet, new ManualClock(T0)).read({ after: 1, limit: 10, waitMs: 30_000 }, new Promise<void>((resolve) => (told = resolve)));
+    told();
+    expect(await ended, 'ended by its caller').to.deep.equal({ ok: true, value: { events: [], next: 1 } });
+    const late = feedOf(1);
+    const lateClock = new ManualClock(T0);
+    const lateRead = new EventFeed(late, lateClock).read({ after: 1, types: ['pet.withdrawn'], limit: 10, waitMs: 1_000 });
+    await flush();
+    lateClock.advance(1_000);
+    await add(late, 'category.created');
+    expect(await lateRead, 'past its deadline: no second wait').to.deep.equal({ ok: true, value: { events: [], next: 1 } });
+    expect(late.calls.filter((c) => c.startsWith('waitBeyond'))).to.have.length(1);
+  });
+
+  it('follow: every event from a sequence on, a batch at a time, then each new one as it arrives, until told to stop', async () => {
+    const store = feedOf(5);
+    let stop!: () => void;
+    const until = new Promise<void>((resolve) => (stop = resolve));
+    const seen: number[] = [];
+    const following = (async () => {
+      for await (const event of new EventFeed(store, new ManualClock(T0)).follow(1, { batch: 2, until, types: ['pet.withdrawn', 'category.created'] })) {
+        seen.push(event.sequence);
+        if (seen.length === 5) stop();
+      }
+    })();
+    await flush();
+    expect(seen).to.deep.equal([2, 3, 4, 5]);
+    await add(store, 'pet.withdrawn');
+    await following;
+    expect(seen).to.deep.equal([2, 3, 4, 5, 6]);
+    expect(store.calls.filter((c) => c.startsWith('waitBeyond'))[0]).to.equal('waitBeyond 5 30000');
+
+    const asked: object[] = [];
+    const quiet = feedOf(2);
+    const after = quiet.after;
+    quiet.after = (sequence, query) => (asked.push(query), after(sequence, query));
+    const all: number[] = [];
+    for await (const event of new EventFeed(quiet, new ManualClock(T0)).follow(0, { until: Promise.resolve() })) all.push(event.sequence);
+    expect(all, 'told to stop before it began: what is there, then the end').to.deep.equal([1, 2]);
+    expect(asked[0], 'a hundred at a time, every type').to.deep.equal({ limit: 100 });
+    for await (const _ of new EventFeed(quiet, new ManualClock(T0)).follow(2, { types: ['pet.withdrawn'], until: Promise.reject(new Error('gone away')) })) expect.fail('nothing after 2');
+    expect(asked[asked.length - 1]).to.deep.equal({ types: ['pet.withdrawn'], limit: 100 });
+
+    const purged = feedOf(5);
+    await purged.purge(3);
+    const behind = await (async () => {
+      for await (const _ of new EventFeed(purged, new ManualClock(T0)).follow()) return 'an event';
+      return 'none';
+    })().catch((error: unknown) => (error as Error).message);
+    expect(behind).to.equal('events after 0 are no longer kept; the first kept event is 4: read on from after=3 (what came between is lost to this reader)');
+  });
+});
+
+describe('EventRetention: the start of the feed goes, never its middle, never the newest', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const feedAt = (...days: number[]) => {
+    const store = new EventStoreModel();
+    days.forEach((day, i) => store.feed.push({ id: `evt_${i + 1}`, sequence: i + 1, type: 'pet.withdrawn', occurredAt: new Date(T0 + day * DAY).toISOString(), data: { id: i } }));
+    store.lastSeq = days.length;
+    return store;
+  };
+
+  it('removes the events older than the retention up to the first younger one (default 30 days)', async () => {
+    const store = feedAt(0, 1, 40, 2, 41);
+    expect(await new EventRetention(store, new ManualClock(T0 + 40 * DAY)).purge()).to.equal(2);
+    const purges = () => store.calls.filter((c) => c.startsWith('purge'));
+    expect(purges()).to.deep.equal(['purge 2']);
+    expect(await new EventRetention(store, new ManualClock(T0 + 40 * DAY)).purge(), 'the old event after a young one stays').to.equal(0);
+    expect(purges(), 'and nothing is asked of the store').to.deep.equal(['purge 2']);
+    expect(await new EventRetention(store, new ManualClock(T0 + 100 * DAY), 7).purge(), 'never the newest').to.equal(2);
+    expect(store.feed.map((e) => e.sequence)).to.deep.equal([5]);
+    expect(await new EventRetention(store, new ManualClock(T0 + 100 * DAY), 7).purge()).to.equal(0);
+    expect(await new EventRetention(new EventStoreModel(), new ManualClock(T0)).purge(), 'an empty feed').to.equal(0);
+    const one = feedAt(0, 40, 41);
+    const reads: number[] = [];
+    const after = one.after;
+    one.after = (sequence, query) => (reads.push(sequence), after(sequence, query));
+    expect(await new EventRetention(one, new ManualClock(T0 + 40 * DAY)).purge(), 'exactly the first').to.equal(1);
+    expect(reads, 'one page read: a young event ends the look').to.deep.equal([0]);
+  });
+
+  it('reads a page of 100 at a time, at most 50 pages a call', async () => {
+    const store = feedAt(...Array.from({ length: 5_050 }, () => 0), 31);
+    const clock = new ManualClock(T0 + 30 * DAY + 1);
+    const reads: number[] = [];
+    const after = store.after;
+    store.after = (sequence, query) => {
+      reads.push(sequence);
+      expect(query).to.deep.equal({ limit: 100 });
+      return after(sequence, query);
+    };
+    expect(await new EventRetention(store, clock).purge()).to.equal(5_000);
+    expect(reads).to.have.length(50);
+    expect(reads.slice(0, 3)).to.deep.equal([0, 100, 200]);
+    expect(await new EventRetention(store, clock).purge()).to.equal(50);
+    expect(store.feed.map((e) => e.sequence)).to.deep.equal([5_051]);
+  });
+});

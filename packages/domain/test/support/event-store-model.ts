@@ -1,0 +1,116 @@
+import type { AppendOutcome, Event, EventQuery, EventSource, EventStore, NewEvent, OutboxEntry, RelayLease } from '../../src/index.js';
+import { eventSource, leaseAllows, sourceKey } from '../../src/index.js';
+
+/**
+ * A plain event store for the domain's own tests of the relay and the feed (adapters prove
+ * themselves with `eventStoreContract`): outboxes as arrays, the feed as an array. Every method is a
+ * property, so a test can replace one to stage a race or a store that misbehaves; `calls` records
+ * the relay's steps in order.
+ */
+export class EventStoreModel implements EventStore {
+  readonly outboxes = new Map<string, OutboxEntry[]>();
+  readonly feed: Event[] = [];
+  readonly calls: string[] = [];
+  lastSeq = 0;
+  currentLease: RelayLease | undefined;
+  private nextId = 0;
+  private readonly listeners = new Set<() => void>();
+  private readonly waiters = new Set<(last: number) => void>();
+
+  /** What a repository's write would record: entries in their resources' outboxes. */
+  record(...events: NewEvent[]): OutboxEntry[] {
+    const entries = events.map((event) => ({ ...event, id: `evt_${++this.nextId}` }) as OutboxEntry);
+    for (const entry of entries) {
+      const key = sourceKey(eventSource(entry));
+      this.outboxes.set(key, [...(this.outboxes.get(key) ?? []), entry]);
+    }
+    for (const listener of this.listeners) listener();
+    return entries;
+  }
+
+  lease = async (holder: string, now: number, until: number): Promise<boolean> => {
+    this.calls.push(`lease ${holder}`);
+    if (!leaseAllows(this.currentLease, holder, now)) return false;
+    this.currentLease = { holder, until };
+    return true;
+  };
+
+  pending = async (limit: number): Promise<readonly OutboxEntry[]> => {
+    this.calls.push(`pending ${limit}`);
+    return [...this.outboxes.values()].flat().slice(0, limit);
+  };
+
+  pendingOf = async (source: EventSource): Promise<readonly OutboxEntry[]> => {
+    this.calls.push(`pendingOf ${sourceKey(source)}`);
+    return [...(this.outboxes.get(sourceKey(source)) ?? [])];
+  };
+
+  lastSequence = async (): Promise<number> => {
+    this.calls.push('lastSequence');
+    return this.lastSeq;
+  };
+
+  append = async (event: Event): Promise<AppendOutcome> => {
+    this.calls.push(`append ${event.id}@${event.sequence}`);
+    if (this.feed.some((e) => e.id === event.id)) return 'duplicate';
+    if (event.sequence <= this.lastSeq) return 'taken';
+    this.feed.push(event);
+    this.lastSeq = event.sequence;
+    for (const waiter of [...this.waiters]) waiter(this.lastSeq);
+    return 'appended';
+  };
+
+  clear = async (source: EventSource, ids: readonly string[]): Promise<void> => {
+    this.calls.push(`clear ${sourceKey(source)} ${ids.join(',')}`);
+    const key = sourceKey(source);
+    const left = (this.outboxes.get(key) ?? []).filter((entry) => !ids.includes(entry.id));
+    if (left.length === 0) this.outboxes.delete(key);
+    else this.outboxes.set(key, left);
+  };
+
+  onRecorded = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  };
+
+  after = (sequence: number, query: EventQuery): readonly Event[] =>
+    this.feed.filter((e) => e.sequence > sequence && (query.types === undefined || query.types.includes(e.type))).slice(0, query.limit);
+
+  firstSequence = async (): Promise<number> => this.feed[0]?.sequence ?? this.lastSeq + 1;
+
+  purge = async (through: number): Promise<number> => {
+    this.calls.push(`purge ${through}`);
+    const gone = this.feed.filter((e) => e.sequence <= through).length;
+    this.feed.splice(0, gone);
+    return gone;
+  };
+
+  waitBeyond = (sequence: number, timeoutMs: number, until?: PromiseLike<unknown>): Promise<number> => {
+    this.calls.push(`waitBeyond ${sequence} ${timeoutMs}`);
+    if (this.lastSeq > sequence) return Promise.resolve(this.lastSeq);
+    return new Promise<number>((resolve) => {
+      const done = (last: number): void => {
+        if (last <= sequence && timer !== undefined) return;
+        this.waiters.delete(done);
+        clearTimeout(timer);
+        resolve(this.lastSeq);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(done);
+        resolve(this.lastSeq);
+      }, timeoutMs);
+      this.waiters.add(done);
+      const end = (): void => {
+        this.waiters.delete(done);
+        clearTimeout(timer);
+        resolve(this.lastSeq);
+      };
+      until?.then(end, end);
+    });
+  };
+
+  /** The entries waiting, in all. */
+  get waiting(): number {
+    return [...this.outboxes.values()].reduce((n, entries) => n + entries.length, 0);
+  }
+}
