@@ -71,7 +71,7 @@ export class EventStoreInMemory implements EventStore {
     typed.push(stored);
     this.ids.add(stored.id);
     this.last = stored.sequence;
-    for (const waiter of [...this.waiters]) if (waiter.sequence < this.last) waiter.done(this.last);
+    if (this.waiters.size > 0) for (const waiter of [...this.waiters]) if (waiter.sequence < this.last) waiter.done(this.last);
     return 'appended';
   }
 

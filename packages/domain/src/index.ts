@@ -93,6 +93,7 @@ export {
   type EventType,
   type EventPayloads,
   type EventSource,
+  type Precedent,
   type NewEvent,
   type OutboxEntry,
   type Recorder,
@@ -100,7 +101,19 @@ export {
   type PetRef,
   type PhotoRef,
 } from './events/event.js';
-export { petCreated, petUpdated, petWithdrawn, categoryCreated, orderReached, photoAdded, photoRemoved, keyChanged } from './events/recorders.js';
+export {
+  petCreated,
+  petUpdated,
+  petReserved,
+  petReleased,
+  petWithdrawn,
+  categoryCreated,
+  orderReached,
+  photoAdded,
+  photoRemoved,
+  photoWithdrawn,
+  keyChanged,
+} from './events/recorders.js';
 export { RELAY_LEASE_MS, RELAY_BATCH, RELAY_IDLE_DELAYS_MS, relayDelay, leaseAllows, bySource, type SourceEntries } from './events/outbox.js';
 export { EVENT_RETENTION_DAYS, parseRetentionDays, retentionCutoff, expiredPrefix, isBehindRetention, behindRetentionMessage } from './events/retention.js';
 export { readFeedQuery, FEED_WAIT_MAX_SECONDS, type FeedInput, type FeedQuery } from './events/feed-query.js';

@@ -153,8 +153,9 @@ const ORDER_FROM: Readonly<Record<string, readonly string[]>> = {
 /**
  * Replays the feed, checking that each event is a change its resource can make from the state the
  * events before it left (guarantee 3: a resource's events in the order of its changes; and 1: no
- * event repeats a change, none changes nothing), and that every `order.placed` comes after a
- * `pet.updated` of its pet to `pending` that no earlier placement took.
+ * event repeats a change, none changes nothing), that every `order.placed` comes while its pet is
+ * `pending`, after a `pet.updated` to `pending` that no earlier placement took, and that a pet
+ * leaves `pending` only once its open order was cancelled or delivered (cause before effect).
  */
 const replay = (feed: readonly Event[]): Replayed => {
   const r: Replayed = { pets: new Map(), categories: new Map(), orders: new Map(), photos: new Map(), keys: new Map() };
@@ -169,6 +170,10 @@ const replay = (feed: readonly Event[]): Replayed => {
         const pet = r.pets.get(event.data.id);
         expect(pet !== undefined && !pet.withdrawn, `${what}: after the pet's creation, before its withdrawal`).to.equal(true);
         expect(event.data, `${what}: a change (not a repeat of the pet as it was)`).not.to.deep.equal(pet!.pet);
+        if (pet!.pet.status === 'pending' && event.data.status !== 'pending') {
+          const open = [...r.orders.values()].find((o) => o.petId === event.data.id && (o.status === 'placed' || o.status === 'approved'));
+          expect(open, `${what}: a pet leaves pending only after its open order's cancellation or delivery`).to.equal(undefined);
+        }
         if (event.data.status === 'pending' && pet!.pet.status !== 'pending') pet!.pendings++;
         pet!.pet = event.data;
         break;
@@ -187,7 +192,7 @@ const replay = (feed: readonly Event[]): Replayed => {
         expect(r.orders.has(event.data.id), `${what}: an order is placed once, first`).to.equal(false);
         expect(event.data.status, what).to.equal('placed');
         const pet = r.pets.get(event.data.petId);
-        expect(pet !== undefined && pet.pendings > pet.placed, `${what}: after its pet's pet.updated to pending`).to.equal(true);
+        expect(pet !== undefined && pet.pendings > pet.placed && pet.pet.status === 'pending', `${what}: after its pet's pet.updated to pending`).to.equal(true);
         pet!.placed++;
         r.orders.set(event.data.id, event.data);
         break;
@@ -663,6 +668,44 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         const feed = await readFeed(stores.events);
         expect(feed.map((e) => e.type), 'the pet went pending and back; no order was placed').to.deep.equal(['pet.updated', 'pet.updated']);
         expect(feed.map((e) => e.type === 'pet.updated' && e.data.status)).to.deep.equal(['pending', 'available']);
+      }));
+
+    it('a long history relayed at once, its resources taken in any order, is moved cause before effect: each pet reserved before its order is placed, released after its order is cancelled or delivered, withdrawn before its photos go', () =>
+      withDogs(async (w) => {
+        const { stores, clock } = w;
+        const rex = await w.catalog.createPet({ name: 'Rex', categoryId: 1 });
+        if (!rex.ok) throw new Error(rex.error.message);
+        for (let round = 0; round < 3; round++) {
+          const placed = await w.adoption.place(CLIENTS[round % 2]!, { petId: rex.value.id });
+          if (!placed.ok) throw new Error(placed.error.message);
+          await w.adoption.cancel(ADMIN, placed.value.id);
+        }
+        await w.library.upload(ADMIN, String(rex.value.id), JPEG, async () => textImage({ format: 'jpeg', width: 100, height: 80 }));
+        const sold = await w.adoption.place(CLIENTS[0]!, { petId: rex.value.id });
+        if (!sold.ok) throw new Error(sold.error.message);
+        await w.adoption.approve(ADMIN, sold.value.id);
+        await w.adoption.deliver(ADMIN, sold.value.id);
+        expect((await w.maintenance.patch(ADMIN, rex.value.id, { status: 'available' })).ok).to.equal(true);
+        expect((await w.maintenance.withdraw(ADMIN, rex.value.id)).ok).to.equal(true);
+        // The outboxes read newest resource first: the relay must reach back for every cause by itself.
+        const reversed: EventStore = {
+          ...forwardingEvents(stores.events),
+          pending: async (limit) => {
+            const waiting = await stores.events.pending(limit);
+            const groups = new Map<string, typeof waiting[number][]>();
+            for (const entry of waiting) {
+              const key = sourceKey(eventSource(entry));
+              groups.set(key, [...(groups.get(key) ?? []), entry]);
+            }
+            return [...groups.values()].reverse().flat();
+          },
+        };
+        await new EventRelay(reversed, clock, HOLDER, { batch: 3 }).run();
+        await drain(stores.events, clock);
+        await expectFeedMatchesStore(stores, new Set([rex.value.id]));
+        const types = (await readFeed(stores.events)).map((e) => e.type);
+        expect(types.filter((t) => t === 'order.placed')).to.have.length(4);
+        expect(types.indexOf('pet.withdrawn'), 'the withdrawal before its photo goes').to.be.below(types.lastIndexOf('photo.removed'));
       }));
 
     it('a write that lands but whose answer is lost records its event once; a relay that dies between any two steps loses and repeats nothing', () =>

@@ -37,8 +37,6 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
       `clear pet:1 ${a1!.id},${a2!.id}`,
       `append ${b1!.id}@3`,
       `clear pet:2 ${b1!.id}`,
-      'lease me',
-      'pending 100',
     ]);
     expect(store.currentLease).to.deep.equal({ holder: 'me', until: T0 + 2_000 });
   });
@@ -71,6 +69,36 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     alone.record(placed(11, 2));
     expect(await new EventRelay(alone, clock, 'me').run()).to.equal(1);
     expect(alone.calls.filter((c) => c.includes('pet:2'))).to.deep.equal(['pendingOf pet:2']);
+  });
+
+  it('follows through a mark: only the entries up to the marked one; none when it no longer waits; cause before effect across an order and its pet', async () => {
+    const clock = new ManualClock(T0);
+    const reserved = (petId: number, orderId: number): NewEvent => ({ ...petEvent(petId, 'Rex', 'pending'), mark: `order:${orderId}` });
+    const placedThrough = (orderId: number, petId: number): NewEvent => ({ ...placed(orderId, petId), follows: [{ kind: 'pet', id: petId, through: `order:${orderId}` }] });
+    const prefix = new EventStoreModel();
+    const [order10] = prefix.record(placedThrough(10, 1));
+    const [reserving, later] = prefix.record(reserved(1, 10), petEvent(1, 'Max', 'pending'));
+    await new EventRelay(prefix, clock, 'me').run();
+    expect(prefix.feed.map((e) => e.id), 'the marked entry and what came before it; the later one in its turn').to.deep.equal([reserving!.id, order10!.id, later!.id]);
+
+    const gone = new EventStoreModel();
+    const [order11] = gone.record(placedThrough(11, 2));
+    const [other] = gone.record(petEvent(2, 'Max'));
+    await new EventRelay(gone, clock, 'me').run();
+    expect(gone.feed.map((e) => e.id), 'the marked entry is no longer waiting: nothing to wait for').to.deep.equal([order11!.id, other!.id]);
+    expect(gone.calls.slice(0, 6)).to.deep.equal(['lease me', 'lastSequence', 'pending 100', 'pendingOf pet:2', `append ${order11!.id}@1`, `clear order:11 ${order11!.id}`]);
+
+    const chain = new EventStoreModel();
+    const [pending] = chain.record(reserved(3, 12));
+    const [sold] = chain.record({ ...petEvent(3, 'Rex'), follows: [{ kind: 'order', id: 12, through: 'delivered' }] });
+    const [p12, a12, d12] = chain.record(
+      { ...placedThrough(12, 3), mark: 'placed' },
+      { type: 'order.approved', occurredAt: AT, data: { ...order(12, 3), status: 'approved' }, mark: 'approved' },
+      { type: 'order.delivered', occurredAt: AT, data: { ...order(12, 3), status: 'delivered' }, mark: 'delivered' },
+    );
+    await new EventRelay(chain, clock, 'me').run();
+    expect(chain.feed.map((e) => e.id), 'reserved, placed, approved, delivered, then released').to.deep.equal([pending!.id, p12!.id, a12!.id, d12!.id, sold!.id]);
+    expect(chain.waiting).to.equal(0);
   });
 
   it('a sequence taken by another relay: reads the last sequence again and appends after it', async () => {
@@ -124,8 +152,8 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     const circle = new EventStoreModel();
     circle.record({ ...petEvent(1), follows: [{ kind: 'pet', id: 1 }] });
     const error = await new EventRelay(circle, clock, 'me').run().catch((e: unknown) => e);
-    expect((error as Error).message).to.equal("the outboxes' follows lead deeper than 3 resources (at pet 1): a store that records events out of its rules");
-    expect(circle.calls.filter((c) => c.startsWith('pendingOf'))).to.have.length(3);
+    expect((error as Error).message).to.equal("the outboxes' follows lead deeper than 8 resources (at pet 1): a store that records events out of its rules");
+    expect(circle.calls.filter((c) => c.startsWith('pendingOf'))).to.have.length(8);
   });
 
   it('reads batch after batch, renewing its lease between them; stops when the lease is lost, and after 16 batches', async () => {
@@ -146,8 +174,17 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     const stuck = new EventStoreModel();
     stuck.record(petEvent(1));
     stuck.clear = async () => {};
-    expect(await new EventRelay(stuck, clock, 'me').run()).to.equal(1);
+    const relay = new EventRelay(stuck, clock, 'me', { batch: 1 });
+    expect(relay.hasMore).to.equal(false);
+    expect(await relay.run()).to.equal(1);
     expect(stuck.calls.filter((c) => c.startsWith('pending'))).to.have.length(16);
+    expect(relay.hasMore, 'full batches to the last round: more may wait').to.equal(true);
+    stuck.currentLease = { holder: 'other', until: T0 + 1 };
+    expect(await relay.run()).to.equal(0);
+    expect(relay.hasMore, 'without the lease').to.equal(false);
+    const short = new EventRelay(store, clock, 'me', { batch: 1 });
+    await short.run();
+    expect(short.hasMore, 'a short batch: all that waited').to.equal(false);
   });
 });
 
@@ -173,40 +210,44 @@ class ManualTimers implements Timers {
 }
 
 describe('RelayLoop: keeps a relay running in a process', () => {
-  const loopWith = (results: (number | Error)[]) => {
+  const loopWith = (results: (number | Error | { more: number })[]) => {
     const store = new EventStoreModel();
     const timers = new ManualTimers();
     const errors: unknown[] = [];
     let runs = 0;
     let release: (() => void) | undefined;
     const relay = {
+      hasMore: false,
       run: async () => {
         runs++;
+        relay.hasMore = false;
         if (release === undefined && results[0] === -1) {
           results.shift();
           await new Promise<void>((resolve) => (release = resolve));
         }
         const next = results.shift() ?? 0;
         if (next instanceof Error) throw next;
-        return next;
+        if (typeof next === 'number') return next;
+        relay.hasMore = true;
+        return next.more;
       },
-    } as unknown as Relay;
-    const loop = new RelayLoop(relay, store, timers, { onError: (error) => errors.push(error) });
+    };
+    const loop = new RelayLoop(relay as unknown as Relay, store, timers, { onError: (error) => errors.push(error) });
     return { store, timers, errors, loop, runs: () => runs, release: () => release?.() };
   };
 
-  it('runs at once, again at once while runs move something, then waits 25, 50, 100, 200, 400, 400 ms', async () => {
-    const { timers, loop, runs } = loopWith([2, 1, 0]);
+  it('runs at once, again at once while the relay has more; after a run that moved something it looks again in 25 ms, then 50, 100, 200, 400, 400 while none does', async () => {
+    const { timers, loop, runs } = loopWith([{ more: 100 }, { more: 100 }, 2, 1, 0]);
     loop.start();
     expect(runs(), 'not inside the caller’s turn').to.equal(0);
     await flush();
-    expect(runs()).to.equal(3);
-    for (const ms of [25, 50, 100, 200, 400, 400]) {
+    expect(runs(), 'while the relay has more').to.equal(3);
+    for (const ms of [25, 25, 50, 100, 200, 400, 400]) {
       expect(timers.live.map((t) => t.ms)).to.deep.equal([ms]);
       timers.fireLast();
       await flush();
     }
-    expect(runs()).to.equal(9);
+    expect(runs()).to.equal(10);
     await loop.stop();
     expect(timers.live).to.deep.equal([]);
   });
@@ -253,14 +294,19 @@ describe('RelayLoop: keeps a relay running in a process', () => {
 
   it('a failed run is reported and the loop goes on after the idle wait', async () => {
     const failure = new StoreUnavailableError('down');
-    const { loop, runs, errors, timers } = loopWith([failure, 1, 0]);
+    const { loop, runs, errors, timers } = loopWith([failure, failure, 1, 0]);
     loop.start();
     await flush();
     expect(errors).to.deep.equal([failure]);
     expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
     timers.fireLast();
     await flush();
+    expect(errors).to.deep.equal([failure, failure]);
+    expect(timers.live.map((t) => t.ms), 'later and later').to.deep.equal([50]);
+    timers.fireLast();
+    await flush();
     expect(runs()).to.equal(3);
+    expect(timers.live.map((t) => t.ms), 'soon again after a run that moved something').to.deep.equal([25]);
     await loop.stop();
   });
 

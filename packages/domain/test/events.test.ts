@@ -18,10 +18,13 @@ import {
   orderReached,
   parseRetentionDays,
   petCreated,
+  petReleased,
+  petReserved,
   petUpdated,
   petWithdrawn,
   photoAdded,
   photoRemoved,
+  photoWithdrawn,
   readFeedQuery,
   RELAY_BATCH,
   RELAY_IDLE_DELAYS_MS,
@@ -70,8 +73,8 @@ describe('events: types and payloads (docs/rules.md §15)', () => {
     expect(sourceKey({ kind: 'key', id: 'key_0123456789ab' })).to.equal('key:key_0123456789ab');
   });
 
-  it("toEvent: the entry at its sequence, without the relay's follows", () => {
-    const recorded = entry({ type: 'pet.created', occurredAt: AT, data: pet, follows: [{ kind: 'category', id: 3 }] }, 'evt_a1');
+  it("toEvent: the entry at its sequence, without the relay's follows and mark", () => {
+    const recorded = entry({ type: 'pet.created', occurredAt: AT, data: pet, mark: 'created', follows: [{ kind: 'category', id: 3 }] }, 'evt_a1');
     const event = toEvent(recorded, 9);
     expect(event).to.deep.equal({ id: 'evt_a1', sequence: 9, type: 'pet.created', occurredAt: AT, data: pet });
     expect(Object.keys(event)).to.deep.equal(['id', 'sequence', 'type', 'occurredAt', 'data']);
@@ -84,31 +87,42 @@ describe('events: types and payloads (docs/rules.md §15)', () => {
 });
 
 describe('events: what each change records (recorders)', () => {
-  it('pets: created (after its category), updated (after the new category when it changed), withdrawn; the Pet alone, whatever the store keeps beside it', () => {
+  it('pets: created (after its category), updated (after the new category when it changed), reserved for an order, released after its move, withdrawn; the Pet alone, whatever the store keeps beside it', () => {
     const record = { ...pet, revision: 4, orderId: null, statusPatchedAt: null };
-    expect(petCreated(AT)(record)).to.deep.equal([{ type: 'pet.created', occurredAt: AT, data: pet, follows: [{ kind: 'category', id: 3 }] }]);
+    expect(petCreated(AT)(record)).to.deep.equal([{ type: 'pet.created', occurredAt: AT, data: pet, mark: 'created', follows: [{ kind: 'category', id: 3 }] }]);
+    expect(petReserved(AT, 12)(record)).to.deep.equal([{ type: 'pet.updated', occurredAt: AT, data: pet, mark: 'order:12' }]);
+    expect(petReleased(AT, 12, 'cancelled')(record)).to.deep.equal([{ type: 'pet.updated', occurredAt: AT, data: pet, follows: [{ kind: 'order', id: 12, through: 'cancelled' }] }]);
+    expect(petReleased(AT, 13, 'delivered')(record)).to.deep.equal([{ type: 'pet.updated', occurredAt: AT, data: pet, follows: [{ kind: 'order', id: 13, through: 'delivered' }] }]);
     expect(petUpdated(AT)(record)).to.deep.equal([{ type: 'pet.updated', occurredAt: AT, data: pet }]);
     expect(petUpdated(AT, false)(record)).to.deep.equal([{ type: 'pet.updated', occurredAt: AT, data: pet }]);
     expect(petUpdated(AT, true)(record)).to.deep.equal([{ type: 'pet.updated', occurredAt: AT, data: pet, follows: [{ kind: 'category', id: 3 }] }]);
-    expect(petWithdrawn(AT)(record)).to.deep.equal([{ type: 'pet.withdrawn', occurredAt: AT, data: { id: 7 } }]);
+    expect(petWithdrawn(AT)(record)).to.deep.equal([{ type: 'pet.withdrawn', occurredAt: AT, data: { id: 7 }, mark: 'withdrawn' }]);
     expect(categoryCreated(AT)({ id: 3, name: 'Dogs', extra: 1 } as never)).to.deep.equal([{ type: 'category.created', occurredAt: AT, data: { id: 3, name: 'Dogs' } }]);
   });
 
-  it('orders: the order in the status it reached (a write-ahead record shown as the status it settles to); only order.placed follows its pet', () => {
+  it('orders: the order in the status it reached (a write-ahead record shown as the status it settles to), marked by it; only order.placed follows (its pet, through the swap that reserved it)', () => {
     const record: OrderRecord = { id: 5, petId: 7, owner: 'key_aaaaaaaaaaaa', state: 'cancelling', placedAt: AT, updatedAt: '2027-01-02T00:00:00.000Z' };
     const order = (status: string) => ({ id: 5, petId: 7, status, placedAt: AT, updatedAt: '2027-01-02T00:00:00.000Z' });
-    expect(orderReached('placed', AT)(record)).to.deep.equal([{ type: 'order.placed', occurredAt: AT, data: order('placed'), follows: [{ kind: 'pet', id: 7 }] }]);
+    expect(orderReached('placed', AT)(record)).to.deep.equal([
+      { type: 'order.placed', occurredAt: AT, data: order('placed'), mark: 'placed', follows: [{ kind: 'pet', id: 7, through: 'order:5' }] },
+    ]);
     for (const status of ['approved', 'delivered', 'cancelled'] as const) {
-      expect(orderReached(status, AT)(record), status).to.deep.equal([{ type: `order.${status}`, occurredAt: AT, data: order(status) }]);
+      expect(orderReached(status, AT)(record), status).to.deep.equal([{ type: `order.${status}`, occurredAt: AT, data: order(status), mark: status }]);
     }
   });
 
-  it('photos: added with the Photo (not its files), removed with its id and pet; both after their pet', () => {
+  it("photos: added with the Photo (not its files) after its pet's creation; removed with its id and pet, after the pet's withdrawal when it goes with it", () => {
     const photo: StoredPhoto = { id: 4, petId: 7, contentType: 'image/png', width: 10, height: 20, bytes: 30, createdAt: AT, files: [{ width: 10, height: 20, bytes: 30, sha256: 'ab' }] };
     expect(photoAdded(AT)(photo)).to.deep.equal([
-      { type: 'photo.added', occurredAt: AT, data: { id: 4, petId: 7, contentType: 'image/png', width: 10, height: 20, bytes: 30, createdAt: AT }, follows: [{ kind: 'pet', id: 7 }] },
+      {
+        type: 'photo.added',
+        occurredAt: AT,
+        data: { id: 4, petId: 7, contentType: 'image/png', width: 10, height: 20, bytes: 30, createdAt: AT },
+        follows: [{ kind: 'pet', id: 7, through: 'created' }],
+      },
     ]);
-    expect(photoRemoved(AT)(photo)).to.deep.equal([{ type: 'photo.removed', occurredAt: AT, data: { id: 4, petId: 7 }, follows: [{ kind: 'pet', id: 7 }] }]);
+    expect(photoRemoved(AT)(photo)).to.deep.equal([{ type: 'photo.removed', occurredAt: AT, data: { id: 4, petId: 7 } }]);
+    expect(photoWithdrawn(AT)(photo)).to.deep.equal([{ type: 'photo.removed', occurredAt: AT, data: { id: 4, petId: 7 }, follows: [{ kind: 'pet', id: 7, through: 'withdrawn' }] }]);
   });
 
   it("keys: the key's public view, never its hash; createdAt from the key, or the process's start", () => {

@@ -80,6 +80,14 @@ export interface EventSource {
   readonly id: number | string;
 }
 
+/**
+ * What an event follows: the entries of another resource's outbox recorded before it, up to the
+ * one marked `through` (all that wait when absent). The relay moves those first.
+ */
+export interface Precedent extends EventSource {
+  readonly through?: string;
+}
+
 type EventOf<T extends EventType> = {
   readonly type: T;
   /** When the change was made, by the service's clock: RFC 3339 UTC with milliseconds. */
@@ -88,14 +96,15 @@ type EventOf<T extends EventType> = {
 };
 
 /**
- * An event a write records, before it has an id or a place in the feed. `follows`: resources whose
- * events recorded so far must be in the feed before this one (causal order across documents: a
- * pet's `pet.updated` to `pending` before the `order.placed` that reserved it). A resource named
- * there records no events that follow anything (only pets and categories are named; pets follow
- * only categories, categories nothing), so waiting for one never goes round in a circle.
+ * An event a write records, before it has an id or a place in the feed. `follows`: the events of
+ * other resources that must be in the feed before this one (causal order across documents: a pet's
+ * `pet.updated` to `pending` before the `order.placed` that reserved it, an order's
+ * `order.delivered` before its pet's `pet.updated` to `sold`). `mark` names this event for the
+ * `through` of events that follow it. An event only ever follows events recorded before it (by a
+ * write that landed before its own), so following never goes round in a circle.
  */
 export type NewEvent = {
-  readonly [T in EventType]: EventOf<T> & { readonly follows?: readonly EventSource[] };
+  readonly [T in EventType]: EventOf<T> & { readonly follows?: readonly Precedent[]; readonly mark?: string };
 }[EventType];
 
 /** An event waiting in its resource's outbox: the recorded event with the id the store gave it when the write recorded it. */
@@ -123,7 +132,7 @@ export const eventSource = (event: NewEvent): EventSource => ({ kind: event.type
 /** A text key for a source, unique per resource (`pet:12`, `key:key_0123456789ab`). */
 export const sourceKey = (source: EventSource): string => `${source.kind}:${source.id}`;
 
-/** The feed's `Event` of an outbox entry at `sequence` (its `follows` stays behind: it only orders the relay). */
+/** The feed's `Event` of an outbox entry at `sequence` (its `follows` and `mark` stay behind: they only order the relay). */
 export const toEvent = (entry: OutboxEntry, sequence: number): Event =>
   ({ id: entry.id, sequence, type: entry.type, occurredAt: entry.occurredAt, data: entry.data }) as Event;
 

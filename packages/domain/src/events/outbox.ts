@@ -23,13 +23,18 @@ export const RELAY_MAX_ROUNDS = 16;
  */
 export const RELAY_MAX_TAKEN = 32;
 
-/** How deep `follows` may lead (an order's event waits for its pet's, a pet's for its category's): deeper is a broken store. */
-export const RELAY_MAX_DEPTH = 3;
+/**
+ * How deep `follows` may lead. A photo's event waits for its pet's, a pet's release for its order's,
+ * an order's placement for its pet's reservation (whose earlier entries are moved by then), a pet's
+ * creation for its category's: three at most. Deeper is a broken store (or a circle).
+ */
+export const RELAY_MAX_DEPTH = 8;
 
 /**
  * The waits of an idle relay before it looks again (changes of other processes sharing the store
- * are found this way; its own process's writes wake it at once): from 25 ms, doubling, at most 400 ms,
- * so an event is in the feed well within a second of its change (§15, guarantee 4).
+ * are found this way; its own process's writes wake it at once): 25 ms after a run that moved
+ * something, then doubling up to 400 ms, so an event is in the feed well within a second of its
+ * change (§15, guarantee 4).
  */
 export const RELAY_IDLE_DELAYS_MS: readonly number[] = [25, 50, 100, 200, 400];
 

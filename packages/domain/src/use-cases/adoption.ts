@@ -13,7 +13,7 @@ import { MAX_ROUNDS, OrderRepair, type SettledRecord } from './order-repair.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, byId, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
 import type { IdempotentCreation } from '../idempotency/idempotency.js';
-import { orderReached, petUpdated } from '../events/recorders.js';
+import { orderReached, petReleased, petReserved, petUpdated } from '../events/recorders.js';
 
 /** What `listOrders` takes: every field optional, each checked here whatever its type. */
 export interface ListOrdersInput extends PageInput {
@@ -179,7 +179,7 @@ export class Adoption {
       // Heard at the decision: from here the move is only ever finished (by this request or, after a fault, by the
       // repair of the next one), so it is told once, whichever request ends up finishing it.
       this.onTransition(action);
-      await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null }, petUpdated(now));
+      await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null }, petReleased(now, record.id, transition.to));
       await this.orders.updateState(record.id, transition.via, transition.to, now);
       return ok(toOrder(done, done.state));
     }
@@ -218,7 +218,7 @@ export class Adoption {
     const { petId } = record;
     const now = timestamp(this.clock.now());
     // The linearization point: of N placements for this pet, exactly one swap wins.
-    if (!(await this.pets.swapHold(petId, FREE, heldBy(record.id), petUpdated(now)))) {
+    if (!(await this.pets.swapHold(petId, FREE, heldBy(record.id), petReserved(now, record.id)))) {
       if (mayAbandon) {
         // Lost: the record is left invisible either way; marking it abandoned spares later lists a look at the pet.
         await this.orders.updateState(record.id, PLACEMENT.via, OrderState.abandoned, now).catch((error: unknown) => {

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.port.js';
 import type { EventStore } from '../ports/event-store.port.js';
 import { StoreUnavailableError } from '../errors.js';
-import { toEvent, type Event, type EventSource, type OutboxEntry } from '../events/event.js';
+import { toEvent, type Event, type EventSource, type OutboxEntry, type Precedent } from '../events/event.js';
 import { bySource, RELAY_BATCH, RELAY_LEASE_MS, RELAY_MAX_DEPTH, RELAY_MAX_ROUNDS, RELAY_MAX_TAKEN, relayDelay } from '../events/outbox.js';
 
 export interface RelayOptions {
@@ -17,7 +17,7 @@ export interface RelayOptions {
  * The relay (docs/rules.md §15, docs/design.md "Events"): moves the events waiting in the outboxes
  * into the feed, each at the next sequence. Under its lease, per round: read a batch of waiting
  * entries; for each resource, in its outbox's order, first move what the entry `follows` (the
- * waiting entries of those resources), then `append` the entry at the last sequence + 1 (`taken`:
+ * waiting entries of those resources, up to the one marked `through`), then `append` the entry at the last sequence + 1 (`taken`:
  * another relay numbered one first, read the last sequence again and retry; `duplicate`: an earlier
  * run moved it and stopped before clearing it, nothing to do); then `clear` the resource's moved
  * entries. A fault between any two of these steps leaves entries that the next run moves again, and
@@ -29,6 +29,7 @@ export class EventRelay {
   private readonly batch: number;
   private readonly leaseMs: number;
   private last = 0;
+  private more = false;
 
   constructor(
     private readonly store: EventStore,
@@ -42,22 +43,30 @@ export class EventRelay {
   }
 
   /**
-   * One run: takes (or renews) the lease, then moves waiting entries until none wait (at most
-   * `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
+   * One run: takes (or renews) the lease, then moves waiting entries until a batch comes back short
+   * (at most `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
    * appended; 0 when another relay holds the lease. A store failure is thrown (what was moved stays moved).
    */
   async run(): Promise<number> {
+    this.more = false;
     if (!(await this.takeLease())) return 0;
     this.last = await this.store.lastSequence();
     let appended = 0;
     for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
       const waiting = await this.store.pending(this.batch);
-      if (waiting.length === 0) break;
       const moved = new Set<string>();
       for (const { source, entries } of bySource(waiting)) appended += await this.move(source, entries, moved, 0);
-      if (!(await this.takeLease())) break;
+      // A short batch was all that waited when it was read (what was recorded since wakes the relay again).
+      if (waiting.length < this.batch) return appended;
+      if (!(await this.takeLease())) return appended;
     }
+    this.more = true;
     return appended;
+  }
+
+  /** Whether the last run stopped at its round limit, with batches still full: more may wait. */
+  get hasMore(): boolean {
+    return this.more;
   }
 
   private async takeLease(): Promise<boolean> {
@@ -81,11 +90,16 @@ export class EventRelay {
     return appended;
   }
 
-  /** Moves whatever waits in `source`'s outbox now: what an entry follows is in the feed before it. */
-  private async drain(source: EventSource, moved: Set<string>, depth: number): Promise<number> {
-    if (depth > RELAY_MAX_DEPTH) throw new Error(`the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${source.kind} ${source.id}): a store that records events out of its rules`);
-    const entries = await this.store.pendingOf(source);
-    return entries.length === 0 ? 0 : this.move(source, entries, moved, depth);
+  /**
+   * Moves what waits in the outbox of the resource an entry follows, up to the entry marked
+   * `through` (all of it without one; none when that entry no longer waits: it is in the feed).
+   */
+  private async drain(earlier: Precedent, moved: Set<string>, depth: number): Promise<number> {
+    if (depth > RELAY_MAX_DEPTH) throw new Error(`the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${earlier.kind} ${earlier.id}): a store that records events out of its rules`);
+    const source: EventSource = { kind: earlier.kind, id: earlier.id };
+    const waiting = await this.store.pendingOf(source);
+    const end = earlier.through === undefined ? waiting.length : waiting.findIndex((entry) => entry.mark === earlier.through) + 1;
+    return end === 0 ? 0 : this.move(source, waiting.slice(0, end), moved, depth);
   }
 
   /** Appends `entry` at the next sequence: true when appended, false when the feed has it already. */
@@ -118,8 +132,9 @@ export interface RelayLoopOptions {
 
 /**
  * Keeps a relay running in a process: a run at once whenever a write of this process recorded
- * events (`EventStore.onRecorded`), again at once while runs move something, and, while idle, after
- * the waits of `relayDelay` (from 25 ms up to 400 ms), to find what other processes recorded.
+ * events (`EventStore.onRecorded`), again at once while the relay has more (full batches), and
+ * otherwise after the waits of `relayDelay`: 25 ms after a run that moved something, then longer
+ * and longer up to 400 ms while none does, to find what other processes recorded.
  */
 export class RelayLoop {
   private timer: unknown;
@@ -174,11 +189,12 @@ export class RelayLoop {
       this.options.onError?.(error);
     }
     this.running = undefined;
-    // Woken while it ran: what woke it may have come after the run looked.
-    const again = this.again;
+    // Woken while it ran (what woke it may have come after the run looked), or more may wait: at once.
+    const again = this.again || this.relay.hasMore;
     this.again = false;
     if (this.stopped) return;
-    this.idle = moved > 0 || again ? 0 : this.idle + 1;
+    // Else look again soon after a run that moved something, later and later while none does.
+    this.idle = again ? 0 : moved > 0 ? 1 : this.idle + 1;
     const delay = relayDelay(this.idle);
     if (delay === 0) this.running = Promise.resolve().then(() => this.runOnce());
     else this.timer = this.timers.setTimeout(() => this.tick(), delay);

@@ -3,7 +3,7 @@ import type { OrderRepository } from '../ports/order-repository.port.js';
 import { StoreUnavailableError } from '../errors.js';
 import type { Clock } from '../ports/clock.port.js';
 import { OrderState, timestamp, type OrderRecord, type OrderStatus } from '../order/order.js';
-import { orderReached, petUpdated } from '../events/recorders.js';
+import { orderReached, petReleased } from '../events/recorders.js';
 import { isSettledStatus, repairStep } from '../order/transitions.js';
 
 /** A record whose state is one of the four statuses clients see. */
@@ -46,7 +46,7 @@ export class OrderRepair {
       }
       const at = timestamp(this.clock.now());
       if (step.pet !== undefined) {
-        await this.pets.swapHold(current.petId, { status: step.pet.from, orderId: current.id }, { status: step.pet.to, orderId: null }, petUpdated(at));
+        await this.pets.swapHold(current.petId, { status: step.pet.from, orderId: current.id }, { status: step.pet.to, orderId: null }, petReleased(at, current.id, step.to));
       }
       const record = state === OrderState.placing ? orderReached(step.to, at) : undefined;
       if (await this.orders.updateState(current.id, state, step.to, current.updatedAt, record)) return { ...current, state: step.to };

@@ -19,7 +19,7 @@ import {
   type PhotoFile,
   type StoredPhoto,
 } from '../photo/photo.js';
-import { photoAdded, photoRemoved } from '../events/recorders.js';
+import { photoAdded, photoRemoved, photoWithdrawn } from '../events/recorders.js';
 import { checkImageHeader, fileForWidth, parsePhotoWidth, photoContentTypeOf, PHOTO_TYPES_TEXT, widthsBelow } from '../photo/rules.js';
 
 /**
@@ -129,7 +129,7 @@ export class PhotoLibrary {
     const published = await this.write(reserved, photo, files, creation?.token);
     // A withdrawal that ran while this upload was under way took the pet's photos with it: this one follows.
     if ((await this.pets.findById(petId)) === undefined) {
-      await this.photos.delete(petId, published.id, photoRemoved(timestamp(this.clock.now())));
+      await this.photos.delete(petId, published.id, photoWithdrawn(timestamp(this.clock.now())));
       return fail(noPet(rawPetId));
     }
     return ok(toPhoto(published));
@@ -197,7 +197,7 @@ export class PhotoLibrary {
    * next `sweep` finishes it. Answers how many published photos went.
    */
   removeAllOf(petId: number): Promise<number> {
-    return this.photos.deleteAllOf(petId, photoRemoved(timestamp(this.clock.now())));
+    return this.photos.deleteAllOf(petId, photoWithdrawn(timestamp(this.clock.now())));
   }
 
   /**
@@ -210,7 +210,7 @@ export class PhotoLibrary {
     const swept = await this.photos.sweep(this.clock.now());
     let orphans = 0;
     for (const petId of await this.photos.pets()) {
-      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId, photoRemoved(timestamp(this.clock.now())));
+      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId, photoWithdrawn(timestamp(this.clock.now())));
     }
     return { ...swept, orphans };
   }
