@@ -7,6 +7,7 @@ import type {
   CategoryCatalog,
   CategoryRepository,
   Clock,
+  EventStore,
   IdempotencyStore,
   IdempotentRequests,
   ImageProcessor,
@@ -63,6 +64,8 @@ export const TOKENS = {
   IdempotentRequests: token<IdempotentRequests>('IdempotentRequests'),
   /** The photos' bytes and records (docs/rules.md §13): bound by the store module, beside the other store ports. */
   PhotoStore: token<PhotoStore>('PhotoStore'),
+  /** The events' outboxes and feed (docs/rules.md §15): bound by the store module, sharing the store of the repositories that record into it. */
+  EventStore: token<EventStore>('EventStore'),
   /** The image work (sharp), off the event loop's thread. */
   ImageProcessor: token<ImageProcessor>('ImageProcessor'),
   PhotoLibrary: token<PhotoLibrary>('PhotoLibrary'),

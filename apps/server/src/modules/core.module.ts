@@ -66,7 +66,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .toResolvedValue((ports, clock) => new PetCatalog(ports.pets, ports.categories, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   bind(TOKENS.CategoryCatalog)
-    .toResolvedValue((ports) => new CategoryCatalog(ports.categories), [BOUNDED_PORTS])
+    .toResolvedValue((ports, clock) => new CategoryCatalog(ports.categories, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   bind(TOKENS.Adoption)
     .toResolvedValue(
