@@ -36,7 +36,7 @@ describe('port calls: one wrapper for every method of every store port', () => {
       OrderRepository: ['create', 'findByCreationToken', 'findById', 'list', 'updateState'],
       QuotaStore: ['consume', 'peek'],
       ApiKeyStore: ['findByHash', 'findById', 'insert', 'list', 'retainSettingsKeys', 'revoke', 'save', 'update'],
-      IdempotencyStore: ['claim', 'complete', 'release'],
+      IdempotencyStore: ['claim', 'complete', 'discard', 'release'],
       PhotoStore: ['abandon', 'delete', 'deleteAllOf', 'find', 'findByCreationToken', 'list', 'pets', 'publish', 'putFile', 'read', 'reserve', 'sweep'],
     });
   });
