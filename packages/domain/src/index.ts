@@ -88,6 +88,7 @@ export {
   EVENT_ID,
   isEventType,
   eventSource,
+  eventSourceKey,
   sourceKey,
   toEvent,
   type Event,
