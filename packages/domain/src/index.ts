@@ -87,6 +87,7 @@ export {
   EVENT_ID,
   isEventType,
   eventSource,
+  eventSourceKey,
   sourceKey,
   toEvent,
   type Event,

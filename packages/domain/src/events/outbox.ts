@@ -1,5 +1,5 @@
 import type { RelayLease } from '../ports/event-store.port.js';
-import { eventSource, sourceKey, type EventSource, type OutboxEntry } from './event.js';
+import { eventSource, eventSourceKey, type EventSource, type OutboxEntry } from './event.js';
 
 /**
  * The outbox and the relay (docs/rules.md §15, docs/design.md "Events"), as plain rules: each
@@ -56,10 +56,9 @@ export interface SourceEntries {
 export const bySource = (entries: readonly OutboxEntry[]): readonly SourceEntries[] => {
   const groups = new Map<string, { source: EventSource; entries: OutboxEntry[] }>();
   for (const entry of entries) {
-    const source = eventSource(entry);
-    const key = sourceKey(source);
+    const key = eventSourceKey(entry);
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { source, entries: [entry] });
+    if (group === undefined) groups.set(key, { source: eventSource(entry), entries: [entry] });
     else group.entries.push(entry);
   }
   return [...groups.values()];
