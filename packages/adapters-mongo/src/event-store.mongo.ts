@@ -32,7 +32,7 @@ const LEASE_ID = 'relay';
 /** A photo removed with its events recorded: the trace that `clear` removes once its outbox is empty (photo-store.mongo.ts). */
 const REMOVED_PHOTO = 'deleted';
 /** How often waits look for events appended by other processes (guarantee 4 of docs/rules.md §15: within a second). */
-export const WAIT_POLL_MS = 200;
+const WAIT_POLL_MS = 200;
 
 const KINDS = Object.keys(OUTBOX_COLLECTIONS) as ResourceKind[];
 

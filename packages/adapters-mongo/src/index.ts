@@ -8,7 +8,7 @@ export { OrderRepositoryMongo } from './order-repository.mongo.js';
 export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
 export { PhotoStoreMongo } from './photo-store.mongo.js';
-export { EventStoreMongo, WAIT_POLL_MS } from './event-store.mongo.js';
+export { EventStoreMongo } from './event-store.mongo.js';
 export { MongoOutbox } from './outbox.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
