@@ -8,6 +8,7 @@ import {
   categoryCreated,
   EventRelay,
   keyChanged,
+  RelayLoop,
   orderReached,
   petCreated,
   petUpdated,
@@ -339,6 +340,41 @@ if (target.kind === 'skipped') {
         expect(await a.events.purge(100), 'never the newest').to.equal(19);
         expect(await b.events.lastSequence()).to.equal(20);
         expect(await b.events.firstSequence()).to.equal(20);
+      });
+
+      it("onRecorded: told after each write of this connection's repositories that recorded events (not for one that recorded none, nor after it stopped listening); a relay loop on it moves them", async () => {
+        const db = await tracked('told');
+        const stores = storesOn(db);
+        const at = '2027-01-01T00:00:00.000Z';
+        let told = 0;
+        const stop = stores.events.onRecorded(() => told++);
+        await stores.categories.create({ name: 'Dogs' }, undefined, categoryCreated(at));
+        expect(told, 'a category created').to.equal(1);
+        await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+        expect(told, 'a create without a recorder records nothing').to.equal(1);
+        expect(await stores.pets.update(1, 0, { name: 'Max' }, at, petUpdated(at))).to.not.equal(undefined);
+        expect(await stores.pets.update(1, 0, { name: 'Rex' }, at, petUpdated(at)), 'a PATCH at a revision gone').to.equal(undefined);
+        expect(told, 'one PATCH landed').to.equal(2);
+        stop();
+        await stores.pets.update(1, 1, { name: 'Rex' }, at, petUpdated(at));
+        expect(told, 'no longer listening').to.equal(2);
+        // Another connection's writes are not this one's: its relay finds them by polling.
+        const elsewhere = storesOn(other.db(db.databaseName));
+        let toldOther = 0;
+        elsewhere.events.onRecorded(() => toldOther++);
+        await stores.pets.update(1, 2, { name: 'Bo' }, at, petUpdated(at));
+        expect(toldOther).to.equal(0);
+        const loop = new RelayLoop(new EventRelay(stores.events, { now: () => Date.now() }, 'told'), stores.events, globalThis);
+        loop.start();
+        try {
+          for (let waited = 0; (await stores.events.lastSequence()) < 4; waited += 10) {
+            if (waited > 30_000) expect.fail('the loop did not move the events');
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        } finally {
+          await loop.stop();
+        }
+        expect((await stores.events.after(0, { limit: 10 })).map((e) => e.type)).to.deep.equal(['category.created', 'pet.updated', 'pet.updated', 'pet.updated']);
       });
 
       it('a store that cannot be reached: every step throws StoreUnavailableError, and a wait under way ends at its timeout', async () => {
