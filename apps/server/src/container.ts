@@ -54,6 +54,8 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
     bind(TOKENS.QuotaStore).toConstantValue(stores.quotas);
     bind(TOKENS.ApiKeyStore).toConstantValue(stores.keys);
     bind(TOKENS.IdempotencyStore).toConstantValue(stores.idempotency ?? new IdempotencyStoreInMemory());
+    // The events (docs/rules.md §15), when the stores given record them: without, the server has no feed.
+    if (stores.events !== undefined) bind(TOKENS.EventStore).toConstantValue(stores.events);
     if (stores.photos !== undefined) bind(TOKENS.PhotoStore).toConstantValue(stores.photos);
     else bind(TOKENS.PhotoStore).toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes), [TOKENS.Settings]).inSingletonScope();
     bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: stores.isReady ?? (async () => true), close: async () => {} });

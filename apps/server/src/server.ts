@@ -28,7 +28,7 @@ export interface StartedServer {
   readonly devKey?: string;
   /** The development admin key generated because no key at all was configured (memory store only). */
   readonly devAdminKey?: string;
-  /** Stops accepting, finishes the requests in flight, closes the store. */
+  /** Stops accepting, ends the feed's long polls, finishes the requests in flight, stops the relay after a last run, closes the store. */
   stop(): Promise<void>;
 }
 
@@ -61,7 +61,11 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     const swept = await (await container.getAsync(TOKENS.PhotoLibrary)).sweep();
     if (swept.uploads + swept.files + swept.orphans > 0) options.logger.info({ ...swept }, 'photos swept at start');
     const app = await container.getAsync(TOKENS.HttpApp);
-    const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch((error: unknown) => {
+    // docs/rules.md §15: the relay (under the lease every process on the store shares) and the retention.
+    const events = await container.getAsync(TOKENS.Events);
+    events.start();
+    const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch(async (error: unknown) => {
+      await events.stop();
       const code = (error as { code?: unknown }).code;
       throw new Error(`HOST/PORT: cannot listen on ${settings.host}:${settings.port} (${typeof code === 'string' ? code : 'error'})`);
     });
@@ -69,6 +73,7 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     if (metrics !== undefined) {
       metricsListener = await listenMetrics(metrics, { port: settings.metricsPort ?? 0, host: settings.host }).catch(async (error: unknown) => {
         await running.close(0);
+        await events.stop();
         const code = (error as { code?: unknown }).code;
         throw new Error(`PETSTORE_METRICS_PORT: cannot listen on ${settings.host}:${settings.metricsPort ?? 0} (${typeof code === 'string' ? code : 'error'})`);
       });
@@ -81,7 +86,11 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
       ...(devKey === undefined ? {} : { devKey }),
       ...(devAdminKey === undefined ? {} : { devAdminKey }),
       async stop() {
+        // Long polls answer at once (an empty page and its Link); the requests in flight finish; then
+        // the relay's last run moves what they recorded (docs/rules.md §15), and the store closes.
+        events.closeLongPolls();
         await Promise.all([running.close(), metricsListener?.close()]);
+        await events.stop();
         await store.close();
       },
     };

@@ -1,5 +1,5 @@
 import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
-import { apiKeyRecord, DEFAULT_BAN_RULE, isPlanName, PHOTO_BODY_LIMIT_BYTES, publicKeyId } from '@petstore/domain';
+import { apiKeyRecord, DEFAULT_BAN_RULE, EVENT_RETENTION_DAYS, isPlanName, parseRetentionDays, PHOTO_BODY_LIMIT_BYTES, publicKeyId } from '@petstore/domain';
 
 type StoreKind = 'memory' | 'mongo';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -28,6 +28,8 @@ export interface Settings {
   readonly uploadsInFlight: number;
   /** `PETSTORE_UPLOADS_IN_FLIGHT_MB`, in bytes: their bodies' bytes at once, at most (a chunked body counts as 10 MiB); default 40 MiB. */
   readonly uploadBytesInFlight: number;
+  /** `PETSTORE_EVENT_RETENTION_DAYS`: how long events are kept (docs/rules.md §15); default 30, 1–365. */
+  readonly eventRetentionDays: number;
 }
 
 /** A setting that cannot be used; the message is one line naming the variable and the fault. */
@@ -71,6 +73,10 @@ export const SETTINGS = {
   PETSTORE_UPLOADS_IN_FLIGHT_MB: {
     default: '40',
     about: 'MiB of photo uploads worked on at once, counted by their declared Content-Length (a chunked body: 10); at least 10 (docs/rules.md §13)',
+  },
+  PETSTORE_EVENT_RETENTION_DAYS: {
+    default: String(EVENT_RETENTION_DAYS.default),
+    about: `days the feed of events keeps an event, from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max}; older ones leave the start of GET /v1/events (docs/rules.md §15)`,
   },
   NODE_ENV: { default: '', about: 'production: refuse to start with generated development keys' },
 } as const satisfies Readonly<Record<string, SettingEntry>>;
@@ -241,6 +247,8 @@ export const parseSettings = (env: Env): Settings => {
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
     throw new SettingsError(`PETSTORE_METRICS_PORT must differ from PORT (both are ${port}): /metrics has a listener of its own`);
   }
+  const retention = parseRetentionDays(env['PETSTORE_EVENT_RETENTION_DAYS'] || undefined);
+  if (!retention.ok) throw new SettingsError(retention.error);
   return {
     port,
     host,
@@ -261,5 +269,6 @@ export const parseSettings = (env: Env): Settings => {
     uploadsInFlight: wholeNumber(env, 'PETSTORE_UPLOADS_IN_FLIGHT', Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT')), 1, 10_000),
     // At least one photo of the largest size (10 MiB), or no upload could ever be admitted.
     uploadBytesInFlight: wholeNumber(env, 'PETSTORE_UPLOADS_IN_FLIGHT_MB', Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT_MB')), PHOTO_BODY_LIMIT_BYTES / MIB, 1_048_576) * MIB,
+    eventRetentionDays: retention.value,
   };
 };

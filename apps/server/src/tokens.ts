@@ -23,6 +23,7 @@ import type {
 } from '@petstore/domain';
 import type { HttpApp, HttpLogger, HttpMetrics } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
+import type { ServerEvents } from './events.js';
 
 /** What the composition root needs from a store besides its ports: readiness and shutdown. */
 export interface StoreLifecycle {
@@ -70,4 +71,6 @@ export const TOKENS = {
   ImageProcessor: token<ImageProcessor>('ImageProcessor'),
   PhotoLibrary: token<PhotoLibrary>('PhotoLibrary'),
   HttpApp: token<HttpApp>('HttpApp'),
+  /** The feed, the relay and the retention of this process (docs/rules.md §15); nothing when no event store is bound. */
+  Events: token<ServerEvents>('Events'),
 } as const;

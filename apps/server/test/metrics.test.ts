@@ -2,7 +2,7 @@
 // advance starts at 0, and the whole text passes `promtool check metrics` (Prometheus's own lint).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { EVENT_STORE_PASSTHROUGH, PORT_NAMES, type StorePorts } from '@petstore/domain';
+import { EVENT_STORE_PASSTHROUGH, EVENT_TYPES, PORT_NAMES, type StorePorts } from '@petstore/domain';
 import { FaultInjector, ManualClock } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, EventStoreInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { boundedPhotoStore, boundedPorts } from '../src/deadline.js';
@@ -38,11 +38,12 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       env: { PETSTORE_API_KEYS: `${KEY}:pro,${TINY}:enterprise:1:10`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_METRICS_PORT: '0', PETSTORE_BAN_THRESHOLD: '2' },
       clock: new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0)),
       storeDeadlineMs: 500,
+      events: true,
     });
   });
   after(() => h.stop());
 
-  it('before any request, every rate-limit outcome, order action and store port has its series at 0, and the circuit gauge is 0', async () => {
+  it('before any request, every rate-limit outcome, order action, store port and event type has its series at 0, and the circuit gauge is 0', async () => {
     const text = await scrape(h);
     const expected: Record<string, number> = {
       'petstore_rate_limit_decisions_total{outcome="admitted"}': 0,
@@ -54,8 +55,10 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       'petstore_store_circuit_open': 0,
     };
     for (const port of PORT_NAMES) expected[`petstore_store_failures_total{port="${port}"}`] = 0;
+    for (const type of EVENT_TYPES) expected[`petstore_events_total{type="${type}"}`] = 0;
     for (const [series, n] of Object.entries(expected)) expect(value(text, series), series).to.equal(n);
     expect(PORT_NAMES).to.have.length(8);
+    expect(EVENT_TYPES).to.have.length(13);
   });
 
   it('the port label of every bounded store call is one of PORT_NAMES, and every one of them is used', async () => {
@@ -105,6 +108,9 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       expect((await send(h.port, { method: 'POST', path: '/v1/pets', headers: json, body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
       expect((await send(h.port, { method: 'POST', path: '/v1/store/orders', headers: json, body: '{"petId":1}' })).status).to.equal(201);
       expect((await send(h.port, { method: 'POST', path: '/v1/store/orders/1/approve', headers: { Authorization: `Bearer ${ADMIN}` } })).status).to.equal(200);
+      // The fourth event (the approval) is in the feed: a long poll answers as soon as it is.
+      const fourth = await send(h.port, { path: '/v1/events?after=3&wait=30', headers: { Authorization: `Bearer ${ADMIN}` }, timeoutMs: 35_000 });
+      expect(JSON.parse(fourth.text), fourth.text).to.have.length(1);
       expect((await send(h.port, { path: '/nowhere', headers: auth })).status).to.equal(404);
       expect((await send(h.port, { path: '/v1/pets', headers: { Authorization: 'Bearer nobody' } })).status).to.equal(401);
       const tiny = [];
@@ -116,6 +122,10 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
 
       const text = await scrape(h);
       expect(value(text, 'petstore_order_transitions_total{action="approve"}')).to.equal(1);
+      // Counted as the relay appends each event (docs/rules.md §15): the pet, its reservation, the order placed and approved.
+      for (const [type, n] of Object.entries({ 'pet.created': 1, 'pet.updated': 1, 'order.placed': 1, 'order.approved': 1, 'order.delivered': 0, 'key.created': 0 })) {
+        expect(value(text, `petstore_events_total{type="${type}"}`), type).to.equal(n);
+      }
       expect(value(text, 'petstore_rate_limit_decisions_total{outcome="temporarily_banned"}')).to.be.above(0);
       expect(value(text, 'petstore_store_failures_total{port="ApiKeyStore"}')).to.equal(1);
       expect(value(text, 'petstore_store_circuit_open')).to.equal(1);

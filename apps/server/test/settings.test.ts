@@ -37,7 +37,18 @@ describe('settings (docs/rules.md §6)', () => {
       photoMemoryBytes: 256 * 1024 * 1024,
       uploadsInFlight: 32,
       uploadBytesInFlight: 40 * 1024 * 1024,
+      eventRetentionDays: 30,
     });
+  });
+
+  it('reads PETSTORE_EVENT_RETENTION_DAYS (docs/rules.md §15): a whole number of days from 1 to 365, default 30; anything else stops the start naming it', () => {
+    expect(parseSettings({ PETSTORE_EVENT_RETENTION_DAYS: '1' }).eventRetentionDays).to.equal(1);
+    expect(parseSettings({ PETSTORE_EVENT_RETENTION_DAYS: '365' }).eventRetentionDays).to.equal(365);
+    expect(parseSettings({ PETSTORE_EVENT_RETENTION_DAYS: '' }).eventRetentionDays).to.equal(30);
+    for (const bad of ['0', '366', '-1', '030', '7.5', '1e2', ' 7', 'seven', '99999999999999999999']) {
+      const message = fails({ PETSTORE_EVENT_RETENTION_DAYS: bad }, 'PETSTORE_EVENT_RETENTION_DAYS');
+      expect(message, bad).to.contain('from 1 to 365');
+    }
   });
 
   it('reads PETSTORE_UPLOADS_IN_FLIGHT (at least 1) and PETSTORE_UPLOADS_IN_FLIGHT_MB (in MiB, at least one photo of the largest, 10); anything else stops the start naming it', () => {

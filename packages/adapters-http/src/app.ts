@@ -1,5 +1,5 @@
 import Koa, { type ParameterizedContext } from 'koa';
-import type { Admission, Adoption, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary } from '@petstore/domain';
+import type { Admission, Adoption, Authenticator, CategoryCatalog, EventFeed, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument, openApiJson } from './openapi.js';
 import { answerJson } from './answer.js';
@@ -9,6 +9,7 @@ import { addAdminKeyRoutes } from './admin-keys.js';
 import { addOwnStatusRoute } from './own-status.js';
 import { addPetMaintenanceRoutes } from './pets-maintenance.js';
 import { addPhotoRoutes } from './photos.js';
+import { addEventRoutes, LongPolls } from './events.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -47,6 +48,16 @@ export interface HttpAppDependencies {
    * bounds an upload is refused 503 before its body is read. Its defaults when absent.
    */
   readonly uploads?: UploadAdmission;
+  /**
+   * The feed of events (docs/rules.md §15, `GET /v1/events`, admin keys). The server always
+   * supplies it; an embedder that leaves it out has no feed route (404).
+   */
+  readonly events?: EventFeed;
+  /**
+   * The feed's long polls under way: `close` them when the server stops, and each answers at once
+   * (an empty page, with its `Link`). The app keeps its own when absent.
+   */
+  readonly longPolls?: LongPolls;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -82,6 +93,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   addOwnStatusRoute(routes);
   addPetMaintenanceRoutes(routes, deps.maintenance, validators);
   if (deps.photos !== undefined) addPhotoRoutes(routes, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
+  if (deps.events !== undefined) addEventRoutes(routes, deps.events, deps.longPolls ?? new LongPolls(), validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricType, type MetricValueWithName } from 'prom-client';
-import { ORDER_ACTIONS, type AdmissionOutcome } from '@petstore/domain';
+import { EVENT_TYPES, ORDER_ACTIONS, type AdmissionOutcome } from '@petstore/domain';
 import { errorBody } from './errors.js';
 import { bindServer } from './server.js';
 
@@ -21,10 +21,15 @@ export interface HttpMetrics {
   orderTransition(action: string): void;
   /** The store circuit opened (store calls fail fast) or closed again. */
   storeCircuit(open: boolean): void;
+  /**
+   * An event appended to the feed by this process's relay (docs/rules.md §15): once per event, not
+   * again for a repeat the relay found in the feed already. (Optional: metrics written before the feed.)
+   */
+  eventAppended?(type: string): void;
 }
 
 /** Counts nothing: the default when no metrics listener is configured. */
-export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {}, storeCircuit: () => {} };
+export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {}, storeCircuit: () => {}, eventAppended: () => {} };
 
 /** The `route` label of a request that matched no operation (unknown path, 405, preflight…). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -168,6 +173,7 @@ export class PrometheusMetrics implements HttpMetrics {
   private readonly storeFailures: Counter<'port'>;
   private readonly transitions: Counter<'action'>;
   private readonly circuitOpen: Gauge;
+  private readonly events: Counter<'type'>;
   /** Per method, per route template: the request tallies by status and the durations. */
   private readonly routes = new Map<string, Map<string, RouteTally>>();
   private readonly requestTallies: Tally[] = [];
@@ -200,12 +206,14 @@ export class PrometheusMetrics implements HttpMetrics {
     });
     this.storeFailures = new Counter({ name: 'petstore_store_failures_total', help: 'Store calls that failed with an outage or passed the deadline, by port.', labelNames: ['port'], registers });
     this.transitions = new Counter({ name: 'petstore_order_transitions_total', help: 'Order transitions, by action.', labelNames: ['action'], registers });
+    this.events = new Counter({ name: 'petstore_events_total', help: 'Events appended to the feed by this process, by type (docs/rules.md §15).', labelNames: ['type'], registers });
     this.circuitOpen = new Gauge({ name: 'petstore_store_circuit_open', help: 'Whether the store circuit is open (1: store calls fail fast with 503 until a probe call is answered) or closed (0).', registers });
     const tally = (outcome: AdmissionOutcome): Tally => ({ child: this.decisions.labels(outcome), pending: 0 });
     this.decisionTallies = { admitted: tally('admitted'), rate_limited: tally('rate_limited'), temporarily_banned: tally('temporarily_banned') };
     // The known label sets, at 0 (prom-client shows a child only once it has a value).
     for (const { child } of Object.values(this.decisionTallies)) child.inc(0);
     for (const action of ORDER_ACTIONS) this.transitions.labels(action).inc(0);
+    for (const type of EVENT_TYPES) this.events.labels(type).inc(0);
     for (const port of options.storePorts ?? []) this.storeFailures.labels(port).inc(0);
     this.circuitOpen.set(0);
     collectDefaultMetrics({ register: this.registry });
@@ -241,6 +249,10 @@ export class PrometheusMetrics implements HttpMetrics {
 
   storeCircuit(open: boolean): void {
     this.circuitOpen.set(open ? 1 : 0);
+  }
+
+  eventAppended(type: string): void {
+    this.events.labels(type).inc();
   }
 }
 

@@ -7,6 +7,7 @@
 import { ErrorSchema, INT64_MAX, PLAN_QUOTAS } from '@petstore/domain';
 import { adminKeysPart } from './admin-keys.openapi.js';
 import { categoriesPart } from './categories.openapi.js';
+import { eventsPart } from './events.openapi.js';
 import { withCreatedIdLinks, withIdempotentCreates } from './openapi-flow.js';
 import { headerRefs, sharedComponents, transportErrors, type OpenApiPart } from './openapi-shared.js';
 import { ownStatusPart } from './own-status.openapi.js';
@@ -63,7 +64,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   const plans = Object.entries(PLAN_QUOTAS)
     .map(([name, q]) => `${name}: ${q.perMinute}/minute, ${q.perDay}/day`)
     .join('; ');
-  const [pets, maintenance, categories, store, photos, adminKeys, ownStatus] = [petsPart(), petMaintenancePart(), categoriesPart(), storePart(), photosPart(), adminKeysPart(), ownStatusPart()];
+  const [pets, maintenance, categories, store, photos, adminKeys, ownStatus, events] = [petsPart(), petMaintenancePart(), categoriesPart(), storePart(), photosPart(), adminKeysPart(), ownStatusPart(), eventsPart()];
   const shared = sharedComponents();
 
   return withCreatedIdLinks(withIdempotentCreates({
@@ -76,7 +77,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
         '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
-        '`beta` ones (categories, the store, admin, correcting and withdrawing pets) may still change within v1.',
+        '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
     },
     servers: [{ url: '/v1', description: 'This server. Every deployment (production, staging) serves the API under a base address ending in /v1.' }],
     tags: [
@@ -93,16 +94,21 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         description:
           "The calling key's own status (beta), for any key, client or admin: its plan and quota, what is left of its windows and whether it is banned, without spending any of it.",
       },
+      {
+        name: 'events',
+        description:
+          'The feed of everything that happens to the store (beta, admin keys): numbered events read after a sequence, with a long poll for the next one. For web sites, mailings and other services that follow the store instead of polling its lists.',
+      },
     ],
     security: [{ bearerAuth: [] }],
     // The parts in the order the document has always listed them (paths, then each kind of component).
-    paths: pathsOf([pets, maintenance, store, photos, adminKeys, ownStatus, documentPart(), categories]),
+    paths: pathsOf([pets, maintenance, store, photos, adminKeys, ownStatus, documentPart(), categories, events]),
     components: {
       securitySchemes: shared.securitySchemes,
-      schemas: { ...pets.schemas, ...categories.schemas, Error: ErrorSchema, ...store.schemas, ...adminKeys.schemas, ...ownStatus.schemas, ...photos.schemas },
+      schemas: { ...pets.schemas, ...categories.schemas, Error: ErrorSchema, ...store.schemas, ...adminKeys.schemas, ...ownStatus.schemas, ...photos.schemas, ...events.schemas },
       parameters: { ...maintenance.parameters, ...shared.parameters },
       responses: { ...shared.responses, ...maintenance.responses },
-      headers: { ...shared.headers, ...maintenance.headers, ...photos.headers },
+      headers: { ...shared.headers, ...maintenance.headers, ...photos.headers, ...events.headers },
     },
   }));
 };

@@ -2,6 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import {
   ApiKeyPatchSchema,
   ListCategoriesQuerySchema,
+  ListEventsQuerySchema,
   ListKeysQuerySchema,
   ListOrdersQuerySchema,
   ListPetsQuerySchema,
@@ -31,6 +32,8 @@ export interface RequestValidators {
   readonly apiKeyPatch: ValidateFunction;
   readonly listKeysQuery: ValidateFunction;
   readonly petPatch: ValidateFunction;
+  /** The query of `GET /v1/events` (docs/rules.md §15). */
+  readonly eventsQuery: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
@@ -48,6 +51,7 @@ export const compileValidators = (): RequestValidators => {
     apiKeyPatch: ajv.compile(ApiKeyPatchSchema),
     listKeysQuery: ajv.compile(ListKeysQuerySchema),
     petPatch: ajv.compile(PetPatchSchema),
+    eventsQuery: ajv.compile(ListEventsQuerySchema),
   };
 };
 
@@ -83,8 +87,11 @@ const QUERY_MESSAGES: Readonly<Record<string, string>> = {
  * but without building the whole object: a pair with no `%` or `+` needs no decoding at all.
  * A key given twice keeps every value (then refused).
  */
-export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey, string | string[]>> => {
-  const found: Partial<Record<ListQueryKey, string | string[]>> = {};
+export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey, string | string[]>> => parseQuery(querystring, LIST_QUERY_KEYS);
+
+/** The values of the parameters named in `keys` (all others ignored), as `parseListQuery` reads them; a key given twice keeps every value. */
+export const parseQuery = <K extends string>(querystring: string, keys: ReadonlySet<string>): Partial<Record<K, string | string[]>> => {
+  const found: Partial<Record<K, string | string[]>> = {};
   if (querystring === '') return found;
   for (const pair of querystring.split('&')) {
     let key: string;
@@ -98,8 +105,8 @@ export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey
       key = eq < 0 ? pair : pair.slice(0, eq);
       value = eq < 0 ? '' : pair.slice(eq + 1);
     }
-    if (!LIST_QUERY_KEYS.has(key)) continue;
-    const known = key as ListQueryKey;
+    if (!keys.has(key)) continue;
+    const known = key as K;
     const before = found[known];
     found[known] = before === undefined ? value : [...(Array.isArray(before) ? before : [before]), value];
   }

@@ -200,3 +200,4 @@ export { checkImageHeader, fitLongSide, widthsBelow, parsePhotoWidth, fileForWid
 export type { ImageProcessor, ImageHeader, EncodedImage } from './ports/image-processor.port.js';
 export type { PhotoStore, PhotoUpload, PhotoBytes, PhotoSweep, PublishOutcome } from './ports/photo-store.port.js';
 export { PhotoLibrary, type PhotoDownload, type BytesDigest, type UploadError, type PetLookup } from './use-cases/photo-library.js';
+export { EventSchema, ListEventsQuerySchema, PetRefSchema, PhotoRefSchema } from './schemas/events.js';

@@ -1,11 +1,12 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary, type StorePorts } from '@petstore/domain';
+import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary, type EventStore, type StorePorts } from '@petstore/domain';
 import { createHttpApp, sha256HexInSlices, UploadAdmission } from '@petstore/adapters-http';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
 import { boundedPhotoStore, boundedPorts, withDeadline } from '../deadline.js';
 import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
+import { ServerEvents } from '../events.js';
 
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline and
@@ -16,6 +17,11 @@ import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
  * key admin, so a change made here takes effect here at once).
  */
 const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<StorePorts>;
+/**
+ * The event store as an optional dependency (docs/rules.md §15): stores given by the caller may record
+ * no events, and then the server has no feed. (Inversify's type for an optional value is that of `undefined`.)
+ */
+const OPTIONAL_EVENT_STORE = { serviceIdentifier: TOKENS.EventStore as unknown as ServiceIdentifier<undefined>, optional: true } as const;
 /** The store's one circuit (fail fast during an outage): every bounded port and the photo store share it. */
 const STORE_CIRCUIT = Symbol.for('petstore.StoreCircuit') as ServiceIdentifier<StoreCircuit>;
 
@@ -42,9 +48,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, circuit) => {
-        if (store.inProcess === true) return { pets, categories, orders, quotas, keys, idempotency };
-        const bounded = boundedPorts({ pets, categories, orders, quotas, keys, idempotency }, ms, circuit);
+      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, circuit, events: EventStore | undefined) => {
+        const ports: StorePorts = { pets, categories, orders, quotas, keys, idempotency, ...(events === undefined ? {} : { events }) };
+        if (store.inProcess === true) return ports;
+        const bounded = boundedPorts(ports, ms, circuit);
         return keyCacheMs > 0 ? { ...bounded, keys: new ApiKeyLookupCache(bounded.keys, clock, keyCacheMs) } : bounded;
       },
       [
@@ -59,6 +66,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.Clock,
         TOKENS.KeyCacheMaxAgeMs,
         STORE_CIRCUIT,
+        // The events (docs/rules.md §15): absent when the stores given record none.
+        OPTIONAL_EVENT_STORE,
       ],
     )
     .inSingletonScope();
@@ -113,9 +122,17 @@ export const coreModule = new ContainerModule(({ bind }) => {
       [BOUNDED_PORTS, TOKENS.PhotoStore, TOKENS.ImageProcessor, TOKENS.Clock, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle, STORE_CIRCUIT],
     )
     .inSingletonScope();
+  // The feed, the relay and the retention (docs/rules.md §15), over the bounded event store: a store that
+  // hangs fails the relay's run (retried), never holds it; a long poll's wait is not bounded (withEventPassthrough).
+  bind(TOKENS.Events)
+    .toResolvedValue(
+      (ports, clock, metrics, logger, settings) => new ServerEvents(ports.events, { clock, metrics, logger, retentionDays: settings.eventRetentionDays }),
+      [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Metrics, TOKENS.Logger, TOKENS.Settings],
+    )
+    .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics, maintenance, photos) =>
+      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics, maintenance, photos, events) =>
         createHttpApp(
           {
             catalog,
@@ -128,6 +145,8 @@ export const coreModule = new ContainerModule(({ bind }) => {
             idempotency,
             metrics,
             photos,
+            ...(events.feed === undefined ? {} : { events: events.feed }),
+            longPolls: events.longPolls,
             // docs/rules.md §13: uploads past these bounds are refused 503 before their body is read.
             uploads: new UploadAdmission({ uploads: settings.uploadsInFlight, bytes: settings.uploadBytesInFlight }),
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
@@ -150,6 +169,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.Metrics,
         TOKENS.PetMaintenance,
         TOKENS.PhotoLibrary,
+        TOKENS.Events,
       ],
     )
     .inSingletonScope();

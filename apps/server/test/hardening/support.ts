@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '@petstore/domain';
 import { FaultInjector } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, EventStoreInMemory, MemoryOutbox, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { silentLogger, type HttpLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../../src/settings.js';
 import { startServer, type StartedServer } from '../../src/server.js';
@@ -46,6 +46,8 @@ export interface Harness {
   readonly orders: OrderRepositoryInMemory;
   readonly quotas: QuotaStoreInMemory;
   readonly keys: ApiKeyStoreInMemory;
+  /** The events' outbox and feed (docs/rules.md §15), with `events: true`. */
+  readonly events: EventStoreInMemory | undefined;
   stop(): Promise<void>;
 }
 
@@ -63,24 +65,40 @@ export interface HarnessOptions {
    * a request; the cache has its own tests, and one test here turns it on).
    */
   readonly keyCacheMaxAgeMs?: number;
+  /**
+   * Record events (docs/rules.md §15): the memory stores share one outbox, and the server gets their
+   * event store (not under the fault injector: its relay's calls would take faults meant for a request);
+   * or this event store, with its outbox, as it is (a feed that already holds events).
+   */
+  readonly events?: boolean | EventStoreInMemory;
 }
 
 /** Starts the real server (settings, container, HTTP) on 127.0.0.1, port 0, over fault-injected memory stores. */
 export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
   const faults = new FaultInjector(options.hangMs === undefined ? {} : { hangMs: options.hangMs });
-  const pets = new PetRepositoryInMemory();
-  const categories = new CategoryRepositoryInMemory();
+  const events = options.events === true ? new EventStoreInMemory(new MemoryOutbox()) : options.events === false ? undefined : options.events;
+  const outbox = events?.outbox;
+  const pets = new PetRepositoryInMemory(outbox);
+  const categories = new CategoryRepositoryInMemory(outbox);
   for (let i = 1; i <= TEST_CATEGORIES; i++) categories.createSync({ name: categoryName(i) });
-  const orders = new OrderRepositoryInMemory();
+  const orders = new OrderRepositoryInMemory(outbox);
   const quotas = new QuotaStoreInMemory();
-  const keys = new ApiKeyStoreInMemory();
+  const keys = new ApiKeyStoreInMemory([], outbox);
   const settings = parseSettings({ PORT: '0', HOST: '127.0.0.1', ...options.env });
   const server = await startServer(settings, {
     logger: options.logger ?? silentLogger,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.storeDeadlineMs === undefined ? {} : { storeDeadlineMs: options.storeDeadlineMs }),
     keyCacheMaxAgeMs: options.keyCacheMaxAgeMs ?? 0,
-    stores: { pets: faults.petRepository(pets), categories: faults.categoryRepository(categories), orders: faults.orderRepository(orders), quotas: faults.quotaStore(quotas), keys: faults.apiKeyStore(keys) },
+    stores: {
+      pets: faults.petRepository(pets),
+      categories: faults.categoryRepository(categories),
+      orders: faults.orderRepository(orders),
+      quotas: faults.quotaStore(quotas),
+      keys: faults.apiKeyStore(keys),
+      // Photos in memory as the server keeps them, recording their events too.
+      ...(events === undefined ? {} : { events, photos: new PhotoStoreInMemory(undefined, outbox) }),
+    },
   });
   return {
     server,
@@ -92,6 +110,7 @@ export const startHarness = async (options: HarnessOptions = {}): Promise<Harnes
     orders,
     quotas,
     keys,
+    events,
     async stop() {
       faults.reset();
       await server.stop();

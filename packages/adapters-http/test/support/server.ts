@@ -13,7 +13,10 @@ import {
   apiKeyRecord,
   Authenticator,
   CategoryCatalog,
+  EventFeed,
+  EventRelay,
   KeyAdmin,
+  RelayLoop,
   IdempotentRequests,
   PetCatalog,
   PhotoLibrary,
@@ -32,14 +35,16 @@ import { ManualClock, SeededRandom } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
+  EventStoreInMemory,
   IdempotencyStoreInMemory,
+  MemoryOutbox,
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
   PhotoStoreInMemory,
   QuotaStoreInMemory,
 } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
-import { createHttpApp, listen, type CorsOrigins, type HttpLogger, type HttpMetrics, type ListenOptions, type RunningServer, type UploadAdmission } from '../../src/index.js';
+import { createHttpApp, listen, LongPolls, type CorsOrigins, type HttpLogger, type HttpMetrics, type ListenOptions, type RunningServer, type UploadAdmission } from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
 export const T0 = Date.UTC(2027, 0, 1);
@@ -118,6 +123,12 @@ export interface TestServerOptions {
   readonly uploads?: UploadAdmission;
   /** The timeouts `listen` is given (docs/rules.md §6); its defaults when absent. */
   readonly timeouts?: Pick<ListenOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'uploadBodyTimeoutMs' | 'uploadStallTimeoutMs'>;
+  /**
+   * The events (docs/rules.md §15): the in-memory stores the server makes record their events in
+   * one outbox, a relay loop moves them into this event store, and `GET /v1/events` reads it.
+   * (Stores passed in above record nothing unless they were made with `events.outbox`.)
+   */
+  readonly events?: EventStoreInMemory;
 }
 
 export interface RawRequest {
@@ -274,6 +285,10 @@ export interface TestServer {
   readonly photoStore: PhotoStoreInMemory;
   /** The photo use case the app serves (for what no route does: `removeAllOf` after a withdrawal, `sweep`). */
   readonly photos: PhotoLibrary;
+  /** The events' outbox and feed (docs/rules.md §15). */
+  readonly events: EventStoreInMemory;
+  /** The feed's long polls under way. */
+  readonly longPolls: LongPolls;
   /** A keep-alive agent with room for 400 simultaneous requests, used by default. */
   readonly agent: Agent;
   request(req: RawRequest): Promise<RawResponse>;
@@ -290,21 +305,28 @@ const IMAGES = new SharpImageProcessor();
 /** Starts the app on 127.0.0.1, port 0. Close it in `after`/`afterEach`. */
 export const startServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const clock = options.clock ?? new ManualClock(T0);
-  const repository = options.repository ?? new PetRepositoryInMemory();
-  const categoryRepository = options.categoryRepository ?? new CategoryRepositoryInMemory();
+  const events = options.events ?? new EventStoreInMemory(new MemoryOutbox());
+  const { outbox } = events;
+  const repository = options.repository ?? new PetRepositoryInMemory(outbox);
+  const categoryRepository = options.categoryRepository ?? new CategoryRepositoryInMemory(outbox);
   for (let i = 1; i <= (options.categories ?? SEEDED_CATEGORIES); i++) {
+    // Seeded as the store's starting content: no event.
     const created = await categoryRepository.create({ name: `Category ${i}` });
     if (!created.ok || created.value.id !== i) throw new Error(`seeding categories: expected category ${i}`);
   }
-  const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record));
+  const keys = new ApiKeyStoreInMemory((options.keys ?? DEFAULT_KEYS).map(record), outbox);
   const idempotencyStore = options.idempotencyStore ?? new IdempotencyStoreInMemory();
-  const orders = options.orders ?? new OrderRepositoryInMemory();
-  const photoStore = options.photoStore ?? new PhotoStoreInMemory(...(options.photoBudgetBytes === undefined ? [] : [options.photoBudgetBytes]));
+  const orders = options.orders ?? new OrderRepositoryInMemory(outbox);
+  const photoStore = options.photoStore ?? new PhotoStoreInMemory(options.photoBudgetBytes, outbox);
   const photos = new PhotoLibrary(repository, options.wrapPhotoStore?.(photoStore) ?? photoStore, IMAGES, clock);
+  // The relay (docs/rules.md §15): on the platform's timers, its lease on the test's clock.
+  const relay = new RelayLoop(new EventRelay(events, clock, 'test-server', options.metrics?.eventAppended === undefined ? {} : { onAppended: (event) => options.metrics!.eventAppended!(event.type) }), events, globalThis);
+  relay.start();
+  const longPolls = new LongPolls();
   const app = createHttpApp(
     {
       catalog: new PetCatalog(repository, categoryRepository, clock),
-      categories: new CategoryCatalog(categoryRepository),
+      categories: new CategoryCatalog(categoryRepository, clock),
       adoption: new Adoption(repository, orders, clock),
       maintenance: new PetMaintenance(repository, orders, categoryRepository, clock, options.afterWithdrawal),
       authenticator: new Authenticator(keys),
@@ -312,6 +334,8 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
       idempotency: new IdempotentRequests(options.wrapIdempotencyStore?.(idempotencyStore) ?? idempotencyStore, clock),
       photos,
+      events: new EventFeed(events, clock),
+      longPolls,
       ...(options.uploads === undefined ? {} : { uploads: options.uploads }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
@@ -337,6 +361,8 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     idempotencyStore,
     photoStore,
     photos,
+    events,
+    longPolls,
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>
@@ -345,7 +371,9 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       request({ method: 'POST', path: '/v1/categories', key, headers: { 'content-type': 'application/json' }, body: text }),
     async close() {
       agent.destroy();
+      longPolls.close();
       await running.close(1_000);
+      await relay.stop();
     },
   };
 };
