@@ -1,6 +1,7 @@
-// One mocha run over every package's compiled tests (`tsc -b` builds them into dist/).
+// mocha's settings for every run. The files are not listed here: mocha would add them to any file named
+// on its command line, and one file could not be run alone. `pnpm test` names every package's compiled
+// tests (`tsc -b` builds them into dist/); `npx mocha <dist/…/x.test.js>` runs that file alone.
 module.exports = {
-  spec: ['packages/*/dist/test/**/*.test.js', 'apps/*/dist/test/**/*.test.js'],
   require: ['./scripts/mocha-setup.mjs'],
   reporter: './scripts/mocha-reporter.cjs',
   timeout: 20000,

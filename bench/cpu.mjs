@@ -13,7 +13,7 @@
 // CPU_CONNECTIONS (50), CPU_PATH (/v1/pets?limit=20), CPU_LOG_LEVEL (info), CPU_ENTRY (apps/server/dist/src/main.js),
 // CPU_CORS (on) and CPU_METRICS (on): as the headline of `pnpm bench` (BENCH_CORS, BENCH_METRICS), the full stacks run
 // with PETSTORE_CORS_ORIGINS and PETSTORE_METRICS_PORT set and every request sends an allowed Origin; `off` drops one.
-import { readFileSync, writeFileSync, mkdirSync, rmSync, existsSync } from 'node:fs';
+import { writeFileSync, mkdirSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinSelf, cpuMicros } from './lib.mjs';
 import { summarizeProfile } from './profile-summary.mjs';

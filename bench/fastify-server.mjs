@@ -48,10 +48,19 @@ app.addHook('onRequest', async (request, reply) => {
   const day = now - (now % 86_400_000);
   let u = usage.get(match[1]);
   if (!u) usage.set(match[1], (u = { minute, minuteCount: 0, day, dayCount: 0 }));
-  if (u.minute !== minute) (u.minute = minute), (u.minuteCount = 0);
-  if (u.day !== day) (u.day = day), (u.dayCount = 0);
+  if (u.minute !== minute) {
+    u.minute = minute;
+    u.minuteCount = 0;
+  }
+  if (u.day !== day) {
+    u.day = day;
+    u.dayCount = 0;
+  }
   const admitted = u.minuteCount < quota.perMinute && u.dayCount < quota.perDay;
-  if (admitted) u.minuteCount++, u.dayCount++;
+  if (admitted) {
+    u.minuteCount++;
+    u.dayCount++;
+  }
   const minuteLeft = Math.max(0, quota.perMinute - u.minuteCount);
   const dayLeft = Math.max(0, quota.perDay - u.dayCount);
   const [name, left, end] = minuteLeft < dayLeft ? ['minute', minuteLeft, minute + 60_000] : ['day', dayLeft, day + 86_400_000];
@@ -107,6 +116,6 @@ app.post('/v1/pets', { schema: { body: newPet } }, async (request, reply) => {
 await app.listen({ port, host: '127.0.0.1' });
 app.server.keepAliveTimeout = 5_000;
 process.on('SIGTERM', () => {
-  app.close().then(() => process.exit(0));
+  void app.close().then(() => process.exit(0));
   app.server.closeAllConnections();
 });

@@ -490,7 +490,7 @@ export const measureUploadBurst = async (say) => {
     '',
     `- Goal: both p99s during the burst ≤ 100 ms: first byte ${ttfbP99.toFixed(1)} ms (${ttfbP99 <= 100 ? 'met' : 'not met'}), list ${keptP99.toFixed(1)} ms (${keptP99 <= 100 ? 'met' : 'not met'}). Load average at each round's start: ${rounds.map((r) => r.load[0].toFixed(2)).join(', ')}.`,
     `- The uploads' first attempts, all rounds: ${counts(first)}; every attempt: ${counts(attempts)} ` +
-      '(`reset`: the connection closed before an answer was read, as a body sent without waiting for `100 Continue` can meet the close that follows a 503; `cut`: still under way when the window ended)' +
+      '(`reset`: the connection failed before an answer was read, retried after a second; `cut`: still under way when the window ended)' +
       (refused.length > 0 ? `; a 503 came ${quantile(refused, 0.5).toFixed(1)} ms (p50) / ${quantile(refused, 0.99).toFixed(1)} ms (p99) after the request started, its body unread.` : '.'),
   ];
 };

@@ -140,8 +140,7 @@ const uploads = async (o) => {
       all[got.status] = (all[got.status] ?? 0) + 1;
       if (got.status === 'reset') reset++;
       if (got.status === 503) refusedMs.push(got.ms);
-      // A connection reset before its answer is taken for a refusal (a body sent without waiting for
-      // 100 Continue may meet the server's close before its 503), and retried after a second.
+      // A connection reset before its answer is taken for a refusal, and retried after a second.
       if (got.status !== 503 && got.status !== 'reset') return;
       await sleep(Math.max(0, Math.min(got.retryAfter * 1000, end - performance.now())));
     }

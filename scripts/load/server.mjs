@@ -31,7 +31,10 @@ const stats = () => {
   };
 };
 
-process.on('message', async (message) => {
+process.on('message', (message) => void onMessage(message));
+
+/** @param {unknown} message */
+const onMessage = async (message) => {
   if (message === 'stats') process.send({ type: 'stats', ...stats() });
   else if (message === 'reset-eld') eld.reset();
   else if (message === 'stop') {
@@ -39,5 +42,5 @@ process.on('message', async (message) => {
     await server.stop();
     process.send({ type: 'stopped' }, () => logger.flush(() => process.exit(0)));
   }
-});
+};
 process.send({ type: 'ready', url: server.url });

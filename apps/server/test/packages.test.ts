@@ -303,7 +303,11 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
           expect(squash(result.stdout)).to.equal(squash(printed(code)));
         } finally {
           const client = new MongoClient(mongoUri);
-          await client.db(database).dropDatabase().finally(() => client.close());
+          try {
+            await client.db(database).dropDatabase();
+          } finally {
+            await client.close();
+          }
         }
       });
     }

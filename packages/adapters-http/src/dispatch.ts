@@ -152,8 +152,8 @@ export class Routes {
     for (let start = 1; node !== undefined; ) {
       const slash = path.indexOf('/', start);
       const stop = slash === -1 || slash > end ? end : slash;
-      const literal = literalAt(node, path, start, stop);
-      if (literal !== undefined) node = literal;
+      const child = literalAt(node, path, start, stop);
+      if (child !== undefined) node = child;
       else if (node.parameter !== undefined && stop > start) {
         values.push(path.slice(start, stop));
         node = node.parameter;

@@ -64,14 +64,15 @@ export class EventStoreInMemory implements EventStore {
     if (this.ids.has(event.id)) return 'duplicate';
     if (event.sequence <= this.last) return 'taken';
     if (event.sequence !== this.last + 1) throw new Error(`event ${event.id} appended at ${event.sequence}, past the next sequence ${this.last + 1}`);
-    const stored = Object.freeze({ ...event });
+    // Frozen as it is (the relay made it for this call): what readers get can never change the feed.
+    const stored = Object.freeze(event);
     this.feed.push(stored);
     let typed = this.byType.get(stored.type);
     if (typed === undefined) this.byType.set(stored.type, (typed = []));
     typed.push(stored);
     this.ids.add(stored.id);
     this.last = stored.sequence;
-    for (const waiter of [...this.waiters]) if (waiter.sequence < this.last) waiter.done(this.last);
+    if (this.waiters.size > 0) for (const waiter of [...this.waiters]) if (waiter.sequence < this.last) waiter.done(this.last);
     return 'appended';
   }
 

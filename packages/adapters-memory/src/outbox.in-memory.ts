@@ -1,5 +1,5 @@
 import type { EventSource, OutboxEntry, Recorder } from '@petstore/domain';
-import { eventSource, sourceKey } from '@petstore/domain';
+import { eventSourceKey, sourceKey } from '@petstore/domain';
 
 /**
  * The outboxes of the in-memory repositories (docs/rules.md §15): one list of waiting entries per
@@ -19,8 +19,8 @@ export class MemoryOutbox {
     const events = record(after);
     if (events.length === 0) return;
     for (const event of events) {
-      const entry: OutboxEntry = Object.freeze({ ...event, id: `evt_${(++this.lastId).toString(36)}` });
-      const key = sourceKey(eventSource(event));
+      const entry: OutboxEntry = { ...event, id: `evt_${(++this.lastId).toString(36)}` };
+      const key = eventSourceKey(event);
       const entries = this.waiting.get(key);
       if (entries === undefined) this.waiting.set(key, [entry]);
       else entries.push(entry);
@@ -48,6 +48,8 @@ export class MemoryOutbox {
     const key = sourceKey(source);
     const entries = this.waiting.get(key);
     if (entries === undefined) return;
+    // The usual case: all of them, as the relay read them.
+    if (ids.length === entries.length && entries.every((entry, i) => entry.id === ids[i])) return void this.waiting.delete(key);
     const gone = new Set(ids);
     const left = entries.filter((entry) => !gone.has(entry.id));
     if (left.length === 0) this.waiting.delete(key);

@@ -1,10 +1,11 @@
-import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Result } from '@petstore/domain';
+import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Recorder, Result } from '@petstore/domain';
 import { categoryNameKey, fail, ok, StoreUnavailableError } from '@petstore/domain';
 import type { Collection, Db } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
+import { insertOutbox, MongoOutbox, type OutboxFields } from './outbox.mongo.js';
 
-interface CategoryDocument {
+interface CategoryDocument extends OutboxFields {
   readonly _id: number;
   readonly name: string;
   /** `categoryNameKey(name)`: unique (index `key_1`). */
@@ -35,11 +36,16 @@ export class CategoryRepositoryMongo implements CategoryRepository {
   /** The highest id this process knows exists; `undefined` until read, or after another writer got ahead. */
   private lastId: number | undefined;
 
-  constructor(db: Db) {
+  /** `outbox`: shared with the connection's `EventStoreMongo` (its `onRecorded`); the events themselves live in the documents. */
+  constructor(
+    db: Db,
+    private readonly outbox: MongoOutbox = new MongoOutbox(),
+  ) {
     this.categories = db.collection<CategoryDocument>(COLLECTIONS.categories);
   }
 
-  async create(category: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> {
+  /** With `record`, the insert carries the category's events (docs/rules.md §15); a create that inserts nothing records nothing. */
+  async create(category: NewCategory, token?: string, record?: Recorder<Category>): Promise<Result<Category, CategoryNameTaken>> {
     const key = categoryNameKey(category.name);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // A category already created with this token is the answer (it has the name, so this comes first).
@@ -48,9 +54,10 @@ export class CategoryRepositoryMongo implements CategoryRepository {
       const taken = await this.findByKey(key);
       if (taken !== undefined) return fail({ existingId: taken.id });
       const id = (this.lastId ?? (await this.readMaxId())) + 1;
+      const entries = this.outbox.entries(record, { id, name: category.name });
       const inserted = await guard(async () => {
         try {
-          await this.categories.insertOne({ _id: id, name: category.name, key, ...(token === undefined ? {} : { token }) });
+          await this.categories.insertOne({ _id: id, name: category.name, key, ...(token === undefined ? {} : { token }), ...insertOutbox(entries) });
           return true;
         } catch (error) {
           if (classifyMongoError(error) === 'duplicate_key') return false;
@@ -58,6 +65,7 @@ export class CategoryRepositoryMongo implements CategoryRepository {
         }
       });
       if (inserted) {
+        this.outbox.recorded(entries);
         this.lastId = Math.max(this.lastId ?? 0, id);
         return ok({ id, name: category.name });
       }

@@ -10,6 +10,8 @@ import { PetRepositoryMongo } from './pet-repository.mongo.js';
 import { OrderRepositoryMongo } from './order-repository.mongo.js';
 import { QuotaStoreMongo } from './quota-store.mongo.js';
 import { PhotoStoreMongo } from './photo-store.mongo.js';
+import { EventStoreMongo } from './event-store.mongo.js';
+import { MongoOutbox } from './outbox.mongo.js';
 import { resolveMongoSettings } from './settings.js';
 
 export interface ConnectMongoOptions {
@@ -24,6 +26,8 @@ export interface MongoStores extends StorePorts {
   readonly endpoint: string;
   /** The photos (docs/rules.md §13): records, GridFS bytes and places. Not in `StorePorts`: the photo library takes it on its own. */
   readonly photos: PhotoStoreMongo;
+  /** The events (docs/rules.md §15): the outboxes the repositories above fill, and the feed. */
+  readonly events: EventStoreMongo;
   /**
    * True when the database does what the stores need, within a bounded wait; never throws (for
    * `/readyz`). Not just a ping: one conditional upsert with `$inc` on a probe document of the
@@ -93,14 +97,18 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
     await client.connect();
     const db = client.db(database);
     await ensureIndexes(db);
+    // One outbox helper for the repositories and the event store: a write of this process that
+    // records events wakes this process's relay at once (docs/rules.md §15).
+    const outbox = new MongoOutbox();
     return {
-      pets: new PetRepositoryMongo(db),
-      categories: new CategoryRepositoryMongo(db),
-      orders: new OrderRepositoryMongo(db),
+      pets: new PetRepositoryMongo(db, outbox),
+      categories: new CategoryRepositoryMongo(db, outbox),
+      orders: new OrderRepositoryMongo(db, outbox),
       quotas: new QuotaStoreMongo(db),
-      keys: new ApiKeyStoreMongo(db),
+      keys: new ApiKeyStoreMongo(db, outbox),
       idempotency: new IdempotencyStoreMongo(db),
-      photos: new PhotoStoreMongo(db),
+      photos: new PhotoStoreMongo(db, outbox),
+      events: new EventStoreMongo(db, outbox),
       database,
       endpoint,
       isReady: async () => {

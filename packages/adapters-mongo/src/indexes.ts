@@ -1,5 +1,6 @@
 import type { CreateIndexesOptions, Db, IndexSpecification } from 'mongodb';
 import { guard, upsertWithRetry } from './errors.js';
+import { OUTBOX_INDEX } from './outbox.mongo.js';
 
 /** The collections of one petstore database. */
 export const COLLECTIONS = {
@@ -18,6 +19,19 @@ export const COLLECTIONS = {
   photos: 'photos',
   /** One document per pet with photos: the ids holding its places (at most 12). */
   photoPlaces: 'photo_places',
+  /** The feed of docs/rules.md §15: one document per event, `_id` = its sequence, `id` its event id (unique). */
+  events: 'events',
+  /** The relay's lease: one document `{ _id: 'relay', holder, until }`. */
+  eventRelay: 'event_relay',
+} as const;
+
+/** The collections whose documents carry outboxes (docs/rules.md §15), by the kind of resource; keys are found by `publicId`. */
+export const OUTBOX_COLLECTIONS = {
+  pet: { collection: COLLECTIONS.pets, key: '_id' },
+  category: { collection: COLLECTIONS.categories, key: '_id' },
+  order: { collection: COLLECTIONS.orders, key: '_id' },
+  photo: { collection: COLLECTIONS.photos, key: '_id' },
+  key: { collection: COLLECTIONS.apiKeys, key: 'publicId' },
 } as const;
 
 /** The GridFS bucket of the photos' bytes (collections `photos.files` and `photos.chunks`). */
@@ -56,6 +70,12 @@ export interface IndexDefinition {
  * - `photos {token}` (unique, sparse): the same for a photo upload, written by the `publish` that makes it `ready`.
  * - `photos {petId, _id}` serves a pet's photos in id order; `photos {state, startedAt}` serves the
  *   start-up sweep's "uploads never published, started before" (GridFS creates its own indexes).
+ * - `{outboxSince}` on pets, categories, orders, photos and api_keys, partial (only documents that
+ *   have the field): the documents whose outbox holds events not yet in the feed (docs/rules.md §15),
+ *   oldest first, which the relay scans; small however large the collection, as entries leave within a second.
+ * - `events {id}` (unique): an event id is in the feed once (the relay's `append` relies on it, beside
+ *   the unique `_id` = sequence); `events {type, _id}` serves a feed read filtered by types (one range
+ *   per type, merged in sequence order).
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
@@ -74,6 +94,13 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.photos, key: { petId: 1, _id: 1 }, options: { name: 'petId_1__id_1' } },
   { collection: COLLECTIONS.photos, key: { state: 1, startedAt: 1 }, options: { name: 'state_1_startedAt_1' } },
   { collection: COLLECTIONS.photos, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
+  ...Object.values(OUTBOX_COLLECTIONS).map(({ collection }) => ({
+    collection,
+    key: OUTBOX_INDEX.key,
+    options: { name: OUTBOX_INDEX.name, partialFilterExpression: OUTBOX_INDEX.partialFilterExpression },
+  })),
+  { collection: COLLECTIONS.events, key: { id: 1 }, options: { name: 'id_1', unique: true } },
+  { collection: COLLECTIONS.events, key: { type: 1, _id: 1 }, options: { name: 'type_1__id_1' } },
 ];
 
 /** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */

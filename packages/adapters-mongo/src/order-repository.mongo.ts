@@ -1,9 +1,10 @@
-import type { OrderDraft, OrderListQuery, OrderRecord, OrderRepository, OrderState } from '@petstore/domain';
+import type { OrderDraft, OrderListQuery, OrderRecord, OrderRepository, OrderState, Recorder } from '@petstore/domain';
 import type { Collection, Db, Filter } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
 import { COLLECTIONS, COUNTERS } from './indexes.js';
+import { MongoOutbox, pushOutbox, type OutboxFields } from './outbox.mongo.js';
 
-interface OrderDocument {
+interface OrderDocument extends OutboxFields {
   readonly _id: number;
   readonly petId: number;
   readonly owner: string;
@@ -43,7 +44,11 @@ export class OrderRepositoryMongo implements OrderRepository {
   private readonly orders: Collection<OrderDocument>;
   private readonly counters: Collection<CounterDocument>;
 
-  constructor(db: Db) {
+  /** `outbox`: shared with the connection's `EventStoreMongo` (its `onRecorded`); the events themselves live in the records. */
+  constructor(
+    db: Db,
+    private readonly outbox: MongoOutbox = new MongoOutbox(),
+  ) {
     this.orders = db.collection<OrderDocument>(COLLECTIONS.orders);
     this.counters = db.collection<CounterDocument>(COLLECTIONS.counters);
   }
@@ -86,9 +91,23 @@ export class OrderRepositoryMongo implements OrderRepository {
     return doc === null ? undefined : toRecord(doc);
   }
 
-  async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string): Promise<boolean> {
-    const result = await guard(() => this.orders.updateOne({ _id: id, state: expected }, { $set: { state: next, updatedAt } }));
-    return result.matchedCount === 1;
+  /**
+   * One `updateOne` filtered on the expected state. With `record` (docs/rules.md §15) the record is
+   * read first: all it holds but the state and `updatedAt` never changes, and the state is the
+   * update's condition, so the events built from it are the record as the update leaves it, pushed
+   * to its outbox by that same update.
+   */
+  async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string, record?: Recorder<OrderRecord>): Promise<boolean> {
+    let entries: ReturnType<MongoOutbox['entries']> = [];
+    if (record !== undefined) {
+      const doc = await guard(() => this.orders.findOne({ _id: id, state: expected }, { projection: { outbox: 0 } }), `find on ${COLLECTIONS.orders}`);
+      if (doc === null) return false;
+      entries = this.outbox.entries(record, { ...toRecord(doc), state: next, updatedAt });
+    }
+    const result = await guard(() => this.orders.updateOne({ _id: id, state: expected }, pushOutbox({ state: next, updatedAt }, entries)), `update on ${COLLECTIONS.orders}`);
+    if (result.matchedCount !== 1) return false;
+    this.outbox.recorded(entries);
+    return true;
   }
 
   /** Served by `{owner, _id}` for an owner's list and `{state, _id}` for all orders by state; both walk `_id` ascending. */

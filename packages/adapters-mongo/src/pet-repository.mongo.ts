@@ -1,9 +1,10 @@
-import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus } from '@petstore/domain';
+import type { OutboxEntry, Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus, Recorder } from '@petstore/domain';
 import { PET_STATUSES } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
+import { insertOutbox, MongoOutbox, pushOutbox, type OutboxFields } from './outbox.mongo.js';
 
 /**
  * The status of a withdrawn pet's document: kept (the orders that name it stay, its id stays taken,
@@ -11,7 +12,7 @@ import { COLLECTIONS } from './indexes.js';
  */
 const WITHDRAWN = 'withdrawn';
 
-interface PetDocument {
+interface PetDocument extends OutboxFields {
   readonly _id: number;
   readonly name: string;
   readonly categoryId: number;
@@ -41,6 +42,7 @@ const LIST_INDEX = { status: 'status_1__id_1', statusCategory: 'status_1_categor
 interface Waiting {
   readonly draft: PetDraft;
   readonly token: string | undefined;
+  readonly record: Recorder<Pet> | undefined;
   resolve(pet: Pet): void;
   reject(error: unknown): void;
 }
@@ -53,6 +55,8 @@ const MAX_BATCH = 256;
 const MAX_QUEUE = 10_000;
 /** Rounds lost to other writers before a batch gives up (each lost round means another process made progress). */
 const MAX_ATTEMPTS = 64;
+/** Reads and conditional updates of one change tried at most while other writers keep changing the pet in between. */
+const MAX_ROUNDS = 16;
 const DUPLICATE_KEY = 11000;
 
 /** A listed document as a `Pet` (every query for pets but the one by creation token filters withdrawn ones out). */
@@ -93,14 +97,19 @@ export class PetRepositoryMongo implements PetRepository {
   /** The highest id known to exist; `undefined` until read, or after another writer got ahead. */
   private lastId: number | undefined;
 
-  constructor(db: Db) {
+  /** `outbox`: shared with the connection's `EventStoreMongo` (its `onRecorded`); the events themselves live in the pets' documents. */
+  constructor(
+    db: Db,
+    private readonly outbox: MongoOutbox = new MongoOutbox(),
+  ) {
     this.pets = db.collection<PetDocument>(COLLECTIONS.pets);
   }
 
-  create(draft: PetDraft, token?: string): Promise<Pet> {
+  /** With `record`, each pet's insert carries its events (docs/rules.md §15): a create answered with the token's earlier pet inserts nothing, so records nothing. */
+  create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet> {
     if (this.queue.length + this.inFlight >= MAX_QUEUE) return Promise.reject(new StoreUnavailableError('too many creates are waiting for the store; retry shortly'));
     return new Promise<Pet>((resolve, reject) => {
-      this.queue.push({ draft, token, resolve, reject });
+      this.queue.push({ draft, token, record, resolve, reject });
       if (!this.draining) void this.drain();
     });
   }
@@ -146,33 +155,67 @@ export class PetRepositoryMongo implements PetRepository {
    * field): MongoDB applies a single-document update atomically, so of concurrent swaps from the
    * same hold only the first matches; the others find the new hold and change nothing. A withdrawn
    * pet's status is never an expected one: a swap after a withdrawal matches nothing.
+   *
+   * With `record` (docs/rules.md §15), its `pet.updated` needs the pet's name and category, which a
+   * `PATCH` may change beside the hold: the pet is read first (with that hold), the event built from
+   * it, and the update, which pushes the event, is also conditional on the revision read (every
+   * change moves it), so the event is the pet exactly as the swap leaves it. A `PATCH` landing in
+   * between makes it match nothing: read again and retry (each retry means another write landed).
    */
-  async swapHold(id: number, expected: PetHold, next: PetHold): Promise<boolean> {
-    const result = await guard(() =>
-      this.pets.updateOne(
-        { _id: id, status: expected.status, orderId: expected.orderId },
-        { $set: { status: next.status, orderId: next.orderId }, $inc: { rev: 1 } },
-      ),
-    );
-    return result.matchedCount === 1;
+  async swapHold(id: number, expected: PetHold, next: PetHold, record?: Recorder<Pet>): Promise<boolean> {
+    const held = { _id: id, status: expected.status, orderId: expected.orderId };
+    const swap = { status: next.status, orderId: next.orderId };
+    if (record === undefined) {
+      const result = await guard(() => this.pets.updateOne(held, { $set: swap, $inc: { rev: 1 } }), `update on ${COLLECTIONS.pets}`);
+      return result.matchedCount === 1;
+    }
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const doc = await guard(() => this.pets.findOne(held, { projection: { name: 1, categoryId: 1, rev: 1 } }), `find on ${COLLECTIONS.pets}`);
+      if (doc === null) return false;
+      const entries = this.outbox.entries(record, { id, name: doc.name, categoryId: doc.categoryId, status: next.status });
+      const result = await guard(
+        () => this.pets.updateOne({ ...held, rev: atRevision(doc.rev ?? 0) }, { ...pushOutbox(swap, entries), $inc: { rev: 1 } }),
+        `update on ${COLLECTIONS.pets}`,
+      );
+      if (result.matchedCount === 1) {
+        this.outbox.recorded(entries);
+        return true;
+      }
+    }
+    throw new StoreUnavailableError(`pet ${id} kept changing while its hold was being swapped; retry`);
   }
 
-  /** One `findOneAndUpdate` whose filter is the whole condition (listed, at the revision, unheld for a status change). */
-  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+  /**
+   * One `findOneAndUpdate` whose filter is the whole condition (listed, at the revision, unheld for a
+   * status change). With `record`, the pet is read first: at the revision asked for it is exactly what
+   * the update starts from (every change moves the revision), so the `pet.updated` pushed by the update
+   * is the pet as the update leaves it; a pet at another revision is not changed.
+   */
+  async update(id: number, revision: number, changes: PetChanges, at: string, record?: Recorder<Pet>): Promise<PetRecord | undefined> {
     const set = {
       ...(changes.name === undefined ? {} : { name: changes.name }),
       ...(changes.categoryId === undefined ? {} : { categoryId: changes.categoryId }),
       ...(changes.status === undefined ? {} : { status: changes.status, statusPatchedAt: at }),
     };
-    const doc = await guard(() =>
-      this.pets.findOneAndUpdate(
-        { _id: id, status: LISTED, rev: atRevision(revision), ...(changes.status === undefined ? {} : { orderId: null }) },
-        { $set: set, $inc: { rev: 1 } },
-        { returnDocument: 'after', projection: RECORD_PROJECTION },
-      ),
+    const condition = { _id: id, status: LISTED, rev: atRevision(revision), ...(changes.status === undefined ? {} : { orderId: null }) };
+    let entries: readonly OutboxEntry[] = [];
+    if (record !== undefined) {
+      const before = await guard(() => this.pets.findOne(condition, { projection: PET_PROJECTION }), `find on ${COLLECTIONS.pets}`);
+      if (before === null) return undefined;
+      entries = this.outbox.entries(record, {
+        id,
+        name: changes.name ?? before.name,
+        categoryId: changes.categoryId ?? before.categoryId,
+        status: changes.status ?? (before.status as PetStatus),
+      });
+    }
+    const doc = await guard(
+      () => this.pets.findOneAndUpdate(condition, { ...pushOutbox(set, entries), $inc: { rev: 1 } }, { returnDocument: 'after', projection: RECORD_PROJECTION }),
       `update on ${COLLECTIONS.pets}`,
     );
-    return doc === null ? undefined : toRecord(doc);
+    if (doc === null) return undefined;
+    this.outbox.recorded(entries);
+    return toRecord(doc);
   }
 
   /**
@@ -182,19 +225,23 @@ export class PetRepositoryMongo implements PetRepository {
    * at the revision asked for has the status read; a change in between makes the update match nothing.
    * (Not one update that copies the field: mongo-java-server runs no update pipelines.)
    */
-  async withdraw(id: number, revision: number): Promise<boolean> {
-    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: { status: 1, rev: 1, orderId: 1 } }), `find on ${COLLECTIONS.pets}`);
+  async withdraw(id: number, revision: number, record?: Recorder<Pet>): Promise<boolean> {
+    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: { ...PET_PROJECTION, rev: 1, orderId: 1 } }), `find on ${COLLECTIONS.pets}`);
     if (doc === null || (doc.rev ?? 0) !== revision || (doc.orderId ?? null) !== null) return false;
     const listedAs = doc.status as PetStatus;
+    // The `pet.withdrawn` of the pet as read, which is the pet the update (at that revision) withdraws.
+    const entries = this.outbox.entries(record, toPet(doc));
     const result = await guard(
       () =>
         this.pets.updateOne(
           { _id: id, status: listedAs, rev: atRevision(revision), orderId: null },
-          { $set: { status: WITHDRAWN, listedAs }, $inc: { rev: 1 } },
+          { ...pushOutbox({ status: WITHDRAWN, listedAs }, entries), $inc: { rev: 1 } },
         ),
       `update on ${COLLECTIONS.pets}`,
     );
-    return result.matchedCount === 1;
+    if (result.matchedCount !== 1) return false;
+    this.outbox.recorded(entries);
+    return true;
   }
 
   /** Three counts, each answered from the `{status, _id}` index (a count scan, no document read); withdrawn pets have a status of their own. */
@@ -222,15 +269,21 @@ export class PetRepositoryMongo implements PetRepository {
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS && pending.length > 0; attempt++) {
         const base = this.lastId ?? (await this.readMaxId());
-        const docs: PetDocument[] = pending.map((w, i) => ({
-          _id: base + 1 + i,
-          name: w.draft.name,
-          categoryId: w.draft.categoryId,
-          status: w.draft.status,
-          ...(w.token === undefined ? {} : { token: w.token }),
-        }));
+        const docs: PetDocument[] = pending.map((w, i) => {
+          const pet: Pet = { id: base + 1 + i, name: w.draft.name, categoryId: w.draft.categoryId, status: w.draft.status };
+          return {
+            _id: pet.id,
+            name: pet.name,
+            categoryId: pet.categoryId,
+            status: pet.status,
+            ...(w.token === undefined ? {} : { token: w.token }),
+            // Its events go in with it (docs/rules.md §15): a pet that is not inserted records nothing.
+            ...insertOutbox(this.outbox.entries(w.record, pet)),
+          };
+        });
         const inserted = await this.insertOrdered(docs);
         docs.slice(0, inserted).forEach((doc, i) => pending[i]!.resolve(toPet(doc)));
+        this.outbox.recorded(docs.slice(0, inserted).flatMap((doc) => doc.outbox ?? []));
         pending = pending.slice(inserted);
         // Stopped by a token already stored (an earlier attempt's create under the same key): that pet is the answer.
         // (Also a pet withdrawn since: the token stays bound to it.)

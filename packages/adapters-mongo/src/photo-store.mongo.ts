@@ -1,15 +1,19 @@
-import type { PhotoBytes, PhotoContentType, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, StoredPhoto } from '@petstore/domain';
+import type { PhotoBytes, PhotoContentType, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, Recorder, StoredPhoto } from '@petstore/domain';
 import { PHOTOS_PER_PET } from '@petstore/domain';
 import { GridFSBucket, type Collection, type Db, type ObjectId } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
 import { COLLECTIONS, COUNTERS, PHOTO_BUCKET } from './indexes.js';
+import { MongoOutbox, pushOutbox, type OutboxFields } from './outbox.mongo.js';
 
 /**
  * One photo: `uploading` from its reservation until `publish` makes it `ready` (then with the
  * photo's fields); a removed photo that carries a creation token stays as `deleted` (its fields as
  * published, no bytes, no place), which only `findByCreationToken` reads (docs/rules.md §10, §13).
+ * A photo removed with its `photo.removed` recorded (docs/rules.md §15) also stays `deleted`, token
+ * or not, as the trace that holds its outbox: `EventStoreMongo.clear` removes a trace without a token
+ * once its outbox is empty.
  */
-interface PhotoDocument {
+interface PhotoDocument extends OutboxFields {
   readonly _id: number;
   readonly petId: number;
   readonly state: 'uploading' | 'ready' | typeof DELETED;
@@ -61,6 +65,10 @@ const toStored = (doc: PhotoDocument): StoredPhoto => ({
 
 /** Ids drawn at most for one upload when the one drawn is already taken. */
 const MAX_DRAWS = 5;
+/** Rounds of `deleteAllOf` at most (another round only when an upload of the pet was published meanwhile). */
+const MAX_REMOVAL_ROUNDS = 8;
+/** A record read whole, but for its outbox. */
+const NO_OUTBOX = { projection: { outbox: 0, outboxSince: 0 } } as const;
 
 /** A filter of "the pet has a free place": its `ids` array has no element at index `PHOTOS_PER_PET − 1`. */
 const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };
@@ -97,7 +105,11 @@ export class PhotoStoreMongo implements PhotoStore {
   private readonly chunks: Collection<{ files_id: string }>;
   private readonly bucket: GridFSBucket;
 
-  constructor(db: Db) {
+  /** `outbox`: shared with the connection's `EventStoreMongo` (its `onRecorded`); the events themselves live in the photos' records. */
+  constructor(
+    db: Db,
+    private readonly outbox: MongoOutbox = new MongoOutbox(),
+  ) {
     this.photos = db.collection<PhotoDocument>(COLLECTIONS.photos);
     this.places = db.collection<PlacesDocument>(COLLECTIONS.photoPlaces);
     this.counters = db.collection<CounterDocument>(COLLECTIONS.counters);
@@ -159,21 +171,25 @@ export class PhotoStoreMongo implements PhotoStore {
     }
   }
 
-  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> {
+  /** With `record`, the update that makes the photo `ready` also pushes its `photo.added` (docs/rules.md §15); one that does not land records nothing. */
+  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string, record?: Recorder<StoredPhoto>): Promise<PublishOutcome> {
     const { id: _id, petId: _petId, ...fields } = photo;
     const set = { state: 'ready' as const, contentType: fields.contentType, width: fields.width, height: fields.height, bytes: fields.bytes, createdAt: fields.createdAt, files: fields.files };
     // Twice at most: a token whose photo was removed between the duplicate key and the look-up is free again.
     for (let attempt = 1; ; attempt++) {
       try {
+        const entries = this.outbox.entries(record, photo);
         const result = await guard(
           () =>
             this.photos.updateOne(
               { _id: upload.photoId, petId: upload.petId, state: 'uploading', startedAt: upload.startedAt },
-              { $set: token === undefined ? set : { ...set, token } },
+              pushOutbox(token === undefined ? set : { ...set, token }, entries),
             ),
           `update on ${COLLECTIONS.photos}`,
         );
-        return result.matchedCount === 1;
+        if (result.matchedCount !== 1) return false;
+        this.outbox.recorded(entries);
+        return true;
       } catch (error) {
         if (token === undefined || classifyMongoError(error) !== 'duplicate_key') throw error;
         // An earlier attempt under the same key published a photo with this token: that one, and this upload given up.
@@ -219,11 +235,39 @@ export class PhotoStoreMongo implements PhotoStore {
   }
 
   /**
-   * A photo with a creation token is turned `deleted`, one without is removed: two conditional writes,
+   * With `record` (docs/rules.md §15): the published photo is read, then turned `deleted` by one
+   * update conditional on it being published (its fields never change once it is), which also pushes
+   * its `photo.removed`: the record stays as the trace holding its outbox (and its token, if any).
+   * Then its bytes and place go, as below.
+   */
+  async delete(petId: number, photoId: number, record?: Recorder<StoredPhoto>): Promise<boolean> {
+    if (record === undefined) return this.deleteUnrecorded(petId, photoId);
+    const doc = await guard(() => this.photos.findOne({ _id: photoId, petId, state: 'ready' }, NO_OUTBOX), `find on ${COLLECTIONS.photos}`);
+    if (doc === null) return false;
+    if (!(await this.markRemoved(doc, record))) return false;
+    await this.removeFiles([photoId]);
+    await this.freePlaces(petId, [photoId]);
+    return true;
+  }
+
+  /** Turns a published photo `deleted` with its events pushed, in one conditional update; false when it was no longer published. */
+  private async markRemoved(doc: PhotoDocument, record: Recorder<StoredPhoto>): Promise<boolean> {
+    const entries = this.outbox.entries(record, toStored(doc));
+    const result = await guard(
+      () => this.photos.updateOne({ _id: doc._id, petId: doc.petId, state: 'ready' }, pushOutbox({ state: DELETED }, entries)),
+      `update on ${COLLECTIONS.photos}`,
+    );
+    if (result.matchedCount !== 1) return false;
+    this.outbox.recorded(entries);
+    return true;
+  }
+
+  /**
+   * Without events: a photo with a creation token is turned `deleted`, one without is removed: two conditional writes,
    * exactly one of which can match a published photo (its token never changes). The second skips a
    * photo with a token, one published in between included: the removal then comes before it (false).
    */
-  async delete(petId: number, photoId: number): Promise<boolean> {
+  private async deleteUnrecorded(petId: number, photoId: number): Promise<boolean> {
     const kept = await guard(
       () => this.photos.updateOne({ _id: photoId, petId, state: 'ready', token: { $exists: true } }, { $set: { state: DELETED } }),
       `update on ${COLLECTIONS.photos}`,
@@ -237,7 +281,32 @@ export class PhotoStoreMongo implements PhotoStore {
     return true;
   }
 
-  async deleteAllOf(petId: number): Promise<number> {
+  /**
+   * With `record` (docs/rules.md §15): each published photo of the pet is turned `deleted` with its
+   * `photo.removed`, one conditional update each (as `delete`); uploads under way are removed (they
+   * record nothing; their `publish` then matches nothing). An upload published between the read and
+   * its removal is found by the next round and removed as a published photo.
+   */
+  async deleteAllOf(petId: number, record?: Recorder<StoredPhoto>): Promise<number> {
+    if (record === undefined) return this.deleteAllUnrecorded(petId);
+    let published = 0;
+    for (let round = 0; round < MAX_REMOVAL_ROUNDS; round++) {
+      const docs = await guard(() => this.photos.find({ petId, state: HELD }, NO_OUTBOX).toArray(), `find on ${COLLECTIONS.photos}`);
+      if (docs.length === 0) {
+        if (round === 0) await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
+        break;
+      }
+      for (const doc of docs) if (doc.state === 'ready' && (await this.markRemoved(doc, record))) published++;
+      const uploads = docs.filter((d) => d.state === 'uploading').map((d) => d._id);
+      if (uploads.length > 0) await guard(() => this.photos.deleteMany({ _id: { $in: uploads }, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
+      const ids = docs.map((d) => d._id);
+      await this.removeFiles(ids);
+      await this.freePlaces(petId, ids);
+    }
+    return published;
+  }
+
+  private async deleteAllUnrecorded(petId: number): Promise<number> {
     const docs = await guard(() => this.photos.find({ petId, state: HELD }, { projection: { _id: 1, state: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`);
     if (docs.length === 0) {
       await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { COLLECTIONS, DEFAULT_DATABASE, MONGO_DEFAULTS, MONGO_INDEXES, resolveMongoSettings } from '../src/index.js';
+import { COLLECTIONS, DEFAULT_DATABASE, MONGO_DEFAULTS, MONGO_INDEXES, OUTBOX_COLLECTIONS, resolveMongoSettings } from '../src/index.js';
 
 describe('resolveMongoSettings: database, printable endpoint and driver defaults from a connection string', () => {
   it('takes the database from the path, else petstore', () => {
@@ -44,10 +44,12 @@ describe('resolveMongoSettings: database, printable endpoint and driver defaults
 
 /** Whether an index is on the creation token (docs/rules.md §10). */
 const onToken = (index: (typeof MONGO_INDEXES)[number]): boolean => JSON.stringify(index.key) === '{"token":1}';
+/** Whether an index finds the documents whose outbox holds events not yet in the feed (docs/rules.md §15). */
+const onOutbox = (index: (typeof MONGO_INDEXES)[number]): boolean => JSON.stringify(index.key) === '{"outboxSince":1}';
 
 describe('index definitions (as data)', () => {
   it('serve every pet list "status equal (the one asked for, or the three a listed pet has), category equal, _id > cursor, ascending" from one compound index each, so withdrawn pets are never read', () => {
-    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets && !onToken(i)).map((i) => Object.entries(i.key));
+    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets && !onToken(i) && !onOutbox(i)).map((i) => Object.entries(i.key));
     expect(pets).to.deep.equal([
       [
         ['status', 1],
@@ -62,7 +64,7 @@ describe('index definitions (as data)', () => {
   });
 
   it('keep one category per name with a unique index on the normalised name', () => {
-    const categories = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.categories && !onToken(i));
+    const categories = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.categories && !onToken(i) && !onOutbox(i));
     expect(categories.map((i) => [i.key, i.options.unique])).to.deep.equal([[{ key: 1 }, true]]);
   });
 
@@ -73,6 +75,20 @@ describe('index definitions (as data)', () => {
       [COLLECTIONS.categories, { token: 1 }, true, true],
       [COLLECTIONS.orders, { token: 1 }, true, true],
       [COLLECTIONS.photos, { token: 1 }, true, true],
+    ]);
+  });
+
+  it('find the outboxes with events waiting (docs/rules.md §15) by a partial index holding only those documents, in every collection with outboxes', () => {
+    const outboxes = MONGO_INDEXES.filter(onOutbox);
+    expect(outboxes.map((i) => i.collection)).to.deep.equal(Object.values(OUTBOX_COLLECTIONS).map((c) => c.collection));
+    for (const index of outboxes) expect(index.options.partialFilterExpression).to.deep.equal({ outboxSince: { $exists: true } });
+  });
+
+  it('keep an event id in the feed once (a unique index beside the sequence as _id), and serve a read by types from {type, _id}; no TTL index on the feed (retention purges from its start)', () => {
+    const events = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.events);
+    expect(events.map((i) => [i.key, i.options.unique ?? false, i.options.expireAfterSeconds])).to.deep.equal([
+      [{ id: 1 }, true, undefined],
+      [{ type: 1, _id: 1 }, false, undefined],
     ]);
   });
 

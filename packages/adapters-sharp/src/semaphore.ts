@@ -25,7 +25,7 @@ export class Semaphore {
     if (this.active < this.limit) return this.start(task);
     if (this.queue.length >= this.queueLimit) return undefined;
     return new Promise<T>((resolve, reject) => {
-      this.queue.push(() => this.start(task).then(resolve, reject));
+      this.queue.push(() => void this.start(task).then(resolve, reject));
     });
   }
 

@@ -80,7 +80,7 @@ export type { Random } from './ports/random.port.js';
 export { isPromise, type Answer } from './ports/answer.js';
 export type { IdempotencyStore } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
-export { PORT_METHODS, PORT_NAMES, wrapPort, type NamedPorts, type PortName, type MethodKind, type PortMethods, type PortCall, type AroundCall, withEventPassthrough } from './ports/port-calls.js';
+export { PORT_METHODS, PORT_NAMES, wrapPort, type NamedPorts, type PortName, type MethodKind, type PortMethods, type PortCall, type AroundCall, withEventPassthrough, EVENT_STORE_PASSTHROUGH } from './ports/port-calls.js';
 export type { EventStore, EventQuery, AppendOutcome, RelayLease } from './ports/event-store.port.js';
 
 export {
@@ -88,6 +88,7 @@ export {
   EVENT_ID,
   isEventType,
   eventSource,
+  eventSourceKey,
   sourceKey,
   toEvent,
   type Event,

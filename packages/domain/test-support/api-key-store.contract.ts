@@ -443,7 +443,7 @@ class ListKeys implements KeyCommand {
       if (!page.ok) throw new Error(page.error.message);
       expectNoSecret(model, page.value);
       for (const item of page.value.items) expect(Object.keys(item)).not.to.include.members(['key', 'keyHash']);
-      const views = page.value.items.map(({ createdAt: _, ...view }) => view);
+      const views = page.value.items.map(({ createdAt: _createdAt, ...view }) => view);
       owed = expectExactPage(`page ${pages}`, { ...page.value, items: views }, owed, this.limit, place);
       cursor = page.value.nextCursor;
       if (cursor === undefined) break;

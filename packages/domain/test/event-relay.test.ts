@@ -37,8 +37,6 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
       `clear pet:1 ${a1!.id},${a2!.id}`,
       `append ${b1!.id}@3`,
       `clear pet:2 ${b1!.id}`,
-      'lease me',
-      'pending 100',
     ]);
     expect(store.currentLease).to.deep.equal({ holder: 'me', until: T0 + 2_000 });
   });
@@ -176,8 +174,17 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     const stuck = new EventStoreModel();
     stuck.record(petEvent(1));
     stuck.clear = async () => {};
-    expect(await new EventRelay(stuck, clock, 'me').run()).to.equal(1);
+    const relay = new EventRelay(stuck, clock, 'me', { batch: 1 });
+    expect(relay.hasMore).to.equal(false);
+    expect(await relay.run()).to.equal(1);
     expect(stuck.calls.filter((c) => c.startsWith('pending'))).to.have.length(16);
+    expect(relay.hasMore, 'full batches to the last round: more may wait').to.equal(true);
+    stuck.currentLease = { holder: 'other', until: T0 + 1 };
+    expect(await relay.run()).to.equal(0);
+    expect(relay.hasMore, 'without the lease').to.equal(false);
+    const short = new EventRelay(store, clock, 'me', { batch: 1 });
+    await short.run();
+    expect(short.hasMore, 'a short batch: all that waited').to.equal(false);
   });
 });
 
@@ -203,40 +210,44 @@ class ManualTimers implements Timers {
 }
 
 describe('RelayLoop: keeps a relay running in a process', () => {
-  const loopWith = (results: (number | Error)[]) => {
+  const loopWith = (results: (number | Error | { more: number })[]) => {
     const store = new EventStoreModel();
     const timers = new ManualTimers();
     const errors: unknown[] = [];
     let runs = 0;
     let release: (() => void) | undefined;
     const relay = {
+      hasMore: false,
       run: async () => {
         runs++;
+        relay.hasMore = false;
         if (release === undefined && results[0] === -1) {
           results.shift();
           await new Promise<void>((resolve) => (release = resolve));
         }
         const next = results.shift() ?? 0;
         if (next instanceof Error) throw next;
-        return next;
+        if (typeof next === 'number') return next;
+        relay.hasMore = true;
+        return next.more;
       },
-    } as unknown as Relay;
-    const loop = new RelayLoop(relay, store, timers, { onError: (error) => errors.push(error) });
+    };
+    const loop = new RelayLoop(relay as unknown as Relay, store, timers, { onError: (error) => errors.push(error) });
     return { store, timers, errors, loop, runs: () => runs, release: () => release?.() };
   };
 
-  it('runs at once, again at once while runs move something, then waits 25, 50, 100, 200, 400, 400 ms', async () => {
-    const { timers, loop, runs } = loopWith([2, 1, 0]);
+  it('runs at once, again at once while the relay has more; after a run that moved something it looks again in 25 ms, then 50, 100, 200, 400, 400 while none does', async () => {
+    const { timers, loop, runs } = loopWith([{ more: 100 }, { more: 100 }, 2, 1, 0]);
     loop.start();
     expect(runs(), 'not inside the caller’s turn').to.equal(0);
     await flush();
-    expect(runs()).to.equal(3);
-    for (const ms of [25, 50, 100, 200, 400, 400]) {
+    expect(runs(), 'while the relay has more').to.equal(3);
+    for (const ms of [25, 25, 50, 100, 200, 400, 400]) {
       expect(timers.live.map((t) => t.ms)).to.deep.equal([ms]);
       timers.fireLast();
       await flush();
     }
-    expect(runs()).to.equal(9);
+    expect(runs()).to.equal(10);
     await loop.stop();
     expect(timers.live).to.deep.equal([]);
   });
@@ -283,14 +294,19 @@ describe('RelayLoop: keeps a relay running in a process', () => {
 
   it('a failed run is reported and the loop goes on after the idle wait', async () => {
     const failure = new StoreUnavailableError('down');
-    const { loop, runs, errors, timers } = loopWith([failure, 1, 0]);
+    const { loop, runs, errors, timers } = loopWith([failure, failure, 1, 0]);
     loop.start();
     await flush();
     expect(errors).to.deep.equal([failure]);
     expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
     timers.fireLast();
     await flush();
+    expect(errors).to.deep.equal([failure, failure]);
+    expect(timers.live.map((t) => t.ms), 'later and later').to.deep.equal([50]);
+    timers.fireLast();
+    await flush();
     expect(runs()).to.equal(3);
+    expect(timers.live.map((t) => t.ms), 'soon again after a run that moved something').to.deep.equal([25]);
     await loop.stop();
   });
 

@@ -9,6 +9,7 @@ import {
   EVENT_RETENTION_DAYS,
   EVENT_TYPES,
   eventSource,
+  eventSourceKey,
   expiredPrefix,
   FEED_WAIT_MAX_SECONDS,
   isBehindRetention,
@@ -69,6 +70,10 @@ describe('events: types and payloads (docs/rules.md §15)', () => {
     const key = { id: 'key_0123456789ab', role: 'client', plan: 'pro', quota: { perMinute: 1, perDay: 2 }, source: 'api', createdAt: AT } as const;
     expect(eventSource({ type: 'key.revoked', occurredAt: AT, data: key })).to.deep.equal({ kind: 'key', id: 'key_0123456789ab' });
     expect(eventSource({ type: 'category.created', occurredAt: AT, data: { id: 2, name: 'Cats' } })).to.deep.equal({ kind: 'category', id: 2 });
+    for (const type of EVENT_TYPES) {
+      const event = { type, occurredAt: AT, data: { id: 3 } } as unknown as NewEvent;
+      expect(eventSourceKey(event), type).to.equal(sourceKey(eventSource(event))).and.to.equal(`${type.slice(0, type.indexOf('.'))}:3`);
+    }
     expect(sourceKey({ kind: 'order', id: 12 })).to.equal('order:12');
     expect(sourceKey({ kind: 'key', id: 'key_0123456789ab' })).to.equal('key:key_0123456789ab');
   });

@@ -20,6 +20,9 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(TOKENS.IdempotencyStore).toResolvedValue((m) => m.idempotency, [MONGO_STORES]).inSingletonScope();
     // Records, GridFS bytes and places; swept at start (server.ts) of what a process that died left.
     bind(TOKENS.PhotoStore).toResolvedValue((m) => m.photos, [MONGO_STORES]).inSingletonScope();
+    // The outboxes the repositories above fill, and the feed (docs/rules.md §15): one connection, so that
+    // a write of this process wakes its relay at once; other processes' writes are found by polling.
+    bind(TOKENS.EventStore).toResolvedValue((m) => m.events, [MONGO_STORES]).inSingletonScope();
     bind(TOKENS.StoreLifecycle)
       .toResolvedValue((m) => ({ isReady: () => m.isReady(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();

@@ -189,13 +189,13 @@ export const rawExchange = (
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
-    socket.on('connect', async () => {
+    socket.on('connect', () => void (async () => {
       for (const piece of pieces) {
         if (done) return;
         if (typeof piece === 'object' && !Buffer.isBuffer(piece)) await new Promise((r) => setTimeout(r, piece.pauseMs));
         else if (!socket.destroyed) socket.write(piece);
       }
-    });
+    })());
   });
 
 /** The status code and parsed `Error` body of a raw HTTP response text (the first response on the connection). */

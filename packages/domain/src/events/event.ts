@@ -126,11 +126,31 @@ export type Event = {
  */
 export type Recorder<T> = (after: T) => readonly NewEvent[];
 
+/** The kind of resource of each event type (the part of its name before the dot). */
+const KIND_OF: Readonly<Record<EventType, ResourceKind>> = {
+  'pet.created': 'pet',
+  'pet.updated': 'pet',
+  'pet.withdrawn': 'pet',
+  'category.created': 'category',
+  'order.placed': 'order',
+  'order.approved': 'order',
+  'order.delivered': 'order',
+  'order.cancelled': 'order',
+  'photo.added': 'photo',
+  'photo.removed': 'photo',
+  'key.created': 'key',
+  'key.updated': 'key',
+  'key.revoked': 'key',
+};
+
 /** The resource an event is about, which is also the document that records it (docs/design.md, "Events"). */
-export const eventSource = (event: NewEvent): EventSource => ({ kind: event.type.slice(0, event.type.indexOf('.')) as ResourceKind, id: event.data.id });
+export const eventSource = (event: NewEvent): EventSource => ({ kind: KIND_OF[event.type], id: event.data.id });
 
 /** A text key for a source, unique per resource (`pet:12`, `key:key_0123456789ab`). */
 export const sourceKey = (source: EventSource): string => `${source.kind}:${source.id}`;
+
+/** `sourceKey(eventSource(event))`, without the object in between (a store files every recorded event by it). */
+export const eventSourceKey = (event: NewEvent): string => `${KIND_OF[event.type]}:${event.data.id}`;
 
 /** The feed's `Event` of an outbox entry at `sequence` (its `follows` and `mark` stay behind: they only order the relay). */
 export const toEvent = (entry: OutboxEntry, sequence: number): Event =>

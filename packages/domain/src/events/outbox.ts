@@ -1,5 +1,5 @@
 import type { RelayLease } from '../ports/event-store.port.js';
-import { eventSource, sourceKey, type EventSource, type OutboxEntry } from './event.js';
+import { eventSource, eventSourceKey, type EventSource, type OutboxEntry } from './event.js';
 
 /**
  * The outbox and the relay (docs/rules.md §15, docs/design.md "Events"), as plain rules: each
@@ -32,8 +32,9 @@ export const RELAY_MAX_DEPTH = 8;
 
 /**
  * The waits of an idle relay before it looks again (changes of other processes sharing the store
- * are found this way; its own process's writes wake it at once): from 25 ms, doubling, at most 400 ms,
- * so an event is in the feed well within a second of its change (§15, guarantee 4).
+ * are found this way; its own process's writes wake it at once): 25 ms after a run that moved
+ * something, then doubling up to 400 ms, so an event is in the feed well within a second of its
+ * change (§15, guarantee 4).
  */
 export const RELAY_IDLE_DELAYS_MS: readonly number[] = [25, 50, 100, 200, 400];
 
@@ -55,10 +56,9 @@ export interface SourceEntries {
 export const bySource = (entries: readonly OutboxEntry[]): readonly SourceEntries[] => {
   const groups = new Map<string, { source: EventSource; entries: OutboxEntry[] }>();
   for (const entry of entries) {
-    const source = eventSource(entry);
-    const key = sourceKey(source);
+    const key = eventSourceKey(entry);
     const group = groups.get(key);
-    if (group === undefined) groups.set(key, { source, entries: [entry] });
+    if (group === undefined) groups.set(key, { source: eventSource(entry), entries: [entry] });
     else group.entries.push(entry);
   }
   return [...groups.values()];

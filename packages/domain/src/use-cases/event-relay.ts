@@ -29,6 +29,7 @@ export class EventRelay {
   private readonly batch: number;
   private readonly leaseMs: number;
   private last = 0;
+  private more = false;
 
   constructor(
     private readonly store: EventStore,
@@ -42,22 +43,30 @@ export class EventRelay {
   }
 
   /**
-   * One run: takes (or renews) the lease, then moves waiting entries until none wait (at most
-   * `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
+   * One run: takes (or renews) the lease, then moves waiting entries until a batch comes back short
+   * (at most `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
    * appended; 0 when another relay holds the lease. A store failure is thrown (what was moved stays moved).
    */
   async run(): Promise<number> {
+    this.more = false;
     if (!(await this.takeLease())) return 0;
     this.last = await this.store.lastSequence();
     let appended = 0;
     for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
       const waiting = await this.store.pending(this.batch);
-      if (waiting.length === 0) break;
       const moved = new Set<string>();
       for (const { source, entries } of bySource(waiting)) appended += await this.move(source, entries, moved, 0);
-      if (!(await this.takeLease())) break;
+      // A short batch was all that waited when it was read (what was recorded since wakes the relay again).
+      if (waiting.length < this.batch) return appended;
+      if (!(await this.takeLease())) return appended;
     }
+    this.more = true;
     return appended;
+  }
+
+  /** Whether the last run stopped at its round limit, with batches still full: more may wait. */
+  get hasMore(): boolean {
+    return this.more;
   }
 
   private async takeLease(): Promise<boolean> {
@@ -123,8 +132,9 @@ export interface RelayLoopOptions {
 
 /**
  * Keeps a relay running in a process: a run at once whenever a write of this process recorded
- * events (`EventStore.onRecorded`), again at once while runs move something, and, while idle, after
- * the waits of `relayDelay` (from 25 ms up to 400 ms), to find what other processes recorded.
+ * events (`EventStore.onRecorded`), again at once while the relay has more (full batches), and
+ * otherwise after the waits of `relayDelay`: 25 ms after a run that moved something, then longer
+ * and longer up to 400 ms while none does, to find what other processes recorded.
  */
 export class RelayLoop {
   private timer: unknown;
@@ -179,11 +189,12 @@ export class RelayLoop {
       this.options.onError?.(error);
     }
     this.running = undefined;
-    // Woken while it ran: what woke it may have come after the run looked.
-    const again = this.again;
+    // Woken while it ran (what woke it may have come after the run looked), or more may wait: at once.
+    const again = this.again || this.relay.hasMore;
     this.again = false;
     if (this.stopped) return;
-    this.idle = moved > 0 || again ? 0 : this.idle + 1;
+    // Else look again soon after a run that moved something, later and later while none does.
+    this.idle = again ? 0 : moved > 0 ? 1 : this.idle + 1;
     const delay = relayDelay(this.idle);
     if (delay === 0) this.running = Promise.resolve().then(() => this.runOnce());
     else this.timer = this.timers.setTimeout(() => this.tick(), delay);
