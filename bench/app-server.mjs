@@ -36,7 +36,8 @@ if (withdrawPercent > 0) {
   const every = Math.round(100 / withdrawPercent);
   for (let id = every; id <= count; id += every) {
     const pet = await pets.findById(id);
-    if (pet === undefined || !(await pets.withdraw(id, pet.revision))) throw new Error(`bench: pet ${id} could not be withdrawn`);
+    if (pet === undefined || !(await pets.withdraw(id, pet.revision)))
+      throw new Error(`bench: pet ${id} could not be withdrawn`);
   }
 }
 if (process.env.BENCH_ADMIN_KEY) {

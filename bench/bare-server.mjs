@@ -35,7 +35,11 @@ const server = createServer((req, res) => {
       const draft = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const pet = { id: ++lastId, name: draft.name, categoryId: draft.categoryId, status: draft.status ?? 'available' };
       const body = JSON.stringify(pet);
-      res.writeHead(201, { 'Content-Type': TYPE, 'Content-Length': Buffer.byteLength(body), Location: `/v1/pets/${pet.id}` });
+      res.writeHead(201, {
+        'Content-Type': TYPE,
+        'Content-Length': Buffer.byteLength(body),
+        Location: `/v1/pets/${pet.id}`,
+      });
       res.end(body);
     });
     return;

@@ -50,7 +50,8 @@ const auth = authenticator.authenticate(`Bearer ${KEY}`);
 if (!auth.ok) throw new Error('the bench key does not authenticate');
 const subject = auth.value;
 const page = catalog.listPets(readListQuery(validators, 'limit=20'));
-if (!page.ok || page.value.items.length !== 20 || page.value.nextCursor === undefined) throw new Error('the listing is not a full page with a next cursor');
+if (!page.ok || page.value.items.length !== 20 || page.value.nextCursor === undefined)
+  throw new Error('the listing is not a full page with a next cursor');
 const { items, nextCursor } = page.value;
 const decision = admission.admit(subject);
 
@@ -97,8 +98,18 @@ const listHeaders = time(() => headerBlock(LIST_HEADERS)) - bareHeaders;
 /** `every`: work every answer to a keyed request carries, whatever the route (a 429, an inventory, a create); else the list's own. */
 /** @type {{ item: string, ns: number, every: boolean, note: string }[]} */
 const rows = [
-  { item: 'credential', every: true, ns: time(() => authenticator.authenticate(`Bearer ${KEY}`)), note: 'parse `Authorization`, SHA-256 of the key (node:crypto one-shot), the key store lookup (§4)' },
-  { item: 'quota', every: true, ns: time(() => admission.admit(subject)), note: 'both windows and the ban rule on the memory quota store (§5)' },
+  {
+    item: 'credential',
+    every: true,
+    ns: time(() => authenticator.authenticate(`Bearer ${KEY}`)),
+    note: 'parse `Authorization`, SHA-256 of the key (node:crypto one-shot), the key store lookup (§4)',
+  },
+  {
+    item: 'quota',
+    every: true,
+    ns: time(() => admission.admit(subject)),
+    note: 'both windows and the ban rule on the memory quota store (§5)',
+  },
   {
     item: 'nine more response headers',
     every: true,
@@ -109,8 +120,20 @@ const rows = [
   {
     item: 'log line',
     every: true,
-    ns: time(() => logger.info({ requestId: 'c0a80101-0000-4000-8000-000000000000', method: 'GET', route: 'GET /v1/pets', status: 200, durationMs: 0.123, subject: 'key_0123456789ab' }, 'request')),
-    note: 'pino at `info`, the server\'s batched stdout destination (here /dev/null)',
+    ns: time(() =>
+      logger.info(
+        {
+          requestId: 'c0a80101-0000-4000-8000-000000000000',
+          method: 'GET',
+          route: 'GET /v1/pets',
+          status: 200,
+          durationMs: 0.123,
+          subject: 'key_0123456789ab',
+        },
+        'request',
+      ),
+    ),
+    note: "pino at `info`, the server's batched stdout destination (here /dev/null)",
   },
   {
     item: 'metrics',
@@ -121,10 +144,30 @@ const rows = [
     }),
     note: 'prom-client: the request counter, the duration histogram, the rate-limit decision (§11)',
   },
-  { item: 'clock reads', every: true, ns: time(() => performance.now() + performance.now()), note: 'the duration of the log line and the histogram' },
-  { item: 'query check', every: false, ns: time(() => readListQuery(validators, 'limit=20')), note: '`limit`, `status`, `categoryId`, `cursor` read and validated (ajv) (§2)' },
-  { item: 'listing and cursor', every: false, ns: time(() => catalog.listPets({ limit: 20 })), note: 'the page from the ordered index, the next cursor with its checksum (§2)' },
-  { item: 'Link header', every: false, ns: time(() => nextLink('/v1/pets', 20, {}, nextCursor)) + Math.max(0, listHeaders - everyHeaders), note: 'the next page\'s URL, and one more header (§2)' },
+  {
+    item: 'clock reads',
+    every: true,
+    ns: time(() => performance.now() + performance.now()),
+    note: 'the duration of the log line and the histogram',
+  },
+  {
+    item: 'query check',
+    every: false,
+    ns: time(() => readListQuery(validators, 'limit=20')),
+    note: '`limit`, `status`, `categoryId`, `cursor` read and validated (ajv) (§2)',
+  },
+  {
+    item: 'listing and cursor',
+    every: false,
+    ns: time(() => catalog.listPets({ limit: 20 })),
+    note: 'the page from the ordered index, the next cursor with its checksum (§2)',
+  },
+  {
+    item: 'Link header',
+    every: false,
+    ns: time(() => nextLink('/v1/pets', 20, {}, nextCursor)) + Math.max(0, listHeaders - everyHeaders),
+    note: "the next page's URL, and one more header (§2)",
+  },
 ];
 const serializeOurs = time(() => serializePets(items));
 const serializeKoa = time(() => JSON.stringify(items));

@@ -47,7 +47,6 @@ const BANNED_AUTH = { authorization: `Bearer ${BANNED}`, ...(CORS_ON ? { origin:
 const JSON_BODY = { ...AUTH, 'content-type': 'application/json' };
 const CREATE_BODY = '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}';
 
-
 /** CPU_A_ENV / CPU_O_ENV may switch a setting off with `null`: `CPU_O_ENV='{"PETSTORE_CORS_ORIGINS":null}'`. */
 const withoutNulls = (/** @type {Record<string, string | null>} */ e) =>
   /** @type {Record<string, string>} */ (Object.fromEntries(Object.entries(e).filter(([, v]) => v !== null)));
@@ -57,7 +56,11 @@ const driver = startDriver();
 const running = [];
 try {
   /** A full stack (the product's entry under `root`), seeded with 1,000 pets, the banned key banned. */
-  const fullStack = async (/** @type {string} */ id, /** @type {string} */ root, /** @type {Record<string, string>} */ extraEnv) => {
+  const fullStack = async (
+    /** @type {string} */ id,
+    /** @type {string} */ root,
+    /** @type {Record<string, string>} */ extraEnv,
+  ) => {
     const port = await freePort();
     const features = {
       ...(CORS_ON ? { PETSTORE_CORS_ORIGINS: ORIGIN } : {}),
@@ -67,7 +70,12 @@ try {
       name: id,
       core: 0,
       nodeArgs: [...profArgs(id), join(root, env('CPU_ENTRY', 'apps/server/dist/src/main.js'))],
-      env: { PORT: String(port), PETSTORE_API_KEYS: KEYS, PETSTORE_LOG_LEVEL: env('CPU_LOG_LEVEL', 'info'), ...withoutNulls({ ...features, ...extraEnv }) },
+      env: {
+        PORT: String(port),
+        PETSTORE_API_KEYS: KEYS,
+        PETSTORE_LOG_LEVEL: env('CPU_LOG_LEVEL', 'info'),
+        ...withoutNulls({ ...features, ...extraEnv }),
+      },
       port,
       readyPath: '/v1/openapi.json',
       stdout: 'count',
@@ -85,31 +93,52 @@ try {
     return s;
   };
   const profileFile = join(RESULTS, `cpu-${PROFILE}.cpuprofile`);
-  const profArgs = (/** @type {string} */ id) => (PROFILE === id ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=cpu-${id}.cpuprofile`] : []);
+  const profArgs = (/** @type {string} */ id) =>
+    PROFILE === id ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, `--cpu-prof-name=cpu-${id}.cpuprofile`] : [];
   if (existsSync(profileFile)) rmSync(profileFile);
   const a = await fullStack('a', ROOT, process.env.CPU_A_ENV ? JSON.parse(process.env.CPU_A_ENV) : {});
   const first = await fetch(a.url + PATH, { headers: AUTH });
-  if (CORS_ON && first.headers.get('access-control-allow-origin') !== ORIGIN) throw new Error('(a) does not answer the bench Origin with CORS headers');
+  if (CORS_ON && first.headers.get('access-control-allow-origin') !== ORIGIN)
+    throw new Error('(a) does not answer the bench Origin with CORS headers');
   process.stdout.write(`full stacks with CORS ${CORS_ON ? 'on' : 'off'}, metrics ${METRICS_ON ? 'on' : 'off'}\n`);
   const fixtures = join(RESULTS, 'cpu-fixtures.json');
-  writeFileSync(fixtures, JSON.stringify({ contentType: first.headers.get('content-type'), gets: { [PATH]: await first.text() } }));
+  writeFileSync(
+    fixtures,
+    JSON.stringify({ contentType: first.headers.get('content-type'), gets: { [PATH]: await first.text() } }),
+  );
   /** @type {Record<string, Awaited<ReturnType<typeof startProcess>>>} */
   const servers = { a };
   // (o) the same full stack from another tree (CPU_BASE, e.g. a copy of the code before a change), or with other settings (CPU_O_ENV): an A/B in one run.
   if (SERVERS.some((id) => id[0] === 'o')) {
-    servers.o = await fullStack('o', process.env.CPU_BASE ?? ROOT, process.env.CPU_O_ENV ? JSON.parse(process.env.CPU_O_ENV) : {});
+    servers.o = await fullStack(
+      'o',
+      process.env.CPU_BASE ?? ROOT,
+      process.env.CPU_O_ENV ? JSON.parse(process.env.CPU_O_ENV) : {},
+    );
   }
-  for (const [name, script] of [['b', 'bare-server.mjs'], ['c', 'koa-server.mjs'], ['f', 'fastify-server.mjs']]) {
+  for (const [name, script] of [
+    ['b', 'bare-server.mjs'],
+    ['c', 'koa-server.mjs'],
+    ['f', 'fastify-server.mjs'],
+  ]) {
     if (!SERVERS.some((s) => s[0] === name)) continue;
     const port = await freePort();
-    const s = await startProcess({ name, core: 0, nodeArgs: [...profArgs(name), `bench/${script}`, fixtures, String(port)], port, readyPath: name === 'f' ? '/healthz' : PATH, env: { BENCH_API_KEYS: KEYS } });
+    const s = await startProcess({
+      name,
+      core: 0,
+      nodeArgs: [...profArgs(name), `bench/${script}`, fixtures, String(port)],
+      port,
+      readyPath: name === 'f' ? '/healthz' : PATH,
+      env: { BENCH_API_KEYS: KEYS },
+    });
     running.push(s);
     servers[name] = s;
   }
   const runnerOf = (/** @type {string} */ id) => {
     const server = servers[id[0]];
     if (id.endsWith('429')) return { server, opts: { url: server.url + PATH, headers: BANNED_AUTH } };
-    if (id.endsWith('Post')) return { server, opts: { url: `${server.url}/v1/pets`, method: 'POST', headers: JSON_BODY, body: CREATE_BODY } };
+    if (id.endsWith('Post'))
+      return { server, opts: { url: `${server.url}/v1/pets`, method: 'POST', headers: JSON_BODY, body: CREATE_BODY } };
     return { server, opts: { url: server.url + PATH, headers: AUTH } };
   };
   /** @type {Record<string, { us: number[], rps: number[], p99: number[] }>} */
@@ -133,20 +162,26 @@ try {
   }
   process.stdout.write('\nmedian µs/response (min–max), median req/s:\n');
   for (const [id, v] of Object.entries(out)) {
-    process.stdout.write(`  ${id.padEnd(5)} ${median(v.us).toFixed(1)} µs (${Math.min(...v.us).toFixed(1)}–${Math.max(...v.us).toFixed(1)})  ${fmt(median(v.rps))} req/s\n`);
+    process.stdout.write(
+      `  ${id.padEnd(5)} ${median(v.us).toFixed(1)} µs (${Math.min(...v.us).toFixed(1)}–${Math.max(...v.us).toFixed(1)})  ${fmt(median(v.rps))} req/s\n`,
+    );
   }
   // Paired per round (same minute, same neighbours on the machine): the figure to judge a change by.
   const [ref, ...others] = Object.keys(out);
   for (const id of others) {
     const per = out[id].us.map((us, i) => us / out[ref].us[i]);
-    process.stdout.write(`  µs ${id}/${ref} per round: ${per.map((x) => x.toFixed(2)).join(' ')}; median ${median(per).toFixed(3)}\n`);
+    process.stdout.write(
+      `  µs ${id}/${ref} per round: ${per.map((x) => x.toFixed(2)).join(' ')}; median ${median(per).toFixed(3)}\n`,
+    );
   }
   for (const s of running.splice(0)) await s.stop();
   if (PROFILE) {
     const p = summarizeProfile(profileFile, 30);
     process.stdout.write(`\nprofile of (${PROFILE}): ${fmt(p.busyMs)} ms busy\n`);
-    for (const x of p.areas.slice(0, 14)) process.stdout.write(`  ${(x.share * 100).toFixed(1).padStart(5)} %  ${x.area}\n`);
-    for (const f of p.frames) process.stdout.write(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}\n`);
+    for (const x of p.areas.slice(0, 14))
+      process.stdout.write(`  ${(x.share * 100).toFixed(1).padStart(5)} %  ${x.area}\n`);
+    for (const f of p.frames)
+      process.stdout.write(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}\n`);
   }
 } finally {
   for (const s of running) await s.stop();

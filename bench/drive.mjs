@@ -18,7 +18,12 @@ const patchRequests = (spec) => {
       method: 'PATCH',
       setupRequest: (/** @type {Record<string, unknown>} */ req, /** @type {Record<string, unknown>} */ context) => {
         if (context.petId === undefined) context.petId = nextId++;
-        return { ...req, method: 'PATCH', path: `${spec.pathPrefix}${context.petId}`, body: `{"name":"Biscuit ${++serial}"}` };
+        return {
+          ...req,
+          method: 'PATCH',
+          path: `${spec.pathPrefix}${context.petId}`,
+          body: `{"name":"Biscuit ${++serial}"}`,
+        };
       },
     },
   ];
@@ -37,8 +42,16 @@ const rebuiltRequests = () => [{ setupRequest: (/** @type {Record<string, unknow
 const run = async (options) => {
   let latencies = new Float64Array(1 << 20);
   let n = 0;
-  const { patchEachConnection, rebuildEachRequest, ...rest } = /** @type {{ patchEachConnection?: { pathPrefix: string, firstId: number }, rebuildEachRequest?: boolean }} */ (options);
-  const requests = patchEachConnection !== undefined ? patchRequests(patchEachConnection) : rebuildEachRequest === true ? rebuiltRequests() : undefined;
+  const { patchEachConnection, rebuildEachRequest, ...rest } =
+    /** @type {{ patchEachConnection?: { pathPrefix: string, firstId: number }, rebuildEachRequest?: boolean }} */ (
+      options
+    );
+  const requests =
+    patchEachConnection !== undefined
+      ? patchRequests(patchEachConnection)
+      : rebuildEachRequest === true
+        ? rebuiltRequests()
+        : undefined;
   const instance = autocannon(requests === undefined ? { ...rest } : { ...rest, requests });
   instance.on('response', (_client, _status, _bytes, ms) => {
     if (n === latencies.length) {

@@ -32,7 +32,8 @@ for (const entry of (process.env.BENCH_API_KEYS ?? '').split(',').filter(Boolean
 /** @type {Map<string, { minute: number, minuteCount: number, day: number, dayCount: number }>} */
 const usage = new Map();
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-const error = (/** @type {string} */ code, /** @type {string} */ message, /** @type {number} */ status) => JSON.stringify({ code, message, status });
+const error = (/** @type {string} */ code, /** @type {string} */ message, /** @type {number} */ status) =>
+  JSON.stringify({ code, message, status });
 
 const app = Fastify({ logger: false });
 app.addHook('onRequest', async (request, reply) => {
@@ -40,7 +41,11 @@ app.addHook('onRequest', async (request, reply) => {
   const match = BEARER.exec(request.headers.authorization ?? '');
   const quota = match ? keys.get(hash('sha256', match[1], 'hex')) : undefined;
   if (!match || !quota) {
-    reply.code(401).header('WWW-Authenticate', 'Bearer realm="petstore"').type(TYPE).send(error('unauthorized', 'the API key is not valid', 401));
+    reply
+      .code(401)
+      .header('WWW-Authenticate', 'Bearer realm="petstore"')
+      .type(TYPE)
+      .send(error('unauthorized', 'the API key is not valid', 401));
     return reply;
   }
   const now = Date.now();
@@ -63,7 +68,8 @@ app.addHook('onRequest', async (request, reply) => {
   }
   const minuteLeft = Math.max(0, quota.perMinute - u.minuteCount);
   const dayLeft = Math.max(0, quota.perDay - u.dayCount);
-  const [name, left, end] = minuteLeft < dayLeft ? ['minute', minuteLeft, minute + 60_000] : ['day', dayLeft, day + 86_400_000];
+  const [name, left, end] =
+    minuteLeft < dayLeft ? ['minute', minuteLeft, minute + 60_000] : ['day', dayLeft, day + 86_400_000];
   reply.headers({
     'X-RateLimit-Limit': String(name === 'minute' ? quota.perMinute : quota.perDay),
     'X-RateLimit-Remaining': String(left),
@@ -72,14 +78,25 @@ app.addHook('onRequest', async (request, reply) => {
     RateLimit: `"${name}";r=${left};t=${Math.max(1, Math.ceil((end - now) / 1000))}`,
   });
   if (!admitted) {
-    reply.code(429).header('Retry-After', String(Math.max(1, Math.ceil((end - now) / 1000)))).type(TYPE).send(error('rate_limited', 'rate limit exceeded', 429));
+    reply
+      .code(429)
+      .header('Retry-After', String(Math.max(1, Math.ceil((end - now) / 1000))))
+      .type(TYPE)
+      .send(error('rate_limited', 'rate limit exceeded', 429));
     return reply;
   }
 });
 
-const serveGet = async (/** @type {import('fastify').FastifyRequest} */ request, /** @type {import('fastify').FastifyReply} */ reply) => {
+const serveGet = async (
+  /** @type {import('fastify').FastifyRequest} */ request,
+  /** @type {import('fastify').FastifyReply} */ reply,
+) => {
   const data = gets.get(request.url);
-  if (data === undefined) return reply.code(404).type(TYPE).send(error('not_found', 'no such fixture', 404));
+  if (data === undefined)
+    return reply
+      .code(404)
+      .type(TYPE)
+      .send(error('not_found', 'no such fixture', 404));
   return reply.type(TYPE).send(JSON.stringify(data));
 };
 const listQuery = {

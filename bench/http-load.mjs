@@ -16,14 +16,17 @@ const run = async ({ url, headers = {}, connections = 50, duration = 5 }) => {
   const one = () =>
     new Promise((resolve) => {
       const sent = performance.now();
-      const req = request({ host: target.hostname, port: target.port, path: target.pathname + target.search, headers, agent }, (res) => {
-        res.on('data', () => {});
-        res.on('end', () => {
-          statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
-          latencies.push(performance.now() - sent);
-          resolve(undefined);
-        });
-      });
+      const req = request(
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, headers, agent },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => {
+            statuses[String(res.statusCode)] = (statuses[String(res.statusCode)] ?? 0) + 1;
+            latencies.push(performance.now() - sent);
+            resolve(undefined);
+          });
+        },
+      );
       req.on('error', () => {
         errors++;
         resolve(undefined);
@@ -32,12 +35,26 @@ const run = async ({ url, headers = {}, connections = 50, duration = 5 }) => {
     });
   const started = performance.now();
   const end = started + duration * 1000;
-  await Promise.all(Array.from({ length: connections }, async () => { while (performance.now() < end) await one(); }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) await one();
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((x, y) => x - y);
-  const at = (/** @type {number} */ q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), total: latencies.length, duration: seconds, statuses, errors, timeouts: 0 };
+  const at = (/** @type {number} */ q) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return {
+    rps: latencies.length / seconds,
+    p50: at(0.5),
+    p99: at(0.99),
+    total: latencies.length,
+    duration: seconds,
+    statuses,
+    errors,
+    timeouts: 0,
+  };
 };
 
 process.on('message', (/** @type {{ id: number, options: any }} */ message) => {

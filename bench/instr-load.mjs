@@ -21,22 +21,26 @@ const one = () =>
     const headers = { ...o.headers };
     if (o.keys !== undefined) headers.authorization = `Bearer ${o.keys[i % o.keys.length]}`;
     let body = fixedBody;
-    if (o.body === 'pet') body = Buffer.from(JSON.stringify({ name: `ic-${process.pid}-${i}`, categoryId: (i % 10) + 1 }));
+    if (o.body === 'pet')
+      body = Buffer.from(JSON.stringify({ name: `ic-${process.pid}-${i}`, categoryId: (i % 10) + 1 }));
     if (body !== undefined) {
       headers['content-type'] = o.contentType ?? 'application/json';
       headers['content-length'] = String(body.length);
     }
-    const req = http.request({ host: '127.0.0.1', port: o.port, path: o.path, method: o.method, agent, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (d) => bad === 0 && chunks.push(d));
-      res.on('end', () => {
-        if (res.statusCode !== o.expect) {
-          if (bad === 0) sample = `${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`;
-          bad++;
-        }
-        resolve(undefined);
-      });
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: o.port, path: o.path, method: o.method, agent, headers },
+      (res) => {
+        const chunks = [];
+        res.on('data', (d) => bad === 0 && chunks.push(d));
+        res.on('end', () => {
+          if (res.statusCode !== o.expect) {
+            if (bad === 0) sample = `${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 200)}`;
+            bad++;
+          }
+          resolve(undefined);
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

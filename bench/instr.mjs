@@ -68,7 +68,10 @@ const SERVER_HOST = '127.0.0.1';
  * warm-up round between them) came within one minute, no key is sent more than its 60 a minute.
  */
 const ME_REQUESTS = W + (PAIRS - 1) * Math.ceil(W / WR) + 2 * PAIRS * M;
-const ME_KEYS = Array.from({ length: Math.max(400, Math.ceil(ME_REQUESTS / 60)) }, (_, i) => `bench-me-${String(i).padStart(4, '0')}-0123456789`);
+const ME_KEYS = Array.from(
+  { length: Math.max(400, Math.ceil(ME_REQUESTS / 60)) },
+  (_, i) => `bench-me-${String(i).padStart(4, '0')}-0123456789`,
+);
 
 try {
   execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
@@ -80,15 +83,22 @@ try {
 /** Runs bench/instr-load.mjs and waits for it; throws when an answer had another status. */
 const load = (o) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(BENCH_DIR, 'instr-load.mjs'), JSON.stringify(o)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [join(BENCH_DIR, 'instr-load.mjs'), JSON.stringify(o)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(undefined) : reject(new Error(err.trim() || `instr-load exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(undefined) : reject(new Error(err.trim() || `instr-load exited ${code}`)),
+    );
   });
 
 // valgrind names its control pipes after the HOST variable of the process it runs: callgrind_control must see the same one.
 const callgrind = (pid, ...args) =>
-  execFileSync('callgrind_control', [...args, String(pid)], { env: { ...process.env, HOST: SERVER_HOST }, stdio: process.env.INSTR_DEBUG ? 'inherit' : 'ignore' });
+  execFileSync('callgrind_control', [...args, String(pid)], {
+    env: { ...process.env, HOST: SERVER_HOST },
+    stdio: process.env.INSTR_DEBUG ? 'inherit' : 'ignore',
+  });
 
 /** Ir of the newest dump of `base` (base.1, base.2, …). */
 const newestDumpIr = (base) => {
@@ -115,8 +125,19 @@ const measureServer = async ({ label, nodeArgs, env, readyPath, prepare, scenari
   const base = join(DIR, `${label}.cg`);
   const logPath = join(DIR, `${label}.log`);
   const log = openSync(logPath, 'w');
-  const args = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${base}`, process.execPath, ...(PERF_MAP ? ['--perf-basic-prof'] : []), ...nodeArgs(port)];
-  const child = spawn('valgrind', args, { cwd: ROOT, env: { ...cleanEnv(), PORT: String(port), HOST: SERVER_HOST, ...env }, stdio: ['ignore', log, log] });
+  const args = [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    `--callgrind-out-file=${base}`,
+    process.execPath,
+    ...(PERF_MAP ? ['--perf-basic-prof'] : []),
+    ...nodeArgs(port),
+  ];
+  const child = spawn('valgrind', args, {
+    cwd: ROOT,
+    env: { ...cleanEnv(), PORT: String(port), HOST: SERVER_HOST, ...env },
+    stdio: ['ignore', log, log],
+  });
   let exited = false;
   child.on('exit', () => (exited = true));
   const url = `http://127.0.0.1:${port}`;
@@ -137,7 +158,17 @@ const measureServer = async ({ label, nodeArgs, env, readyPath, prepare, scenari
     await prepare?.(context);
     for (const s of scenarios) {
       if (s.when !== undefined && !(await s.when(context))) continue;
-      const request = { port, path: s.path, method: s.method ?? 'GET', headers: s.headers ?? {}, keys: s.keys, body: s.body, contentType: s.contentType, c: C, expect: s.expect ?? 200 };
+      const request = {
+        port,
+        path: s.path,
+        method: s.method ?? 'GET',
+        headers: s.headers ?? {},
+        keys: s.keys,
+        body: s.body,
+        contentType: s.contentType,
+        c: C,
+        expect: s.expect ?? 200,
+      };
       /** Warm-up rounds of W / WR requests, each a new client process with new connections (uninstrumented). */
       const warmUp = async (rounds) => {
         for (let r = 0; r < rounds && W > 0; r++) await load({ ...request, n: Math.ceil(W / WR) });
@@ -155,7 +186,12 @@ const measureServer = async ({ label, nodeArgs, env, readyPath, prepare, scenari
         return newest.ir / M;
       };
       await warmUp(WR);
-      const settled = await measureUntilSettled({ measure, warmUp: () => warmUp(1), tolerance: STABLE, maxPairs: PAIRS });
+      const settled = await measureUntilSettled({
+        measure,
+        warmUp: () => warmUp(1),
+        tolerance: STABLE,
+        maxPairs: PAIRS,
+      });
       results[s.name] = { perRequest: settled.value, stable: settled.stable, windows: settled.windows, dump };
       console.log(
         `${label.padEnd(8)} ${s.name.padEnd(8)} ${fmt(settled.value)} Ir/request stable=${settled.stable ? 'yes' : 'no'} windows=${settled.windows.map((w) => `${fmt(w / 1000, 1)}k`).join(' ')}`,
@@ -170,7 +206,11 @@ const measureServer = async ({ label, nodeArgs, env, readyPath, prepare, scenari
 };
 
 const post = (url, path, key, body) =>
-  fetch(url + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(url + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 /** 10 categories, then 10,000 pets (statuses in turn), 50 at a time: what the list scenario reads. */
 const seed = async (url) => {
@@ -183,7 +223,11 @@ const seed = async (url) => {
     await Promise.all(
       Array.from({ length: 50 }, async (_, j) => {
         const n = i + j;
-        const res = await post(url, '/v1/pets', KEY, { name: `pet-${n}`, categoryId: (n % 10) + 1, status: statuses[n % 3] });
+        const res = await post(url, '/v1/pets', KEY, {
+          name: `pet-${n}`,
+          categoryId: (n % 10) + 1,
+          status: statuses[n % 3],
+        });
         if (res.status !== 201) throw new Error(`seeding pet: ${res.status}`);
       }),
     );
@@ -202,7 +246,11 @@ const photoPath = join(DIR, 'photo.jpg');
     label: 'project',
     nodeArgs: () => ['apps/server/dist/src/main.js'],
     env: {
-      PETSTORE_API_KEYS: [`${KEY}:enterprise:1000000000:10000000000`, `${BANNED_KEY}:free`, ...ME_KEYS.map((k) => `${k}:free`)].join(','),
+      PETSTORE_API_KEYS: [
+        `${KEY}:enterprise:1000000000:10000000000`,
+        `${BANNED_KEY}:free`,
+        ...ME_KEYS.map((k) => `${k}:free`),
+      ].join(','),
       PETSTORE_ADMIN_KEYS: ADMIN,
       PETSTORE_CORS_ORIGINS: ORIGIN,
       PETSTORE_METRICS_PORT: String(metricsPort),
@@ -213,14 +261,21 @@ const photoPath = join(DIR, 'photo.jpg');
     prepare: async ({ url }) => {
       await seed(url);
       const list = await fetch(url + LIST, { headers: auth(KEY) });
-      writeFileSync(fixturesPath, JSON.stringify({ contentType: list.headers.get('content-type'), gets: { [LIST]: await list.text() } }));
+      writeFileSync(
+        fixturesPath,
+        JSON.stringify({ contentType: list.headers.get('content-type'), gets: { [LIST]: await list.text() } }),
+      );
       // The banned key: its free plan's 60 a minute, then the ban rule's rejections (10 by default).
       for (let i = 0; i < 100; i++) await (await fetch(url + LIST, { headers: auth(BANNED_KEY) })).arrayBuffer();
       // A photo of pet 1, about 200 KB as stored (the photo test images of @petstore/adapters-sharp), and
       // the stored bytes for the minimal Koa app that serves the same ones.
       const { testImage } = await import(join(ROOT, 'packages/adapters-sharp/dist/test-support/index.js'));
       const jpeg = await testImage({ format: 'jpeg', width: 900, height: 675, content: 'photo', seed: 11 });
-      const upload = await fetch(url + '/v1/pets/1/photos', { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'image/jpeg' }, body: jpeg });
+      const upload = await fetch(url + '/v1/pets/1/photos', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'image/jpeg' },
+        body: jpeg,
+      });
       if (upload.status !== 201) throw new Error(`photo upload: ${upload.status} ${await upload.text()}`);
       const stored = await fetch(url + PHOTO, { headers: auth(KEY) });
       writeFileSync(photoPath, Buffer.from(await stored.arrayBuffer()));
@@ -245,7 +300,6 @@ const photoPath = join(DIR, 'photo.jpg');
     ],
   });
 }
-
 
 if (ONLY.includes('koa')) {
   results.koa = await measureServer({
@@ -291,7 +345,8 @@ const photoBytes = () => {
   }
 };
 /** A figure, or undefined when it was not measured or did not settle (no ratio is made of one that did not). */
-const ir = (server, scenario) => (results[server]?.[scenario]?.stable ? results[server][scenario].perRequest : undefined);
+const ir = (server, scenario) =>
+  results[server]?.[scenario]?.stable ? results[server][scenario].perRequest : undefined;
 const unsettled = Object.entries(results).flatMap(([server, scenarios]) =>
   Object.entries(scenarios)
     .filter(([, r]) => !r.stable)
@@ -327,20 +382,32 @@ const lines = [
   '',
   '| request | the project | minimal Koa | Fastify | Koa ÷ project | Fastify ÷ project |',
   '|---|--:|--:|--:|--:|--:|',
-  ...rows.map(([label, s]) => `| ${label} | ${k('project', s)} | ${k('koa', s)} | ${k('fastify', s)} | ${ratio(ir('koa', s), ir('project', s))} | ${ratio(ir('fastify', s), ir('project', s))} |`),
+  ...rows.map(
+    ([label, s]) =>
+      `| ${label} | ${k('project', s)} | ${k('koa', s)} | ${k('fastify', s)} | ${ratio(ir('koa', s), ir('project', s))} | ${ratio(ir('fastify', s), ir('project', s))} |`,
+  ),
   '',
   '| the project | Ir per request | ÷ the list |',
   '|---|--:|--:|',
   `| the banned 429 (\`temporarily_banned\`, same route) | ${k('project', 'banned')} | ${ratio(ir('project', 'banned'), ir('project', 'list'))} |`,
-  ...(results.project?.me ? [`| \`GET /v1/me\` | ${k('project', 'me')} | ${ratio(ir('project', 'me'), ir('project', 'list'))} |`] : []),
-  ...(results.project?.photo ? [`| a photo \`GET\` (${fmt(photoBytes() / 1000)} KB; minimal Koa sending the same bytes: ${k('koaPhoto', 'photo')}, Koa ÷ project ${ratio(ir('koaPhoto', 'photo'), ir('project', 'photo'))}) | ${k('project', 'photo')} | ${ratio(ir('project', 'photo'), ir('project', 'list'))} |`] : []),
+  ...(results.project?.me
+    ? [`| \`GET /v1/me\` | ${k('project', 'me')} | ${ratio(ir('project', 'me'), ir('project', 'list'))} |`]
+    : []),
+  ...(results.project?.photo
+    ? [
+        `| a photo \`GET\` (${fmt(photoBytes() / 1000)} KB; minimal Koa sending the same bytes: ${k('koaPhoto', 'photo')}, Koa ÷ project ${ratio(ir('koaPhoto', 'photo'), ir('project', 'photo'))}) | ${k('project', 'photo')} | ${ratio(ir('project', 'photo'), ir('project', 'list'))} |`,
+      ]
+    : []),
   '<!-- /instr -->',
 ];
 const section = lines.join('\n');
 console.log('\n' + section);
 // Every measured figure with its windows, settled or not (bench/results/instr/results.json).
 writeFileSync(join(DIR, 'results.json'), JSON.stringify({ stable: STABLE, pairs: PAIRS, results }, null, 2));
-if (unsettled.length > 0) console.error(`\n${unsettled.length} figure(s) did not settle (stable=no): ${unsettled.join(', ')}. Run again on a quieter machine.`);
+if (unsettled.length > 0)
+  console.error(
+    `\n${unsettled.length} figure(s) did not settle (stable=no): ${unsettled.join(', ')}. Run again on a quieter machine.`,
+  );
 if (unsettled.length > 0 && OUT !== '-' && !WRITE_UNSETTLED) {
   console.error(`${OUT} left as it was (INSTR_WRITE_UNSETTLED=1 writes the figures, marked).`);
 } else if (OUT !== '-') {
@@ -353,7 +420,10 @@ if (unsettled.length > 0 && OUT !== '-' && !WRITE_UNSETTLED) {
   }
   const from = text.indexOf('<!-- instr -->');
   const to = text.indexOf('<!-- /instr -->');
-  text = from !== -1 && to > from ? text.slice(0, from) + section + text.slice(to + '<!-- /instr -->'.length) : `${text.trimEnd()}\n\n${section}\n`;
+  text =
+    from !== -1 && to > from
+      ? text.slice(0, from) + section + text.slice(to + '<!-- /instr -->'.length)
+      : `${text.trimEnd()}\n\n${section}\n`;
   writeFileSync(path, text);
   console.log(`written to ${OUT}`);
 }

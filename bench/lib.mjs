@@ -25,7 +25,9 @@ export const HAS_TASKSET = (() => {
  * @returns {[string, string[]]}
  */
 export const pinned = (core, nodeArgs) =>
-  HAS_TASKSET && core !== undefined ? ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  HAS_TASKSET && core !== undefined
+    ? ['taskset', ['-c', String(core), process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
 
 /** Moves this process to core 1 (with the load generator), so the orchestrator never runs on the servers' core. */
 export const pinSelf = () => {
@@ -51,7 +53,9 @@ export const freePort = () =>
 /** The environment without any server setting of the caller's, so every server gets only what the bench gives it. */
 export const cleanEnv = () =>
   Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('PETSTORE_') && !['PORT', 'HOST', 'MONGODB_URI', 'NODE_OPTIONS'].includes(k)),
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('PETSTORE_') && !['PORT', 'HOST', 'MONGODB_URI', 'NODE_OPTIONS'].includes(k),
+    ),
   );
 
 /** @param {number} ms */
@@ -177,12 +181,78 @@ export const prng = (seed) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 };
 
-const FIRST = ['Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Cooper', 'Daisy', 'Milo', 'Zoe', 'Rocky', 'Lola', 'Buddy', 'Sadie', 'Bear',
-  'Molly', 'Tucker', 'Bailey', 'Oliver', 'Stella', 'Duke', 'Maggie', 'Leo', 'Chloe', 'Jack', 'Penny', 'Toby', 'Ruby', 'Oscar',
-  'Rosie', 'Winston', 'Nala', 'Simba', 'Coco', 'Gizmo', 'Pepper', 'Shadow', 'Ginger', 'Biscuit', 'Mochi', 'Ziggy'];
-const SECOND = ['', '', '', ' the Beagle', ' the Tabby', ' Jr.', ' (senior)', ' the Parrot', ' Whiskers', ' von Fluff', ' the Rabbit',
-  ' Sunshine', ' the Husky', ' Pickles', ' the Hamster', ' Marmalade'];
-const STATUSES = ['available', 'available', 'available', 'available', 'available', 'available', 'pending', 'pending', 'pending', 'sold'];
+const FIRST = [
+  'Bella',
+  'Max',
+  'Luna',
+  'Charlie',
+  'Lucy',
+  'Cooper',
+  'Daisy',
+  'Milo',
+  'Zoe',
+  'Rocky',
+  'Lola',
+  'Buddy',
+  'Sadie',
+  'Bear',
+  'Molly',
+  'Tucker',
+  'Bailey',
+  'Oliver',
+  'Stella',
+  'Duke',
+  'Maggie',
+  'Leo',
+  'Chloe',
+  'Jack',
+  'Penny',
+  'Toby',
+  'Ruby',
+  'Oscar',
+  'Rosie',
+  'Winston',
+  'Nala',
+  'Simba',
+  'Coco',
+  'Gizmo',
+  'Pepper',
+  'Shadow',
+  'Ginger',
+  'Biscuit',
+  'Mochi',
+  'Ziggy',
+];
+const SECOND = [
+  '',
+  '',
+  '',
+  ' the Beagle',
+  ' the Tabby',
+  ' Jr.',
+  ' (senior)',
+  ' the Parrot',
+  ' Whiskers',
+  ' von Fluff',
+  ' the Rabbit',
+  ' Sunshine',
+  ' the Husky',
+  ' Pickles',
+  ' the Hamster',
+  ' Marmalade',
+];
+const STATUSES = [
+  'available',
+  'available',
+  'available',
+  'available',
+  'available',
+  'available',
+  'pending',
+  'pending',
+  'pending',
+  'sold',
+];
 
 /**
  * The `n`-th body of a deterministic stream of realistic create requests, as the JSON text a
@@ -198,7 +268,8 @@ export const petBody = (random, categories = 12) => {
 };
 
 /** @param {number} n @param {number} [digits] */
-export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /**
  * How many categories a scale catalogue of `n` pets spreads over: 1,000 from 10⁵ pets on (10⁶ pets:

@@ -11,7 +11,10 @@ import { freePort, sleep, startProcess } from './lib.mjs';
 
 const POLLS = Number(process.env.POLLS ?? 1_000);
 /** Admin keys have the business plan's 1,000 requests a minute: the polls are spread over several. */
-const ADMINS = Array.from({ length: Math.ceil(POLLS / 500) + 1 }, (_, i) => `bench-admin-key-${String(i).padStart(4, '0')}`);
+const ADMINS = Array.from(
+  { length: Math.ceil(POLLS / 500) + 1 },
+  (_, i) => `bench-admin-key-${String(i).padStart(4, '0')}`,
+);
 const WRITER = 'bench-writer-key-0123456789';
 
 const rssKiB = (pid) => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
@@ -34,12 +37,17 @@ const heapUsed = async (metricsUrl) => {
 /** One GET on its own connection; resolves with the status, the body and when it ended. */
 const poll = (port, path, key) =>
   new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers: { Authorization: `Bearer ${key}` }, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }));
-      res.on('error', reject);
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, headers: { Authorization: `Bearer ${key}` }, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8'), at: performance.now() }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -68,7 +76,11 @@ const main = async () => {
   const pid = server.child.pid;
   try {
     const write = (path, body) =>
-      fetch(`${server.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${WRITER}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${WRITER}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     await write('/v1/categories', { name: 'Dogs' });
     // Warm the feed's path (its code compiled, its first allocations made) before the baseline.
     for (let i = 0; i < 200; i++) await poll(port, '/v1/events?after=0&limit=1', ADMINS[0]);
@@ -76,10 +88,13 @@ const main = async () => {
     const before = { rss: rssKiB(pid), heap: await heapUsed(`http://127.0.0.1:${metricsPort}`), sockets: sockets(pid) };
 
     const started = performance.now();
-    const polls = Array.from({ length: POLLS }, (_, i) => poll(port, '/v1/events?after=1&wait=30', ADMINS[1 + (i % (ADMINS.length - 1))]));
+    const polls = Array.from({ length: POLLS }, (_, i) =>
+      poll(port, '/v1/events?after=1&wait=30', ADMINS[1 + (i % (ADMINS.length - 1))]),
+    );
     // Held once the server has a socket for each (and a moment for the last requests to be read).
     for (let waited = 0; sockets(pid) < before.sockets + POLLS; waited += 50) {
-      if (waited > 20_000) throw new Error(`only ${sockets(pid) - before.sockets} of ${POLLS} connections reached the server`);
+      if (waited > 20_000)
+        throw new Error(`only ${sockets(pid) - before.sockets} of ${POLLS} connections reached the server`);
       await sleep(50);
     }
     await sleep(1_500);
@@ -95,7 +110,12 @@ const main = async () => {
     const withIt = answers.filter((a) => {
       if (a.status !== 200) return false;
       const events = JSON.parse(a.body);
-      return events.length === 1 && events[0].sequence === 2 && events[0].type === 'pet.created' && events[0].data.id === pet.id;
+      return (
+        events.length === 1 &&
+        events[0].sequence === 2 &&
+        events[0].type === 'pet.created' &&
+        events[0].data.id === pet.id
+      );
     }).length;
     const latencies = answers.map((a) => a.at - answeredAt).sort((a, b) => a - b);
     await sleep(1_500);
@@ -106,10 +126,18 @@ const main = async () => {
     const perPoll = (bytes) => (bytes / POLLS / 1024).toFixed(1);
     console.log(`| | server RSS | V8 heap in use |`);
     console.log(`|---|--:|--:|`);
-    console.log(`| idle (after 200 reads of the feed) | ${mib(before.rss)} MiB | ${(before.heap / 2 ** 20).toFixed(1)} MiB |`);
-    console.log(`| ${POLLS} long polls held (wait=30), each on its own connection | ${mib(held.rss)} MiB | ${(held.heap / 2 ** 20).toFixed(1)} MiB |`);
-    console.log(`| added per poll | ${perPoll((held.rss - before.rss) * 1024)} KiB | ${perPoll(held.heap - before.heap)} KiB |`);
-    console.log(`| after they were answered (1.5 s later) | ${mib(after.rss)} MiB | ${(after.heap / 2 ** 20).toFixed(1)} MiB |`);
+    console.log(
+      `| idle (after 200 reads of the feed) | ${mib(before.rss)} MiB | ${(before.heap / 2 ** 20).toFixed(1)} MiB |`,
+    );
+    console.log(
+      `| ${POLLS} long polls held (wait=30), each on its own connection | ${mib(held.rss)} MiB | ${(held.heap / 2 ** 20).toFixed(1)} MiB |`,
+    );
+    console.log(
+      `| added per poll | ${perPoll((held.rss - before.rss) * 1024)} KiB | ${perPoll(held.heap - before.heap)} KiB |`,
+    );
+    console.log(
+      `| after they were answered (1.5 s later) | ${mib(after.rss)} MiB | ${(after.heap / 2 ** 20).toFixed(1)} MiB |`,
+    );
     console.log('');
     console.log(
       `One pet created: ${withIt} of ${POLLS} polls answered with its event (sequence 2, pet.created, id ${pet.id}); ${answers.filter((a) => a.status !== 200).length} not 200. ` +

@@ -33,7 +33,14 @@ export const measureMaintenance = async (o) => {
       name,
       core: 0,
       nodeArgs: ['--expose-gc', 'bench/app-server.mjs'],
-      env: { PORT: String(port), HOST: '127.0.0.1', PETSTORE_API_KEYS: o.keys, PETSTORE_LOG_LEVEL: 'warn', BENCH_SEED_PETS: String(SEED), ...env },
+      env: {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PETSTORE_API_KEYS: o.keys,
+        PETSTORE_LOG_LEVEL: 'warn',
+        BENCH_SEED_PETS: String(SEED),
+        ...env,
+      },
       port,
       readyPath: '/v1/openapi.json',
       timeoutMs: 120_000,
@@ -42,7 +49,9 @@ export const measureMaintenance = async (o) => {
     return server;
   };
   const none = await start('app-server, no pet withdrawn', {});
-  const withdrawn = await start(`app-server, ${WITHDRAWN_PERCENT} % withdrawn`, { BENCH_WITHDRAW_PERCENT: String(WITHDRAWN_PERCENT) });
+  const withdrawn = await start(`app-server, ${WITHDRAWN_PERCENT} % withdrawn`, {
+    BENCH_WITHDRAW_PERCENT: String(WITHDRAWN_PERCENT),
+  });
   const { encodeCursor, pageScope } = await import('../packages/domain/dist/src/index.js');
   const queries = {
     'first page (limit=20)': '/v1/pets?limit=20',
@@ -51,30 +60,51 @@ export const measureMaintenance = async (o) => {
   };
   // The same page size on both sides: a withdrawn pet is never a hole in a page.
   for (const path of Object.values(queries)) {
-    const [a, b] = await Promise.all([none, withdrawn].map(async (s) => (await (await fetch(s.url + path, { headers: o.auth })).json()).length));
+    const [a, b] = await Promise.all(
+      [none, withdrawn].map(async (s) => (await (await fetch(s.url + path, { headers: o.auth })).json()).length),
+    );
     if (a !== 20 || b !== 20) anomalies.push(`${path}: ${a} and ${b} pets on the page`);
   }
-  const load = (/** @type {string} */ url, /** @type {number} */ duration, /** @type {Record<string, unknown>} */ extra) =>
-    driver.run({ url, connections: o.connections, pipelining: 1, duration, ...extra });
+  const load = (
+    /** @type {string} */ url,
+    /** @type {number} */ duration,
+    /** @type {Record<string, unknown>} */ extra,
+  ) => driver.run({ url, connections: o.connections, pipelining: 1, duration, ...extra });
   /** A load on server `s`, with the server's CPU µs per response. */
-  const measured = async (/** @type {{ child: { pid?: number } }} */ s, /** @type {string} */ url, /** @type {number} */ duration, /** @type {Record<string, unknown>} */ extra) => {
+  const measured = async (
+    /** @type {{ child: { pid?: number } }} */ s,
+    /** @type {string} */ url,
+    /** @type {number} */ duration,
+    /** @type {Record<string, unknown>} */ extra,
+  ) => {
     const before = cpuMicros(s.child.pid ?? 0);
     const r = await load(url, duration, extra);
     return { ...r, cpu: (cpuMicros(s.child.pid ?? 0) - before) / Math.max(1, r.total) };
   };
-  for (const s of [none, withdrawn]) for (const path of Object.values(queries)) await load(s.url + path, 1, { headers: o.auth });
+  for (const s of [none, withdrawn])
+    for (const path of Object.values(queries)) await load(s.url + path, 1, { headers: o.auth });
 
   /** @type {Record<string, { none: number[], withdrawn: number[], ratios: number[], cpuRatios: number[] }>} */
   const list = {};
   for (let round = 1; round <= o.rounds; round++) {
     for (const [label, path] of Object.entries(queries)) {
       const slot = (list[label] ??= { none: [], withdrawn: [], ratios: [], cpuRatios: [] });
-      const order = round % 2 === 1 ? [['none', none], ['withdrawn', withdrawn]] : [['withdrawn', withdrawn], ['none', none]];
+      const order =
+        round % 2 === 1
+          ? [
+              ['none', none],
+              ['withdrawn', withdrawn],
+            ]
+          : [
+              ['withdrawn', withdrawn],
+              ['none', none],
+            ];
       /** @type {Record<string, { rps: number, cpu: number }>} */
       const got = {};
       for (const [side, s] of /** @type {[string, { url: string, child: { pid?: number } }][]} */ (order)) {
         const r = await measured(s, s.url + path, o.duration, { headers: o.auth });
-        if ((r.statuses['200'] ?? 0) !== r.total) anomalies.push(`list ${side} ${label}: ${JSON.stringify(r.statuses)}`);
+        if ((r.statuses['200'] ?? 0) !== r.total)
+          anomalies.push(`list ${side} ${label}: ${JSON.stringify(r.statuses)}`);
         got[side] = r;
       }
       slot.none.push(got.none.rps);
@@ -94,8 +124,16 @@ export const measureMaintenance = async (o) => {
   const writes = await start('app-server, PATCH and POST', { BENCH_ADMIN_KEY: o.adminKey });
   const json = { 'content-type': 'application/json' };
   // Both sides have their request built anew each time (the PATCH side must: a new name, each connection its own pet).
-  const post = { method: 'POST', headers: { ...o.auth, ...json }, body: '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}', rebuildEachRequest: true };
-  const patch = { headers: { ...o.auth, authorization: `Bearer ${o.adminKey}`, ...json }, patchEachConnection: { pathPrefix: '/v1/pets/', firstId: 1 } };
+  const post = {
+    method: 'POST',
+    headers: { ...o.auth, ...json },
+    body: '{"name":"Biscuit the Beagle","categoryId":3,"status":"available"}',
+    rebuildEachRequest: true,
+  };
+  const patch = {
+    headers: { ...o.auth, authorization: `Bearer ${o.adminKey}`, ...json },
+    patchEachConnection: { pathPrefix: '/v1/pets/', firstId: 1 },
+  };
   await load(`${writes.url}/v1/pets`, 1, post);
   await load(writes.url, 1, patch);
   /** @type {{ post: number[], patch: number[], ratios: number[], cpuRatios: number[] }} */
@@ -105,9 +143,13 @@ export const measureMaintenance = async (o) => {
     /** @type {Record<string, { rps: number, cpu: number }>} */
     const got = {};
     for (const side of order) {
-      const r = side === 'post' ? await measured(writes, `${writes.url}/v1/pets`, o.duration, post) : await measured(writes, writes.url, o.duration, patch);
+      const r =
+        side === 'post'
+          ? await measured(writes, `${writes.url}/v1/pets`, o.duration, post)
+          : await measured(writes, writes.url, o.duration, patch);
       const expected = side === 'post' ? '201' : '200';
-      if ((r.statuses[expected] ?? 0) !== r.total) anomalies.push(`${side} round ${round}: ${JSON.stringify(r.statuses)}`);
+      if ((r.statuses[expected] ?? 0) !== r.total)
+        anomalies.push(`${side} round ${round}: ${JSON.stringify(r.statuses)}`);
       got[side] = r;
     }
     write.post.push(got.post.rps);
@@ -120,7 +162,15 @@ export const measureMaintenance = async (o) => {
     );
   }
   await writes.stop();
-  return { list, write, anomalies, rounds: o.rounds, duration: o.duration, connections: o.connections, load: [loadBefore, os.loadavg()[0]] };
+  return {
+    list,
+    write,
+    anomalies,
+    rounds: o.rounds,
+    duration: o.duration,
+    connections: o.connections,
+    load: [loadBefore, os.loadavg()[0]],
+  };
 };
 
 /**
@@ -129,8 +179,17 @@ export const measureMaintenance = async (o) => {
  * @param {string} measured when and where (date, commit, cores)
  */
 export const maintenanceSection = (r, measured) => {
-  const range = (/** @type {number[]} */ xs) => `${median(xs).toFixed(3)}× (${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)})`;
-  const listRows = Object.entries(r.list).map(([label, x]) => ({ label, none: median(x.none), withdrawn: median(x.withdrawn), ratio: median(x.ratios), ratios: x.ratios, cpuRatio: median(x.cpuRatios), cpuRatios: x.cpuRatios }));
+  const range = (/** @type {number[]} */ xs) =>
+    `${median(xs).toFixed(3)}× (${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)})`;
+  const listRows = Object.entries(r.list).map(([label, x]) => ({
+    label,
+    none: median(x.none),
+    withdrawn: median(x.withdrawn),
+    ratio: median(x.ratios),
+    ratios: x.ratios,
+    cpuRatio: median(x.cpuRatios),
+    cpuRatios: x.cpuRatios,
+  }));
   const worst = Math.min(...listRows.map((x) => x.ratio));
   const worstCpu = Math.min(...listRows.map((x) => x.cpuRatio));
   const writeRatio = median(r.write.ratios);
@@ -143,14 +202,16 @@ export const maintenanceSection = (r, measured) => {
       '(the two sides back to back in each round, their order alternating; the ratio of req/s per round, then the median, with the range of the rounds). ' +
       `Written by \`pnpm bench\`; \`BENCH_ONLY=maintenance\` runs only this section and replaces it in BENCH_OUT. Measured ${measured}.`,
     '',
-    'The ratios are speed ratios: withdrawn over none (PATCH over POST) in req/s, and the same from the server\'s CPU time per response ' +
+    "The ratios are speed ratios: withdrawn over none (PATCH over POST) in req/s, and the same from the server's CPU time per response " +
       '(none over withdrawn, POST over PATCH), which moves much less with the rest of the machine. ' +
       `The machine's 1-minute load average was ${r.load[0].toFixed(1)} at the start and ${r.load[1].toFixed(1)} at the end of this section: ` +
-      'well above its core count, req/s is then mostly the other jobs\' doing.',
+      "well above its core count, req/s is then mostly the other jobs' doing.",
     '',
     `| list query | none withdrawn (req/s) | ${WITHDRAWN_PERCENT} % withdrawn (req/s) | req/s ratio (median, range) | CPU ratio (median, range) |`,
     '|---|--:|--:|--:|--:|',
-    ...listRows.map((x) => `| ${x.label} | ${fmt(x.none)} | ${fmt(x.withdrawn)} | ${range(x.ratios)} | ${range(x.cpuRatios)} |`),
+    ...listRows.map(
+      (x) => `| ${x.label} | ${fmt(x.none)} | ${fmt(x.withdrawn)} | ${range(x.ratios)} | ${range(x.cpuRatios)} |`,
+    ),
     '',
     '| write | req/s (median) |',
     '|---|--:|',

@@ -23,7 +23,11 @@ const BANNED_PER_KEY = 10;
 
 const median = (/** @type {number[]} */ xs) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length === 0
+    ? Number.NaN
+    : s.length % 2 === 1
+      ? s[(s.length - 1) / 2]
+      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
 /**
@@ -36,8 +40,14 @@ export const measureMongoRoundTrips = async (uri) => {
   await client.connect();
   const database = `petstore_bench_rt_${process.pid}_${Date.now().toString(36)}`;
   const db = client.db(database);
-  const hello = await db.admin().command({ isMaster: 1 }).catch(() => ({}));
-  const build = await db.admin().command({ buildInfo: 1 }).catch(() => ({}));
+  const hello = await db
+    .admin()
+    .command({ isMaster: 1 })
+    .catch(() => ({}));
+  const build = await db
+    .admin()
+    .command({ buildInfo: 1 })
+    .catch(() => ({}));
   /** @type {{ name: string, collection: string }[]} */
   let seen = [];
   client.on('commandStarted', (/** @type {{ commandName: string, command: Record<string, unknown> }} */ event) => {
@@ -53,12 +63,18 @@ export const measureMongoRoundTrips = async (uri) => {
     PETSTORE_STORE: 'mongo',
     MONGODB_URI: uri,
     PETSTORE_LOG_LEVEL: 'silent',
-    PETSTORE_API_KEYS: [`${huge}:enterprise:100000000:100000000`, ...limited.map((k) => `${k}:enterprise:2:1000`)].join(','),
+    PETSTORE_API_KEYS: [`${huge}:enterprise:100000000:100000000`, ...limited.map((k) => `${k}:enterprise:2:1000`)].join(
+      ',',
+    ),
   });
   await mongo.ensureIndexes(db);
   const server = await startServer(settings, {
     logger: { info: () => {}, error: () => {} },
-    stores: { pets: new mongo.PetRepositoryMongo(db), quotas: new mongo.QuotaStoreMongo(db), keys: new mongo.ApiKeyStoreMongo(db) },
+    stores: {
+      pets: new mongo.PetRepositoryMongo(db),
+      quotas: new mongo.QuotaStoreMongo(db),
+      keys: new mongo.ApiKeyStoreMongo(db),
+    },
   });
 
   /** @type {Map<string, { quota: number[], total: number[], commands: Map<string, number> }>} */
@@ -68,14 +84,29 @@ export const measureMongoRoundTrips = async (uri) => {
     if (row === undefined) rows.set(kind, (row = { quota: [], total: [], commands: new Map() }));
     row.total.push(seen.length);
     row.quota.push(seen.filter((c) => c.collection === mongo.COLLECTIONS.quotas).length);
-    for (const c of seen) row.commands.set(`${c.name} ${c.collection}`, (row.commands.get(`${c.name} ${c.collection}`) ?? 0) + 1);
+    for (const c of seen)
+      row.commands.set(`${c.name} ${c.collection}`, (row.commands.get(`${c.name} ${c.collection}`) ?? 0) + 1);
   };
-  const send = async (/** @type {string} */ key, /** @type {string} */ path, /** @type {string | undefined} */ body = undefined) => {
+  const send = async (
+    /** @type {string} */ key,
+    /** @type {string} */ path,
+    /** @type {string | undefined} */ body = undefined,
+  ) => {
     seen = [];
-    const headers = { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-    const res = await fetch(`${server.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : { body }) });
+    const headers = {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
+    const res = await fetch(`${server.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
     const text = await res.text();
-    return { status: res.status, code: res.status >= 400 ? /** @type {{ code?: string }} */ (JSON.parse(text)).code : undefined };
+    return {
+      status: res.status,
+      code: res.status >= 400 ? /** @type {{ code?: string }} */ (JSON.parse(text)).code : undefined,
+    };
   };
 
   try {
@@ -99,16 +130,25 @@ export const measureMongoRoundTrips = async (uri) => {
       let firstRequest = true;
       while (banned <= BANNED_PER_KEY) {
         const { status, code } = await send(key, '/v1/pets?limit=20');
-        if (status === 200) record(firstRequest ? 'first request of a subject (admitted list)' : 'admitted list (GET /v1/pets?limit=20)');
+        if (status === 200)
+          record(firstRequest ? 'first request of a subject (admitted list)' : 'admitted list (GET /v1/pets?limit=20)');
         else if (code === 'rate_limited') record('rejected: 429 rate_limited');
-        else if (code === 'temporarily_banned') record(banned++ === 0 ? 'the rejection that starts a ban: 429 temporarily_banned' : 'banned: 429 temporarily_banned');
+        else if (code === 'temporarily_banned')
+          record(
+            banned++ === 0
+              ? 'the rejection that starts a ban: 429 temporarily_banned'
+              : 'banned: 429 temporarily_banned',
+          );
         else throw new Error(`limited key answered ${status} ${code}`);
         firstRequest = false;
       }
     }
   } finally {
     await server.stop();
-    await client.db(database).dropDatabase().catch(() => undefined);
+    await client
+      .db(database)
+      .dropDatabase()
+      .catch(() => undefined);
     await client.close();
   }
   return {
@@ -120,7 +160,9 @@ export const measureMongoRoundTrips = async (uri) => {
       quotaMax: Math.max(...row.quota),
       totalMedian: median(row.total),
       totalMax: Math.max(...row.total),
-      commands: [...row.commands].map(([c, n]) => `${c} ×${(n / row.total.length).toFixed(2).replace(/\.00$/, '')}`).join(', '),
+      commands: [...row.commands]
+        .map(([c, n]) => `${c} ×${(n / row.total.length).toFixed(2).replace(/\.00$/, '')}`)
+        .join(', '),
     })),
   };
 };
@@ -140,11 +182,14 @@ export const roundTripSection = (result, target) => [
   '',
   '| request | requests | quota round trips | all round trips | commands per request |',
   '|---|--:|--:|--:|---|',
-  ...result.rows.map((r) => `| ${r.kind} | ${r.requests} | ${r.quotaMedian} (${r.quotaMax}) | ${r.totalMedian} (${r.totalMax}) | ${r.commands} |`),
+  ...result.rows.map(
+    (r) =>
+      `| ${r.kind} | ${r.requests} | ${r.quotaMedian} (${r.quotaMax}) | ${r.totalMedian} (${r.totalMax}) | ${r.commands} |`,
+  ),
   '',
   'A window roll (the first request of a subject in a new minute or day) takes the path of a first request: the admitting and the rejecting ' +
-    '`$inc` both miss, the state is read and `consumeQuota`\'s next state written on condition that it is unchanged (4 quota round trips, once per ' +
-    'subject and minute); it is not in the table because the run stays within one minute. A ban is answered from the process\'s memory of it ' +
+    "`$inc` both miss, the state is read and `consumeQuota`'s next state written on condition that it is unchanged (4 quota round trips, once per " +
+    "subject and minute); it is not in the table because the run stays within one minute. A ban is answered from the process's memory of it " +
     '(0 quota round trips); a process that has not seen the ban yet learns it with 3.',
   '',
 ];

@@ -27,7 +27,18 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { ROOT, BENCH_DIR, HAS_TASKSET, startProcess, startDriver, freePort, median, fmt, cpuMicros, sleep } from './lib.mjs';
+import {
+  ROOT,
+  BENCH_DIR,
+  HAS_TASKSET,
+  startProcess,
+  startDriver,
+  freePort,
+  median,
+  fmt,
+  cpuMicros,
+  sleep,
+} from './lib.mjs';
 
 const num = (/** @type {string} */ name, /** @type {number} */ fallback) => {
   const raw = process.env[name];
@@ -39,7 +50,9 @@ const UPLOADS = num('BENCH_PHOTO_UPLOADS', 200);
 const LIST_RATE = num('BENCH_PHOTO_LIST_RATE', 200);
 const WINDOW = num('BENCH_PHOTO_WINDOW', 10);
 /** BENCH_PHOTO_PARTS: a comma-separated subset of serving, uploading, memory (all by default), to look at one part; the section then shows only those. */
-export const PARTS = new Set((process.env.BENCH_PHOTO_PARTS ?? 'serving,uploading,memory,burst').split(',').map((p) => p.trim()));
+export const PARTS = new Set(
+  (process.env.BENCH_PHOTO_PARTS ?? 'serving,uploading,memory,burst').split(',').map((p) => p.trim()),
+);
 const CONNECTIONS = 50;
 const BUDGET_MIB = 256;
 /** prom-client's event-loop sampling interval (its `eventLoopMonitoringPrecision` default): every sample of the delay holds it. */
@@ -57,7 +70,8 @@ const { testImage } = await import(join(ROOT, 'packages/adapters-sharp/dist/test
 /** VmRSS and VmHWM of a process, in MiB, from /proc (Linux). @param {number} pid */
 const memoryOf = (pid) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (/** @type {string} */ field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  const kib = (/** @type {string} */ field) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 };
 
@@ -85,7 +99,14 @@ const startServer = async (name, core, env = {}) => {
     name,
     core,
     nodeArgs: ['apps/server/dist/src/main.js'],
-    env: { PORT: String(port), HOST: '127.0.0.1', PETSTORE_API_KEYS: `${ENTERPRISE}:enterprise:${HUGE}:${HUGE}`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_METRICS_PORT: String(metricsPort), ...env },
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PETSTORE_API_KEYS: `${ENTERPRISE}:enterprise:${HUGE}:${HUGE}`,
+      PETSTORE_ADMIN_KEYS: ADMIN,
+      PETSTORE_METRICS_PORT: String(metricsPort),
+      ...env,
+    },
     port,
     readyPath: '/v1/openapi.json',
     stdout: 'count',
@@ -95,17 +116,38 @@ const startServer = async (name, core, env = {}) => {
 
 /** Creates a category, then `count` pets; their ids. @param {string} url @param {number} count */
 const seedPets = async (url, count) => {
-  await json(await fetch(`${url}/v1/categories`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{"name":"Dogs"}' }), 201, 'category');
+  await json(
+    await fetch(`${url}/v1/categories`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: '{"name":"Dogs"}',
+    }),
+    201,
+    'category',
+  );
   const ids = [];
   for (let i = 0; i < count; i++) {
-    const pet = await json(await fetch(`${url}/v1/pets`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: `Pet ${i}`, categoryId: 1 }) }), 201, 'pet');
+    const pet = await json(
+      await fetch(`${url}/v1/pets`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Pet ${i}`, categoryId: 1 }),
+      }),
+      201,
+      'pet',
+    );
     ids.push(pet.id);
   }
   return ids;
 };
 
 /** @param {string} url @param {number} petId @param {Buffer} body */
-const upload = (url, petId, body) => fetch(`${url}/v1/pets/${petId}/photos`, { method: 'POST', headers: { ...ADMIN_AUTH, 'content-type': 'image/jpeg' }, body });
+const upload = (url, petId, body) =>
+  fetch(`${url}/v1/pets/${petId}/photos`, {
+    method: 'POST',
+    headers: { ...ADMIN_AUTH, 'content-type': 'image/jpeg' },
+    body,
+  });
 
 /**
  * Measures the photos' figures and answers the BENCHMARKS.md section (without its markers).
@@ -141,15 +183,29 @@ export const measurePhotos = async (say) => {
       const file = join(ROOT, 'bench/results/photo.jpg');
       writeFileSync(file, bytes);
       const portC = await freePort();
-      const c = await startProcess({ name: '(c) minimal Koa', core: 0, nodeArgs: ['bench/koa-photo-server.mjs', file, 'image/jpeg', String(portC)], port: portC, readyPath: '/healthz' });
+      const c = await startProcess({
+        name: '(c) minimal Koa',
+        core: 0,
+        nodeArgs: ['bench/koa-photo-server.mjs', file, 'image/jpeg', String(portC)],
+        port: portC,
+        readyPath: '/healthz',
+      });
       running.push(c);
       const fromC = Buffer.from(await (await fetch(c.url + photoPath)).arrayBuffer());
       if (!fromC.equals(bytes)) throw new Error('(c) does not serve the bytes of (a)');
-      say(`serving a ${fmt(bytes.length / 1000)} KB photo: (a) ${a.url}, (c) ${c.url}; ${ROUNDS} paired rounds of ${DURATION} s`);
+      say(
+        `serving a ${fmt(bytes.length / 1000)} KB photo: (a) ${a.url}, (c) ${c.url}; ${ROUNDS} paired rounds of ${DURATION} s`,
+      );
 
       // The photo's bytes through node:http (autocannon is the bottleneck at 200 KB a body), the small answers through autocannon.
       const run = (/** @type {string} */ url, /** @type {Record<string, string>} */ headers, duration = DURATION) =>
-        (url.endsWith(photoPath) && headers['if-none-match'] === undefined ? httpDriver : driver).run({ url, connections: CONNECTIONS, pipelining: 1, duration, headers });
+        (url.endsWith(photoPath) && headers['if-none-match'] === undefined ? httpDriver : driver).run({
+          url,
+          connections: CONNECTIONS,
+          pipelining: 1,
+          duration,
+          headers,
+        });
       for (const [url, headers] of /** @type {[string, Record<string, string>][]} */ ([
         [a.url + photoPath, AUTH],
         [c.url + photoPath, {}],
@@ -170,11 +226,14 @@ export const measurePhotos = async (say) => {
         ])) {
           const before = cpuMicros(server.child.pid);
           const s = await run(url, headers);
-          if ((s.statuses[status] ?? 0) !== s.total) throw new Error(`${key}: ${JSON.stringify(s.statuses)} where all should be ${status}`);
+          if ((s.statuses[status] ?? 0) !== s.total)
+            throw new Error(`${key}: ${JSON.stringify(s.statuses)} where all should be ${status}`);
           serving[key].push(s);
           cpu[key].push((cpuMicros(server.child.pid) - before) / s.total);
         }
-        say(`round ${round + 1}: GET (a) ${fmt(serving.a[round].rps)} vs (c) ${fmt(serving.c[round].rps)} req/s; 304 ${fmt(serving.notModified[round].rps)} vs list ${fmt(serving.list[round].rps)} req/s`);
+        say(
+          `round ${round + 1}: GET (a) ${fmt(serving.a[round].rps)} vs (c) ${fmt(serving.c[round].rps)} req/s; 304 ${fmt(serving.notModified[round].rps)} vs list ${fmt(serving.list[round].rps)} req/s`,
+        );
       }
       const ratio = (/** @type {any[]} */ x, /** @type {any[]} */ y) => median(x.map((s, i) => s.rps / y[i].rps));
       const serveRatio = ratio(serving.a, serving.c);
@@ -205,9 +264,10 @@ export const measurePhotos = async (say) => {
     /** @type {Buffer[]} */
     const big = [];
     if (PARTS.has('uploading') || PARTS.has('memory')) {
-        say('making 4 different 12 MP JPEGs (4,000 × 3,000, noisy gradients)');
-        for (let i = 0; i < 4; i++) big.push(await testImage({ format: 'jpeg', width: 4_000, height: 3_000, content: 'photo', seed: 100 + i }));
-      }
+      say('making 4 different 12 MP JPEGs (4,000 × 3,000, noisy gradients)');
+      for (let i = 0; i < 4; i++)
+        big.push(await testImage({ format: 'jpeg', width: 4_000, height: 3_000, content: 'photo', seed: 100 + i }));
+    }
     if (PARTS.has('uploading')) {
       // ---- 2. Uploading, and the event loop meanwhile ----
       const u = await startServer('(u) full stack, both cores', undefined);
@@ -227,7 +287,11 @@ export const measurePhotos = async (say) => {
       };
       /** `workers` clients uploading one after the other until `until()` says stop. */
       const uploadWhile = (/** @type {number} */ workers, /** @type {() => boolean} */ until) =>
-        Promise.all(Array.from({ length: workers }, async () => { while (until()) await uploadNext(); }));
+        Promise.all(
+          Array.from({ length: workers }, async () => {
+            while (until()) await uploadNext();
+          }),
+        );
 
       // Throughput: 24 uploads, 2 clients at a time (the processor works on one, the next one's body arrives meanwhile).
       const startCpu = cpuMicros(u.child.pid);
@@ -236,11 +300,27 @@ export const measurePhotos = async (say) => {
       await uploadWhile(2, () => uploadsDone < target);
       const seconds = (performance.now() - t0) / 1000;
       const uploadCpuMs = (cpuMicros(u.child.pid) - startCpu) / 1000;
-      const throughput = { photos: uploadsDone, seconds, perSecond: uploadsDone / seconds, cpuMsPerMp: uploadCpuMs / (uploadsDone * megapixels), cpuMsPerPhoto: uploadCpuMs / uploadsDone };
-      say(`uploads: ${uploadsDone} in ${seconds.toFixed(1)} s = ${throughput.perSecond.toFixed(2)} photos/s; ${throughput.cpuMsPerMp.toFixed(1)} ms CPU per megapixel`);
+      const throughput = {
+        photos: uploadsDone,
+        seconds,
+        perSecond: uploadsDone / seconds,
+        cpuMsPerMp: uploadCpuMs / (uploadsDone * megapixels),
+        cpuMsPerPhoto: uploadCpuMs / uploadsDone,
+      };
+      say(
+        `uploads: ${uploadsDone} in ${seconds.toFixed(1)} s = ${throughput.perSecond.toFixed(2)} photos/s; ${throughput.cpuMsPerMp.toFixed(1)} ms CPU per megapixel`,
+      );
 
       // The event loop: list requests at a fixed rate, idle, then while uploads run; alternating, 2 windows each.
-      const listAtRate = () => driver.run({ url: u.url + list20, connections: 10, pipelining: 1, duration: WINDOW, overallRate: LIST_RATE, headers: AUTH });
+      const listAtRate = () =>
+        driver.run({
+          url: u.url + list20,
+          connections: 10,
+          pipelining: 1,
+          duration: WINDOW,
+          overallRate: LIST_RATE,
+          headers: AUTH,
+        });
       /** @type {{ idle: { loop: number, p99: number }[], busy: Record<number, { loop: number, p99: number, uploads: number }[]> }} */
       const loop = { idle: [], busy: { 0: [], 1: [], 2: [] } };
       // 0: one upload a second (a shelter's busy hour); 1: one uploader back to back; 2: two (the processor's whole pace).
@@ -266,7 +346,9 @@ export const measurePhotos = async (say) => {
           uploading = false;
           await uploads;
           loop.busy[clients].push({ loop: busyLoop, p99: busy.p99, uploads: uploadsDone - before });
-          say(`${['1 upload/s', '1 uploader', '2 uploaders'][clients]}, window ${w + 1}: event loop p99 ${idleLoop.toFixed(1)} ms idle, ${busyLoop.toFixed(1)} ms while uploading (${uploadsDone - before} uploads); list p99 ${idle.p99.toFixed(2)} / ${busy.p99.toFixed(2)} ms`);
+          say(
+            `${['1 upload/s', '1 uploader', '2 uploaders'][clients]}, window ${w + 1}: event loop p99 ${idleLoop.toFixed(1)} ms idle, ${busyLoop.toFixed(1)} ms while uploading (${uploadsDone - before} uploads); list p99 ${idle.p99.toFixed(2)} / ${busy.p99.toFixed(2)} ms`,
+          );
         }
       }
 
@@ -294,7 +376,7 @@ export const measurePhotos = async (say) => {
           `(windows ${loop.idle.map((x) => x.loop.toFixed(1)).join(', ')} ms; the clients' p99 of the list requests ${median(loop.idle.map((x) => x.p99)).toFixed(2)} ms). ` +
           `While uploading ${busyText(0)}; ${busyText(1)}; ${busyText(2)}.`,
         '',
-        'What holds the event loop while uploads run is the collector, not the image work (sharp decodes and encodes on libuv\'s threads): a CPU profile at one upload a second shows the main thread busy for stretches of 20 ms that are all garbage collection. Each 12 MP upload brings some 9 MB of Node buffers to the event loop\'s isolate (the request\'s chunks as they arrive, and the body they are copied into) and keeps 3 to 4 MB more (the stored photo), and V8 answers that growth of external memory with full collections of its ~20 MB heap. The goal is not met on this machine; taking uploads in a process of their own (their sockets, their collector), apart from the one serving the rest, would be the next step.',
+        "What holds the event loop while uploads run is the collector, not the image work (sharp decodes and encodes on libuv's threads): a CPU profile at one upload a second shows the main thread busy for stretches of 20 ms that are all garbage collection. Each 12 MP upload brings some 9 MB of Node buffers to the event loop's isolate (the request's chunks as they arrive, and the body they are copied into) and keeps 3 to 4 MB more (the stored photo), and V8 answers that growth of external memory with full collections of its ~20 MB heap. The goal is not met on this machine; taking uploads in a process of their own (their sockets, their collector), apart from the one serving the rest, would be the next step.",
         '',
       );
     }
@@ -304,7 +386,10 @@ export const measurePhotos = async (say) => {
       const memory = [];
       for (const [label, env] of /** @type {[string, Record<string, string>][]} */ ([
         ['glibc malloc as it comes', {}],
-        ['`MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072`', { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' }],
+        [
+          '`MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072`',
+          { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
+        ],
       ])) {
         const m = await startServer(`(m) ${label}`, undefined, env);
         running.push(m);
@@ -322,22 +407,33 @@ export const measurePhotos = async (say) => {
               if (res.status !== 201 && res.status !== 507) throw new Error(`upload ${n}: ${res.status}`);
             }
           }),
-      );
+        );
         await sleep(2_000);
         const after2 = memoryOf(m.child.pid);
         await sleep(28_000);
         const after30 = memoryOf(m.child.pid);
         memory.push({ label, env, uploads: done, statuses: counts, after2, after30 });
-        say(`${label}: after ${done} uploads (${JSON.stringify(counts)}): RSS ${after2.rss.toFixed(0)} MiB 2 s later, ${after30.rss.toFixed(0)} MiB 30 s later (peak ${after30.peak.toFixed(0)} MiB)`);
+        say(
+          `${label}: after ${done} uploads (${JSON.stringify(counts)}): RSS ${after2.rss.toFixed(0)} MiB 2 s later, ${after30.rss.toFixed(0)} MiB 30 s later (peak ${after30.peak.toFixed(0)} MiB)`,
+        );
         await Promise.all(running.splice(0).map((p) => p.stop()));
       }
 
       lines.push(
-        `**Memory**: RSS of a fresh server (u) after ${UPLOADS} uploads of 12 MP JPEGs (2 clients; ${Object.entries(memory[0].statuses).map(([status, n]) => `${n} × ${status}`).join(', ')}: the ${BUDGET_MIB} MiB budget filled, then 507 with nothing stored), against the budget + 150 MiB = ${BUDGET_MIB + 150} MiB:`,
+        `**Memory**: RSS of a fresh server (u) after ${UPLOADS} uploads of 12 MP JPEGs (2 clients; ${Object.entries(
+          memory[0].statuses,
+        )
+          .map(([status, n]) => `${n} × ${status}`)
+          .join(
+            ', ',
+          )}: the ${BUDGET_MIB} MiB budget filled, then 507 with nothing stored), against the budget + 150 MiB = ${BUDGET_MIB + 150} MiB:`,
         '',
         '| allocator | RSS 2 s after the last upload | RSS 30 s after | peak | within 406 MiB |',
         '|---|--:|--:|--:|---|',
-        ...memory.map((x) => `| ${x.label} | ${x.after2.rss.toFixed(0)} MiB | ${x.after30.rss.toFixed(0)} MiB | ${x.after30.peak.toFixed(0)} MiB | ${x.after30.rss <= BUDGET_MIB + 150 ? 'yes' : 'no'} (30 s after) |`),
+        ...memory.map(
+          (x) =>
+            `| ${x.label} | ${x.after2.rss.toFixed(0)} MiB | ${x.after30.rss.toFixed(0)} MiB | ${x.after30.peak.toFixed(0)} MiB | ${x.after30.rss <= BUDGET_MIB + 150 ? 'yes' : 'no'} (30 s after) |`,
+        ),
         '',
         'What an idle server holds before any upload is about 120 MiB; the photos held are the budget (their bytes, in Buffers outside the V8 heap). ' +
           "The rest is buffers of the last uploads not yet collected (V8 collects external memory in steps of tens of MB) and what glibc's malloc keeps of the memory libvips' threads used: " +
@@ -356,14 +452,22 @@ const BURST_ROUNDS = num('BENCH_BURST_ROUNDS', 3);
 const BURST_WINDOW = num('BENCH_BURST_WINDOW', 20);
 const BURST_UPLOADS = num('BENCH_BURST_UPLOADS', 50);
 /** Extra settings of the burst's server (`K=V,K=V`), to try other bounds. */
-const BURST_ENV = Object.fromEntries((process.env.BENCH_BURST_ENV ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => kv.split('=', 2)));
+const BURST_ENV = Object.fromEntries(
+  (process.env.BENCH_BURST_ENV ?? '')
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => kv.split('=', 2)),
+);
 /** A new connection every 100 ms; the kept-alive one sends a request every 20 ms. */
 const CONNECT_EVERY_MS = 100;
 const KEPT_EVERY_MS = 20;
 
 /** A client of bench/upload-burst.mjs (`probe` or `uploads`), unpinned. @param {'probe' | 'uploads'} role */
 const startBurstClient = (role) => {
-  const child = spawn(process.execPath, [join(BENCH_DIR, 'upload-burst.mjs'), role], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [join(BENCH_DIR, 'upload-burst.mjs'), role], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   let next = 0;
   /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */
   const pending = new Map();
@@ -388,7 +492,11 @@ const startBurstClient = (role) => {
 
 /** Busy CPU time of the whole machine so far, in µs (all cores: /proc/stat, user + nice + system + irq + softirq + steal). */
 const machineBusyMicros = () => {
-  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
   return (user + nice + system + irq + softirq + steal) * 10_000;
 };
 
@@ -424,35 +532,84 @@ export const measureUploadBurst = async (say) => {
   /** @type {{ idle: any, busy: any, uploads: any, others: { idle: number, busy: number }, main: { idle: number, busy: number }, server: { idle: number, busy: number }, load: number[] }[]} */
   const rounds = [];
   try {
-    say(`upload burst: ${BURST_UPLOADS} uploads of a ${fmt(image.length)}-byte JPEG (6,000 × 4,500) at once, ${BURST_ROUNDS} rounds of ${BURST_WINDOW} s idle then ${BURST_WINDOW} s with the burst`);
+    say(
+      `upload burst: ${BURST_UPLOADS} uploads of a ${fmt(image.length)}-byte JPEG (6,000 × 4,500) at once, ${BURST_ROUNDS} rounds of ${BURST_WINDOW} s idle then ${BURST_WINDOW} s with the burst`,
+    );
     for (let round = 0; round < BURST_ROUNDS; round++) {
-      const u = await startServer('(u) burst', undefined, { PETSTORE_PHOTO_MEMORY_MB: '4096', PETSTORE_LOG_LEVEL: 'warn', ...BURST_ENV });
+      const u = await startServer('(u) burst', undefined, {
+        PETSTORE_PHOTO_MEMORY_MB: '4096',
+        PETSTORE_LOG_LEVEL: 'warn',
+        ...BURST_ENV,
+      });
       running.push(u);
       const pets = await seedPets(u.url, Math.ceil(BURST_UPLOADS / 12));
       const { hostname, port } = new URL(u.url);
-      const probeOptions = { host: hostname, port: Number(port), path: '/v1/pets?limit=20', headers: AUTH, seconds: BURST_WINDOW, connectEveryMs: CONNECT_EVERY_MS, keptEveryMs: KEPT_EVERY_MS };
+      const probeOptions = {
+        host: hostname,
+        port: Number(port),
+        path: '/v1/pets?limit=20',
+        headers: AUTH,
+        seconds: BURST_WINDOW,
+        connectEveryMs: CONNECT_EVERY_MS,
+        keptEveryMs: KEPT_EVERY_MS,
+      };
       // The CPU the rest of the machine (other jobs) used during a window, in cores.
-      const ours = () => cpuMicros(u.child.pid) + cpuMicros(prober.pid) + cpuMicros(uploader.pid) + cpuMicros(process.pid);
+      const ours = () =>
+        cpuMicros(u.child.pid) + cpuMicros(prober.pid) + cpuMicros(uploader.pid) + cpuMicros(process.pid);
       // The server's event-loop thread (its id is the process's) and the whole server, in cores.
       const pid = /** @type {number} */ (u.child.pid);
       const window = async (/** @type {() => Promise<any>} */ work) => {
-        const [machine0, ours0, main0, server0, t0] = [machineBusyMicros(), ours(), threadCpuMicros(pid, pid), cpuMicros(pid), performance.now()];
+        const [machine0, ours0, main0, server0, t0] = [
+          machineBusyMicros(),
+          ours(),
+          threadCpuMicros(pid, pid),
+          cpuMicros(pid),
+          performance.now(),
+        ];
         const result = await work();
         const us = (performance.now() - t0) * 1000;
         const others = (machineBusyMicros() - machine0 - (ours() - ours0)) / us;
-        return { result, others: Math.max(0, others), main: (threadCpuMicros(pid, pid) - main0) / us, server: (cpuMicros(pid) - server0) / us };
+        return {
+          result,
+          others: Math.max(0, others),
+          main: (threadCpuMicros(pid, pid) - main0) / us,
+          server: (cpuMicros(pid) - server0) / us,
+        };
       };
       const load = os.loadavg();
       const idle = await window(() => prober.run(probeOptions));
       const busy = await window(() =>
-        Promise.all([prober.run(probeOptions), uploader.run({ host: hostname, port: Number(port), pets, headers: ADMIN_AUTH, bodyFile, count: BURST_UPLOADS, seconds: BURST_WINDOW })]),
+        Promise.all([
+          prober.run(probeOptions),
+          uploader.run({
+            host: hostname,
+            port: Number(port),
+            pets,
+            headers: ADMIN_AUTH,
+            bodyFile,
+            count: BURST_UPLOADS,
+            seconds: BURST_WINDOW,
+          }),
+        ]),
       );
       const [busyProbe, uploads] = busy.result;
-      rounds.push({ idle: idle.result, busy: busyProbe, uploads, others: { idle: idle.others, busy: busy.others }, main: { idle: idle.main, busy: busy.main }, server: { idle: idle.server, busy: busy.server }, load });
+      rounds.push({
+        idle: idle.result,
+        busy: busyProbe,
+        uploads,
+        others: { idle: idle.others, busy: busy.others },
+        main: { idle: idle.main, busy: busy.main },
+        server: { idle: idle.server, busy: busy.server },
+        load,
+      });
       const line = (/** @type {any} */ p) =>
         `first byte p50 ${quantile(p.ttfb, 0.5).toFixed(1)} / p99 ${quantile(p.ttfb, 0.99).toFixed(1)} / max ${Math.max(...p.ttfb).toFixed(0)} ms; kept-alive list p50 ${quantile(p.kept, 0.5).toFixed(1)} / p99 ${quantile(p.kept, 0.99).toFixed(1)} ms`;
-      say(`round ${round + 1} (load average ${load.map((x) => x.toFixed(2)).join(' ')}): idle ${line(idle.result)} (others ${idle.others.toFixed(2)} cores)`);
-      say(`round ${round + 1}: burst ${line(busyProbe)} (others ${busy.others.toFixed(2)} cores; server ${busy.server.toFixed(2)}, its event loop's thread ${busy.main.toFixed(2)}); uploads first ${JSON.stringify(uploads.first)}, all ${JSON.stringify(uploads.all)}, 503 p99 ${quantile(uploads.refusedMs, 0.99).toFixed(1)} ms`);
+      say(
+        `round ${round + 1} (load average ${load.map((x) => x.toFixed(2)).join(' ')}): idle ${line(idle.result)} (others ${idle.others.toFixed(2)} cores)`,
+      );
+      say(
+        `round ${round + 1}: burst ${line(busyProbe)} (others ${busy.others.toFixed(2)} cores; server ${busy.server.toFixed(2)}, its event loop's thread ${busy.main.toFixed(2)}); uploads first ${JSON.stringify(uploads.first)}, all ${JSON.stringify(uploads.all)}, 503 p99 ${quantile(uploads.refusedMs, 0.99).toFixed(1)} ms`,
+      );
       await Promise.all(running.splice(0).map((p) => p.stop()));
     }
   } finally {
@@ -460,30 +617,47 @@ export const measureUploadBurst = async (say) => {
     prober.stop();
     uploader.stop();
   }
-  const all = (/** @type {'idle' | 'busy'} */ side, /** @type {'ttfb' | 'kept'} */ what) => rounds.flatMap((r) => r[side][what]);
-  const cell = (/** @type {number[]} */ xs) => `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} / ${Math.max(...xs).toFixed(0)}`;
-  const perRound = (/** @type {'idle' | 'busy'} */ side, /** @type {'ttfb' | 'kept'} */ what) => rounds.map((r) => quantile(r[side][what], 0.99).toFixed(0)).join(', ');
-  const sum = (/** @type {Record<string, number>[]} */ xs) => xs.reduce((acc, x) => { for (const [k, v] of Object.entries(x)) acc[k] = (acc[k] ?? 0) + v; return acc; }, /** @type {Record<string, number>} */ ({}));
+  const all = (/** @type {'idle' | 'busy'} */ side, /** @type {'ttfb' | 'kept'} */ what) =>
+    rounds.flatMap((r) => r[side][what]);
+  const cell = (/** @type {number[]} */ xs) =>
+    `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.99).toFixed(1)} / ${Math.max(...xs).toFixed(0)}`;
+  const perRound = (/** @type {'idle' | 'busy'} */ side, /** @type {'ttfb' | 'kept'} */ what) =>
+    rounds.map((r) => quantile(r[side][what], 0.99).toFixed(0)).join(', ');
+  const sum = (/** @type {Record<string, number>[]} */ xs) =>
+    xs.reduce((acc, x) => {
+      for (const [k, v] of Object.entries(x)) acc[k] = (acc[k] ?? 0) + v;
+      return acc;
+    }, /** @type {Record<string, number>} */ ({}));
   const first = sum(rounds.map((r) => r.uploads.first));
   const attempts = sum(rounds.map((r) => r.uploads.all));
   const refused = rounds.flatMap((r) => r.uploads.refusedMs);
   const ttfbP99 = quantile(all('busy', 'ttfb'), 0.99);
   const keptP99 = quantile(all('busy', 'kept'), 0.99);
-  const cpu = (/** @type {'idle' | 'busy'} */ side) => rounds.map((r) => `${r.server[side].toFixed(2)} (${r.main[side].toFixed(2)})`).join(', ');
-  const counts = (/** @type {Record<string, number>} */ x) => Object.entries(x).map(([k, v]) => `${v} × ${k}`).join(', ');
+  const cpu = (/** @type {'idle' | 'busy'} */ side) =>
+    rounds.map((r) => `${r.server[side].toFixed(2)} (${r.main[side].toFixed(2)})`).join(', ');
+  const counts = (/** @type {Record<string, number>} */ x) =>
+    Object.entries(x)
+      .map(([k, v]) => `${v} × ${k}`)
+      .join(', ');
   return [
     '## An upload burst (issue 26)',
     '',
     `Written by \`BENCH_ONLY=photos pnpm bench\` (bench/photos.mjs, part \`burst\`; \`BENCH_PHOTO_PARTS=burst\` runs it alone) on ${new Date().toISOString().slice(0, 10)}, ` +
       `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}. ` +
-      `Each of ${BURST_ROUNDS} rounds starts a fresh server (u) (\`apps/server/dist/src/main.js\`, memory store, both cores, default settings${Object.keys(BURST_ENV).length > 0 ? ` but ${Object.entries(BURST_ENV).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}) and runs a probe (bench/upload-burst.mjs) for ${BURST_WINDOW} s on it idle, then ${BURST_WINDOW} s more while ` +
+      `Each of ${BURST_ROUNDS} rounds starts a fresh server (u) (\`apps/server/dist/src/main.js\`, memory store, both cores, default settings${
+        Object.keys(BURST_ENV).length > 0
+          ? ` but ${Object.entries(BURST_ENV)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(', ')}`
+          : ''
+      }) and runs a probe (bench/upload-burst.mjs) for ${BURST_WINDOW} s on it idle, then ${BURST_WINDOW} s more while ` +
       `${BURST_UPLOADS} uploads of a ${fmt(image.length / 1e6, 1)} MB JPEG (6,000 × 4,500 noisy gradient) start at once, each on its own connection (\`Content-Length\` declared, the body written at once); ` +
       'an upload answered 503 is sent again after its `Retry-After`, until the window ends. The probe opens a new connection every ' +
       `${CONNECT_EVERY_MS} ms (open loop) and times \`GET /v1/pets?limit=20\` from connect() to the first byte of the answer, and sends the same request on one kept-alive connection every ${KEPT_EVERY_MS} ms (each timed to the end of its answer). ` +
       'Probe, uploads and server are separate processes, unpinned. "Server CPU" is the server process (libvips\' threads included) and, in brackets, its event loop\'s thread alone; ' +
       '"others" is the CPU the rest of the machine used meanwhile (from /proc/stat less our four processes), in cores of the 2: the machine is shared, and the figures move with it.',
     '',
-    '| | new connection, first byte: p50 / p99 / max ms | kept-alive `GET /v1/pets?limit=20`: p50 / p99 / max ms | p99 per round (first byte; list) | server CPU (its event loop\'s thread), cores | others (cores) |',
+    "| | new connection, first byte: p50 / p99 / max ms | kept-alive `GET /v1/pets?limit=20`: p50 / p99 / max ms | p99 per round (first byte; list) | server CPU (its event loop's thread), cores | others (cores) |",
     '|---|--:|--:|---|---|--:|',
     `| idle | ${cell(all('idle', 'ttfb'))} | ${cell(all('idle', 'kept'))} | ${perRound('idle', 'ttfb')}; ${perRound('idle', 'kept')} | ${cpu('idle')} | ${rounds.map((r) => r.others.idle.toFixed(2)).join(', ')} |`,
     `| ${BURST_UPLOADS} uploads at once | ${cell(all('busy', 'ttfb'))} | ${cell(all('busy', 'kept'))} | ${perRound('busy', 'ttfb')}; ${perRound('busy', 'kept')} | ${cpu('busy')} | ${rounds.map((r) => r.others.busy.toFixed(2)).join(', ')} |`,
@@ -491,6 +665,8 @@ export const measureUploadBurst = async (say) => {
     `- Goal: both p99s during the burst ≤ 100 ms: first byte ${ttfbP99.toFixed(1)} ms (${ttfbP99 <= 100 ? 'met' : 'not met'}), list ${keptP99.toFixed(1)} ms (${keptP99 <= 100 ? 'met' : 'not met'}). Load average at each round's start: ${rounds.map((r) => r.load[0].toFixed(2)).join(', ')}.`,
     `- The uploads' first attempts, all rounds: ${counts(first)}; every attempt: ${counts(attempts)} ` +
       '(`reset`: the connection failed before an answer was read, retried after a second; `cut`: still under way when the window ended)' +
-      (refused.length > 0 ? `; a 503 came ${quantile(refused, 0.5).toFixed(1)} ms (p50) / ${quantile(refused, 0.99).toFixed(1)} ms (p99) after the request started, its body unread.` : '.'),
+      (refused.length > 0
+        ? `; a 503 came ${quantile(refused, 0.5).toFixed(1)} ms (p50) / ${quantile(refused, 0.99).toFixed(1)} ms (p99) after the request started, its body unread.`
+        : '.'),
   ];
 };

@@ -66,10 +66,14 @@ export const summarizeProfile = (file, top = 20) => {
     .sort((a, b) => b.us - a.us)
     .slice(0, top)
     .map((f) => ({ ...f, share: f.us / total }));
-  const areas = [...byArea.entries()].sort((a, b) => b[1] - a[1]).map(([area, us]) => ({ area, us, share: us / total }));
+  const areas = [...byArea.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([area, us]) => ({ area, us, share: us / total }));
   return { busyMs: total / 1000, idleMs: idle / 1000, frames, areas };
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  process.stdout.write(JSON.stringify(summarizeProfile(process.argv[2] ?? '', Number(process.argv[3] ?? 25)), null, 2) + '\n');
+  process.stdout.write(
+    JSON.stringify(summarizeProfile(process.argv[2] ?? '', Number(process.argv[3] ?? 25)), null, 2) + '\n',
+  );
 }

@@ -27,7 +27,20 @@ import { mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync } from 'nod
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { join } from 'node:path';
-import { ROOT, HAS_TASKSET, startProcess, startDriver, freePort, median, prng, petBody, fmt, pinned, pinSelf, cpuMicros } from './lib.mjs';
+import {
+  ROOT,
+  HAS_TASKSET,
+  startProcess,
+  startDriver,
+  freePort,
+  median,
+  prng,
+  petBody,
+  fmt,
+  pinned,
+  pinSelf,
+  cpuMicros,
+} from './lib.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 import { measureMongoRoundTrips, roundTripSection } from './mongo-round-trips.mjs';
 import { MAINTENANCE_MARKERS, maintenanceSection, measureMaintenance } from './maintenance.mjs';
@@ -74,7 +87,11 @@ const currentMongoSection = () => {
   const to = text.indexOf(MONGO_END);
   return from === -1 || to < from ? undefined : { text, from, to: to + MONGO_END.length };
 };
-const measuredMongoSection = async () => [MONGO_BEGIN, ...roundTripSection(await measureMongoRoundTrips(MONGODB_URI), MONGO_LABEL), MONGO_END];
+const measuredMongoSection = async () => [
+  MONGO_BEGIN,
+  ...roundTripSection(await measureMongoRoundTrips(MONGODB_URI), MONGO_LABEL),
+  MONGO_END,
+];
 
 if (process.env.BENCH_ONLY === 'mongo') {
   if (MONGODB_URI === '') throw new Error('BENCH_ONLY=mongo needs MONGODB_URI');
@@ -86,7 +103,12 @@ if (process.env.BENCH_ONLY === 'mongo') {
   } catch {
     /* no file yet */
   }
-  writeFileSync(OUT, current === undefined ? `${text.trimEnd()}\n\n${section}\n` : `${current.text.slice(0, current.from)}${section}${current.text.slice(current.to)}`);
+  writeFileSync(
+    OUT,
+    current === undefined
+      ? `${text.trimEnd()}\n\n${section}\n`
+      : `${current.text.slice(0, current.from)}${section}${current.text.slice(current.to)}`,
+  );
   process.stdout.write(`${section}\n`);
   process.exit(0);
 }
@@ -122,7 +144,8 @@ const currentPhotosSection = () => {
 };
 if (process.env.BENCH_ONLY === 'photos') {
   const started = Date.now();
-  const sayPhotos = (/** @type {string} */ line) => process.stdout.write(`[bench photos ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
+  const sayPhotos = (/** @type {string} */ line) =>
+    process.stdout.write(`[bench photos ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`);
   const { measurePhotos, measureUploadBurst, PARTS } = await import('./photos.mjs');
   if (['serving', 'uploading', 'memory'].some((part) => PARTS.has(part))) {
     const section = [PHOTOS_BEGIN, ...(await measurePhotos(sayPhotos)), PHOTOS_END].join('\n');
@@ -187,7 +210,11 @@ const machine = {
   cores: os.cpus().length,
   cpu: (() => {
     try {
-      return /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+      return (
+        /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ??
+        os.cpus()[0]?.model ??
+        'unknown'
+      );
     } catch {
       return os.cpus()[0]?.model ?? 'unknown';
     }
@@ -199,7 +226,10 @@ const machine = {
   commit: (() => {
     try {
       const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-      const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages', 'apps', 'bench'], { cwd: ROOT, encoding: 'utf8' }).trim();
+      const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages', 'apps', 'bench'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }).trim();
       return dirty === '' ? sha : `${sha} (with uncommitted changes)`;
     } catch {
       return 'unknown';
@@ -211,7 +241,11 @@ const machine = {
 /** Creates categories 1–12 (the ones the seed stream names), then sends `count` create requests one after the other (deterministic ids), from the seeded stream. */
 const seedThroughApi = async (/** @type {string} */ url, /** @type {number} */ count) => {
   for (let i = 1; i <= 12; i++) {
-    const res = await fetch(`${url}/v1/categories`, { method: 'POST', headers: JSON_BODY, body: JSON.stringify({ name: `Category ${i}` }) });
+    const res = await fetch(`${url}/v1/categories`, {
+      method: 'POST',
+      headers: JSON_BODY,
+      body: JSON.stringify({ name: `Category ${i}` }),
+    });
     await res.arrayBuffer();
     if (res.status !== 201) throw new Error(`seeding: POST /v1/categories answered ${res.status}`);
   }
@@ -226,7 +260,11 @@ const seedThroughApi = async (/** @type {string} */ url, /** @type {number} */ c
 /** GET with the enterprise key: status, content type, exact bytes. */
 const getExact = async (/** @type {string} */ url, /** @type {Record<string, string>} */ headers = AUTH) => {
   const res = await fetch(url, { headers });
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    body: Buffer.from(await res.arrayBuffer()),
+  };
 };
 
 /** The settings of the client features the headline includes (CORS, metrics), as BENCH_CORS and BENCH_METRICS say. */
@@ -245,7 +283,11 @@ const driveOverLimit = async (/** @type {string} */ url, /** @type {string} */ k
   throw new Error(`the key never reached ${code}`);
 };
 
-const base = (/** @type {string} */ url, /** @type {number} */ duration, /** @type {Record<string, unknown>} */ extra = {}) => ({
+const base = (
+  /** @type {string} */ url,
+  /** @type {number} */ duration,
+  /** @type {Record<string, unknown>} */ extra = {},
+) => ({
   url,
   connections: CONNECTIONS,
   pipelining: PIPELINING,
@@ -265,7 +307,17 @@ const BENCH_ADMIN = 'bench-admin-4b7d1e9a3c5f2086';
 const MAINTENANCE_ROUNDS = 6;
 const measuredMaintenanceSection = async () =>
   maintenanceSection(
-    await measureMaintenance({ driver, keys: KEYS, auth: AUTH, adminKey: BENCH_ADMIN, connections: CONNECTIONS, rounds: MAINTENANCE_ROUNDS, duration: 2, say, running }),
+    await measureMaintenance({
+      driver,
+      keys: KEYS,
+      auth: AUTH,
+      adminKey: BENCH_ADMIN,
+      connections: CONNECTIONS,
+      rounds: MAINTENANCE_ROUNDS,
+      duration: 2,
+      say,
+      running,
+    }),
     `${machine.date.slice(0, 16)}Z, commit ${machine.commit}, ${machine.cores} cores`,
   );
 
@@ -280,7 +332,12 @@ if (process.env.BENCH_ONLY === 'maintenance') {
     }
     const from = text.indexOf(MAINTENANCE_MARKERS.begin);
     const to = text.indexOf(MAINTENANCE_MARKERS.end);
-    writeFileSync(OUT, from === -1 || to < from ? `${text.trimEnd()}\n\n${section}\n` : `${text.slice(0, from)}${section}${text.slice(to + MAINTENANCE_MARKERS.end.length)}`);
+    writeFileSync(
+      OUT,
+      from === -1 || to < from
+        ? `${text.trimEnd()}\n\n${section}\n`
+        : `${text.slice(0, from)}${section}${text.slice(to + MAINTENANCE_MARKERS.end.length)}`,
+    );
     process.stdout.write(`${section}\n`);
   } finally {
     await stopAll();
@@ -293,7 +350,9 @@ process.on('SIGINT', () => {
 });
 
 try {
-  say(`machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; taskset ${HAS_TASKSET ? 'yes: servers on core 0, load generator on core 1' : 'not found: no pinning'}`);
+  say(
+    `machine: ${machine.cores} cores, ${machine.cpu}, Node ${machine.node}; taskset ${HAS_TASKSET ? 'yes: servers on core 0, load generator on core 1' : 'not found: no pinning'}`,
+  );
 
   // (a) the real server: apps/server/dist/src/main.js, production settings, logging at the default level (info) on stdout, a pipe whose lines this process counts;
   // CORS and metrics on unless switched off (BENCH_CORS, BENCH_METRICS).
@@ -309,16 +368,23 @@ try {
     stdout: 'count',
   });
   running.push(a);
-  say(`(a) full stack on ${a.url} (CORS ${CORS_ON ? 'on' : 'off'}, metrics ${METRICS_ON ? 'on' : 'off'}); seeding ${fmt(SEED_PETS)} pets through POST /v1/pets`);
+  say(
+    `(a) full stack on ${a.url} (CORS ${CORS_ON ? 'on' : 'off'}, metrics ${METRICS_ON ? 'on' : 'off'}); seeding ${fmt(SEED_PETS)} pets through POST /v1/pets`,
+  );
   if (CORS_ON) {
     const res = await fetch(`${a.url}/v1/pets?limit=1`, { headers: AUTH });
-    if (res.headers.get('access-control-allow-origin') !== BENCH_ORIGIN) throw new Error('(a) does not answer the bench Origin with CORS headers');
+    if (res.headers.get('access-control-allow-origin') !== BENCH_ORIGIN)
+      throw new Error('(a) does not answer the bench Origin with CORS headers');
   }
   await seedThroughApi(a.url, SEED_PETS);
 
   // The exact bytes (a) answers; (b) and (c) serve the same JSON.
   /** @type {Record<string, string>} */
-  const getPaths = { list20: '/v1/pets?limit=20', list100: '/v1/pets?limit=100&status=available', getPet: '/v1/pets/5000' };
+  const getPaths = {
+    list20: '/v1/pets?limit=20',
+    list100: '/v1/pets?limit=100&status=available',
+    getPet: '/v1/pets/5000',
+  };
   // Listings that exist only in some builds: measured when (a) serves them, skipped with one line when it answers 404.
   const optionalPaths = { inventory: '/v1/store/inventory', categories: '/v1/categories' };
   /** @type {string[]} */
@@ -347,9 +413,21 @@ try {
   writeFileSync(fixtures, JSON.stringify({ contentType, gets }));
 
   const [portB, portC, portF] = [await freePort(), await freePort(), await freePort()];
-  const b = await startProcess({ name: '(b) bare node:http', core: 0, nodeArgs: ['bench/bare-server.mjs', fixtures, String(portB)], port: portB, readyPath: getPaths.list20 });
+  const b = await startProcess({
+    name: '(b) bare node:http',
+    core: 0,
+    nodeArgs: ['bench/bare-server.mjs', fixtures, String(portB)],
+    port: portB,
+    readyPath: getPaths.list20,
+  });
   running.push(b);
-  const c = await startProcess({ name: '(c) minimal Koa', core: 0, nodeArgs: ['bench/koa-server.mjs', fixtures, String(portC)], port: portC, readyPath: getPaths.list20 });
+  const c = await startProcess({
+    name: '(c) minimal Koa',
+    core: 0,
+    nodeArgs: ['bench/koa-server.mjs', fixtures, String(portC)],
+    port: portC,
+    readyPath: getPaths.list20,
+  });
   running.push(c);
   const f = await startProcess({
     name: '(f) Fastify',
@@ -369,9 +447,12 @@ try {
     }
     const created = await fetch(`${server.url}/v1/pets`, { method: 'POST', headers: JSON_BODY, body: CREATE_BODY });
     const pet = await created.json();
-    if (created.status !== 201 || Object.keys(pet).join() !== 'id,name,categoryId,status') throw new Error(`${server.name}: POST answers no Pet`);
+    if (created.status !== 201 || Object.keys(pet).join() !== 'id,name,categoryId,status')
+      throw new Error(`${server.name}: POST answers no Pet`);
   }
-  say(`(b) ${b.url}, (c) ${c.url} and (f) ${f.url} serve the same bytes as (a) (checked), Content-Type: ${contentType}`);
+  say(
+    `(b) ${b.url}, (c) ${c.url} and (f) ${f.url} serve the same bytes as (a) (checked), Content-Type: ${contentType}`,
+  );
 
   const bannedAfter = await driveOverLimit(a.url, FREE_BANNED, 'temporarily_banned');
   say(`the free key of the 429 scenario was refused and then banned after ${bannedAfter} requests`);
@@ -379,8 +460,12 @@ try {
   /** @typedef {{ id: string, label: string, duration: number, warmup: number, runners: { name: string, url: string, extra: Record<string, unknown>, expect: number }[] }} Group */
   const urls = { a: a.url, b: b.url, c: c.url, f: f.url };
   /** The servers of a scenario: (a), (b), (c) everywhere; (f) Fastify where its target is (the headline and the create), to keep the run short. */
-  const runnersFor = (/** @type {string} */ path, /** @type {Record<string, unknown>} */ extra, /** @type {number} */ expect, servers = 'abc') =>
-    [...servers].map((name) => ({ name, url: urls[/** @type {'a'} */ (name)] + path, extra, expect }));
+  const runnersFor = (
+    /** @type {string} */ path,
+    /** @type {Record<string, unknown>} */ extra,
+    /** @type {number} */ expect,
+    servers = 'abc',
+  ) => [...servers].map((name) => ({ name, url: urls[/** @type {'a'} */ (name)] + path, extra, expect }));
   /** @type {Group[]} */
   const groups = [
     {
@@ -390,14 +475,37 @@ try {
       warmup: WARMUP,
       runners: [
         ...runnersFor(getPaths.list20, { headers: AUTH }, 200, 'abcf'),
-        { name: 'a429', url: a.url + getPaths.list20, extra: { headers: { authorization: `Bearer ${FREE_BANNED}` } }, expect: 429 },
+        {
+          name: 'a429',
+          url: a.url + getPaths.list20,
+          extra: { headers: { authorization: `Bearer ${FREE_BANNED}` } },
+          expect: 429,
+        },
       ],
     },
-    { id: 'list100', label: `GET ${getPaths.list100}`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths.list100, { headers: AUTH }, 200) },
-    { id: 'getPet', label: `GET ${getPaths.getPet} (deprecated)`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths.getPet, { headers: AUTH }, 200) },
+    {
+      id: 'list100',
+      label: `GET ${getPaths.list100}`,
+      duration: SECONDARY,
+      warmup: 1,
+      runners: runnersFor(getPaths.list100, { headers: AUTH }, 200),
+    },
+    {
+      id: 'getPet',
+      label: `GET ${getPaths.getPet} (deprecated)`,
+      duration: SECONDARY,
+      warmup: 1,
+      runners: runnersFor(getPaths.getPet, { headers: AUTH }, 200),
+    },
     ...Object.keys(optionalPaths)
       .filter((id) => getPaths[id] !== undefined)
-      .map((id) => ({ id, label: `GET ${getPaths[id]}`, duration: SECONDARY, warmup: 1, runners: runnersFor(getPaths[id], { headers: AUTH }, 200, 'ac') })),
+      .map((id) => ({
+        id,
+        label: `GET ${getPaths[id]}`,
+        duration: SECONDARY,
+        warmup: 1,
+        runners: runnersFor(getPaths[id], { headers: AUTH }, 200, 'ac'),
+      })),
     {
       id: 'create',
       label: 'POST /v1/pets',
@@ -426,23 +534,33 @@ try {
         (results[group.id][r.name] ??= []).push(s);
         const unexpected = s.total - (s.statuses[String(r.expect)] ?? 0);
         if (unexpected > 0 || s.errors > 0 || s.timeouts > 0) {
-          anomalies.push(`${group.id} ${r.name} round ${round}: ${unexpected} unexpected statuses ${JSON.stringify(s.statuses)}, ${s.errors} errors, ${s.timeouts} timeouts`);
+          anomalies.push(
+            `${group.id} ${r.name} round ${round}: ${unexpected} unexpected statuses ${JSON.stringify(s.statuses)}, ${s.errors} errors, ${s.timeouts} timeouts`,
+          );
         }
-        say(`${group.label.padEnd(46)} round ${round} ${r.name.padEnd(4)} ${fmt(s.rps).padStart(7)} req/s  ${s.cpuUs.toFixed(1).padStart(5)} µs CPU/response  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+        say(
+          `${group.label.padEnd(46)} round ${round} ${r.name.padEnd(4)} ${fmt(s.rps).padStart(7)} req/s  ${s.cpuUs.toFixed(1).padStart(5)} µs CPU/response  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`,
+        );
       }
     }
   }
   // p99 at the same load: (a) and (c) driven at one fixed rate, below what either serves flat out, so the
   // latency is the servers' own, not queueing behind a saturated core.
-  const fixedRate = num('BENCH_FIXED_RATE', Math.max(500, Math.round(median(results.list20.a.map((x) => x.rps)) / 2 / 100) * 100));
+  const fixedRate = num(
+    'BENCH_FIXED_RATE',
+    Math.max(500, Math.round(median(results.list20.a.map((x) => x.rps)) / 2 / 100) * 100),
+  );
   /** @type {Record<string, Awaited<ReturnType<typeof driver.run>>[]>} */
   const fixed = { a: [], c: [] };
   for (let round = 1; round <= ROUNDS; round++) {
     for (const name of /** @type {const} */ (['a', 'c'])) {
       const s = await driver.run(base(urls[name] + getPaths.list20, 5, { headers: AUTH, overallRate: fixedRate }));
       fixed[name].push(s);
-      if ((s.statuses['200'] ?? 0) !== s.total || s.errors > 0) anomalies.push(`fixed rate ${name} round ${round}: ${JSON.stringify(s.statuses)}, ${s.errors} errors`);
-      say(`GET ${getPaths.list20} at ${fmt(fixedRate)} req/s, round ${round} ${name}: ${fmt(s.rps)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`);
+      if ((s.statuses['200'] ?? 0) !== s.total || s.errors > 0)
+        anomalies.push(`fixed rate ${name} round ${round}: ${JSON.stringify(s.statuses)}, ${s.errors} errors`);
+      say(
+        `GET ${getPaths.list20} at ${fmt(fixedRate)} req/s, round ${round} ${name}: ${fmt(s.rps)} req/s  p50 ${s.p50.toFixed(2)} ms  p99 ${s.p99.toFixed(2)} ms`,
+      );
     }
   }
   const logA = a.output();
@@ -462,7 +580,12 @@ try {
   const p = await startProcess({
     name: '(a) profiled',
     core: 0,
-    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${RESULTS}`, '--cpu-prof-name=full-stack.cpuprofile', 'apps/server/dist/src/main.js'],
+    nodeArgs: [
+      '--cpu-prof',
+      `--cpu-prof-dir=${RESULTS}`,
+      '--cpu-prof-name=full-stack.cpuprofile',
+      'apps/server/dist/src/main.js',
+    ],
     env: { PORT: String(portP), PETSTORE_API_KEYS: KEYS, ...featureEnv(await freePort()) },
     port: portP,
     readyPath: '/v1/openapi.json',
@@ -471,7 +594,8 @@ try {
   running.push(p);
   await seedThroughApi(p.url, 1_000); // the first page is the same 20 pets: the seed stream is deterministic
   const same = await getExact(p.url + getPaths.list20);
-  if (!same.body.equals(Buffer.from(gets[getPaths.list20], 'utf8'))) throw new Error('the profiled server does not answer the same page');
+  if (!same.body.equals(Buffer.from(gets[getPaths.list20], 'utf8')))
+    throw new Error('the profiled server does not answer the same page');
   await driver.run(base(p.url + getPaths.list20, 2, { headers: AUTH }));
   const profiled = await driver.run(base(p.url + getPaths.list20, PROFILE_DURATION, { headers: AUTH }));
   const logLines = p.output().lines;
@@ -480,7 +604,10 @@ try {
   say(`profile: ${fmt(profiled.rps)} req/s under --cpu-prof, ${fmt(logLines)} request log lines written`);
 
   // Scale over HTTP: the bench composition (bench/app-server.mjs) seeded with 10^3 and 10^6 pets (over 10 and 1,000 categories).
-  const cursorOf = async (/** @type {number} */ afterId, /** @type {Record<string, string | number>} */ filters = {}) => {
+  const cursorOf = async (
+    /** @type {number} */ afterId,
+    /** @type {Record<string, string | number>} */ filters = {},
+  ) => {
     const { encodeCursor, pageScope } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
     return encodeCursor(afterId, pageScope('pets', filters));
   };
@@ -494,7 +621,13 @@ try {
       core: 0,
       nodeArgs: ['--expose-gc', 'bench/app-server.mjs'],
       // The ban threshold is raised only here, so the rate_limited path can be measured for seconds on end.
-      env: { PORT: String(port), HOST: '127.0.0.1', PETSTORE_API_KEYS: KEYS, PETSTORE_BAN_THRESHOLD: '1000000', BENCH_SEED_PETS: String(n) },
+      env: {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PETSTORE_API_KEYS: KEYS,
+        PETSTORE_BAN_THRESHOLD: '1000000',
+        BENCH_SEED_PETS: String(n),
+      },
       port,
       readyPath: '/v1/openapi.json',
       timeoutMs: 120_000,
@@ -510,18 +643,29 @@ try {
   });
   /** @type {Record<string, Record<number, { p50: number[], rps: number[] }>>} */
   const httpScale = {};
-  for (const n of scaleSizes) for (const path of Object.values(await scaleQueries(n))) await driver.run({ url: scaleUrls[n] + path, connections: 1, duration: 0.5, headers: AUTH });
+  for (const n of scaleSizes)
+    for (const path of Object.values(await scaleQueries(n)))
+      await driver.run({ url: scaleUrls[n] + path, connections: 1, duration: 0.5, headers: AUTH });
   // 6 rounds, the ratio taken per round (paired) then the median: at 1 connection a single round's
   // p50 moves by ±30 % on this machine, so 2 rounds let one noisy minute decide the target.
   for (let round = 1; round <= HTTP_SCALE_ROUNDS; round++) {
     for (const n of scaleSizes) {
       for (const [label, path] of Object.entries(await scaleQueries(n))) {
-        const s = await driver.run({ url: scaleUrls[n] + path, connections: 1, pipelining: 1, duration: 1.5, headers: AUTH });
-        if ((s.statuses['200'] ?? 0) !== s.total) anomalies.push(`http scale ${n} ${label}: ${JSON.stringify(s.statuses)}`);
+        const s = await driver.run({
+          url: scaleUrls[n] + path,
+          connections: 1,
+          pipelining: 1,
+          duration: 1.5,
+          headers: AUTH,
+        });
+        if ((s.statuses['200'] ?? 0) !== s.total)
+          anomalies.push(`http scale ${n} ${label}: ${JSON.stringify(s.statuses)}`);
         const slot = ((httpScale[label] ??= {})[n] ??= { p50: [], rps: [] });
         slot.p50.push(s.p50);
         slot.rps.push(s.rps);
-        say(`HTTP, ${fmt(n).padStart(9)} pets, ${label.padEnd(32)} 1 connection: p50 ${s.p50.toFixed(3)} ms, ${fmt(s.rps)} req/s`);
+        say(
+          `HTTP, ${fmt(n).padStart(9)} pets, ${label.padEnd(32)} 1 connection: p50 ${s.p50.toFixed(3)} ms, ${fmt(s.rps)} req/s`,
+        );
       }
     }
   }
@@ -530,10 +674,14 @@ try {
   await driveOverLimit(scaleUrls[1_000], FREE_LIMITED, 'rate_limited'); // the key ends over its limit; the figures come from the rounds below
   /** @type {{ ok: number[], limited: number[] }} */
   const rateLimited = { ok: [], limited: [] };
-  await driver.run(base(scaleUrls[1_000] + getPaths.list20, 1, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }));
+  await driver.run(
+    base(scaleUrls[1_000] + getPaths.list20, 1, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }),
+  );
   for (let round = 1; round <= RATE_LIMITED_ROUNDS; round++) {
     const ok = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: AUTH }));
-    const limited = await driver.run(base(scaleUrls[1_000] + getPaths.list20, 2, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }));
+    const limited = await driver.run(
+      base(scaleUrls[1_000] + getPaths.list20, 2, { headers: { authorization: `Bearer ${FREE_LIMITED}` } }),
+    );
     // A new UTC minute during the round gives the free key 60 more admitted requests: expected, not an anomaly.
     if ((limited.statuses['429'] ?? 0) + Math.min(60, limited.statuses['200'] ?? 0) !== limited.total) {
       anomalies.push(`rate_limited round ${round}: ${JSON.stringify(limited.statuses)}`);
@@ -542,7 +690,9 @@ try {
     rateLimited.limited.push(limited.rps);
     say(`rate_limited path round ${round}: 200 ${fmt(ok.rps)} req/s, 429 rate_limited ${fmt(limited.rps)} req/s`);
   }
-  const stillLimited = await fetch(`${scaleUrls[1_000]}/v1/pets?limit=20`, { headers: { authorization: `Bearer ${FREE_LIMITED}` } });
+  const stillLimited = await fetch(`${scaleUrls[1_000]}/v1/pets?limit=20`, {
+    headers: { authorization: `Bearer ${FREE_LIMITED}` },
+  });
   const stillCode = (await stillLimited.json()).code;
   if (stillCode !== 'rate_limited') anomalies.push(`the rate_limited key ended as ${stillCode}`);
   await stopAll();
@@ -579,7 +729,13 @@ try {
       const runs = results[group.id][r.name];
       tableRows.push({
         scenario: r.name === 'a429' ? `${group.label}, key over its limit (429 temporarily_banned)` : group.label,
-        server: { a: '(a) full stack', b: '(b) bare node:http', c: '(c) minimal Koa', f: '(f) Fastify', a429: '(a) full stack' }[r.name],
+        server: {
+          a: '(a) full stack',
+          b: '(b) bare node:http',
+          c: '(c) minimal Koa',
+          f: '(f) Fastify',
+          a429: '(a) full stack',
+        }[r.name],
         rps: med(runs.map((s) => s.rps)),
         p50: med(runs.map((s) => s.p50)),
         p99: med(runs.map((s) => s.p99)),
@@ -601,26 +757,71 @@ try {
   const rl = rateLimited.limited.map((x, i) => x / rateLimited.ok[i]);
   const sizes = ['1000', '100000', '1000000'];
   const ns = latency.medianNsPerCall;
-  const inprocRatios = Object.fromEntries(Object.entries(ns).map(([q, bySize]) => [q, bySize['1000000'] / bySize['1000']]));
+  const inprocRatios = Object.fromEntries(
+    Object.entries(ns).map(([q, bySize]) => [q, bySize['1000000'] / bySize['1000']]),
+  );
   const httpRatios = Object.fromEntries(
-    Object.entries(httpScale).map(([q, bySize]) => [q, med(bySize[1_000_000].p50.map((p50, i) => p50 / bySize[1_000].p50[i]))]),
+    Object.entries(httpScale).map(([q, bySize]) => [
+      q,
+      med(bySize[1_000_000].p50.map((p50, i) => p50 / bySize[1_000].p50[i])),
+    ]),
   );
   const worstScale = Math.max(...Object.values(inprocRatios), ...Object.values(httpRatios));
   const targets = [
-    { target: 'Full stack ≥ 0.90× minimal Koa, GET /v1/pets?limit=20 (median a/c)', value: ratioRows[0].ac.median, met: ratioRows[0].ac.median >= 0.9, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
-    { target: 'Full stack ≥ 0.50× Fastify (same auth, quota, validation), GET /v1/pets?limit=20 (median a/f)', value: rowOf('list20')?.af?.median ?? NaN, met: (rowOf('list20')?.af?.median ?? 0) >= 0.5, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
-    { target: 'POST /v1/pets ≥ 0.90× minimal Koa (median a/c)', value: rowOf('create')?.ac.median ?? NaN, met: (rowOf('create')?.ac.median ?? 0) >= 0.9, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+    {
+      target: 'Full stack ≥ 0.90× minimal Koa, GET /v1/pets?limit=20 (median a/c)',
+      value: ratioRows[0].ac.median,
+      met: ratioRows[0].ac.median >= 0.9,
+      show: (/** @type {number} */ v) => `${v.toFixed(3)}×`,
+    },
+    {
+      target: 'Full stack ≥ 0.50× Fastify (same auth, quota, validation), GET /v1/pets?limit=20 (median a/f)',
+      value: rowOf('list20')?.af?.median ?? NaN,
+      met: (rowOf('list20')?.af?.median ?? 0) >= 0.5,
+      show: (/** @type {number} */ v) => `${v.toFixed(3)}×`,
+    },
+    {
+      target: 'POST /v1/pets ≥ 0.90× minimal Koa (median a/c)',
+      value: rowOf('create')?.ac.median ?? NaN,
+      met: (rowOf('create')?.ac.median ?? 0) >= 0.9,
+      show: (/** @type {number} */ v) => `${v.toFixed(3)}×`,
+    },
     ...Object.entries(optionalPaths).map(([id, path]) => ({
       target: `GET ${path} ≥ 0.90× minimal Koa (median a/c)`,
       value: rowOf(id)?.ac.median ?? NaN,
       met: (rowOf(id)?.ac.median ?? 0) >= 0.9,
       show: (/** @type {number} */ v) => (Number.isNaN(v) ? 'not measured (404 in this build)' : `${v.toFixed(3)}×`),
     })),
-    { target: `p99 of the full stack ≤ 1.2× minimal Koa's at the same load (${fmt(fixedRate)} req/s, median per round)`, value: med(p99Ratios), met: med(p99Ratios) <= 1.2, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
-    { target: '10⁶/10³ list latency ≤ 1.2 (worst of the in-process and HTTP ratios)', value: worstScale, met: worstScale <= 1.2, show: (/** @type {number} */ v) => `${v.toFixed(3)}` },
-    { target: 'Heap ≤ 400 B per stored pet', value: heap.bytesPerPet, met: heap.bytesPerPet <= 400, show: (/** @type {number} */ v) => `${v.toFixed(1)} B` },
-    { target: '429 path ≥ 1.5× the req/s of the 200 path (temporarily_banned, median per round)', value: r429.median, met: r429.median >= 1.5, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
-    { target: '429 path ≥ 1.5× the req/s of the 200 path (rate_limited, bench composition, median)', value: med(rl), met: med(rl) >= 1.5, show: (/** @type {number} */ v) => `${v.toFixed(3)}×` },
+    {
+      target: `p99 of the full stack ≤ 1.2× minimal Koa's at the same load (${fmt(fixedRate)} req/s, median per round)`,
+      value: med(p99Ratios),
+      met: med(p99Ratios) <= 1.2,
+      show: (/** @type {number} */ v) => `${v.toFixed(3)}×`,
+    },
+    {
+      target: '10⁶/10³ list latency ≤ 1.2 (worst of the in-process and HTTP ratios)',
+      value: worstScale,
+      met: worstScale <= 1.2,
+      show: (/** @type {number} */ v) => `${v.toFixed(3)}`,
+    },
+    {
+      target: 'Heap ≤ 400 B per stored pet',
+      value: heap.bytesPerPet,
+      met: heap.bytesPerPet <= 400,
+      show: (/** @type {number} */ v) => `${v.toFixed(1)} B`,
+    },
+    {
+      target: '429 path ≥ 1.5× the req/s of the 200 path (temporarily_banned, median per round)',
+      value: r429.median,
+      met: r429.median >= 1.5,
+      show: (/** @type {number} */ v) => `${v.toFixed(3)}×`,
+    },
+    {
+      target: '429 path ≥ 1.5× the req/s of the 200 path (rate_limited, bench composition, median)',
+      value: med(rl),
+      met: med(rl) >= 1.5,
+      show: (/** @type {number} */ v) => `${v.toFixed(3)}×`,
+    },
   ];
 
   const totalSeconds = (Date.now() - began) / 1000;
@@ -642,7 +843,9 @@ try {
   about.push(`| OS | ${machine.os} |`);
   about.push(`| Node.js | ${machine.node} |`);
   about.push(`| Commit | ${machine.commit} |`);
-  about.push(`| Pinning | ${HAS_TASKSET ? 'taskset: every server on core 0, the load generator (autocannon) on core 1' : 'none (taskset not found): servers and load generator share the cores'} |`);
+  about.push(
+    `| Pinning | ${HAS_TASKSET ? 'taskset: every server on core 0, the load generator (autocannon) on core 1' : 'none (taskset not found): servers and load generator share the cores'} |`,
+  );
   about.push('');
   about.push('## Method', '');
   about.push(
@@ -659,8 +862,8 @@ try {
       'kept parsed and serialised per request with `JSON.stringify` as a handler would; before measuring, the orchestrator checks that their bodies ' +
       `are byte-identical to (a)'s and carry the same \`Content-Type\` (\`${contentType}\`). For POST they parse the JSON body and answer 201 with a Pet ` +
       'of the same shape and a `Location`. They check no key, count no quota and write no log: the difference is what the stack costs.',
-    '- **(f) Fastify** (bench/fastify-server.mjs, Fastify 5, logger off), a second reference: in one `onRequest` hook the bearer key\'s SHA-256 (node:crypto) looked up in a Map, ' +
-      'fixed-window quotas (UTC minute and day) per key with the five rate-limit headers, then Fastify\'s schema validation of the query and of a create\'s body, and the same JSON ' +
+    "- **(f) Fastify** (bench/fastify-server.mjs, Fastify 5, logger off), a second reference: in one `onRequest` hook the bearer key's SHA-256 (node:crypto) looked up in a Map, " +
+      "fixed-window quotas (UTC minute and day) per key with the five rate-limit headers, then Fastify's schema validation of the query and of a create's body, and the same JSON " +
       '(checked byte-equal like (b) and (c)). No log line, no request id, no ban, no cursor checksum. Measured on the headline scenario and the create.',
     `- **p99 at the same load**: (a) and (c) driven at one fixed rate (\`overallRate\`, ${fmt(fixedRate)} req/s: half of (a)'s headline req/s unless \`BENCH_FIXED_RATE\` is set), ` +
       `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of 5 s; the ratio of their p99 per round, then the median.`,
@@ -669,9 +872,9 @@ try {
       `Per scenario: a warm-up run per server (${WARMUP} s for the headline scenario, 1 s for the others), then ${ROUNDS} rounds in which the servers ` +
       `alternate (a b c a b c …). Rounds last ${DURATION} s for the headline scenario \`GET /v1/pets?limit=20\` (and its 429 counterpart) and ${SECONDARY} s for the ` +
       'others: 4 scenarios × 3 servers × 3 rounds × 10 s alone would be 6 minutes, over the 5-minute budget; `BENCH_SECONDARY_DURATION=10` gives the long form. ' +
-      'req/s = responses / run time; p50 and p99 are over every response of a run (taken per response as floats, not autocannon\'s whole-ms histogram); ' +
+      "req/s = responses / run time; p50 and p99 are over every response of a run (taken per response as floats, not autocannon's whole-ms histogram); " +
       'the tables give the median over the rounds, and the ratios are taken per round (same round, same conditions) then their median. ' +
-      'Server CPU per response: the server process\'s utime + stime (all its threads, from /proc) around each round, divided by its responses (bench/cpu.mjs uses the same measure).',
+      "Server CPU per response: the server process's utime + stime (all its threads, from /proc) around each round, divided by its responses (bench/cpu.mjs uses the same measure).",
     `- **429 scenario**: a free key sent past its limit (60/min). With the default ban rule it is banned after its 10th rejection (here after ${bannedAfter} requests), ` +
       'so the measured 429 path is `temporarily_banned` (what a client that keeps hammering gets). It alternates with the 200 rounds of (a). ' +
       `The \`rate_limited\` path is measured on the bench composition (below) with \`PETSTORE_BAN_THRESHOLD=1000000\`, against its own 200 path (${RATE_LIMITED_ROUNDS} rounds of 2 s each, alternating; the ratio per round, then its median).`,
@@ -689,24 +892,46 @@ try {
   );
   lines.push('## Throughput and latency', '');
   lines.push(`Median of ${ROUNDS} rounds; ${CONNECTIONS} connections, pipelining ${PIPELINING}.`, '');
-  lines.push('| scenario | server | req/s | server CPU µs per response | p50 ms | p99 ms | req/s per round |', '|---|---|--:|--:|--:|--:|---|');
+  lines.push(
+    '| scenario | server | req/s | server CPU µs per response | p50 ms | p99 ms | req/s per round |',
+    '|---|---|--:|--:|--:|--:|---|',
+  );
   for (const row of tableRows) {
-    lines.push(`| ${row.scenario} | ${row.server} | ${fmt(row.rps)} | ${row.cpuUs.toFixed(1)} | ${f2(row.p50)} | ${f2(row.p99)} | ${row.rounds.map((x) => fmt(x)).join(' / ')} |`);
+    lines.push(
+      `| ${row.scenario} | ${row.server} | ${fmt(row.rps)} | ${row.cpuUs.toFixed(1)} | ${f2(row.p50)} | ${f2(row.p99)} | ${row.rounds.map((x) => fmt(x)).join(' / ')} |`,
+    );
   }
   lines.push('');
   lines.push('### Ratios (req/s, per round, then the median)', '');
-  lines.push('| scenario | a/b per round | a/b median | a/c per round | a/c median | a/f per round | a/f median |', '|---|---|--:|---|--:|---|--:|');
-  const cells = (/** @type {{ per: number[], median: number } | undefined} */ r) => (r ? `${r.per.map(f2).join(' / ')} | **${r.median.toFixed(3)}**` : ' | ');
+  lines.push(
+    '| scenario | a/b per round | a/b median | a/c per round | a/c median | a/f per round | a/f median |',
+    '|---|---|--:|---|--:|---|--:|',
+  );
+  const cells = (/** @type {{ per: number[], median: number } | undefined} */ r) =>
+    r ? `${r.per.map(f2).join(' / ')} | **${r.median.toFixed(3)}**` : ' | ';
   for (const r of ratioRows) lines.push(`| ${r.label} | ${cells(r.ab)} | ${cells(r.ac)} | ${cells(r.af)} |`);
-  lines.push(`| 429 temporarily_banned / 200, \`GET /v1/pets?limit=20\` on (a) | ${r429.per.map(f2).join(' / ')} | **${r429.median.toFixed(3)}** | | | | |`);
-  lines.push(`| 429 rate_limited / 200, bench composition (10³ pets; req/s ${rateLimited.limited.map((x) => fmt(x)).join(' / ')} vs ${rateLimited.ok.map((x) => fmt(x)).join(' / ')}) | ${rl.map(f2).join(' / ')} | **${med(rl).toFixed(3)}** | | | | |`);
+  lines.push(
+    `| 429 temporarily_banned / 200, \`GET /v1/pets?limit=20\` on (a) | ${r429.per.map(f2).join(' / ')} | **${r429.median.toFixed(3)}** | | | | |`,
+  );
+  lines.push(
+    `| 429 rate_limited / 200, bench composition (10³ pets; req/s ${rateLimited.limited.map((x) => fmt(x)).join(' / ')} vs ${rateLimited.ok.map((x) => fmt(x)).join(' / ')}) | ${rl.map(f2).join(' / ')} | **${med(rl).toFixed(3)}** | | | | |`,
+  );
   lines.push('');
-  if (skipped.length > 0) lines.push(`Not measured: ${skipped.join(', ')} (the full stack answers 404: the route is not in this build).`, '');
-  lines.push(`### p99 at the same load (\`GET /v1/pets?limit=20\`, ${fmt(fixedRate)} req/s fixed, ${CONNECTIONS} connections, 5 s per round)`, '');
+  if (skipped.length > 0)
+    lines.push(`Not measured: ${skipped.join(', ')} (the full stack answers 404: the route is not in this build).`, '');
+  lines.push(
+    `### p99 at the same load (\`GET /v1/pets?limit=20\`, ${fmt(fixedRate)} req/s fixed, ${CONNECTIONS} connections, 5 s per round)`,
+    '',
+  );
   lines.push('| server | p50 ms per round | p99 ms per round | p99 median |', '|---|---|---|--:|');
-  for (const [name, label] of [['a', '(a) full stack'], ['c', '(c) minimal Koa']]) {
+  for (const [name, label] of [
+    ['a', '(a) full stack'],
+    ['c', '(c) minimal Koa'],
+  ]) {
     const runs = fixed[name];
-    lines.push(`| ${label} | ${runs.map((x) => f2(x.p50)).join(' / ')} | ${runs.map((x) => f2(x.p99)).join(' / ')} | ${f2(med(runs.map((x) => x.p99)))} |`);
+    lines.push(
+      `| ${label} | ${runs.map((x) => f2(x.p50)).join(' / ')} | ${runs.map((x) => f2(x.p99)).join(' / ')} | ${f2(med(runs.map((x) => x.p99)))} |`,
+    );
   }
   lines.push(`| a/c | | ${p99Ratios.map(f2).join(' / ')} | **${med(p99Ratios).toFixed(3)}** |`, '');
   lines.push('## How the list cost grows', '');
@@ -722,7 +947,11 @@ try {
       `| ${q} | ${med(bySize[1_000].p50).toFixed(3)} ms (${fmt(med(bySize[1_000].rps))}/s) | ${med(bySize[1_000_000].p50).toFixed(3)} ms (${fmt(med(bySize[1_000_000].rps))}/s) | **${httpRatios[q].toFixed(3)}** |`,
     );
   }
-  lines.push('', `Heap per stored pet (10⁶ pets created through the use case): **${heap.bytesPerPet.toFixed(1)} bytes** (${fmt(heap.heapBytes / 2 ** 20, 1)} MiB in all).`, '');
+  lines.push(
+    '',
+    `Heap per stored pet (10⁶ pets created through the use case): **${heap.bytesPerPet.toFixed(1)} bytes** (${fmt(heap.heapBytes / 2 ** 20, 1)} MiB in all).`,
+    '',
+  );
   lines.push('## Targets', '');
   lines.push('| target | this run | |', '|---|--:|---|');
   for (const t of targets) lines.push(`| ${t.target} | ${t.show(t.value)} | ${t.met ? 'met' : '**missed**'} |`);
@@ -747,7 +976,7 @@ try {
     lines.push(
       'Each piece of work a `GET /v1/pets?limit=20` answer needs by the contract and minimal Koa does not do, timed alone in process on the production code ' +
         '(bench/contract-costs.mjs: the container of apps/server, memory store, 10,000 pets; minimum over 9 batches of 20,000 calls, hot). ' +
-        'Alone and hot each item is at its cheapest, so the sum is a lower bound of the contract\'s cost in any implementation, before any framework code around it.',
+        "Alone and hot each item is at its cheapest, so the sum is a lower bound of the contract's cost in any implementation, before any framework code around it.",
       '',
     );
     lines.push('| item | ns | on every answer | what |', '|---|--:|:-:|---|');
@@ -770,14 +999,16 @@ try {
     lines.push(
       `The other 0.90× targets, counting only the ${everyUs.toFixed(1)} µs every answer to a keyed request carries (their routes' own work is taken as equal to minimal Koa's, though a create also validates, checks its category and stores):`,
       '',
-      '| scenario | minimal Koa, CPU µs per response (least round) | allowed at 0.90× | ceiling from the contract\'s work alone |',
+      "| scenario | minimal Koa, CPU µs per response (least round) | allowed at 0.90× | ceiling from the contract's work alone |",
       '|---|--:|--:|--:|',
     );
     for (const id of ['create', ...Object.keys(optionalPaths)]) {
       const runs = results[id]?.c;
       if (runs === undefined) continue;
       const us = leastCpu(runs);
-      lines.push(`| ${groups.find((g) => g.id === id)?.label} | ${us.toFixed(1)} | ${(us / 0.9 - us).toFixed(1)} µs | ${(us / (us + everyUs)).toFixed(3)}× |`);
+      lines.push(
+        `| ${groups.find((g) => g.id === id)?.label} | ${us.toFixed(1)} | ${(us / 0.9 - us).toFixed(1)} µs | ${(us / (us + everyUs)).toFixed(3)}× |`,
+      );
     }
     lines.push('');
   }
@@ -788,10 +1019,13 @@ try {
     '',
   );
   lines.push('| area | self ms | share |', '|---|--:|--:|');
-  for (const x of profile.areas.slice(0, 12)) lines.push(`| ${x.area} | ${fmt(x.us / 1000)} | ${(x.share * 100).toFixed(1)} % |`);
+  for (const x of profile.areas.slice(0, 12))
+    lines.push(`| ${x.area} | ${fmt(x.us / 1000)} | ${(x.share * 100).toFixed(1)} % |`);
   lines.push('', '| # | function | where | area | self ms | share |', '|--:|---|---|---|--:|--:|');
   profile.frames.forEach((f, i) =>
-    lines.push(`| ${i + 1} | \`${f.fn}\` | ${f.where === '' ? '' : `\`${f.where}\``} | ${f.area} | ${fmt(f.us / 1000)} | ${(f.share * 100).toFixed(1)} % |`),
+    lines.push(
+      `| ${i + 1} | \`${f.fn}\` | ${f.where === '' ? '' : `\`${f.where}\``} | ${f.area} | ${fmt(f.us / 1000)} | ${(f.share * 100).toFixed(1)} % |`,
+    ),
   );
   lines.push('');
   say('pet maintenance: the list with withdrawn pets, PATCH against POST');
@@ -819,13 +1053,25 @@ try {
     '',
   );
   writeFileSync(OUT, lines.join('\n'));
-  writeFileSync(join(RESULTS, `results-${machine.date.replace(/[:.]/g, '-')}.json`), JSON.stringify({ machine, results, fixedRate, fixed, skipped, rateLimited, httpScale, latency, heap, profile, anomalies }, null, 2));
+  writeFileSync(
+    join(RESULTS, `results-${machine.date.replace(/[:.]/g, '-')}.json`),
+    JSON.stringify(
+      { machine, results, fixedRate, fixed, skipped, rateLimited, httpScale, latency, heap, profile, anomalies },
+      null,
+      2,
+    ),
+  );
 
   // ---- stdout ----
   process.stdout.write('\n');
-  for (const l of lines.slice(lines.indexOf('## Throughput and latency'), lines.indexOf('## Where the full stack spends its time') + 1)) process.stdout.write(l + '\n');
+  for (const l of lines.slice(
+    lines.indexOf('## Throughput and latency'),
+    lines.indexOf('## Where the full stack spends its time') + 1,
+  ))
+    process.stdout.write(l + '\n');
   process.stdout.write('Top frames of the profile:\n');
-  for (const f of profile.frames.slice(0, 12)) process.stdout.write(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}\n`);
+  for (const f of profile.frames.slice(0, 12))
+    process.stdout.write(`  ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}\n`);
   say(`done: ${OUT.replace(ROOT + '/', '')} written, raw results in bench/results/`);
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);

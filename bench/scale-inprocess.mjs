@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { ROOT, petBody, prng, median, scaleCategories } from './lib.mjs';
 
 const { PetCatalog, encodeCursor, pageScope } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
-const { CategoryRepositoryInMemory, PetRepositoryInMemory, SystemClock } = await import(join(ROOT, 'packages/adapters-memory/dist/src/index.js'));
+const { CategoryRepositoryInMemory, PetRepositoryInMemory, SystemClock } = await import(
+  join(ROOT, 'packages/adapters-memory/dist/src/index.js')
+);
 
 const mode = process.argv[2] ?? 'latency';
 
@@ -37,7 +39,9 @@ if (mode === 'heap') {
   const after = process.memoryUsage().heapUsed;
   const check = await catalog.listPets({ limit: 1, categoryId: 1 });
   if (!check.ok || check.value.items.length !== 1) throw new Error('empty catalogue');
-  process.stdout.write(JSON.stringify({ count, categories: spread, heapBytes: after - before, bytesPerPet: (after - before) / count }));
+  process.stdout.write(
+    JSON.stringify({ count, categories: spread, heapBytes: after - before, bytesPerPet: (after - before) / count }),
+  );
 } else {
   const sizes = [1_000, 100_000, 1_000_000];
   const random = prng(42);
@@ -52,9 +56,17 @@ if (mode === 'heap') {
     'limit=20': { limit: 20 },
     'limit=20&status=available': { limit: 20, status: 'available' },
     'limit=20, cursor at n/2': { limit: 20, cursor: encodeCursor(n / 2, pageScope('pets')) },
-    'limit=100&status=available, cursor at n/2': { limit: 100, status: 'available', cursor: encodeCursor(n / 2, pageScope('pets', { status: 'available' })) },
+    'limit=100&status=available, cursor at n/2': {
+      limit: 100,
+      status: 'available',
+      cursor: encodeCursor(n / 2, pageScope('pets', { status: 'available' })),
+    },
     'limit=20&categoryId=7': { limit: 20, categoryId: '7' },
-    'limit=20&categoryId=7, cursor at n/2': { limit: 20, categoryId: '7', cursor: encodeCursor(n / 2, pageScope('pets', { categoryId: 7 })) },
+    'limit=20&categoryId=7, cursor at n/2': {
+      limit: 20,
+      categoryId: '7',
+      cursor: encodeCursor(n / 2, pageScope('pets', { categoryId: 7 })),
+    },
     'limit=20&status=available&categoryId=7, cursor at n/2': {
       limit: 20,
       status: 'available',
@@ -74,7 +86,8 @@ if (mode === 'heap') {
         for (let i = 0; i < CALLS; i++) {
           const page = await catalog.listPets(input);
           if (!page.ok) throw new Error(`${label}: ${page.error.message}`);
-          if (i === 0 && page.value.items.length !== input.limit) throw new Error(`${label} at ${n}: a page of ${page.value.items.length}, not ${input.limit}`);
+          if (i === 0 && page.value.items.length !== input.limit)
+            throw new Error(`${label} at ${n}: a page of ${page.value.items.length}, not ${input.limit}`);
         }
         const ns = Number(process.hrtime.bigint() - started) / CALLS;
         if (b >= 0) ((samples[label] ??= {})[n] ??= []).push(ns);
@@ -87,5 +100,12 @@ if (mode === 'heap') {
     result[label] = {};
     for (const [n, values] of Object.entries(bySize)) result[label][n] = median(values);
   }
-  process.stdout.write(JSON.stringify({ calls: CALLS, batches: BATCHES, categories: Object.fromEntries(sizes.map((n) => [n, scaleCategories(n)])), medianNsPerCall: result }));
+  process.stdout.write(
+    JSON.stringify({
+      calls: CALLS,
+      batches: BATCHES,
+      categories: Object.fromEntries(sizes.map((n) => [n, scaleCategories(n)])),
+      medianNsPerCall: result,
+    }),
+  );
 }

@@ -34,8 +34,10 @@ export const agree = (a, b, tolerance) => Math.abs(a - b) <= tolerance * Math.mi
  */
 export const nextStep = (windows, options = {}) => {
   const { tolerance, maxPairs } = { ...SETTLE_DEFAULTS, ...options };
-  if (!(tolerance >= 0) || !Number.isInteger(maxPairs) || maxPairs < 1) throw new RangeError(`bad settle options: tolerance ${tolerance}, maxPairs ${maxPairs}`);
-  for (const w of windows) if (!(Number.isFinite(w) && w > 0)) throw new RangeError(`a window's figure must be a positive number, not ${w}`);
+  if (!(tolerance >= 0) || !Number.isInteger(maxPairs) || maxPairs < 1)
+    throw new RangeError(`bad settle options: tolerance ${tolerance}, maxPairs ${maxPairs}`);
+  for (const w of windows)
+    if (!(Number.isFinite(w) && w > 0)) throw new RangeError(`a window's figure must be a positive number, not ${w}`);
   const n = windows.length;
   if (n === 0 || n % 2 === 1) return { kind: 'measure', warmUpFirst: false };
   const [a, b] = windows.slice(n - 2);

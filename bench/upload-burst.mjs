@@ -25,7 +25,9 @@ const probe = async (o) => {
   /** @type {number[]} */
   const kept = [];
   let failures = 0;
-  const head = `GET ${o.path} HTTP/1.1\r\nHost: ${o.host}:${o.port}\r\n${Object.entries(o.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}`;
+  const head = `GET ${o.path} HTTP/1.1\r\nHost: ${o.host}:${o.port}\r\n${Object.entries(o.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}`;
 
   /** One request on a new connection; resolves when the first byte came (or it failed). */
   const fresh = () =>
@@ -111,7 +113,14 @@ const uploads = async (o) => {
       const started = performance.now();
       let answered = false;
       const req = request(
-        { host: o.host, port: o.port, method: 'POST', path: `/v1/pets/${petId}/photos`, headers: { ...o.headers, 'content-type': 'image/jpeg', 'content-length': String(body.length) }, agent: false },
+        {
+          host: o.host,
+          port: o.port,
+          method: 'POST',
+          path: `/v1/pets/${petId}/photos`,
+          headers: { ...o.headers, 'content-type': 'image/jpeg', 'content-length': String(body.length) },
+          agent: false,
+        },
         (res) => {
           answered = true;
           const ms = performance.now() - started;

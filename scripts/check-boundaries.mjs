@@ -24,13 +24,16 @@ const files = (dir, pattern) => {
   return out;
 };
 const imports = (file) =>
-  [...readFileSync(file, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
-    (m) => m[1] ?? m[2],
-  );
+  [
+    ...readFileSync(file, 'utf8').matchAll(
+      /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g,
+    ),
+  ].map((m) => m[1] ?? m[2]);
 
 for (const file of files(join(root, 'packages/domain/src'), /\.ts$/)) {
   for (const spec of imports(file)) {
-    if (!spec.startsWith('.')) problems.push(`${relative(root, file)}: the domain imports '${spec}'; it may import only its own files`);
+    if (!spec.startsWith('.'))
+      problems.push(`${relative(root, file)}: the domain imports '${spec}'; it may import only its own files`);
   }
 }
 for (const pkg of ['adapters-memory', 'adapters-mongo', 'adapters-http', 'adapters-sharp']) {
@@ -49,14 +52,19 @@ for (const pkg of ['adapters-memory', 'adapters-mongo', 'adapters-http', 'adapte
 // runs wherever fetch does: no workspace package, no Node module.
 for (const file of files(join(root, 'packages/client/src'), /\.ts$/)) {
   for (const spec of imports(file)) {
-    if (spec.startsWith('@petstore/') || spec.startsWith('node:')) problems.push(`${relative(root, file)}: the client imports '${spec}'; it knows the service by its OpenAPI document only`);
+    if (spec.startsWith('@petstore/') || spec.startsWith('node:'))
+      problems.push(
+        `${relative(root, file)}: the client imports '${spec}'; it knows the service by its OpenAPI document only`,
+      );
   }
 }
 const domainPkg = JSON.parse(readFileSync(join(root, 'packages/domain/package.json'), 'utf8'));
-if (Object.keys(domainPkg.dependencies ?? {}).length > 0) problems.push('packages/domain/package.json has runtime dependencies');
+if (Object.keys(domainPkg.dependencies ?? {}).length > 0)
+  problems.push('packages/domain/package.json has runtime dependencies');
 
 for (const file of [...files(join(root, 'packages'), /\.ts$/), ...files(join(root, 'apps'), /\.ts$/)]) {
-  if (/\b(?:it|describe|context)\.only\(/.test(readFileSync(file, 'utf8'))) problems.push(`${relative(root, file)}: .only( silences the other tests`);
+  if (/\b(?:it|describe|context)\.only\(/.test(readFileSync(file, 'utf8')))
+    problems.push(`${relative(root, file)}: .only( silences the other tests`);
 }
 
 if (problems.length > 0) {

@@ -51,14 +51,30 @@ void exited.then((code) => {
   }
 });
 let finished = false;
-const next = (type) => new Promise((resolve) => server.on('message', function on(m) { if (m.type === type) { server.off('message', on); resolve(m); } }));
-const stats = () => { const p = next('stats'); server.send('stats'); return p; };
+const next = (type) =>
+  new Promise((resolve) =>
+    server.on('message', function on(m) {
+      if (m.type === type) {
+        server.off('message', on);
+        resolve(m);
+      }
+    }),
+  );
+const stats = () => {
+  const p = next('stats');
+  server.send('stats');
+  return p;
+};
 
 const { url } = await next('ready');
 const auth = { Authorization: `Bearer ${KEY}` };
 // Pets must name a category: categories 1–7 are created first (the last one is the load's).
 for (let i = 1; i <= 7; i++) {
-  const res = await fetch(`${url}/v1/categories`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: `Category ${i}` }) });
+  const res = await fetch(`${url}/v1/categories`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: `Category ${i}` }),
+  });
   if (res.status !== 201) throw new Error(`load run: creating category ${i} answered ${res.status}`);
 }
 const body = JSON.stringify({ name: 'Load Test Rex', categoryId: 7 });
@@ -74,7 +90,10 @@ const requests = [
 ];
 
 const samples = [];
-const sample = async (t) => { const s = await stats(); samples.push({ t, rssMiB: s.rssMiB, heapUsedMiB: s.heapUsedMiB }); };
+const sample = async (t) => {
+  const s = await stats();
+  samples.push({ t, rssMiB: s.rssMiB, heapUsedMiB: s.heapUsedMiB });
+};
 await sample(0);
 server.send('reset-eld');
 const started = Date.now();
@@ -92,14 +111,39 @@ const exitCode = await exited;
 const statusCounts = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
 const rss = samples.map((s) => s.rssMiB);
 const summary = {
-  machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` },
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  },
   settings: { durationSeconds: duration, targetRate: rate, connections },
-  requests: { total: result.requests.total, averagePerSecond: result.requests.average, statusCounts, '5xx': result['5xx'], connectionErrors: result.errors - result.timeouts, timeouts: result.timeouts },
+  requests: {
+    total: result.requests.total,
+    averagePerSecond: result.requests.average,
+    statusCounts,
+    '5xx': result['5xx'],
+    connectionErrors: result.errors - result.timeouts,
+    timeouts: result.timeouts,
+  },
   latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
-  serverRssMiB: { start: rss[0], afterFirstMinute: samples.find((s) => s.t >= 60)?.rssMiB ?? null, end: rss.at(-1), peak: Math.max(...rss) },
-  serverHeapUsedMiB: { start: samples[0].heapUsedMiB, end: samples.at(-1).heapUsedMiB, peak: Math.max(...samples.map((s) => s.heapUsedMiB)) },
+  serverRssMiB: {
+    start: rss[0],
+    afterFirstMinute: samples.find((s) => s.t >= 60)?.rssMiB ?? null,
+    end: rss.at(-1),
+    peak: Math.max(...rss),
+  },
+  serverHeapUsedMiB: {
+    start: samples[0].heapUsedMiB,
+    end: samples.at(-1).heapUsedMiB,
+    peak: Math.max(...samples.map((s) => s.heapUsedMiB)),
+  },
   eventLoopDelayMs: last.eventLoopDelayMs,
-  rssSeries: samples.filter((_, i) => i % Math.max(1, Math.round(30 / sampleSeconds)) === 0 || i === samples.length - 1).map((s) => `${s.t}s:${s.rssMiB}`).join(' '),
+  rssSeries: samples
+    .filter((_, i) => i % Math.max(1, Math.round(30 / sampleSeconds)) === 0 || i === samples.length - 1)
+    .map((s) => `${s.t}s:${s.rssMiB}`)
+    .join(' '),
   serverExitCode: exitCode,
 };
 const ok = result['5xx'] === 0 && result.errors === 0 && result.timeouts === 0 && exitCode === 0;

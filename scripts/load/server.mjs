@@ -13,7 +13,10 @@ const { pino } = createRequire(new URL('../../apps/server/package.json', import.
 const settings = parseSettings(process.env);
 // Logs go where the product sends them (stdout, JSON lines) at the level asked (default warn:
 // the run measures the service, not the terminal); the parent discards or keeps them.
-const logger = pino({ level: settings.logLevel, base: { service: 'petstore' } }, pino.destination({ dest: 1, sync: false }));
+const logger = pino(
+  { level: settings.logLevel, base: { service: 'petstore' } },
+  pino.destination({ dest: 1, sync: false }),
+);
 // The histogram records the time between two samples, so each value holds the 10 ms sampling
 // interval itself: the delay is what lies beyond it.
 const RESOLUTION_MS = 10;
@@ -27,7 +30,13 @@ const stats = () => {
   return {
     rssMiB: Math.round((m.rss / 1048576) * 10) / 10,
     heapUsedMiB: Math.round((m.heapUsed / 1048576) * 10) / 10,
-    eventLoopDelayMs: { mean: ms(eld.mean), p50: ms(eld.percentile(50)), p90: ms(eld.percentile(90)), p99: ms(eld.percentile(99)), max: ms(eld.max) },
+    eventLoopDelayMs: {
+      mean: ms(eld.mean),
+      p50: ms(eld.percentile(50)),
+      p90: ms(eld.percentile(90)),
+      p99: ms(eld.percentile(99)),
+      max: ms(eld.max),
+    },
   };
 };
 

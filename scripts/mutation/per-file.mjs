@@ -17,7 +17,14 @@ for (const [file, { mutants }] of Object.entries(files)) {
   const [killed, timeout, survived, noCoverage] = ['Killed', 'Timeout', 'Survived', 'NoCoverage'].map(count);
   const valid = killed + timeout + survived + noCoverage;
   if (valid === 0) continue;
-  rows.push({ file: file.replace(/^packages\/domain\/src\//, ''), score: ((killed + timeout) / valid) * 100, killed, timeout, survived, noCoverage });
+  rows.push({
+    file: file.replace(/^packages\/domain\/src\//, ''),
+    score: ((killed + timeout) / valid) * 100,
+    killed,
+    timeout,
+    survived,
+    noCoverage,
+  });
 }
 rows.sort((a, b) => a.score - b.score || a.file.localeCompare(b.file));
 
@@ -25,7 +32,9 @@ const below = rows.filter((r) => r.score < floor);
 console.log(`\nmutation score per file (floor ${floor} %), lowest first:`);
 for (const r of rows) {
   const mark = r.score < floor ? '✗' : ' ';
-  console.log(`${mark} ${r.score.toFixed(1).padStart(5)} %  ${r.file.padEnd(36)} killed ${r.killed}, timed out ${r.timeout}, survived ${r.survived}, no coverage ${r.noCoverage}`);
+  console.log(
+    `${mark} ${r.score.toFixed(1).padStart(5)} %  ${r.file.padEnd(36)} killed ${r.killed}, timed out ${r.timeout}, survived ${r.survived}, no coverage ${r.noCoverage}`,
+  );
 }
 console.log(below.length === 0 ? `every file at or above ${floor} %` : `${below.length} file(s) below ${floor} %`);
 process.exitCode = below.length === 0 ? 0 : 1;

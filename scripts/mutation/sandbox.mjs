@@ -19,7 +19,8 @@ const mirror = (modules, entry) => {
   const from = join(modules, entry);
   const target = lstatSync(from).isSymbolicLink() ? resolve(dirname(from), readlinkSync(from)) : from;
   const real = realpathSync(target);
-  const inWorkspace = !relative(project, real).startsWith('..') && !relative(project, real).split('/').includes('node_modules');
+  const inWorkspace =
+    !relative(project, real).startsWith('..') && !relative(project, real).split('/').includes('node_modules');
   const to = join(sandbox, relative(project, from));
   mkdirSync(dirname(to), { recursive: true });
   symlinkSync(inWorkspace ? join(sandbox, relative(project, real)) : real, to);
@@ -32,7 +33,8 @@ for (const group of ['packages', 'apps']) {
     const modules = join(project, group, name, 'node_modules');
     if (!existsSync(modules)) continue;
     for (const entry of readdirSync(modules)) {
-      if (entry.startsWith('@')) for (const scoped of readdirSync(join(modules, entry))) mirror(modules, join(entry, scoped));
+      if (entry.startsWith('@'))
+        for (const scoped of readdirSync(join(modules, entry))) mirror(modules, join(entry, scoped));
       else mirror(modules, entry);
     }
   }

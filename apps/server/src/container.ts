@@ -42,7 +42,10 @@ export const createContainer = async (settings: Settings, overrides: ContainerOv
   container.bind(TOKENS.Random).toConstantValue(new SystemRandom());
   container.bind(TOKENS.StoreDeadlineMs).toConstantValue(overrides.storeDeadlineMs ?? STORE_DEADLINE_MS);
   container.bind(TOKENS.KeyCacheMaxAgeMs).toConstantValue(overrides.keyCacheMaxAgeMs ?? KEY_CACHE_MAX_AGE_MS);
-  await container.load(overrides.stores === undefined ? storeModule(settings) : providedStoreModule(overrides.stores), coreModule);
+  await container.load(
+    overrides.stores === undefined ? storeModule(settings) : providedStoreModule(overrides.stores),
+    coreModule,
+  );
   return container;
 };
 
@@ -57,8 +60,14 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
     // The events (docs/rules.md §15), when the stores given record them: without, the server has no feed.
     if (stores.events !== undefined) bind(TOKENS.EventStore).toConstantValue(stores.events);
     if (stores.photos !== undefined) bind(TOKENS.PhotoStore).toConstantValue(stores.photos);
-    else bind(TOKENS.PhotoStore).toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes), [TOKENS.Settings]).inSingletonScope();
-    bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: stores.isReady ?? (async () => true), close: async () => {} });
+    else
+      bind(TOKENS.PhotoStore)
+        .toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes), [TOKENS.Settings])
+        .inSingletonScope();
+    bind(TOKENS.StoreLifecycle).toConstantValue({
+      isReady: stores.isReady ?? (async () => true),
+      close: async () => {},
+    });
   });
 
 const storeModule = (settings: Settings) => {

@@ -20,11 +20,17 @@ export const STORE_DEADLINE_MS = 5_000;
  * is reported to the circuit (it opens, and counts the failure for the port), any other outcome
  * tells it the store answered (it closes).
  */
-export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string, circuit?: StoreCircuit): Promise<T> => {
+export const withDeadline = <T>(
+  work: () => Answer<T>,
+  ms: number,
+  what: string,
+  circuit?: StoreCircuit,
+): Promise<T> => {
   let probe = 0;
   if (circuit?.open === true) {
     probe = circuit.admitsProbe();
-    if (probe === 0) return Promise.reject(new StoreUnavailableError(`${what} not tried: the store failed just now (circuit open)`));
+    if (probe === 0)
+      return Promise.reject(new StoreUnavailableError(`${what} not tried: the store failed just now (circuit open)`));
   }
   return new Promise<T>((resolve, reject) => {
     let answer: Answer<T>;
@@ -63,7 +69,8 @@ export const withDeadline = <T>(work: () => Answer<T>, ms: number, what: string,
 };
 
 /** Tells the circuit of an outage of the port `what` names (`PetRepository.create` → `PetRepository`). */
-const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: number): void => circuit?.failed(what.slice(0, what.indexOf('.')), probe);
+const reportOutage = (circuit: StoreCircuit | undefined, what: string, probe: number): void =>
+  circuit?.failed(what.slice(0, what.indexOf('.')), probe);
 
 /** Every call of a port through `withDeadline` and the store's `circuit`, known as `Port.method`. */
 const bounded =
@@ -82,7 +89,9 @@ export const boundedPorts = (ports: StorePorts, ms: number, circuit: StoreCircui
     keys: wrapPort('ApiKeyStore', ports.keys, around),
     idempotency: wrapPort('IdempotencyStore', ports.idempotency, around),
     // A long poll waits up to 30 s (docs/rules.md §15): the event store's waits are not bounded.
-    ...(ports.events === undefined ? {} : { events: withEventPassthrough(wrapPort('EventStore', ports.events, around), ports.events) }),
+    ...(ports.events === undefined
+      ? {}
+      : { events: withEventPassthrough(wrapPort('EventStore', ports.events, around), ports.events) }),
   };
 };
 

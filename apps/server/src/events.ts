@@ -24,7 +24,13 @@ export interface ServerEventsOptions {
 class LoggedRelay extends EventRelay {
   private failing = false;
 
-  constructor(store: EventStore, clock: Clock, holder: string, metrics: HttpMetrics, private readonly logger: HttpLogger) {
+  constructor(
+    store: EventStore,
+    clock: Clock,
+    holder: string,
+    metrics: HttpMetrics,
+    private readonly logger: HttpLogger,
+  ) {
     // Counted once per event this relay appended (a repeat it finds in the feed is not counted again).
     super(store, clock, holder, { onAppended: (event) => metrics.eventAppended?.(event.type) });
   }
@@ -36,7 +42,11 @@ class LoggedRelay extends EventRelay {
       this.failing = false;
       return moved;
     } catch (error) {
-      if (!this.failing) this.logger.error({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'event relay: a run failed; retrying (nothing recorded is lost)');
+      if (!this.failing)
+        this.logger.error(
+          { err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
+          'event relay: a run failed; retrying (nothing recorded is lost)',
+        );
       this.failing = true;
       throw error;
     }
@@ -111,10 +121,17 @@ export class ServerEvents {
         removed += purged;
         if (purged === 0) break;
       }
-      if (removed > 0) this.options.logger.info({ removed, retentionDays: this.options.retentionDays }, 'events past their retention removed');
+      if (removed > 0)
+        this.options.logger.info(
+          { removed, retentionDays: this.options.retentionDays },
+          'events past their retention removed',
+        );
     })()
       .catch((error: unknown) => {
-        this.options.logger.warn({ err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'event retention: a run failed; the next one goes on');
+        this.options.logger.warn(
+          { err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
+          'event retention: a run failed; the next one goes on',
+        );
       })
       .finally(() => (this.retaining = undefined));
   }

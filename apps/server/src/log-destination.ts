@@ -72,7 +72,8 @@ const INFO = 30;
 
 /** A string as JSON: quoted as it is when nothing in it needs escaping (the usual case), else by `JSON.stringify`. */
 const PLAIN = /^[\w .:/{}@+-]*$/;
-const jsonText = (text: string | null): string => (text === null ? 'null' : PLAIN.test(text) ? `"${text}"` : JSON.stringify(text));
+const jsonText = (text: string | null): string =>
+  text === null ? 'null' : PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
 
 /**
  * The request line, exactly as pino writes `logger.info(fields, 'request')` with this logger's

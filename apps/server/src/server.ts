@@ -1,5 +1,11 @@
 import { apiKeyRecord, generateApiKey, PORT_NAMES, type ApiKeyRecord, type Clock } from '@petstore/domain';
-import { listen, listenMetrics, PrometheusMetrics, type HttpLogger, type MetricsListener } from '@petstore/adapters-http';
+import {
+  listen,
+  listenMetrics,
+  PrometheusMetrics,
+  type HttpLogger,
+  type MetricsListener,
+} from '@petstore/adapters-http';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from './settings.js';
 import { createContainer, type ProvidedStores } from './container.js';
@@ -55,7 +61,8 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     for (const record of seed) await keys.save(record);
     // Settings keys change only through the settings: one taken out of them stops working. With no
     // key configured at all (a second process on MongoDB, say), the keys stored are left as they are.
-    if (settings.apiKeys.length > 0 || settings.adminKeys.length > 0) await keys.retainSettingsKeys(seed.map((r) => r.keyHash));
+    if (settings.apiKeys.length > 0 || settings.adminKeys.length > 0)
+      await keys.retainSettingsKeys(seed.map((r) => r.keyHash));
 
     // docs/rules.md §13: what uploads and removals cut short left (a process that died) goes before the first request.
     const swept = await (await container.getAsync(TOKENS.PhotoLibrary)).sweep();
@@ -64,19 +71,27 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     // docs/rules.md §15: the relay (under the lease every process on the store shares) and the retention.
     const events = await container.getAsync(TOKENS.Events);
     events.start();
-    const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch(async (error: unknown) => {
-      await events.stop();
-      const code = (error as { code?: unknown }).code;
-      throw new Error(`HOST/PORT: cannot listen on ${settings.host}:${settings.port} (${typeof code === 'string' ? code : 'error'})`);
-    });
-    let metricsListener: MetricsListener | undefined;
-    if (metrics !== undefined) {
-      metricsListener = await listenMetrics(metrics, { port: settings.metricsPort ?? 0, host: settings.host }).catch(async (error: unknown) => {
-        await running.close(0);
+    const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch(
+      async (error: unknown) => {
         await events.stop();
         const code = (error as { code?: unknown }).code;
-        throw new Error(`PETSTORE_METRICS_PORT: cannot listen on ${settings.host}:${settings.metricsPort ?? 0} (${typeof code === 'string' ? code : 'error'})`);
-      });
+        throw new Error(
+          `HOST/PORT: cannot listen on ${settings.host}:${settings.port} (${typeof code === 'string' ? code : 'error'})`,
+        );
+      },
+    );
+    let metricsListener: MetricsListener | undefined;
+    if (metrics !== undefined) {
+      metricsListener = await listenMetrics(metrics, { port: settings.metricsPort ?? 0, host: settings.host }).catch(
+        async (error: unknown) => {
+          await running.close(0);
+          await events.stop();
+          const code = (error as { code?: unknown }).code;
+          throw new Error(
+            `PETSTORE_METRICS_PORT: cannot listen on ${settings.host}:${settings.metricsPort ?? 0} (${typeof code === 'string' ? code : 'error'})`,
+          );
+        },
+      );
     }
     return {
       url: running.url,

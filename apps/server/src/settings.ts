@@ -1,5 +1,13 @@
 import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
-import { apiKeyRecord, DEFAULT_BAN_RULE, EVENT_RETENTION_DAYS, isPlanName, parseRetentionDays, PHOTO_BODY_LIMIT_BYTES, publicKeyId } from '@petstore/domain';
+import {
+  apiKeyRecord,
+  DEFAULT_BAN_RULE,
+  EVENT_RETENTION_DAYS,
+  isPlanName,
+  parseRetentionDays,
+  PHOTO_BODY_LIMIT_BYTES,
+  publicKeyId,
+} from '@petstore/domain';
 
 type StoreKind = 'memory' | 'mongo';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -57,22 +65,50 @@ export const SETTINGS = {
   HOST: { default: '0.0.0.0', about: 'address the API and the metrics listener bind to' },
   PETSTORE_API_KEYS: {
     default: '',
-    about: 'client keys: comma-separated key:plan (free, pro, business) or key:enterprise:<perMinute>:<perDay>. Unset on the memory store: a development key is generated (refused with NODE_ENV=production)',
+    about:
+      'client keys: comma-separated key:plan (free, pro, business) or key:enterprise:<perMinute>:<perDay>. Unset on the memory store: a development key is generated (refused with NODE_ENV=production)',
   },
-  PETSTORE_ADMIN_KEYS: { default: '', about: 'admin keys (issue, change, revoke keys; business plan numbers), comma-separated; a key is in one of the two variables only' },
+  PETSTORE_ADMIN_KEYS: {
+    default: '',
+    about:
+      'admin keys (issue, change, revoke keys; business plan numbers), comma-separated; a key is in one of the two variables only',
+  },
   PETSTORE_STORE: { default: 'memory', about: 'memory or mongo' },
-  MONGODB_URI: { default: '', about: 'MongoDB connection string, required with PETSTORE_STORE=mongo (the database is its path, else petstore)' },
-  PETSTORE_BAN_THRESHOLD: { default: String(DEFAULT_BAN_RULE.threshold), about: 'rejections (429) within one UTC minute that start a ban' },
+  MONGODB_URI: {
+    default: '',
+    about: 'MongoDB connection string, required with PETSTORE_STORE=mongo (the database is its path, else petstore)',
+  },
+  PETSTORE_BAN_THRESHOLD: {
+    default: String(DEFAULT_BAN_RULE.threshold),
+    about: 'rejections (429) within one UTC minute that start a ban',
+  },
   PETSTORE_BAN_SECONDS: { default: String(DEFAULT_BAN_RULE.seconds), about: 'length of a ban, in seconds' },
-  PETSTORE_TRUST_PROXY: { default: 'false', about: 'true: take the client address from X-Forwarded-For (set by your one trusted proxy)' },
-  PETSTORE_LOG_LEVEL: { default: 'info', about: 'fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)' },
-  PETSTORE_CORS_ORIGINS: { default: '', about: 'browser origins allowed to call the API (https://app.example.com, comma-separated), or *; unset: no CORS' },
-  PETSTORE_METRICS_PORT: { default: '', about: 'port of a second listener serving GET /metrics only (no key: expose it to your scraper only), not PORT; unset: none' },
+  PETSTORE_TRUST_PROXY: {
+    default: 'false',
+    about: 'true: take the client address from X-Forwarded-For (set by your one trusted proxy)',
+  },
+  PETSTORE_LOG_LEVEL: {
+    default: 'info',
+    about: 'fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)',
+  },
+  PETSTORE_CORS_ORIGINS: {
+    default: '',
+    about: 'browser origins allowed to call the API (https://app.example.com, comma-separated), or *; unset: no CORS',
+  },
+  PETSTORE_METRICS_PORT: {
+    default: '',
+    about:
+      'port of a second listener serving GET /metrics only (no key: expose it to your scraper only), not PORT; unset: none',
+  },
   PETSTORE_PHOTO_MEMORY_MB: { default: '256', about: 'MiB of photos the memory store keeps (docs/rules.md §13)' },
-  PETSTORE_UPLOADS_IN_FLIGHT: { default: '32', about: 'photo uploads worked on at once; more get 503 with Retry-After, their body unread (docs/rules.md §13)' },
+  PETSTORE_UPLOADS_IN_FLIGHT: {
+    default: '32',
+    about: 'photo uploads worked on at once; more get 503 with Retry-After, their body unread (docs/rules.md §13)',
+  },
   PETSTORE_UPLOADS_IN_FLIGHT_MB: {
     default: '40',
-    about: 'MiB of photo uploads worked on at once, counted by their declared Content-Length (a chunked body: 10); at least 10 (docs/rules.md §13)',
+    about:
+      'MiB of photo uploads worked on at once, counted by their declared Content-Length (a chunked body: 10); at least 10 (docs/rules.md §13)',
   },
   PETSTORE_EVENT_RETENTION_DAYS: {
     default: String(EVENT_RETENTION_DAYS.default),
@@ -111,7 +147,9 @@ const closestSetting = (name: string): string => {
 const refuseUnknown = (env: Env): void => {
   for (const name of Object.keys(env)) {
     if (name.startsWith('PETSTORE_') && !KNOWN.includes(name)) {
-      throw new SettingsError(`${name.slice(0, 64)} is not a setting of this service; did you mean ${closestSetting(name)}?`);
+      throw new SettingsError(
+        `${name.slice(0, 64)} is not a setting of this service; did you mean ${closestSetting(name)}?`,
+      );
     }
   }
 };
@@ -127,7 +165,16 @@ const wholeNumber = (env: Env, name: SettingName, fallback: number, min: number,
   return Number(raw);
 };
 
-const BOOLEAN: Readonly<Record<string, boolean>> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false };
+const BOOLEAN: Readonly<Record<string, boolean>> = {
+  true: true,
+  '1': true,
+  yes: true,
+  on: true,
+  false: false,
+  '0': false,
+  no: false,
+  off: false,
+};
 
 // RFC 6750 token68, less what PETSTORE_API_KEYS uses as separators: the key must be sendable as a bearer token.
 const KEY = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -140,14 +187,19 @@ const parseKeys = (raw: string | undefined): ApiKeyRecord[] => {
     const where = `PETSTORE_API_KEYS entry ${index + 1}`;
     const parts = entry.trim().split(':');
     const [key = '', plan = '', ...rest] = parts;
-    if (key === '' || plan === '') throw new SettingsError(`${where} must be key:plan or key:enterprise:<perMinute>:<perDay>`);
-    if (!KEY.test(key)) throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
+    if (key === '' || plan === '')
+      throw new SettingsError(`${where} must be key:plan or key:enterprise:<perMinute>:<perDay>`);
+    if (!KEY.test(key))
+      throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
     // The value is not echoed: a key and its plan swapped by mistake would print the key.
-    if (!isPlanName(plan)) throw new SettingsError(`${where}: the second field must be a plan: free, pro, business or enterprise`);
+    if (!isPlanName(plan))
+      throw new SettingsError(`${where}: the second field must be a plan: free, pro, business or enterprise`);
     let custom: { perMinute: number; perDay: number } | undefined;
     if (plan === 'enterprise') {
       if (rest.length !== 2 || !rest.every((n) => /^[0-9]{1,15}$/.test(n))) {
-        throw new SettingsError(`${where}: an enterprise key is key:enterprise:<perMinute>:<perDay> with whole numbers`);
+        throw new SettingsError(
+          `${where}: an enterprise key is key:enterprise:<perMinute>:<perDay> with whole numbers`,
+        );
       }
       custom = { perMinute: Number(rest[0]), perDay: Number(rest[1]) };
     } else if (rest.length > 0) {
@@ -174,14 +226,17 @@ const parseAdminKeys = (raw: string | undefined, apiKeys: readonly ApiKeyRecord[
     const where = `PETSTORE_ADMIN_KEYS entry ${index + 1}`;
     const key = entry.trim();
     if (key === '') throw new SettingsError(`${where} is empty (comma-separated admin keys)`);
-    if (!KEY.test(key)) throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
+    if (!KEY.test(key))
+      throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
     const record = apiKeyRecord(key, 'business', undefined, 'admin');
     if (typeof record === 'string') throw new SettingsError(`${where}: ${record}`);
     const clash = ids.get(publicKeyId(record.keyHash));
     if (clash !== undefined) {
       const inApiKeys = apiKeys.some((r) => r.keyHash === clash);
       const what = clash === record.keyHash ? 'repeats' : 'has the same public id as';
-      throw new SettingsError(`${where} ${what} a key given ${inApiKeys ? 'in PETSTORE_API_KEYS (a key is either a client or an admin key)' : 'earlier'}`);
+      throw new SettingsError(
+        `${where} ${what} a key given ${inApiKeys ? 'in PETSTORE_API_KEYS (a key is either a client or an admin key)' : 'earlier'}`,
+      );
     }
     ids.set(publicKeyId(record.keyHash), record.keyHash);
     records.push(record);
@@ -222,9 +277,11 @@ export const parseSettings = (env: Env): Settings => {
   if (/\s/.test(host)) throw new SettingsError(`HOST must be a host name or address without spaces`);
 
   const store = env['PETSTORE_STORE'] || defaultOf('PETSTORE_STORE');
-  if (store !== 'memory' && store !== 'mongo') throw new SettingsError(`PETSTORE_STORE must be memory or mongo (got "${store.slice(0, 20)}")`);
+  if (store !== 'memory' && store !== 'mongo')
+    throw new SettingsError(`PETSTORE_STORE must be memory or mongo (got "${store.slice(0, 20)}")`);
   const mongodbUri = env['MONGODB_URI'] || undefined;
-  if (store === 'mongo' && mongodbUri === undefined) throw new SettingsError('MONGODB_URI must be set when PETSTORE_STORE=mongo');
+  if (store === 'mongo' && mongodbUri === undefined)
+    throw new SettingsError('MONGODB_URI must be set when PETSTORE_STORE=mongo');
   if (mongodbUri !== undefined && !/^mongodb(\+srv)?:\/\/[^\s]+$/.test(mongodbUri)) {
     throw new SettingsError('MONGODB_URI must be a mongodb:// or mongodb+srv:// connection string');
   }
@@ -241,11 +298,18 @@ export const parseSettings = (env: Env): Settings => {
   const apiKeys = parseKeys(env['PETSTORE_API_KEYS']);
   // Without client keys the memory store makes development keys (printed at start): never in production.
   if (env['NODE_ENV'] === 'production' && store === 'memory' && apiKeys.length === 0) {
-    throw new SettingsError('NODE_ENV=production needs PETSTORE_API_KEYS (and PETSTORE_ADMIN_KEYS to manage keys): development keys are never generated in production');
+    throw new SettingsError(
+      'NODE_ENV=production needs PETSTORE_API_KEYS (and PETSTORE_ADMIN_KEYS to manage keys): development keys are never generated in production',
+    );
   }
-  const metricsPort = env['PETSTORE_METRICS_PORT'] === undefined || env['PETSTORE_METRICS_PORT'] === '' ? undefined : wholeNumber(env, 'PETSTORE_METRICS_PORT', 0, 0, 65535);
+  const metricsPort =
+    env['PETSTORE_METRICS_PORT'] === undefined || env['PETSTORE_METRICS_PORT'] === ''
+      ? undefined
+      : wholeNumber(env, 'PETSTORE_METRICS_PORT', 0, 0, 65535);
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
-    throw new SettingsError(`PETSTORE_METRICS_PORT must differ from PORT (both are ${port}): /metrics has a listener of its own`);
+    throw new SettingsError(
+      `PETSTORE_METRICS_PORT must differ from PORT (both are ${port}): /metrics has a listener of its own`,
+    );
   }
   const retention = parseRetentionDays(env['PETSTORE_EVENT_RETENTION_DAYS'] || undefined);
   if (!retention.ok) throw new SettingsError(retention.error);
@@ -265,10 +329,24 @@ export const parseSettings = (env: Env): Settings => {
     corsOrigins: parseCorsOrigins(env['PETSTORE_CORS_ORIGINS']),
     metricsPort,
     // 0 keeps no photo at all (every upload 507); at most 1 TiB.
-    photoMemoryBytes: wholeNumber(env, 'PETSTORE_PHOTO_MEMORY_MB', Number(defaultOf('PETSTORE_PHOTO_MEMORY_MB')), 0, 1_048_576) * MIB,
-    uploadsInFlight: wholeNumber(env, 'PETSTORE_UPLOADS_IN_FLIGHT', Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT')), 1, 10_000),
+    photoMemoryBytes:
+      wholeNumber(env, 'PETSTORE_PHOTO_MEMORY_MB', Number(defaultOf('PETSTORE_PHOTO_MEMORY_MB')), 0, 1_048_576) * MIB,
+    uploadsInFlight: wholeNumber(
+      env,
+      'PETSTORE_UPLOADS_IN_FLIGHT',
+      Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT')),
+      1,
+      10_000,
+    ),
     // At least one photo of the largest size (10 MiB), or no upload could ever be admitted.
-    uploadBytesInFlight: wholeNumber(env, 'PETSTORE_UPLOADS_IN_FLIGHT_MB', Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT_MB')), PHOTO_BODY_LIMIT_BYTES / MIB, 1_048_576) * MIB,
+    uploadBytesInFlight:
+      wholeNumber(
+        env,
+        'PETSTORE_UPLOADS_IN_FLIGHT_MB',
+        Number(defaultOf('PETSTORE_UPLOADS_IN_FLIGHT_MB')),
+        PHOTO_BODY_LIMIT_BYTES / MIB,
+        1_048_576,
+      ) * MIB,
     eventRetentionDays: retention.value,
   };
 };

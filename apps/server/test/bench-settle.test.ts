@@ -5,7 +5,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 
-type SettleStep = { kind: 'measure'; warmUpFirst: boolean } | { kind: 'settled'; value: number } | { kind: 'unsettled'; value: number };
+type SettleStep =
+  { kind: 'measure'; warmUpFirst: boolean } | { kind: 'settled'; value: number } | { kind: 'unsettled'; value: number };
 interface SettleOptions {
   tolerance?: number;
   maxPairs?: number;
@@ -14,10 +15,14 @@ interface SettleModule {
   SETTLE_DEFAULTS: { tolerance: number; maxPairs: number };
   agree(a: number, b: number, tolerance: number): boolean;
   nextStep(windows: readonly number[], options?: SettleOptions): SettleStep;
-  measureUntilSettled(o: { measure: () => Promise<number>; warmUp: () => Promise<void> } & SettleOptions): Promise<{ value: number; stable: boolean; windows: number[] }>;
+  measureUntilSettled(
+    o: { measure: () => Promise<number>; warmUp: () => Promise<void> } & SettleOptions,
+  ): Promise<{ value: number; stable: boolean; windows: number[] }>;
 }
 // The bench is plain JavaScript outside the packages: loaded from the repository's root (this file runs from apps/server/dist/test/).
-const { SETTLE_DEFAULTS, agree, nextStep, measureUntilSettled } = (await import(new URL('../../../../bench/settle.mjs', import.meta.url).href)) as SettleModule;
+const { SETTLE_DEFAULTS, agree, nextStep, measureUntilSettled } = (await import(
+  new URL('../../../../bench/settle.mjs', import.meta.url).href
+)) as SettleModule;
 
 /** Runs the driver over a synthetic sequence of windows; records every call in order. */
 const run = async (sequence: readonly number[], options: SettleOptions = {}) => {
@@ -72,7 +77,11 @@ describe('bench:instr settles its figures (bench/settle.mjs)', () => {
 
   it('never settles: after 3 pairs it stops, reports the last window and stable = false', async () => {
     const r = await run([434_800, 300_000, 250_000, 220_000, 205_000, 190_000, 174_000, 173_900]);
-    expect(r).to.deep.include({ value: 190_000, stable: false, windows: [434_800, 300_000, 250_000, 220_000, 205_000, 190_000] });
+    expect(r).to.deep.include({
+      value: 190_000,
+      stable: false,
+      windows: [434_800, 300_000, 250_000, 220_000, 205_000, 190_000],
+    });
     expect(r.calls).to.deep.equal([
       'measure 434800',
       'measure 300000',
@@ -91,7 +100,10 @@ describe('bench:instr settles its figures (bench/settle.mjs)', () => {
     expect((await run(alternating, { maxPairs: 4 })).windows).to.have.length(8);
     expect(await run([100, 200, 150, 150], { maxPairs: 2 })).to.deep.include({ stable: true, value: 150 });
     expect(await run([100, 103], { tolerance: 0.05 })).to.deep.include({ stable: true, value: 103 });
-    expect(await run([100, 103, 100, 103, 100, 103], { tolerance: 0.02 })).to.deep.include({ stable: false, value: 103 });
+    expect(await run([100, 103, 100, 103, 100, 103], { tolerance: 0.02 })).to.deep.include({
+      stable: false,
+      value: 103,
+    });
   });
 
   it('nextStep is a function of the windows alone: measure a pair, then settle, warm up or give up', () => {
@@ -105,7 +117,8 @@ describe('bench:instr settles its figures (bench/settle.mjs)', () => {
   });
 
   it('refuses what is not a figure or not a bound', () => {
-    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => nextStep([100, bad]), String(bad)).to.throw(RangeError);
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => nextStep([100, bad]), String(bad)).to.throw(RangeError);
     expect(() => nextStep([], { maxPairs: 0 })).to.throw(RangeError);
     expect(() => nextStep([], { maxPairs: 1.5 })).to.throw(RangeError);
     expect(() => nextStep([], { tolerance: -0.01 })).to.throw(RangeError);
@@ -131,7 +144,10 @@ describe('bench:instr settles its figures (bench/settle.mjs)', () => {
           expect(r.stable).to.equal(settledAt !== undefined);
           expect(r.value).to.equal(sequence[2 * pairs - 1]);
           expect(r.calls.filter((c) => c === 'warm-up')).to.have.length(pairs - 1);
-          expect(r.calls.indexOf('warm-up') === -1 || r.calls.every((c, i) => c !== 'warm-up' || i % 3 === 2), 'a warm-up only between pairs').to.equal(true);
+          expect(
+            r.calls.indexOf('warm-up') === -1 || r.calls.every((c, i) => c !== 'warm-up' || i % 3 === 2),
+            'a warm-up only between pairs',
+          ).to.equal(true);
         },
       ),
     );

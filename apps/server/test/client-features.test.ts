@@ -38,14 +38,31 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
   // A clock that stands still: the free key's 61st request is over its minute, whatever the wall clock does.
   const clock = new ManualClock(Date.UTC(2027, 0, 1, 12));
   before(async () => {
-    h = await startHarness({ clock, env: { PETSTORE_API_KEYS: `${KEY}:enterprise:100000:1000000,${FREE}:free`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_METRICS_PORT: '0' } });
+    h = await startHarness({
+      clock,
+      env: {
+        PETSTORE_API_KEYS: `${KEY}:enterprise:100000:1000000,${FREE}:free`,
+        PETSTORE_ADMIN_KEYS: ADMIN,
+        PETSTORE_METRICS_PORT: '0',
+      },
+    });
   });
   after(() => h.stop());
 
   it('a session moves every series; route labels are templates; no key, key hash or address appears in any label', async () => {
     const before = await scrape(h);
-    const get = (path: string, headers: Record<string, string> = auth): Promise<Answer> => send(h.port, { path, headers });
-    expect((await send(h.port, { method: 'POST', path: '/v1/pets', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
+    const get = (path: string, headers: Record<string, string> = auth): Promise<Answer> =>
+      send(h.port, { path, headers });
+    expect(
+      (
+        await send(h.port, {
+          method: 'POST',
+          path: '/v1/pets',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: '{"name":"Rex","categoryId":1}',
+        })
+      ).status,
+    ).to.equal(201);
     expect((await get('/v1/pets')).status).to.equal(200);
     expect((await get('/v1/pets/1')).status).to.equal(200);
     expect((await get('/v1/pets/987654')).status).to.equal(404);
@@ -77,7 +94,14 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
     moved('petstore_rate_limit_decisions_total{outcome="rate_limited"}');
     moved('petstore_store_failures_total{port="PetRepository"}');
     // The order-transition counter is declared (the order routes count into it) and the process's own metrics are there.
-    for (const name of ['petstore_order_transitions_total', 'process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds']) {
+    for (const name of [
+      'petstore_order_transitions_total',
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_gc_duration_seconds',
+    ]) {
       expect(after.text, name).to.match(new RegExp(`^# TYPE ${name} `, 'm'));
     }
     // Route labels are templates: never a raw path with an id or an unknown path.
@@ -96,8 +120,18 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
   it('the routes of §7–§9 and /docs are counted by template; order transitions move once per change, never on a repeat; no key id in a label', async () => {
     const before = await scrape(h);
     const admin = { Authorization: `Bearer ${ADMIN}` };
-    const call = async (method: string, path: string, headers: Record<string, string> = auth, body?: string): Promise<Answer> =>
-      send(h.port, { method, path, headers: body === undefined ? headers : { ...headers, 'Content-Type': 'application/json' }, ...(body === undefined ? {} : { body }) });
+    const call = async (
+      method: string,
+      path: string,
+      headers: Record<string, string> = auth,
+      body?: string,
+    ): Promise<Answer> =>
+      send(h.port, {
+        method,
+        path,
+        headers: body === undefined ? headers : { ...headers, 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body }),
+      });
     const json = <T>(answer: Answer, status: number): T => {
       expect(answer.status, answer.text).to.equal(status);
       return JSON.parse(answer.text) as T;
@@ -106,9 +140,21 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
     json(await call('GET', `/v1/categories/${category.id}`), 200);
     json(await call('GET', '/v1/categories'), 200);
     const pets = [];
-    for (let i = 0; i < 2; i++) pets.push(json<{ id: number }>(await call('POST', '/v1/pets', auth, JSON.stringify({ name: `m${i}`, categoryId: category.id })), 201));
-    const first = json<{ id: number }>(await call('POST', '/v1/store/orders', auth, JSON.stringify({ petId: pets[0]!.id })), 201);
-    const second = json<{ id: number }>(await call('POST', '/v1/store/orders', auth, JSON.stringify({ petId: pets[1]!.id })), 201);
+    for (let i = 0; i < 2; i++)
+      pets.push(
+        json<{ id: number }>(
+          await call('POST', '/v1/pets', auth, JSON.stringify({ name: `m${i}`, categoryId: category.id })),
+          201,
+        ),
+      );
+    const first = json<{ id: number }>(
+      await call('POST', '/v1/store/orders', auth, JSON.stringify({ petId: pets[0]!.id })),
+      201,
+    );
+    const second = json<{ id: number }>(
+      await call('POST', '/v1/store/orders', auth, JSON.stringify({ petId: pets[1]!.id })),
+      201,
+    );
     for (let i = 0; i < 2; i++) json(await call('POST', `/v1/store/orders/${first.id}/approve`, admin), 200);
     for (let i = 0; i < 2; i++) json(await call('POST', `/v1/store/orders/${first.id}/deliver`, admin), 200);
     for (let i = 0; i < 2; i++) json(await call('POST', `/v1/store/orders/${second.id}/cancel`, auth), 200);
@@ -116,7 +162,10 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
     json(await call('GET', `/v1/store/orders/${first.id}`), 200);
     json(await call('GET', '/v1/store/orders'), 200);
     json(await call('GET', '/v1/store/inventory'), 200);
-    const issued = json<{ id: string; key: string }>(await call('POST', '/v1/admin/keys', admin, '{"plan":"free"}'), 201);
+    const issued = json<{ id: string; key: string }>(
+      await call('POST', '/v1/admin/keys', admin, '{"plan":"free"}'),
+      201,
+    );
     json(await call('GET', `/v1/admin/keys/${issued.id}`, admin), 200);
     json(await call('PATCH', `/v1/admin/keys/${issued.id}`, admin, '{"plan":"pro"}'), 200);
     json(await call('GET', '/v1/admin/keys', admin), 200);
@@ -150,7 +199,14 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
     ] as const) {
       expect(delta(sample), sample).to.equal(by);
     }
-    const secrets = [ADMIN, sha256Hex(ADMIN), publicKeyId(sha256Hex(ADMIN)), issued.key, issued.id, publicKeyId(sha256Hex(KEY))];
+    const secrets = [
+      ADMIN,
+      sha256Hex(ADMIN),
+      publicKeyId(sha256Hex(ADMIN)),
+      issued.key,
+      issued.id,
+      publicKeyId(sha256Hex(KEY)),
+    ];
     for (const value of after.labelValues) {
       for (const secret of secrets) expect(value, `label value ${value}`).not.to.include(secret);
       expect(value, 'no raw path with an id').not.to.match(/\/(?:\d+|key_[0-9a-f]{12})(?:\/|$)/);
@@ -184,12 +240,19 @@ describe('the server wires CORS and idempotent creates from its settings', funct
   this.timeout(30_000);
 
   it('PETSTORE_CORS_ORIGINS reaches the app; an Idempotency-Key replays through the composed server', async () => {
-    const h = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro`, PETSTORE_CORS_ORIGINS: 'https://app.example.com' } });
+    const h = await startHarness({
+      env: { PETSTORE_API_KEYS: `${KEY}:pro`, PETSTORE_CORS_ORIGINS: 'https://app.example.com' },
+    });
     try {
       const res = await send(h.port, { path: '/v1/pets', headers: { ...auth, Origin: 'https://app.example.com' } });
       expect(res.headers['access-control-allow-origin']).to.equal('https://app.example.com');
       const create = () =>
-        send(h.port, { method: 'POST', path: '/v1/pets', headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'once' }, body: '{"name":"Rex","categoryId":1}' });
+        send(h.port, {
+          method: 'POST',
+          path: '/v1/pets',
+          headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': 'once' },
+          body: '{"name":"Rex","categoryId":1}',
+        });
       const first = await create();
       const again = await create();
       expect([first.status, again.status]).to.deep.equal([201, 201]);

@@ -9,7 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { waitFor } from './hardening/support.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string; devDependencies: Record<string, string> };
+const rootPackage = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  packageManager: string;
+  devDependencies: Record<string, string>;
+};
 
 /**
  * The development tools: every devDependency of the workspace (root and packages) that no workspace
@@ -23,7 +26,10 @@ const developmentOnly = (): string[] => {
     for (const name of readdirSync(join(ROOT, dir))) {
       const file = join(ROOT, dir, name, 'package.json');
       if (!existsSync(file)) continue;
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { devDependencies?: Record<string, string>; dependencies?: Record<string, string> };
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
+        devDependencies?: Record<string, string>;
+        dependencies?: Record<string, string>;
+      };
       for (const d of Object.keys(pkg.devDependencies ?? {})) dev.add(d);
       for (const d of Object.keys(pkg.dependencies ?? {})) production.add(d);
     }
@@ -44,11 +50,15 @@ describe('production start: pnpm deploy --prod into a folder, started with plain
     dir = mkdtempSync(join(tmpdir(), 'petstore-deploy-'));
     const target = join(dir, 'app');
     // docs/running.md's command, with the pnpm of packageManager (as `npx --yes pnpm@…` everywhere else).
-    const deployed = spawnSync('npx', ['--yes', rootPackage.packageManager, '--filter', '@petstore/server', 'deploy', '--prod', target], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 90_000,
-    });
+    const deployed = spawnSync(
+      'npx',
+      ['--yes', rootPackage.packageManager, '--filter', '@petstore/server', 'deploy', '--prod', target],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 90_000,
+      },
+    );
     expect(deployed.status, `${deployed.stdout}\n${deployed.stderr}`).to.equal(0);
 
     // What `node dist/src/main.js` needs, and nothing of the development tools.
@@ -56,20 +66,32 @@ describe('production start: pnpm deploy --prod into a folder, started with plain
     expect(existsSync(join(target, 'src')), 'sources are not deployed').to.equal(false);
     expect(existsSync(join(target, 'dist/test')), 'tests are not deployed').to.equal(false);
     for (const name of ['domain', 'adapters-http', 'adapters-memory', 'adapters-mongo']) {
-      expect(existsSync(join(target, 'node_modules/@petstore', name, 'dist/src/index.js')), `@petstore/${name} compiled, in node_modules`).to.equal(true);
+      expect(
+        existsSync(join(target, 'node_modules/@petstore', name, 'dist/src/index.js')),
+        `@petstore/${name} compiled, in node_modules`,
+      ).to.equal(true);
     }
     const installed = readdirSync(join(target, 'node_modules/.pnpm'));
     const tools = developmentOnly();
     expect(tools, 'the tools looked for').to.include.members(['typescript', 'mocha', 'chai', 'fast-check']);
     for (const dev of tools) {
       const stem = `${dev.replace('/', '+')}@`;
-      expect(installed.filter((entry) => entry.startsWith(stem)), `devDependency ${dev} is not deployed`).to.deep.equal([]);
+      expect(
+        installed.filter((entry) => entry.startsWith(stem)),
+        `devDependency ${dev} is not deployed`,
+      ).to.deep.equal([]);
     }
 
     // Plain node, in that folder, with nothing but the settings.
     const child = spawn(process.execPath, [join(target, 'dist/src/main.js')], {
       cwd: target,
-      env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', PETSTORE_API_KEYS: 'deploy-smoke-key:pro' },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        PETSTORE_API_KEYS: 'deploy-smoke-key:pro',
+      },
     });
     let out = '';
     let err = '';

@@ -51,7 +51,8 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
   it('afterwards the feed holds exactly one event per change the store holds, gap-free, each resource in order', async () => {
     const seed = Number(process.env['EVENTS_CRASH_SEED'] ?? Date.now() % 1_000_000);
     const random = generator(seed);
-    const pick = <T>(items: readonly T[]): T | undefined => (items.length === 0 ? undefined : items[Math.floor(random() * items.length)]);
+    const pick = <T>(items: readonly T[]): T | undefined =>
+      items.length === 0 ? undefined : items[Math.floor(random() * items.length)];
     const database = `petstore_events_crash_${process.pid}_${Date.now().toString(36)}`;
     const databaseUri = uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/, `$1/${database}$3`);
     const client = 'events-crash-client-key-0123';
@@ -81,7 +82,11 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
             }
           : {}),
       };
-      const child = spawn(process.execPath, [proc.kind === 'server' ? MAIN : RELAY_WORKER], { cwd: fileURLToPath(new URL('.', import.meta.url)), env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [proc.kind === 'server' ? MAIN : RELAY_WORKER], {
+        cwd: fileURLToPath(new URL('.', import.meta.url)),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       proc.child = child;
       proc.url = undefined;
       let out = '';
@@ -111,7 +116,11 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
     // --- The workload's requests -------------------------------------------------------------------
     const counts = { requests: 0, answered: 0, lost: 0, kills: 0, byKind: { server: 0, relay: 0 } };
     type Answer = { readonly status: number; readonly body: unknown } | 'lost';
-    const call = async (method: string, path: string, options: { key?: string; body?: unknown; bytes?: Buffer; idempotencyKey?: string; url?: string } = {}): Promise<Answer> => {
+    const call = async (
+      method: string,
+      path: string,
+      options: { key?: string; body?: unknown; bytes?: Buffer; idempotencyKey?: string; url?: string } = {},
+    ): Promise<Answer> => {
       const url = options.url ?? pick(servers());
       if (url === undefined) return 'lost';
       counts.requests++;
@@ -124,12 +133,22 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
             ...(options.bytes !== undefined ? { 'Content-Type': 'image/jpeg' } : {}),
             ...(options.idempotencyKey === undefined ? {} : { 'Idempotency-Key': options.idempotencyKey }),
           },
-          ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : options.bytes !== undefined ? { body: options.bytes } : {}),
+          ...(options.body !== undefined
+            ? { body: JSON.stringify(options.body) }
+            : options.bytes !== undefined
+              ? { body: options.bytes }
+              : {}),
           signal: AbortSignal.timeout(15_000),
         });
         const text = await res.text();
         counts.answered++;
-        return { status: res.status, body: text.length > 0 && res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as unknown) : undefined };
+        return {
+          status: res.status,
+          body:
+            text.length > 0 && res.headers.get('content-type')?.includes('json')
+              ? (JSON.parse(text) as unknown)
+              : undefined,
+        };
       } catch {
         counts.lost++;
         return 'lost';
@@ -149,42 +168,95 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
     const idOf = (answer: Answer, status = 201): number | string | undefined =>
       answer !== 'lost' && answer.status === status ? (answer.body as { id?: number | string }).id : undefined;
 
-    const known = { categories: [] as number[], pets: [] as number[], orders: [] as number[], photos: [] as { id: number; petId: number }[], keys: [] as string[] };
+    const known = {
+      categories: [] as number[],
+      pets: [] as number[],
+      orders: [] as number[],
+      photos: [] as { id: number; petId: number }[],
+      keys: [] as string[],
+    };
     const photo = await testImage({ format: 'jpeg', width: 320, height: 240, content: 'photo', seed: 7 });
 
     const ops: readonly (readonly [number, () => Promise<unknown>])[] = [
-      [1, async () => {
-        const id = idOf(await create('/v1/categories', { key: client, body: { name: `Kind ${Math.floor(random() * 40)}` } }));
-        if (typeof id === 'number') known.categories.push(id);
-      }],
-      [5, async () => {
-        const id = idOf(await create('/v1/pets', { key: client, body: { name: `Pet ${counts.requests}`, categoryId: pick(known.categories) ?? 1 } }));
-        if (typeof id === 'number') known.pets.push(id);
-      }],
-      [4, async () => {
-        const id = idOf(await create('/v1/store/orders', { key: client, body: { petId: pick(known.pets) ?? 1 } }));
-        if (typeof id === 'number') known.orders.push(id);
-      }],
-      [4, () => call('POST', `/v1/store/orders/${pick(known.orders) ?? 1}/${pick(['approve', 'approve', 'deliver', 'cancel'])!}`)],
-      [3, () => {
-        const change = pick([{ name: `Renamed ${counts.requests}` }, { status: pick(['available', 'sold'])! }, { categoryId: pick(known.categories) ?? 1 }])!;
-        return call('PATCH', `/v1/pets/${pick(known.pets) ?? 1}`, { body: change });
-      }],
+      [
+        1,
+        async () => {
+          const id = idOf(
+            await create('/v1/categories', { key: client, body: { name: `Kind ${Math.floor(random() * 40)}` } }),
+          );
+          if (typeof id === 'number') known.categories.push(id);
+        },
+      ],
+      [
+        5,
+        async () => {
+          const id = idOf(
+            await create('/v1/pets', {
+              key: client,
+              body: { name: `Pet ${counts.requests}`, categoryId: pick(known.categories) ?? 1 },
+            }),
+          );
+          if (typeof id === 'number') known.pets.push(id);
+        },
+      ],
+      [
+        4,
+        async () => {
+          const id = idOf(await create('/v1/store/orders', { key: client, body: { petId: pick(known.pets) ?? 1 } }));
+          if (typeof id === 'number') known.orders.push(id);
+        },
+      ],
+      [
+        4,
+        () =>
+          call(
+            'POST',
+            `/v1/store/orders/${pick(known.orders) ?? 1}/${pick(['approve', 'approve', 'deliver', 'cancel'])!}`,
+          ),
+      ],
+      [
+        3,
+        () => {
+          const change = pick([
+            { name: `Renamed ${counts.requests}` },
+            { status: pick(['available', 'sold'])! },
+            { categoryId: pick(known.categories) ?? 1 },
+          ])!;
+          return call('PATCH', `/v1/pets/${pick(known.pets) ?? 1}`, { body: change });
+        },
+      ],
       [1, () => call('DELETE', `/v1/pets/${pick(known.pets) ?? 1}`)],
-      [2, async () => {
-        const petId = pick(known.pets) ?? 1;
-        const id = idOf(await create(`/v1/pets/${petId}/photos`, { bytes: photo }));
-        if (typeof id === 'number') known.photos.push({ id, petId });
-      }],
-      [1, () => {
-        const target = pick(known.photos) ?? { id: 1, petId: 1 };
-        return call('DELETE', `/v1/pets/${target.petId}/photos/${target.id}`);
-      }],
-      [1, async () => {
-        const id = idOf(await call('POST', '/v1/admin/keys', { body: { plan: pick(['free', 'pro'])!, label: 'crash test' } }));
-        if (typeof id === 'string') known.keys.push(id);
-      }],
-      [1, () => call('PATCH', `/v1/admin/keys/${pick(known.keys) ?? 'key_000000000000'}`, { body: pick([{ label: `label ${counts.requests}` }, { plan: pick(['free', 'pro'])! }])! })],
+      [
+        2,
+        async () => {
+          const petId = pick(known.pets) ?? 1;
+          const id = idOf(await create(`/v1/pets/${petId}/photos`, { bytes: photo }));
+          if (typeof id === 'number') known.photos.push({ id, petId });
+        },
+      ],
+      [
+        1,
+        () => {
+          const target = pick(known.photos) ?? { id: 1, petId: 1 };
+          return call('DELETE', `/v1/pets/${target.petId}/photos/${target.id}`);
+        },
+      ],
+      [
+        1,
+        async () => {
+          const id = idOf(
+            await call('POST', '/v1/admin/keys', { body: { plan: pick(['free', 'pro'])!, label: 'crash test' } }),
+          );
+          if (typeof id === 'string') known.keys.push(id);
+        },
+      ],
+      [
+        1,
+        () =>
+          call('PATCH', `/v1/admin/keys/${pick(known.keys) ?? 'key_000000000000'}`, {
+            body: pick([{ label: `label ${counts.requests}` }, { plan: pick(['free', 'pro'])! }])!,
+          }),
+      ],
       [0.5, () => call('DELETE', `/v1/admin/keys/${pick(known.keys) ?? 'key_000000000000'}`)],
     ];
     const total = ops.reduce((sum, [weight]) => sum + weight, 0);
@@ -207,7 +279,9 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
       const ends = Date.now() + WORKLOAD_MS;
       const killer = (async () => {
         while (Date.now() < ends) {
-          await new Promise((resolve) => setTimeout(resolve, KILL_EVERY_MS[0] + random() * (KILL_EVERY_MS[1] - KILL_EVERY_MS[0])));
+          await new Promise((resolve) =>
+            setTimeout(resolve, KILL_EVERY_MS[0] + random() * (KILL_EVERY_MS[1] - KILL_EVERY_MS[0])),
+          );
           const candidates = procs.filter((p) => p.url !== undefined && (p.kind === 'relay' || servers().length > 1));
           const victim = pick(candidates.flatMap((p) => (p.kind === 'server' ? [p, p, p] : [p])));
           if (victim === undefined || Date.now() >= ends) continue;
@@ -250,10 +324,13 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
 
       // --- The check ------------------------------------------------------------------------------
       // Every pet ever created, withdrawn ones too: ids are 1…max without a hole (PetRepositoryMongo).
-      const top = await raw.db(database).collection<{ _id: number }>('pets').findOne({}, { sort: { _id: -1 } });
+      const top = await raw
+        .db(database)
+        .collection<{ _id: number }>('pets')
+        .findOne({}, { sort: { _id: -1 } });
       const petIds = new Set(Array.from({ length: top?._id ?? 0 }, (_, i) => i + 1));
       const feed: Event[] = [];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await db.events.after(after, { limit: 500 });
         if (page.length === 0) break;
         feed.push(...page);

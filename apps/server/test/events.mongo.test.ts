@@ -35,7 +35,12 @@ const call = async (server: StartedServer, method: string, path: string, body?: 
 
 const counted = async (server: StartedServer): Promise<Record<string, number>> => {
   const text = await (await fetch(`${server.metricsUrl!}/metrics`)).text();
-  return Object.fromEntries(EVENT_TYPES.map((type) => [type, Number(new RegExp(`^petstore_events_total\\{type="${type.replace('.', '\\.')}"\\} (\\d+)$`, 'm').exec(text)![1])]));
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      Number(new RegExp(`^petstore_events_total\\{type="${type.replace('.', '\\.')}"\\} (\\d+)$`, 'm').exec(text)![1]),
+    ]),
+  );
 };
 
 describe('events on MongoDB through two servers on one database (docs/rules.md ยง15)', function () {
@@ -96,11 +101,19 @@ describe('events on MongoDB through two servers on one database (docs/rules.md ย
     })();
     const writer = async (server: StartedServer, w: number) => {
       for (let i = 0; i < 6; i++) {
-        const pet = (await call(server, 'POST', '/v1/pets', { name: `W${w}-${i}`, categoryId: 1 }, CLIENT)).json() as { id: number };
+        const pet = (await call(server, 'POST', '/v1/pets', { name: `W${w}-${i}`, categoryId: 1 }, CLIENT)).json() as {
+          id: number;
+        };
         if (i % 2 === 0) {
-          const order = (await call(server, 'POST', '/v1/store/orders', { petId: pet.id }, CLIENT)).json() as { id: number };
-          expect((await call(server === a ? b : a, 'POST', `/v1/store/orders/${order.id}/deliver`)).status).to.equal(409);
-          expect((await call(server === a ? b : a, 'POST', `/v1/store/orders/${order.id}/approve`)).status).to.equal(200);
+          const order = (await call(server, 'POST', '/v1/store/orders', { petId: pet.id }, CLIENT)).json() as {
+            id: number;
+          };
+          expect((await call(server === a ? b : a, 'POST', `/v1/store/orders/${order.id}/deliver`)).status).to.equal(
+            409,
+          );
+          expect((await call(server === a ? b : a, 'POST', `/v1/store/orders/${order.id}/approve`)).status).to.equal(
+            200,
+          );
           expect((await call(server, 'POST', `/v1/store/orders/${order.id}/deliver`)).status).to.equal(200);
         }
       }
@@ -120,7 +133,14 @@ describe('events on MongoDB through two servers on one database (docs/rules.md ย
     expect(new Set(seen.map((e) => e.id)).size).to.equal(total);
     const [inA, inB] = await Promise.all([counted(a), counted(b)]);
     const sum = Object.fromEntries(EVENT_TYPES.map((type) => [type, inA[type]! + inB[type]!]));
-    expect(sum).to.deep.include({ 'category.created': 1, 'pet.created': 3 * 6 + 2, 'pet.updated': 3 * 3 * 2, 'order.placed': 9, 'order.approved': 9, 'order.delivered': 9 });
+    expect(sum).to.deep.include({
+      'category.created': 1,
+      'pet.created': 3 * 6 + 2,
+      'pet.updated': 3 * 3 * 2,
+      'order.placed': 9,
+      'order.approved': 9,
+      'order.delivered': 9,
+    });
     expect(Object.values(sum).reduce((x, y) => x + y, 0)).to.equal(total);
   });
 });

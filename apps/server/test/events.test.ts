@@ -17,11 +17,20 @@ const ADMIN = 'events-admin-key-0123456789';
 const CLIENT = 'events-client-key-0123456789';
 const ENV = { HOST: '127.0.0.1', PORT: '0', PETSTORE_API_KEYS: `${CLIENT}:pro`, PETSTORE_ADMIN_KEYS: ADMIN };
 
-const call = async (url: string, method: string, path: string, options: { key?: string; body?: unknown; bytes?: Buffer; headers?: Record<string, string> } = {}) => {
+const call = async (
+  url: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; bytes?: Buffer; headers?: Record<string, string> } = {},
+) => {
   const headers: Record<string, string> = { Authorization: `Bearer ${options.key ?? ADMIN}`, ...options.headers };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.bytes !== undefined) headers['Content-Type'] = 'image/jpeg';
-  const res = await fetch(`${url}${path}`, { method, headers, body: options.bytes ?? (options.body === undefined ? null : JSON.stringify(options.body)) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: options.bytes ?? (options.body === undefined ? null : JSON.stringify(options.body)),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) as Record<string, unknown> };
 };
@@ -57,26 +66,40 @@ describe('events through the server (docs/rules.md §15)', function () {
     const url = server.url;
     try {
       const category = (await call(url, 'POST', '/v1/categories', { body: { name: 'Dogs' } })).json();
-      const rex = (await call(url, 'POST', '/v1/pets', { key: CLIENT, body: { name: 'Rex', categoryId: category['id'] } })).json();
+      const rex = (
+        await call(url, 'POST', '/v1/pets', { key: CLIENT, body: { name: 'Rex', categoryId: category['id'] } })
+      ).json();
       const patched = await call(url, 'PATCH', `/v1/pets/${String(rex['id'])}`, { body: { name: 'Max' } });
       expect(patched.status, patched.text).to.equal(200);
       // A PATCH that changes nothing records nothing.
-      expect((await call(url, 'PATCH', `/v1/pets/${String(rex['id'])}`, { body: { name: 'Max' } })).status).to.equal(200);
+      expect((await call(url, 'PATCH', `/v1/pets/${String(rex['id'])}`, { body: { name: 'Max' } })).status).to.equal(
+        200,
+      );
       const order = (await call(url, 'POST', '/v1/store/orders', { key: CLIENT, body: { petId: rex['id'] } })).json();
       const approved = (await call(url, 'POST', `/v1/store/orders/${String(order['id'])}/approve`)).json();
       const delivered = (await call(url, 'POST', `/v1/store/orders/${String(order['id'])}/deliver`)).json();
-      const bo = (await call(url, 'POST', '/v1/pets', { key: CLIENT, body: { name: 'Bo', categoryId: category['id'] } })).json();
+      const bo = (
+        await call(url, 'POST', '/v1/pets', { key: CLIENT, body: { name: 'Bo', categoryId: category['id'] } })
+      ).json();
       const second = (await call(url, 'POST', '/v1/store/orders', { key: CLIENT, body: { petId: bo['id'] } })).json();
-      const cancelled = (await call(url, 'POST', `/v1/store/orders/${String(second['id'])}/cancel`, { key: CLIENT })).json();
+      const cancelled = (
+        await call(url, 'POST', `/v1/store/orders/${String(second['id'])}/cancel`, { key: CLIENT })
+      ).json();
       const image = await testImage({ format: 'jpeg', width: 320, height: 240, content: 'photo', seed: 5 });
       const photo = (await call(url, 'POST', `/v1/pets/${String(bo['id'])}/photos`, { bytes: image })).json();
-      expect((await call(url, 'DELETE', `/v1/pets/${String(bo['id'])}/photos/${String(photo['id'])}`)).status).to.equal(204);
+      expect((await call(url, 'DELETE', `/v1/pets/${String(bo['id'])}/photos/${String(photo['id'])}`)).status).to.equal(
+        204,
+      );
       const kept = (await call(url, 'POST', `/v1/pets/${String(bo['id'])}/photos`, { bytes: image })).json();
       expect((await call(url, 'DELETE', `/v1/pets/${String(bo['id'])}`)).status).to.equal(204);
-      const issued = (await call(url, 'POST', '/v1/admin/keys', { body: { plan: 'pro', label: 'shelter site' } })).json();
+      const issued = (
+        await call(url, 'POST', '/v1/admin/keys', { body: { plan: 'pro', label: 'shelter site' } })
+      ).json();
       const secret = String(issued['key']);
       expect(secret).to.match(/^pet_/);
-      expect((await call(url, 'PATCH', `/v1/admin/keys/${String(issued['id'])}`, { body: { plan: 'business' } })).status).to.equal(200);
+      expect(
+        (await call(url, 'PATCH', `/v1/admin/keys/${String(issued['id'])}`, { body: { plan: 'business' } })).status,
+      ).to.equal(200);
       expect((await call(url, 'DELETE', `/v1/admin/keys/${String(issued['id'])}`)).status).to.equal(204);
 
       const feed = await feedOf(url, 21);
@@ -118,7 +141,11 @@ describe('events through the server (docs/rules.md §15)', function () {
     const h = await startHarness({ env: ENV, events: true, clock });
     try {
       const create = (idempotencyKey: string, name: string) =>
-        call(h.url, 'POST', '/v1/pets', { key: CLIENT, body: { name, categoryId: 1 }, headers: { 'Idempotency-Key': idempotencyKey } });
+        call(h.url, 'POST', '/v1/pets', {
+          key: CLIENT,
+          body: { name, categoryId: 1 },
+          headers: { 'Idempotency-Key': idempotencyKey },
+        });
       const first = await create('replayed-create-1', 'Rex');
       expect(first.status, first.text).to.equal(201);
       const replay = await create('replayed-create-1', 'Rex');
@@ -163,9 +190,20 @@ describe('events through the server (docs/rules.md §15)', function () {
       const events = new EventStoreInMemory(new MemoryOutbox());
       for (let i = 1; i <= 3; i++) {
         const at = new Date(OLD + i * 60_000).toISOString();
-        expect(await events.append(toEvent({ id: `evt_old${i}`, type: 'category.created', occurredAt: at, data: { id: i, name: `Old ${i}` } }, i))).to.equal('appended');
+        expect(
+          await events.append(
+            toEvent(
+              { id: `evt_old${i}`, type: 'category.created', occurredAt: at, data: { id: i, name: `Old ${i}` } },
+              i,
+            ),
+          ),
+        ).to.equal('appended');
       }
-      const h = await startHarness({ env: { ...ENV, PETSTORE_EVENT_RETENTION_DAYS: days }, events, clock: new ManualClock(OLD + 31 * 86_400_000) });
+      const h = await startHarness({
+        env: { ...ENV, PETSTORE_EVENT_RETENTION_DAYS: days },
+        events,
+        clock: new ManualClock(OLD + 31 * 86_400_000),
+      });
       return { h, events };
     };
     const month = await old('30');
@@ -192,7 +230,9 @@ describe('events through the server (docs/rules.md §15)', function () {
     const h = await startHarness({ env: ENV, events: true });
     let stopped: Promise<void> | undefined;
     try {
-      expect((await call(h.url, 'POST', '/v1/pets', { key: CLIENT, body: { name: 'Rex', categoryId: 1 } })).status).to.equal(201);
+      expect(
+        (await call(h.url, 'POST', '/v1/pets', { key: CLIENT, body: { name: 'Rex', categoryId: 1 } })).status,
+      ).to.equal(201);
       await feedOf(h.url, 1);
       const polling = call(h.url, 'GET', '/v1/events?after=1&wait=30');
       await waitFor(() => h.events!.waiting === 1, 'the long poll waiting');

@@ -85,7 +85,9 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     clients = await Promise.all([0, 1].map(() => MongoClient.connect(uri, resolveMongoSettings(uri).driverOptions)));
     db = clients[0]!.db(database);
     await ensureIndexes(db);
-    await new ApiKeyStoreMongo(db).save(apiKeyRecord(KEY, 'enterprise', { perMinute: 1_000_000, perDay: 10_000_000 }) as ApiKeyRecord);
+    await new ApiKeyStoreMongo(db).save(
+      apiKeyRecord(KEY, 'enterprise', { perMinute: 1_000_000, perDay: 10_000_000 }) as ApiKeyRecord,
+    );
     await new ApiKeyStoreMongo(db).save(apiKeyRecord(ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
     const category = await new CategoryRepositoryMongo(db).create({ name: 'Dogs' });
     if (!category.ok || category.value.id !== 1) throw new Error('seeding category 1');
@@ -110,9 +112,27 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
   });
 
   const CREATES = [
-    { what: 'a pet', path: '/v1/pets', port: 'PetRepository', collection: COLLECTIONS.pets, body: () => '{"name":"Rex","categoryId":1}' },
-    { what: 'a category', path: '/v1/categories', port: 'CategoryRepository', collection: COLLECTIONS.categories, body: () => '{"name":"Ferrets"}' },
-    { what: 'an order', path: '/v1/store/orders', port: 'OrderRepository', collection: COLLECTIONS.orders, body: () => `{"petId":${petId}}` },
+    {
+      what: 'a pet',
+      path: '/v1/pets',
+      port: 'PetRepository',
+      collection: COLLECTIONS.pets,
+      body: () => '{"name":"Rex","categoryId":1}',
+    },
+    {
+      what: 'a category',
+      path: '/v1/categories',
+      port: 'CategoryRepository',
+      collection: COLLECTIONS.categories,
+      body: () => '{"name":"Ferrets"}',
+    },
+    {
+      what: 'an order',
+      path: '/v1/store/orders',
+      port: 'OrderRepository',
+      collection: COLLECTIONS.orders,
+      body: () => `{"petId":${petId}}`,
+    },
   ] as const;
   type Create = (typeof CREATES)[number];
 
@@ -122,16 +142,22 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
       headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
       body: create.body(),
     });
-  const failOn = (port: PortName, method: string, mode: FaultMode) => faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
+  const failOn = (port: PortName, method: string, mode: FaultMode) =>
+    faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
   /** What the database holds of this create's collection (the seeded category and pet aside). */
-  const count = (create: Create) => db.collection<{ _id: number }>(create.collection).countDocuments(create.path === '/v1/store/orders' ? {} : { _id: { $gt: 1 } });
+  const count = (create: Create) =>
+    db
+      .collection<{ _id: number }>(create.collection)
+      .countDocuments(create.path === '/v1/store/orders' ? {} : { _id: { $gt: 1 } });
   const expectReplayOf = async (create: Create, res: Response): Promise<void> => {
     const text = await res.text();
     expect([res.status, res.headers.get('idempotent-replayed')], text).to.deep.equal([201, 'true']);
     const body = JSON.parse(text) as { id: number; status?: string };
     expect(res.headers.get('location')).to.equal(`${create.path}/${body.id}`);
     expect(await count(create), 'created exactly once').to.equal(1);
-    const stored = await db.collection<{ _id: number; token?: string; state?: string }>(create.collection).findOne({ _id: body.id });
+    const stored = await db
+      .collection<{ _id: number; token?: string; state?: string }>(create.collection)
+      .findOne({ _id: body.id });
     expect(stored?.token, 'written with its creation token').to.match(/^[0-9a-f]{64}$/);
     if (create.path === '/v1/store/orders') {
       expect([body.status, stored?.state]).to.deep.equal(['placed', 'placed']);
@@ -150,7 +176,10 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     it(`${create.what}: the first process dies mid-request after its write landed (no answer, no release); the other answers 409 while the lease lasts, then what was created`, async () => {
       failOn(create.port, 'create', 'hang-after-write');
       const dying = post(0, create, 'died-1');
-      while (faults.count({ port: create.port, method: 'create', mode: 'hang-after-write' }) === 0 || (await count(create)) === 0) {
+      while (
+        faults.count({ port: create.port, method: 'create', mode: 'hang-after-write' }) === 0 ||
+        (await count(create)) === 0
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       faults.use(undefined);
@@ -162,7 +191,8 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     });
   }
 
-  const withdraw = (server: number, id: number) => fetch(`${servers[server]!.url}/v1/pets/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${ADMIN}` } });
+  const withdraw = (server: number, id: number) =>
+    fetch(`${servers[server]!.url}/v1/pets/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${ADMIN}` } });
 
   it('a pet: the first process answers 503 after its write landed, the pet is withdrawn through the other (docs/rules.md §12); the repeat through either answers that pet as it was (201 replayed), nothing created', async () => {
     const create = CREATES[0];
@@ -175,11 +205,19 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     const pets = await db.collection(COLLECTIONS.pets).countDocuments();
     for (const server of [1, 0]) {
       const res = await post(server, create, 'gone-1');
-      expect([res.status, res.headers.get('idempotent-replayed'), res.headers.get('location')]).to.deep.equal([201, 'true', `/v1/pets/${stored!._id}`]);
+      expect([res.status, res.headers.get('idempotent-replayed'), res.headers.get('location')]).to.deep.equal([
+        201,
+        'true',
+        `/v1/pets/${stored!._id}`,
+      ]);
       expect(await res.json()).to.deep.equal({ id: stored!._id, name: 'Rex', categoryId: 1, status: 'available' });
     }
     expect(await db.collection(COLLECTIONS.pets).countDocuments(), 'nothing created').to.equal(pets);
-    expect((await fetch(`${servers[0]!.url}/v1/pets/${stored!._id}`, { headers: { Authorization: `Bearer ${KEY}` } })).status, 'still withdrawn').to.equal(404);
+    expect(
+      (await fetch(`${servers[0]!.url}/v1/pets/${stored!._id}`, { headers: { Authorization: `Bearer ${KEY}` } }))
+        .status,
+      'still withdrawn',
+    ).to.equal(404);
   });
 
   it('an order: the first process answers 503 after its placement landed; the order is cancelled and its pet withdrawn through the other; the repeat answers that order as it is now (cancelled, 201 replayed), no second record', async () => {
@@ -188,7 +226,10 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     expect((await post(0, create, 'cancelled-1')).status).to.equal(503);
     faults.use(undefined);
     const [record] = await db.collection<{ _id: number }>(COLLECTIONS.orders).find({}).toArray();
-    const cancelled = await fetch(`${servers[1]!.url}/v1/store/orders/${record!._id}/cancel`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` } });
+    const cancelled = await fetch(`${servers[1]!.url}/v1/store/orders/${record!._id}/cancel`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${ADMIN}` },
+    });
     expect(cancelled.status, await cancelled.text()).to.equal(200);
     expect((await withdraw(1, petId)).status).to.equal(204);
     const res = await post(1, create, 'cancelled-1');

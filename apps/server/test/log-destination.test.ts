@@ -13,7 +13,11 @@ const runWithLogger = (script: string): Promise<string> =>
     );
   });
 
-const lines = (stdout: string) => stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { msg: string; n?: number });
+const lines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { msg: string; n?: number });
 
 describe('the server log destination (lines written in batches)', () => {
   it('a lone line reaches stdout on its own, within the batch delay, while the process keeps running', async () => {
@@ -47,7 +51,8 @@ describe('the server log destination (lines written in batches)', () => {
   });
 
   it('the request line goes to the same destination, in order with the other lines, and only where the level lets info through', async () => {
-    const fields = "{ requestId: 'r1', method: 'GET', route: 'GET /v1/pets', status: 200, durationMs: 1.5, subject: 'key_0123456789ab' }";
+    const fields =
+      "{ requestId: 'r1', method: 'GET', route: 'GET /v1/pets', status: 200, durationMs: 1.5, subject: 'key_0123456789ab' }";
     const atInfo = await runWithLogger(`
       const logger = createServerLogger('info');
       logger.info({}, 'first');

@@ -4,7 +4,16 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { EVENT_STORE_PASSTHROUGH, EVENT_TYPES, PORT_NAMES, type StorePorts } from '@petstore/domain';
 import { FaultInjector, ManualClock } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, EventStoreInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  EventStoreInMemory,
+  IdempotencyStoreInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  PhotoStoreInMemory,
+  QuotaStoreInMemory,
+} from '@petstore/adapters-memory';
 import { boundedPhotoStore, boundedPorts } from '../src/deadline.js';
 import { StoreCircuit } from '../src/store-circuit.js';
 import { send, startHarness, type Harness } from './hardening/support.js';
@@ -35,7 +44,12 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
 
   before(async () => {
     h = await startHarness({
-      env: { PETSTORE_API_KEYS: `${KEY}:pro,${TINY}:enterprise:1:10`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_METRICS_PORT: '0', PETSTORE_BAN_THRESHOLD: '2' },
+      env: {
+        PETSTORE_API_KEYS: `${KEY}:pro,${TINY}:enterprise:1:10`,
+        PETSTORE_ADMIN_KEYS: ADMIN,
+        PETSTORE_METRICS_PORT: '0',
+        PETSTORE_BAN_THRESHOLD: '2',
+      },
       clock: new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0)),
       storeDeadlineMs: 500,
       events: true,
@@ -52,7 +66,7 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       'petstore_order_transitions_total{action="approve"}': 0,
       'petstore_order_transitions_total{action="deliver"}': 0,
       'petstore_order_transitions_total{action="cancel"}': 0,
-      'petstore_store_circuit_open': 0,
+      petstore_store_circuit_open: 0,
     };
     for (const port of PORT_NAMES) expected[`petstore_store_failures_total{port="${port}"}`] = 0;
     for (const type of EVENT_TYPES) expected[`petstore_events_total{type="${type}"}`] = 0;
@@ -86,7 +100,10 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       }
     }
     // The photo store's bounded calls (its start-up `pets` and `sweep` are not bounded: they run before the server listens).
-    const photos = boundedPhotoStore(faults.photoStore(new PhotoStoreInMemory()), 1_000, circuit) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const photos = boundedPhotoStore(faults.photoStore(new PhotoStoreInMemory()), 1_000, circuit) as unknown as Record<
+      string,
+      (...args: unknown[]) => Promise<unknown>
+    >;
     for (const [name, method] of Object.entries(photos)) {
       if (name === 'pets' || name === 'sweep') continue;
       await method().catch(() => undefined);
@@ -105,16 +122,36 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       const auth = { Authorization: `Bearer ${KEY}` };
       const json = { ...auth, 'Content-Type': 'application/json' };
       expect((await send(h.port, { path: '/v1/pets', headers: auth })).status).to.equal(200);
-      expect((await send(h.port, { method: 'POST', path: '/v1/pets', headers: json, body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
-      expect((await send(h.port, { method: 'POST', path: '/v1/store/orders', headers: json, body: '{"petId":1}' })).status).to.equal(201);
-      expect((await send(h.port, { method: 'POST', path: '/v1/store/orders/1/approve', headers: { Authorization: `Bearer ${ADMIN}` } })).status).to.equal(200);
+      expect(
+        (await send(h.port, { method: 'POST', path: '/v1/pets', headers: json, body: '{"name":"Rex","categoryId":1}' }))
+          .status,
+      ).to.equal(201);
+      expect(
+        (await send(h.port, { method: 'POST', path: '/v1/store/orders', headers: json, body: '{"petId":1}' })).status,
+      ).to.equal(201);
+      expect(
+        (
+          await send(h.port, {
+            method: 'POST',
+            path: '/v1/store/orders/1/approve',
+            headers: { Authorization: `Bearer ${ADMIN}` },
+          })
+        ).status,
+      ).to.equal(200);
       // The fourth event (the approval) is in the feed: a long poll answers as soon as it is.
-      const fourth = await send(h.port, { path: '/v1/events?after=3&wait=30', headers: { Authorization: `Bearer ${ADMIN}` }, timeoutMs: 35_000 });
+      const fourth = await send(h.port, {
+        path: '/v1/events?after=3&wait=30',
+        headers: { Authorization: `Bearer ${ADMIN}` },
+        timeoutMs: 35_000,
+      });
       expect(JSON.parse(fourth.text), fourth.text).to.have.length(1);
       expect((await send(h.port, { path: '/nowhere', headers: auth })).status).to.equal(404);
-      expect((await send(h.port, { path: '/v1/pets', headers: { Authorization: 'Bearer nobody' } })).status).to.equal(401);
+      expect((await send(h.port, { path: '/v1/pets', headers: { Authorization: 'Bearer nobody' } })).status).to.equal(
+        401,
+      );
       const tiny = [];
-      for (let i = 0; i < 4; i++) tiny.push((await send(h.port, { path: '/v1/pets', headers: { Authorization: `Bearer ${TINY}` } })).status);
+      for (let i = 0; i < 4; i++)
+        tiny.push((await send(h.port, { path: '/v1/pets', headers: { Authorization: `Bearer ${TINY}` } })).status);
       expect(tiny).to.deep.equal([200, 429, 429, 429]);
       h.faults.set('fail');
       expect((await send(h.port, { path: '/v1/pets', headers: auth })).status).to.equal(503);
@@ -123,7 +160,14 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
       const text = await scrape(h);
       expect(value(text, 'petstore_order_transitions_total{action="approve"}')).to.equal(1);
       // Counted as the relay appends each event (docs/rules.md §15): the pet, its reservation, the order placed and approved.
-      for (const [type, n] of Object.entries({ 'pet.created': 1, 'pet.updated': 1, 'order.placed': 1, 'order.approved': 1, 'order.delivered': 0, 'key.created': 0 })) {
+      for (const [type, n] of Object.entries({
+        'pet.created': 1,
+        'pet.updated': 1,
+        'order.placed': 1,
+        'order.approved': 1,
+        'order.delivered': 0,
+        'key.created': 0,
+      })) {
         expect(value(text, `petstore_events_total{type="${type}"}`), type).to.equal(n);
       }
       expect(value(text, 'petstore_rate_limit_decisions_total{outcome="temporarily_banned"}')).to.be.above(0);

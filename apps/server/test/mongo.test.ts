@@ -3,9 +3,36 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, MongoServerError } from 'mongodb';
-import { Admission, Adoption, apiKeyRecord, Authenticator, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, publicKeyId, sha256Hex, type ApiKeyRecord, type PetRepository } from '@petstore/domain';
-import { ApiKeyStoreMongo, CategoryRepositoryMongo, MongoCommandError, OrderRepositoryMongo, PetRepositoryMongo, QuotaStoreMongo } from '@petstore/adapters-mongo';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import {
+  Admission,
+  Adoption,
+  apiKeyRecord,
+  Authenticator,
+  CategoryCatalog,
+  KeyAdmin,
+  PetCatalog,
+  PetMaintenance,
+  publicKeyId,
+  sha256Hex,
+  type ApiKeyRecord,
+  type PetRepository,
+} from '@petstore/domain';
+import {
+  ApiKeyStoreMongo,
+  CategoryRepositoryMongo,
+  MongoCommandError,
+  OrderRepositoryMongo,
+  PetRepositoryMongo,
+  QuotaStoreMongo,
+} from '@petstore/adapters-mongo';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  QuotaStoreInMemory,
+  SystemClock,
+} from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { seedCategories } from './hardening/support.js';
 import { SystemRandom } from '../src/system-random.js';
@@ -46,9 +73,14 @@ describe('the service on MongoDB', function () {
     try {
       const started = Date.now();
       const answers = await Promise.all(
-        ['/v1/pets', '/v1/pets/1', '/v1/categories', '/v1/categories/1'].map((path) => fetch(`${server.url}${path}`, { headers: { Authorization: 'Bearer some-key' } })),
+        ['/v1/pets', '/v1/pets/1', '/v1/categories', '/v1/categories/1'].map((path) =>
+          fetch(`${server.url}${path}`, { headers: { Authorization: 'Bearer some-key' } }),
+        ),
       );
-      expect(Date.now() - started, 'bounded by the 500 ms server selection, never the driver default of 30 s').to.be.below(10_000);
+      expect(
+        Date.now() - started,
+        'bounded by the 500 ms server selection, never the driver default of 30 s',
+      ).to.be.below(10_000);
       for (const answer of answers) {
         expect(answer.status).to.equal(503);
         expect(answer.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
@@ -64,8 +96,12 @@ describe('the service on MongoDB', function () {
   });
 
   it('a command the server refuses is a 500 without detail, and its log line names the command and the server message', async () => {
-    const serverMessage = "Cannot apply $inc to a value of non-numeric type. {_id: 7} has the field 'n' of non-numeric type string";
-    const refused = new MongoCommandError('find on pets', new MongoServerError({ message: serverMessage, code: 14, codeName: 'TypeMismatch' }));
+    const serverMessage =
+      "Cannot apply $inc to a value of non-numeric type. {_id: 7} has the field 'n' of non-numeric type string";
+    const refused = new MongoCommandError(
+      'find on pets',
+      new MongoServerError({ message: serverMessage, code: 14, codeName: 'TypeMismatch' }),
+    );
     const pets: PetRepository = Object.assign(new PetRepositoryInMemory(), { list: () => Promise.reject(refused) });
     const keys = new ApiKeyStoreInMemory();
     await keys.save(apiKeyRecord('refusal-test-key', 'pro') as ApiKeyRecord);
@@ -91,7 +127,9 @@ describe('the service on MongoDB', function () {
       expect(body).not.to.match(/find on pets|non-numeric|Mongo/);
       expect(lines).to.have.length(1);
       const logged = JSON.stringify(lines[0]);
-      expect(logged).to.include('MongoDB refused find on pets').and.to.include(JSON.stringify(serverMessage).slice(1, -1));
+      expect(logged)
+        .to.include('MongoDB refused find on pets')
+        .and.to.include(JSON.stringify(serverMessage).slice(1, -1));
     } finally {
       await server.close();
     }
@@ -160,12 +198,18 @@ describe('the service on MongoDB', function () {
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
 
     it('a pet created through one process is found through the other, with ids from one sequence', async () => {
-      const created = await fetch(`${await a.url}/v1/pets`, { method: 'POST', headers, body: JSON.stringify({ name: 'Shared', categoryId: 3 }) });
+      const created = await fetch(`${await a.url}/v1/pets`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'Shared', categoryId: 3 }),
+      });
       expect(created.status).to.equal(201);
       const pet = (await created.json()) as { id: number };
       const found = await fetch(`${await b.url}/v1/pets/${pet.id}`, { headers });
       expect(await found.json()).to.deep.equal({ id: pet.id, name: 'Shared', categoryId: 3, status: 'available' });
-      const next = (await (await fetch(`${await b.url}/v1/pets`, { method: 'POST', headers, body: '{"name":"Next","categoryId":3}' })).json()) as { id: number };
+      const next = (await (
+        await fetch(`${await b.url}/v1/pets`, { method: 'POST', headers, body: '{"name":"Next","categoryId":3}' })
+      ).json()) as { id: number };
       expect(next.id).to.be.greaterThan(pet.id);
     });
 
@@ -181,7 +225,11 @@ describe('the service on MongoDB', function () {
       const urls = [await a.url, await b.url];
       const created: { id: number; name: string }[] = [];
       for (let i = 0; i < 9; i++) {
-        const res = await fetch(`${urls[i % 2]}/v1/pets`, { method: 'POST', headers, body: JSON.stringify({ name: `Walk ${i}`, categoryId: 5, status: i % 3 === 0 ? 'sold' : 'available' }) });
+        const res = await fetch(`${urls[i % 2]}/v1/pets`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ name: `Walk ${i}`, categoryId: 5, status: i % 3 === 0 ? 'sold' : 'available' }),
+        });
         expect(res.status).to.equal(201);
         created.push((await res.json()) as { id: number; name: string });
       }
@@ -196,11 +244,19 @@ describe('the service on MongoDB', function () {
       }
       expect(seen).to.deep.equal([...seen].sort((x, y) => x - y));
       for (const pet of created) expect(seen).to.include(pet.id);
-      const sold = (await (await fetch(`${urls[1]}/v1/pets?status=sold&limit=100`, { headers })).json()) as { id: number; status: string }[];
+      const sold = (await (await fetch(`${urls[1]}/v1/pets?status=sold&limit=100`, { headers })).json()) as {
+        id: number;
+        status: string;
+      }[];
       for (const pet of created.filter((_, i) => i % 3 === 0)) expect(sold.map((p) => p.id)).to.include(pet.id);
       for (const p of sold) expect(p.status).to.equal('sold');
       const got = await fetch(`${urls[0]}/v1/pets/${created[4]!.id}`, { headers });
-      expect(await got.json()).to.deep.equal({ id: created[4]!.id, name: 'Walk 4', categoryId: 5, status: 'available' });
+      expect(await got.json()).to.deep.equal({
+        id: created[4]!.id,
+        name: 'Walk 4',
+        categoryId: 5,
+        status: 'available',
+      });
       expect((await fetch(`${urls[1]}/v1/pets/${created[8]!.id + 1000}`, { headers })).status).to.equal(404);
     });
 
@@ -209,7 +265,11 @@ describe('the service on MongoDB', function () {
       // The service counts by the real clock: keep the burst inside one UTC minute.
       const toNextMinute = 60_000 - (Date.now() % 60_000);
       if (toNextMinute < 10_000) await new Promise((resolve) => setTimeout(resolve, toNextMinute + 50));
-      const responses = await Promise.all(Array.from({ length: 350 }, () => fetch(`${url}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${proKey}` } })));
+      const responses = await Promise.all(
+        Array.from({ length: 350 }, () =>
+          fetch(`${url}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${proKey}` } }),
+        ),
+      );
       const admitted = responses.filter((r) => r.status === 200);
       expect(admitted).to.have.length(300);
       expect(responses.filter((r) => r.status === 429)).to.have.length(50);
@@ -221,7 +281,11 @@ describe('the service on MongoDB', function () {
       const urls = [await a.url, await b.url];
       const statuses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          fetch(`${urls[i % 2]}/v1/categories`, { method: 'POST', headers, body: JSON.stringify({ name: i % 3 === 0 ? 'Ferrets' : 'FERRETS' }) }).then((r) => r.status),
+          fetch(`${urls[i % 2]}/v1/categories`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ name: i % 3 === 0 ? 'Ferrets' : 'FERRETS' }),
+          }).then((r) => r.status),
         ),
       );
       expect(statuses.filter((s) => s === 201)).to.have.length(1);
@@ -231,7 +295,11 @@ describe('the service on MongoDB', function () {
     /** The one place this suite creates a pet over HTTP (adapt it here when a pet needs more). */
     const createPet = async (url: string): Promise<number> => {
       const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
-      const created = await fetch(`${url}/v1/pets`, { method: 'POST', headers: roomy, body: JSON.stringify({ name: 'Contested', categoryId: 3 }) });
+      const created = await fetch(`${url}/v1/pets`, {
+        method: 'POST',
+        headers: roomy,
+        body: JSON.stringify({ name: 'Contested', categoryId: 3 }),
+      });
       expect(created.status).to.equal(201);
       return ((await created.json()) as { id: number }).id;
     };
@@ -241,7 +309,13 @@ describe('the service on MongoDB', function () {
       const petId = await createPet(await a.url);
       const urls = [await a.url, await b.url];
       const statuses = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => fetch(`${urls[i % 2]}/v1/store/orders`, { method: 'POST', headers: roomy, body: JSON.stringify({ petId }) }).then((r) => r.status)),
+        Array.from({ length: 50 }, (_, i) =>
+          fetch(`${urls[i % 2]}/v1/store/orders`, {
+            method: 'POST',
+            headers: roomy,
+            body: JSON.stringify({ petId }),
+          }).then((r) => r.status),
+        ),
       );
       expect(statuses.filter((s) => s === 201)).to.have.length(1);
       expect(statuses.filter((s) => s === 409)).to.have.length(49);
@@ -252,10 +326,12 @@ describe('the service on MongoDB', function () {
     it('of a DELETE, a PATCH of status and 8 orders sent together for one pet through both processes, the outcomes are those of a serial order (docs/rules.md §12: decided on the pet document alone)', async () => {
       const roomy = { Authorization: `Bearer ${roomyKey}`, 'Content-Type': 'application/json' };
       const urls = [await a.url, await b.url];
-      const codeOf = async (res: Response): Promise<string> => (res.status < 300 ? 'ok' : ((await res.json()) as { code: string }).code);
+      const codeOf = async (res: Response): Promise<string> =>
+        res.status < 300 ? 'ok' : ((await res.json()) as { code: string }).code;
       for (let round = 0; round < 12; round++) {
         const petId = await createPet(urls[round % 2]!);
-        const tag = (await fetch(`${urls[1 - (round % 2)]}/v1/pets/${petId}`, { headers: roomy })).headers.get('etag') ?? '';
+        const tag =
+          (await fetch(`${urls[1 - (round % 2)]}/v1/pets/${petId}`, { headers: roomy })).headers.get('etag') ?? '';
         expect(tag).to.match(/^"[^"]+"$/);
         const status = (['sold', 'pending', 'available'] as const)[round % 3]!;
         const ifMatch = (['none', 'initial', '*'] as const)[Math.floor(round / 3) % 3]!;
@@ -267,14 +343,39 @@ describe('the service on MongoDB', function () {
         const outcomes = await Promise.all(
           requests.map(async (request, i) => {
             const url = urls[i % 2]!;
-            if (request.kind === 'withdraw') return codeOf(await fetch(`${url}/v1/pets/${petId}`, { method: 'DELETE', headers: { ...admin, ...condition } }));
-            if (request.kind === 'patch') return codeOf(await fetch(`${url}/v1/pets/${petId}`, { method: 'PATCH', headers: { ...admin, ...condition }, body: JSON.stringify({ status }) }));
-            return codeOf(await fetch(`${url}/v1/store/orders`, { method: 'POST', headers: roomy, body: JSON.stringify({ petId }) }));
+            if (request.kind === 'withdraw')
+              return codeOf(
+                await fetch(`${url}/v1/pets/${petId}`, { method: 'DELETE', headers: { ...admin, ...condition } }),
+              );
+            if (request.kind === 'patch')
+              return codeOf(
+                await fetch(`${url}/v1/pets/${petId}`, {
+                  method: 'PATCH',
+                  headers: { ...admin, ...condition },
+                  body: JSON.stringify({ status }),
+                }),
+              );
+            return codeOf(
+              await fetch(`${url}/v1/store/orders`, {
+                method: 'POST',
+                headers: roomy,
+                body: JSON.stringify({ petId }),
+              }),
+            );
           }),
         );
         const after = await fetch(`${urls[round % 2]}/v1/pets/${petId}`, { headers: roomy });
-        const end = after.status === 404 ? ({ withdrawn: true } as const) : ({ withdrawn: false, status: ((await after.json()) as { status: 'available' | 'pending' | 'sold' }).status } as const);
-        expect(serialOrderOf('available', requests, outcomes, end), `round ${round}: ${outcomes.join(' ')} ending ${JSON.stringify(end)}`).not.to.equal(undefined);
+        const end =
+          after.status === 404
+            ? ({ withdrawn: true } as const)
+            : ({
+                withdrawn: false,
+                status: ((await after.json()) as { status: 'available' | 'pending' | 'sold' }).status,
+              } as const);
+        expect(
+          serialOrderOf('available', requests, outcomes, end),
+          `round ${round}: ${outcomes.join(' ')} ending ${JSON.stringify(end)}`,
+        ).not.to.equal(undefined);
       }
     });
 
@@ -282,7 +383,11 @@ describe('the service on MongoDB', function () {
       const first = await fetch(`${await a.url}/v1/pets?limit=1`, { headers });
       const remaining = Number(first.headers.get('x-ratelimit-remaining'));
       const urls = [await a.url, await b.url];
-      const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) => fetch(`${urls[i % 2]}/v1/pets?limit=1`, { headers }).then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 80 }, (_, i) =>
+          fetch(`${urls[i % 2]}/v1/pets?limit=1`, { headers }).then((r) => r.status),
+        ),
+      );
       expect(statuses.filter((s) => s === 200)).to.have.length(remaining);
       expect(statuses.filter((s) => s === 429)).to.have.length(80 - remaining);
     });
@@ -299,7 +404,11 @@ describe('the service on MongoDB', function () {
           ['/v1/store/orders', 'orders', JSON.stringify({ petId })],
         ] as const) {
           const key = `half-done-${collection}`;
-          const first = await fetch(`${await a.url}${path}`, { method: 'POST', headers: { ...roomy, 'Idempotency-Key': key }, body });
+          const first = await fetch(`${await a.url}${path}`, {
+            method: 'POST',
+            headers: { ...roomy, 'Idempotency-Key': key },
+            body,
+          });
           expect(first.status, path).to.equal(201);
           const text = await first.text();
           const { id } = JSON.parse(text) as { id: number };
@@ -311,16 +420,21 @@ describe('the service on MongoDB', function () {
           const records = db.collection<{ _id: string }>('idempotency_keys');
           const left = await records.updateOne(
             { _id: `${publicKeyId(sha256Hex(roomyKey))}:${key}` },
-            { $set: { state: 'in_progress', token, leaseUntil: new Date(0) }, $unset: { status: '', body: '', location: '' } },
+            {
+              $set: { state: 'in_progress', token, leaseUntil: new Date(0) },
+              $unset: { status: '', body: '', location: '' },
+            },
           );
           expect(left.modifiedCount, path).to.equal(1);
-          const again = await fetch(`${await b.url}${path}`, { method: 'POST', headers: { ...roomy, 'Idempotency-Key': key }, body });
-          expect([again.status, await again.text(), again.headers.get('location'), again.headers.get('idempotent-replayed')], path).to.deep.equal([
-            201,
-            text,
-            first.headers.get('location'),
-            'true',
-          ]);
+          const again = await fetch(`${await b.url}${path}`, {
+            method: 'POST',
+            headers: { ...roomy, 'Idempotency-Key': key },
+            body,
+          });
+          expect(
+            [again.status, await again.text(), again.headers.get('location'), again.headers.get('idempotent-replayed')],
+            path,
+          ).to.deep.equal([201, text, first.headers.get('location'), 'true']);
           expect(await created.countDocuments(), `${path}: nothing created again`).to.equal(before);
         }
       } finally {
@@ -339,18 +453,27 @@ describe('the service on MongoDB', function () {
       return Date.now() - started;
     };
     const issue = async (plan: string): Promise<{ id: string; key: string }> => {
-      const res = await fetch(`${await a.url}/v1/admin/keys`, { method: 'POST', headers: admin, body: JSON.stringify({ plan }) });
+      const res = await fetch(`${await a.url}/v1/admin/keys`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ plan }),
+      });
       expect(res.status).to.equal(201);
       return (await res.json()) as { id: string; key: string };
     };
 
     it('a key issued through one process works at once through the other; revoked through one, the other refuses it within 1 s', async () => {
       const made = await issue('pro');
-      const through = async (url: string) => (await fetch(`${url}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${made.key}` } })).status;
+      const through = async (url: string) =>
+        (await fetch(`${url}/v1/pets?limit=1`, { headers: { Authorization: `Bearer ${made.key}` } })).status;
       expect(await through(await b.url), 'issued through a, used through b').to.equal(200);
-      const listed = (await (await fetch(`${await b.url}/v1/admin/keys?limit=100`, { headers: admin })).json()) as Array<{ id: string }>;
+      const listed = (await (
+        await fetch(`${await b.url}/v1/admin/keys?limit=100`, { headers: admin })
+      ).json()) as Array<{ id: string }>;
       expect(listed.map((k) => k.id)).to.include(made.id);
-      expect((await fetch(`${await a.url}/v1/admin/keys/${made.id}`, { method: 'DELETE', headers: admin })).status).to.equal(204);
+      expect(
+        (await fetch(`${await a.url}/v1/admin/keys/${made.id}`, { method: 'DELETE', headers: admin })).status,
+      ).to.equal(204);
       expect(await through(await a.url), 'at once on the process that revoked it').to.equal(401);
       const elapsed = await until(async () => (await through(await b.url)) === 401);
       expect(elapsed, 'refused by the other process within 1 s (ms)').to.be.at.most(1_000);
@@ -363,14 +486,24 @@ describe('the service on MongoDB', function () {
       // All of it within one UTC minute: start early in one.
       const intoMinute = Date.now() % 60_000;
       if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
-      for (let i = 0; i < 60; i++) expect((await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).status).to.equal(200);
+      for (let i = 0; i < 60; i++)
+        expect((await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).status).to.equal(200);
       expect((await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).status).to.equal(429);
-      const patched = await fetch(`${await a.url}/v1/admin/keys/${made.id}`, { method: 'PATCH', headers: admin, body: '{"plan":"pro"}' });
+      const patched = await fetch(`${await a.url}/v1/admin/keys/${made.id}`, {
+        method: 'PATCH',
+        headers: admin,
+        body: '{"plan":"pro"}',
+      });
       expect(patched.status).to.equal(200);
-      expect((await fetch(`${await a.url}/v1/pets?limit=1`, { headers: auth })).status, 'at once on the process that changed it').to.equal(200);
-      const elapsed = await until(async () => (await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).headers.get('x-ratelimit-limit') === '300');
+      expect(
+        (await fetch(`${await a.url}/v1/pets?limit=1`, { headers: auth })).status,
+        'at once on the process that changed it',
+      ).to.equal(200);
+      const elapsed = await until(
+        async () =>
+          (await fetch(`${await b.url}/v1/pets?limit=1`, { headers: auth })).headers.get('x-ratelimit-limit') === '300',
+      );
       expect(elapsed, 'the pro numbers in the other process within 1 s (ms)').to.be.at.most(1_000);
     });
   });
 });
-

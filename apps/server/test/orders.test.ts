@@ -22,16 +22,33 @@ describe('the server wires the adoption flow (docs/rules.md §8)', function () {
   after(() => h.stop());
 
   it('places, approves and delivers through the container; the inventory follows', async () => {
-    const pet = await send(h.port, { method: 'POST', path: '/v1/pets', headers: json(CLIENT), body: '{"name":"Rex","categoryId":1}' });
+    const pet = await send(h.port, {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: json(CLIENT),
+      body: '{"name":"Rex","categoryId":1}',
+    });
     expect(pet.status, pet.text).to.equal(201);
     const petId = (JSON.parse(pet.text) as { id: number }).id;
-    const placed = await send(h.port, { method: 'POST', path: '/v1/store/orders', headers: json(CLIENT), body: JSON.stringify({ petId }) });
+    const placed = await send(h.port, {
+      method: 'POST',
+      path: '/v1/store/orders',
+      headers: json(CLIENT),
+      body: JSON.stringify({ petId }),
+    });
     expect(placed.status, placed.text).to.equal(201);
     const orderId = (JSON.parse(placed.text) as { id: number }).id;
     expect(placed.headers['location']).to.equal(`/v1/store/orders/${orderId}`);
-    expect((await send(h.port, { method: 'POST', path: `/v1/store/orders/${orderId}/approve`, headers: json(CLIENT) })).status).to.equal(403);
+    expect(
+      (await send(h.port, { method: 'POST', path: `/v1/store/orders/${orderId}/approve`, headers: json(CLIENT) }))
+        .status,
+    ).to.equal(403);
     for (const action of ['approve', 'deliver']) {
-      const res = await send(h.port, { method: 'POST', path: `/v1/store/orders/${orderId}/${action}`, headers: json(ADMIN) });
+      const res = await send(h.port, {
+        method: 'POST',
+        path: `/v1/store/orders/${orderId}/${action}`,
+        headers: json(ADMIN),
+      });
       expect(res.status, res.text).to.equal(200);
     }
     const inventory = await send(h.port, { path: '/v1/store/inventory', headers: json(CLIENT) });
@@ -39,16 +56,28 @@ describe('the server wires the adoption flow (docs/rules.md §8)', function () {
   });
 
   it('an order store that hangs past the deadline answers 503 unavailable; the next request finishes the placement', async () => {
-    const pet = await send(h.port, { method: 'POST', path: '/v1/pets', headers: json(CLIENT), body: '{"name":"Mia","categoryId":1}' });
+    const pet = await send(h.port, {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: json(CLIENT),
+      body: '{"name":"Mia","categoryId":1}',
+    });
     const petId = (JSON.parse(pet.text) as { id: number }).id;
     // The pet is reserved, then the placement's last write (placing → placed) hangs past the deadline and never lands.
     h.faults.use((call) => (call.port === 'OrderRepository' && call.method === 'updateState' ? 'hang' : undefined));
-    const cut = await send(h.port, { method: 'POST', path: '/v1/store/orders', headers: json(CLIENT), body: JSON.stringify({ petId }) });
+    const cut = await send(h.port, {
+      method: 'POST',
+      path: '/v1/store/orders',
+      headers: json(CLIENT),
+      body: JSON.stringify({ petId }),
+    });
     expect(cut.status, cut.text).to.equal(503);
     expect(errorOf(cut.text)).to.deep.include({ code: 'unavailable', status: 503 });
     h.faults.use(undefined);
     clock.advance(STORE_CIRCUIT_OPEN_MS); // the store circuit lets the next request probe, and close it
-    const mine = JSON.parse((await send(h.port, { path: '/v1/store/orders?status=placed', headers: json(CLIENT) })).text) as { petId: number }[];
+    const mine = JSON.parse(
+      (await send(h.port, { path: '/v1/store/orders?status=placed', headers: json(CLIENT) })).text,
+    ) as { petId: number }[];
     expect(mine.map((o) => o.petId)).to.deep.equal([petId]);
     expect((await send(h.port, { path: '/healthz' })).status).to.equal(200);
   });

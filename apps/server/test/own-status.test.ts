@@ -5,7 +5,13 @@ import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
 import { publicKeyId, sha256Hex, type QuotaStore } from '@petstore/domain';
 import { FaultInjector, ManualClock } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  QuotaStoreInMemory,
+} from '@petstore/adapters-memory';
 import { QuotaStoreMongo } from '@petstore/adapters-mongo';
 import { silentLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../src/settings.js';
@@ -65,7 +71,13 @@ interface Running {
 /** The rate-limit headers of docs/rules.md §5, all five present, parsed. */
 const rateLimitOf = (answer: Answer) => {
   const header = (name: string): string => String(answer.headers[name] ?? '');
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
+  for (const name of [
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'ratelimit-policy',
+    'ratelimit',
+  ]) {
     expect(answer.headers, `${name} on a ${answer.status}`).to.have.property(name);
   }
   return {
@@ -80,7 +92,8 @@ const rateLimitOf = (answer: Answer) => {
 const json = (answer: Answer): Record<string, unknown> => JSON.parse(answer.text) as Record<string, unknown>;
 const errorCode = (answer: Answer): unknown => json(answer)['code'];
 /** The `remaining` of each window in a `GET /v1/me` body, minute first. */
-const remainingOf = (answer: Answer): number[] => (json(answer)['windows'] as { remaining: number }[]).map((w) => w.remaining);
+const remainingOf = (answer: Answer): number[] =>
+  (json(answer)['windows'] as { remaining: number }[]).map((w) => w.remaining);
 
 describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function () {
   this.timeout(60_000);
@@ -121,7 +134,8 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
           server,
           clock,
           faults,
-          get: (path, key, method = 'GET') => send(server.port, { method, path, headers: key === undefined ? {} : { Authorization: `Bearer ${key}` } }),
+          get: (path, key, method = 'GET') =>
+            send(server.port, { method, path, headers: key === undefined ? {} : { Authorization: `Bearer ${key}` } }),
           async stop() {
             faults.reset();
             await server.stop();
@@ -153,8 +167,18 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         });
         const admin = await me(ADMIN);
         expect(admin.status).to.equal(200);
-        expect(json(admin)).to.deep.include({ keyId: publicKeyId(sha256Hex(ADMIN)), role: 'admin', plan: 'business', quota: { perMinute: 1000, perDay: 100000 }, bannedUntil: null });
-        expect(json(await me(SMALL))).to.deep.include({ role: 'client', plan: 'enterprise', quota: { perMinute: 5, perDay: 8 } });
+        expect(json(admin)).to.deep.include({
+          keyId: publicKeyId(sha256Hex(ADMIN)),
+          role: 'admin',
+          plan: 'business',
+          quota: { perMinute: 1000, perDay: 100000 },
+          bannedUntil: null,
+        });
+        expect(json(await me(SMALL))).to.deep.include({
+          role: 'client',
+          plan: 'enterprise',
+          quota: { perMinute: 5, perDay: 8 },
+        });
       });
 
       it('consumes nothing from the plan’s windows: remaining is unchanged across calls, and the next request sees the same count', async () => {
@@ -164,7 +188,13 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
           const status = await me(FREE);
           expect(status.status).to.equal(200);
           expect(remainingOf(status), `call ${i}`).to.deep.equal([55, 995]);
-          expect(rateLimitOf(status), `call ${i}`).to.deep.equal({ limit: 60, remaining: 55, reset: minuteEnd(NOW) / 1000, policy: FREE_POLICY, ratelimit: '"minute";r=55;t=45' });
+          expect(rateLimitOf(status), `call ${i}`).to.deep.equal({
+            limit: 60,
+            remaining: 55,
+            reset: minuteEnd(NOW) / 1000,
+            policy: FREE_POLICY,
+            ratelimit: '"minute";r=55;t=45',
+          });
         }
         expect(rateLimitOf(await pets(FREE)).remaining, 'the next request takes the 6th unit').to.equal(54);
       });
@@ -174,8 +204,18 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         const policy = '"minute";q=5;w=60, "day";q=8;w=86400';
         for (let i = 0; i < 2; i++) await pets(SMALL);
         // Minute 3 left of 5, day 6 left of 8: the minute binds.
-        expect(rateLimitOf(await me(SMALL))).to.deep.equal({ limit: 5, remaining: 3, reset: minuteEnd(NOW) / 1000, policy, ratelimit: '"minute";r=3;t=45' });
-        expect(rateLimitOf(await pets(SMALL)), 'the next request: one unit less').to.deep.include({ limit: 5, remaining: 2, reset: minuteEnd(NOW) / 1000 });
+        expect(rateLimitOf(await me(SMALL))).to.deep.equal({
+          limit: 5,
+          remaining: 3,
+          reset: minuteEnd(NOW) / 1000,
+          policy,
+          ratelimit: '"minute";r=3;t=45',
+        });
+        expect(rateLimitOf(await pets(SMALL)), 'the next request: one unit less').to.deep.include({
+          limit: 5,
+          remaining: 2,
+          reset: minuteEnd(NOW) / 1000,
+        });
 
         // The next minute: 4 and 4 left, a tie: the later-resetting day is reported.
         t.clock.set(T0 + 90_000);
@@ -188,7 +228,13 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         // The minute after: 5 and 4 left: the day binds.
         t.clock.set(T0 + 150_000);
         const dayT = (dayEnd(T0) - (T0 + 150_000)) / 1000;
-        expect(rateLimitOf(await me(SMALL))).to.deep.equal({ limit: 8, remaining: 4, reset: dayEnd(T0) / 1000, policy, ratelimit: `"day";r=4;t=${dayT}` });
+        expect(rateLimitOf(await me(SMALL))).to.deep.equal({
+          limit: 8,
+          remaining: 4,
+          reset: dayEnd(T0) / 1000,
+          policy,
+          ratelimit: `"day";r=4;t=${dayT}`,
+        });
         expect(rateLimitOf(await pets(SMALL))).to.deep.include({ limit: 8, remaining: 3 });
       });
 
@@ -223,7 +269,9 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
           expect(rateLimitOf(banned).remaining).to.equal(0);
           const refused = await pets(FREE);
           expect(errorCode(refused)).to.equal('temporarily_banned');
-          expect(refused.headers['retry-after'], 'the ban is not lengthened').to.equal(String((900_000 - after) / 1000));
+          expect(refused.headers['retry-after'], 'the ban is not lengthened').to.equal(
+            String((900_000 - after) / 1000),
+          );
         }
         t.clock.set(bannedUntil);
         expect((await pets(FREE)).status, 'the ban ends when it was to end').to.equal(200);
@@ -239,10 +287,20 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         for (let i = 0; i < 100; i++) {
           const refused = await me(ADMIN);
           expect(refused.status).to.equal(429);
-          expect(json(refused)).to.deep.equal({ code: 'rate_limited', message: 'rate limit of 60 requests per minute on GET /v1/me exceeded; retry in 45 seconds', status: 429 });
+          expect(json(refused)).to.deep.equal({
+            code: 'rate_limited',
+            message: 'rate limit of 60 requests per minute on GET /v1/me exceeded; retry in 45 seconds',
+            status: 429,
+          });
           expect(refused.headers['retry-after']).to.equal('45');
           // The allowance's own numbers, as on any 429.
-          expect(rateLimitOf(refused)).to.deep.equal({ limit: 60, remaining: 0, reset: minuteEnd(NOW) / 1000, policy: '"minute";q=60;w=60, "day";q=86400;w=86400', ratelimit: '"minute";r=0;t=45' });
+          expect(rateLimitOf(refused)).to.deep.equal({
+            limit: 60,
+            remaining: 0,
+            reset: minuteEnd(NOW) / 1000,
+            policy: '"minute";q=60;w=60, "day";q=86400;w=86400',
+            ratelimit: '"minute";r=0;t=45',
+          });
         }
         expect((await me(OTHER)).status, 'each key has its own allowance').to.equal(200);
         const plan = await pets(ADMIN);
@@ -266,7 +324,8 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         expect(invalid.headers['www-authenticate']).to.equal('Bearer realm="petstore", error="invalid_token"');
         expect(rateLimitOf(invalid).remaining, 'the same address, counted again').to.equal(58);
         for (let i = 3; i <= 60; i++) expect((await me(`guess-${i}`)).status).to.equal(401);
-        for (let i = 1; i <= 9; i++) expect(errorCode(await me(`guess-x${i}`)), `rejection ${i}`).to.equal('rate_limited');
+        for (let i = 1; i <= 9; i++)
+          expect(errorCode(await me(`guess-x${i}`)), `rejection ${i}`).to.equal('rate_limited');
         const banned = await me('guess-y');
         expect(errorCode(banned), 'the 10th rejection bans the address').to.equal('temporarily_banned');
         expect(banned.headers['retry-after']).to.equal('900');
@@ -293,14 +352,33 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
           const from = t.faults.calls.length;
           await request();
           const made: Record<string, number> = {};
-          for (const call of t.faults.calls.slice(from)) made[`${call.port}.${call.method}`] = (made[`${call.port}.${call.method}`] ?? 0) + 1;
+          for (const call of t.faults.calls.slice(from))
+            made[`${call.port}.${call.method}`] = (made[`${call.port}.${call.method}`] ?? 0) + 1;
           return made;
         };
-        expect(await callsOf(() => pets(FREE))).to.deep.equal({ 'ApiKeyStore.findByHash': 1, 'QuotaStore.consume': 1, 'PetRepository.list': 1 });
-        expect(await callsOf(() => t.get('/v1/pets/1', FREE))).to.deep.equal({ 'ApiKeyStore.findByHash': 1, 'QuotaStore.consume': 1, 'PetRepository.findById': 1 });
-        expect(await callsOf(() => t.get('/v1/nowhere', FREE))).to.deep.equal({ 'ApiKeyStore.findByHash': 1, 'QuotaStore.consume': 1 });
-        expect(await callsOf(() => me(FREE))).to.deep.equal({ 'ApiKeyStore.findByHash': 1, 'QuotaStore.consume': 1, 'QuotaStore.peek': 1 });
-        expect(await callsOf(() => me('not-a-key')), 'a 401 is counted per address, nothing read').to.deep.equal({ 'ApiKeyStore.findByHash': 1, 'QuotaStore.consume': 1 });
+        expect(await callsOf(() => pets(FREE))).to.deep.equal({
+          'ApiKeyStore.findByHash': 1,
+          'QuotaStore.consume': 1,
+          'PetRepository.list': 1,
+        });
+        expect(await callsOf(() => t.get('/v1/pets/1', FREE))).to.deep.equal({
+          'ApiKeyStore.findByHash': 1,
+          'QuotaStore.consume': 1,
+          'PetRepository.findById': 1,
+        });
+        expect(await callsOf(() => t.get('/v1/nowhere', FREE))).to.deep.equal({
+          'ApiKeyStore.findByHash': 1,
+          'QuotaStore.consume': 1,
+        });
+        expect(await callsOf(() => me(FREE))).to.deep.equal({
+          'ApiKeyStore.findByHash': 1,
+          'QuotaStore.consume': 1,
+          'QuotaStore.peek': 1,
+        });
+        expect(await callsOf(() => me('not-a-key')), 'a 401 is counted per address, nothing read').to.deep.equal({
+          'ApiKeyStore.findByHash': 1,
+          'QuotaStore.consume': 1,
+        });
       });
 
       it('a store outage on its read is 503 unavailable with Retry-After, and it answers again by itself', async () => {

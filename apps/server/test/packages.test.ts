@@ -27,19 +27,31 @@ interface Run {
 }
 
 /** Runs a command to its end (never throws for a non-zero exit). */
-const run = (command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Run> =>
+const run = (
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Run> =>
   new Promise((done) => {
     execFile(
       command,
       args,
-      { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 60_000, maxBuffer: 32 * 1024 * 1024 },
-      (error, stdout, stderr) => done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
+      {
+        cwd: options.cwd,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 32 * 1024 * 1024,
+      },
+      (error, stdout, stderr) =>
+        done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr }),
     );
   });
 
 /** A README's marked block: `<!-- NAME:start … -->` then one fenced block, then `<!-- NAME:end -->`. */
 const block = (readme: string, name: string): string => {
-  const found = new RegExp(`<!-- ${name}:start[^>]*-->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(readme);
+  const found = new RegExp(
+    `<!-- ${name}:start[^>]*-->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`,
+  ).exec(readme);
   if (found === null) throw new Error(`no block ${name}`);
   return found[1]!;
 };
@@ -55,13 +67,21 @@ const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 /** Every file under `dir`, relative to it, with `/` separators. */
 const filesUnder = async (dir: string): Promise<string[]> =>
-  (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'));
+  (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'));
 
 /** npm failed for want of a network (no registry reachable), not because of the packages. */
-const NO_NETWORK = /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b|network connectivity/;
+const NO_NETWORK =
+  /\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b|network connectivity/;
 
 /** Starts `node <file>` and resolves with the first match of `ready` in its output. */
-const start = (file: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> =>
+const start = (
+  file: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> =>
   new Promise((resolveStart, reject) => {
     const child = spawn(process.execPath, [file], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env } });
     let output = '';
@@ -76,7 +96,9 @@ const start = (file: string, cwd: string, env: NodeJS.ProcessEnv, ready: RegExp)
     };
     child.stdout.on('data', look);
     child.stderr.on('data', look);
-    child.on('exit', (code) => reject(new Error(`${file} exited (${String(code)}) before it was ready: ${output.slice(0, 2000)}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`${file} exited (${String(code)}) before it was ready: ${output.slice(0, 2000)}`)),
+    );
   });
 
 const stop = async (child: ChildProcess): Promise<void> => {
@@ -120,7 +142,11 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
     await Promise.all([mkdir(tarballs), mkdir(project), mkdir(unpacked)]);
     // docs/embedding.md's steps: one `pnpm pack` per package into one folder.
     const packs = await Promise.all(
-      PACKAGES.map((p) => run('npx', ['--yes', 'pnpm@12.18.0', 'pack', '--pack-destination', tarballs], { cwd: join(ROOT, 'packages', p) })),
+      PACKAGES.map((p) =>
+        run('npx', ['--yes', 'pnpm@12.18.0', 'pack', '--pack-destination', tarballs], {
+          cwd: join(ROOT, 'packages', p),
+        }),
+      ),
     );
     for (const [i, packed] of packs.entries()) {
       // npx fetches the pinned pnpm when it is not in npm's cache yet.
@@ -129,16 +155,31 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
     }
     for (const p of PACKAGES) {
       await mkdir(join(unpacked, p));
-      const untar = await run('tar', ['-xzf', join(tarballs, `petstore-${p}-1.0.0.tgz`), '-C', join(unpacked, p)], { cwd: dir });
+      const untar = await run('tar', ['-xzf', join(tarballs, `petstore-${p}-1.0.0.tgz`), '-C', join(unpacked, p)], {
+        cwd: dir,
+      });
       expect(untar.code, untar.stderr).to.equal(0);
     }
     // A new project with plain npm: the five tarballs, and what the contract suites need beside.
-    const rootPackage = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const rootPackage = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
     const peers = ['mocha', 'chai', 'fast-check'].map((name) => `${name}@${rootPackage.devDependencies[name]!}`);
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'outsider', private: true, type: 'module' }, null, 2));
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'outsider', private: true, type: 'module' }, null, 2),
+    );
     const install = await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', ...PACKAGES.map((p) => join(tarballs, `petstore-${p}-1.0.0.tgz`)), ...peers],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--ignore-scripts',
+        ...PACKAGES.map((p) => join(tarballs, `petstore-${p}-1.0.0.tgz`)),
+        ...peers,
+      ],
       // --ignore-scripts and SCARF_ANALYTICS: @scarf/scarf (under swagger-ui-dist) reports installs to a server; never here.
       { cwd: project, env: { SCARF_ANALYTICS: 'false', npm_config_update_notifier: 'false' }, timeoutMs: 100_000 },
     );
@@ -153,7 +194,9 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
   it('docs/embedding.md packs and installs with the very commands this test runs', async () => {
     const steps = block(await readme(), 'example:pack');
     expect(steps).to.contain(`for p in ${PACKAGES.join(' ')}; do`);
-    expect(steps).to.contain('(cd packages/$p && npx --yes pnpm@12.18.0 pack --pack-destination /tmp/petstore-packages)');
+    expect(steps).to.contain(
+      '(cd packages/$p && npx --yes pnpm@12.18.0 pack --pack-destination /tmp/petstore-packages)',
+    );
     expect(steps).to.match(/^npm install \/tmp\/petstore-packages\/petstore-domain-1\.0\.0\.tgz/m);
   });
 
@@ -182,22 +225,35 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
           expect(range, `${name}: a version range`).to.match(/^\^?\d+\.\d+\.\d+$/);
           if (name.startsWith('@petstore/')) expect(range).to.equal('^1.0.0');
         }
-        expect(files).to.include.members(['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts']);
+        expect(files).to.include.members([
+          'package.json',
+          'README.md',
+          'LICENSE',
+          'dist/src/index.js',
+          'dist/src/index.d.ts',
+        ]);
         for (const [entry, target] of Object.entries(manifest.exports)) {
-          for (const path of [target.types, target.default]) expect(files, `exports ${entry}`).to.include(path.replace(/^\.\//, ''));
+          for (const path of [target.types, target.default])
+            expect(files, `exports ${entry}`).to.include(path.replace(/^\.\//, ''));
         }
         const strays = files.filter((f) => /(^|\/)test\/|\.test\.|tsbuildinfo|tsconfig|(^|\/)codegen\//.test(f));
         expect(strays, 'tests, build state and generators stay home').to.deep.equal([]);
         // Every source map and every map reference resolves inside the tarball (the sources ship).
         for (const file of files.filter((f) => /\.(js|d\.ts)$/.test(f))) {
           const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(await readFile(join(base, file), 'utf8'))?.[1];
-          if (url !== undefined) expect(files, `${file} → ${url}`).to.include(join(dirname(file), url).split('\\').join('/'));
+          if (url !== undefined)
+            expect(files, `${file} → ${url}`).to.include(join(dirname(file), url).split('\\').join('/'));
         }
         const maps = files.filter((f) => f.endsWith('.map'));
         expect(maps.length).to.be.greaterThan(0);
         for (const map of maps) {
           const { sources } = JSON.parse(await readFile(join(base, map), 'utf8')) as { sources: string[] };
-          for (const source of sources) expect(files, `${map} → ${source}`).to.include(relative(base, resolve(base, dirname(map), source)).split('\\').join('/'));
+          for (const source of sources)
+            expect(files, `${map} → ${source}`).to.include(
+              relative(base, resolve(base, dirname(map), source))
+                .split('\\')
+                .join('/'),
+            );
         }
         // The license: MIT, the same text in every package (and at the root, where it is).
         const license = await readFile(join(base, 'LICENSE'), 'utf8');
@@ -207,13 +263,14 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
         if (p === 'domain') {
           expect(manifest.exports).to.have.keys('.', './testing');
           expect(Object.keys(manifest.peerDependencies ?? {})).to.have.members(['mocha', 'chai', 'fast-check']);
-          for (const peer of ['mocha', 'chai', 'fast-check']) expect(manifest.peerDependenciesMeta?.[peer]?.optional, `${peer}: only ./testing needs it`).to.equal(true);
+          for (const peer of ['mocha', 'chai', 'fast-check'])
+            expect(manifest.peerDependenciesMeta?.[peer]?.optional, `${peer}: only ./testing needs it`).to.equal(true);
           expect(manifest.dependencies ?? {}, 'no runtime dependency').to.deep.equal({});
         }
       });
     }
 
-    it('the packages\' README examples are docs/embedding.md\'s, word for word', async () => {
+    it("the packages' README examples are docs/embedding.md's, word for word", async () => {
       const root = await readme();
       for (const [p, names] of [
         ['domain', ['embed-example', 'example:third-adapter']],
@@ -229,7 +286,7 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
   describe('in a new npm project outside the workspace', () => {
     needs('installed');
 
-    it('(a) docs/embedding.md\'s embedding example runs there and prints what its comments say', async () => {
+    it("(a) docs/embedding.md's embedding example runs there and prints what its comments say", async () => {
       const code = block(await readme(), 'embed-example');
       await writeFile(join(project, 'embed.mjs'), code);
       const result = await run(process.execPath, ['embed.mjs'], { cwd: project });
@@ -238,13 +295,19 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
     });
 
     describe('(b) a third adapter under the exported contract suite (docs/embedding.md: A third adapter under the contract suite)', () => {
-      const mocha = (file: string) => run(process.execPath, ['node_modules/mocha/bin/mocha.js', '--timeout', '20000', file], { cwd: project, timeoutMs: 100_000 });
+      const mocha = (file: string) =>
+        run(process.execPath, ['node_modules/mocha/bin/mocha.js', '--timeout', '20000', file], {
+          cwd: project,
+          timeoutMs: 100_000,
+        });
 
       it('passes the PetRepository contract suite', async () => {
         await writeFile(join(project, 'map-pet-repository.test.mjs'), block(await readme(), 'example:third-adapter'));
         const result = await mocha('map-pet-repository.test.mjs');
         expect(result.code, result.stdout.slice(-3000) + result.stderr).to.equal(0);
-        expect(result.stdout).to.match(/PetRepository contract: MapPetRepository/).and.not.match(/failing|pending/);
+        expect(result.stdout)
+          .to.match(/PetRepository contract: MapPetRepository/)
+          .and.not.match(/failing|pending/);
         expect(Number(/(\d+) passing/.exec(result.stdout)?.[1]), 'the whole suite ran').to.be.at.least(5);
       });
 
@@ -261,11 +324,19 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
 
     it('(c) the typed client calls the server: creates, an idempotent repeat replayed, pages through the iterator, rate limits', async () => {
       const key = `pack-test-${randomBytes(8).toString('hex')}`;
-      const server = await start(MAIN, ROOT, { PORT: '0', HOST: '127.0.0.1', PETSTORE_API_KEYS: `${key}:free` }, /"url":"([^"]+)"/);
+      const server = await start(
+        MAIN,
+        ROOT,
+        { PORT: '0', HOST: '127.0.0.1', PETSTORE_API_KEYS: `${key}:free` },
+        /"url":"([^"]+)"/,
+      );
       try {
         const code = block(await readme(), 'example:client');
         await writeFile(join(project, 'client.mjs'), code);
-        const result = await run(process.execPath, ['client.mjs'], { cwd: project, env: { PETSTORE_URL: `${server.match[1]!}/v1`, PETSTORE_KEY: key } });
+        const result = await run(process.execPath, ['client.mjs'], {
+          cwd: project,
+          env: { PETSTORE_URL: `${server.match[1]!}/v1`, PETSTORE_KEY: key },
+        });
         expect(result.code, result.stderr).to.equal(0);
         expect(squash(result.stdout)).to.equal(squash(printed(code)));
       } finally {
@@ -273,8 +344,11 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
       }
     });
 
-    it('the HTTP adapter\'s README server starts there and answers', async () => {
-      const code = block(await readFile(join(unpacked, 'adapters-http', 'package', 'README.md'), 'utf8'), 'example:http-app');
+    it("the HTTP adapter's README server starts there and answers", async () => {
+      const code = block(
+        await readFile(join(unpacked, 'adapters-http', 'package', 'README.md'), 'utf8'),
+        'example:http-app',
+      );
       await writeFile(join(project, 'server.mjs'), code);
       const server = await start('server.mjs', project, { PORT: '0' }, /listening on (http:\/\/\S+)/);
       try {
@@ -289,16 +363,22 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
 
     const mongoUri = process.env['MONGODB_URI'];
     if (mongoUri === undefined) {
-      it.skip('the MongoDB adapter\'s README example: skipped, MONGODB_URI is not set');
+      it.skip("the MongoDB adapter's README example: skipped, MONGODB_URI is not set");
     } else {
-      it('the MongoDB adapter\'s README example runs there against MONGODB_URI and prints what its comments say', async () => {
-        const code = block(await readFile(join(unpacked, 'adapters-mongo', 'package', 'README.md'), 'utf8'), 'example:mongo');
+      it("the MongoDB adapter's README example runs there against MONGODB_URI and prints what its comments say", async () => {
+        const code = block(
+          await readFile(join(unpacked, 'adapters-mongo', 'package', 'README.md'), 'utf8'),
+          'example:mongo',
+        );
         await writeFile(join(project, 'mongo.mjs'), code);
         const database = `petstore_pack_${randomBytes(4).toString('hex')}`;
         const uri = new URL(mongoUri);
         uri.pathname = `/${database}`;
         try {
-          const result = await run(process.execPath, ['mongo.mjs'], { cwd: project, env: { MONGODB_URI: uri.toString() } });
+          const result = await run(process.execPath, ['mongo.mjs'], {
+            cwd: project,
+            env: { MONGODB_URI: uri.toString() },
+          });
           expect(result.code, result.stderr).to.equal(0);
           expect(squash(result.stdout)).to.equal(squash(printed(code)));
         } finally {
@@ -315,7 +395,17 @@ describe('the packages, packed and installed outside the workspace (docs/embeddi
     it('TypeScript there type-checks against the installed declarations (strict, no skipped library check)', async () => {
       await writeFile(
         join(project, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', target: 'es2023', noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true }, files: ['consumer.ts'] }),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'nodenext',
+            target: 'es2023',
+            noEmit: true,
+            skipLibCheck: false,
+            exactOptionalPropertyTypes: true,
+          },
+          files: ['consumer.ts'],
+        }),
       );
       await writeFile(
         join(project, 'consumer.ts'),

@@ -25,7 +25,12 @@ describe("a photo upload racing its pet's withdrawal through another process, on
   let urls: string[];
 
   before(async () => {
-    const env = { PETSTORE_STORE: 'mongo', MONGODB_URI: withDatabase, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_API_KEYS: 'photo-race-client-key-0123456789:pro' };
+    const env = {
+      PETSTORE_STORE: 'mongo',
+      MONGODB_URI: withDatabase,
+      PETSTORE_ADMIN_KEYS: ADMIN,
+      PETSTORE_API_KEYS: 'photo-race-client-key-0123456789:pro',
+    };
     // The second starts once the first listens: its sweep at start then meets no upload of the first.
     processes = [spawnServer(env)];
     urls = [String(await processes[0]!.url()).replace(/\/$/, '')];
@@ -45,14 +50,23 @@ describe("a photo upload racing its pet's withdrawal through another process, on
 
   const auth = { Authorization: `Bearer ${ADMIN}` };
   const createPet = async (url: string): Promise<number> => {
-    const res = await fetch(`${url}/v1/pets`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+    const res = await fetch(`${url}/v1/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: '{"name":"Rex","categoryId":1}',
+    });
     expect(res.status).to.equal(201);
     return ((await res.json()) as { id: number }).id;
   };
 
   it(`of ${ROUNDS} uploads each sent to one process while the other withdraws the pet, every one answers 201 or 404, never a 5xx; the withdrawn pets keep no photo, no bytes and no place`, async () => {
     const jpeg = await testImage({ format: 'jpeg', width: 1_200, height: 900, content: 'photo', seed: 26 });
-    const upload = (url: string, petId: number) => fetch(`${url}/v1/pets/${petId}/photos`, { method: 'POST', headers: { ...auth, 'Content-Type': 'image/jpeg' }, body: jpeg });
+    const upload = (url: string, petId: number) =>
+      fetch(`${url}/v1/pets/${petId}/photos`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'image/jpeg' },
+        body: jpeg,
+      });
     // How long an upload takes here: each round's withdrawal leaves after a different part of it
     // (from a fifth to 1.2 times of it), so that some land while the upload's bytes are written.
     const took: number[] = [];
@@ -71,34 +85,60 @@ describe("a photo upload racing its pet's withdrawal through another process, on
       raced.push(petId);
       const [uploaded, withdrawn] = await Promise.all([
         upload(up, petId),
-        sleep(typical * (0.2 + round / ROUNDS)).then(() => fetch(`${down}/v1/pets/${petId}`, { method: 'DELETE', headers: auth })),
+        sleep(typical * (0.2 + round / ROUNDS)).then(() =>
+          fetch(`${down}/v1/pets/${petId}`, { method: 'DELETE', headers: auth }),
+        ),
       ]);
       const text = await uploaded.text();
       expect(withdrawn.status, `round ${round}: the withdrawal`).to.equal(204);
       expect([201, 404], `round ${round}: the upload answered ${uploaded.status} ${text}`).to.include(uploaded.status);
-      if (uploaded.status === 404) expect(JSON.parse(text)).to.deep.equal({ code: 'not_found', message: `no pet has id ${petId}`, status: 404 });
+      if (uploaded.status === 404)
+        expect(JSON.parse(text)).to.deep.equal({ code: 'not_found', message: `no pet has id ${petId}`, status: 404 });
       answers.push(uploaded.status);
-      expect((await fetch(`${up}/v1/pets/${petId}/photos`, { headers: auth })).status, `round ${round}: the pet is gone with its photos`).to.equal(404);
+      expect(
+        (await fetch(`${up}/v1/pets/${petId}/photos`, { headers: auth })).status,
+        `round ${round}: the pet is gone with its photos`,
+      ).to.equal(404);
     }
     expect(answers.length).to.equal(ROUNDS);
-    for (const p of processes) expect(p.stdout(), 'no upload given up, no error logged').not.to.match(/given up while it was being written|"level":50/);
+    for (const p of processes)
+      expect(p.stdout(), 'no upload given up, no error logged').not.to.match(
+        /given up while it was being written|"level":50/,
+      );
 
     const client = await MongoClient.connect(withDatabase);
     try {
       const db = client.db(database);
       // No upload here sends an Idempotency-Key: a removed photo's record stays only as the `deleted`
       // trace that holds its `photo.removed` until the relay has moved it into the feed (docs/rules.md §15).
-      expect(await db.collection('photos').countDocuments({ petId: { $in: raced }, state: { $ne: 'deleted' } }), 'no record of a withdrawn pet').to.equal(0);
       expect(
-        await db.collection('photos').countDocuments({ petId: { $in: raced }, state: 'deleted', 'outbox.0': { $exists: false } }),
+        await db.collection('photos').countDocuments({ petId: { $in: raced }, state: { $ne: 'deleted' } }),
+        'no record of a withdrawn pet',
+      ).to.equal(0);
+      expect(
+        await db
+          .collection('photos')
+          .countDocuments({ petId: { $in: raced }, state: 'deleted', 'outbox.0': { $exists: false } }),
         'a trace is kept only while it holds an event',
       ).to.equal(0);
-      expect(await db.collection('photos.files').countDocuments({ 'metadata.petId': { $in: raced } }), 'no GridFS file of a withdrawn pet').to.equal(0);
+      expect(
+        await db.collection('photos.files').countDocuments({ 'metadata.petId': { $in: raced } }),
+        'no GridFS file of a withdrawn pet',
+      ).to.equal(0);
       const files = new Set((await db.collection('photos.files').distinct('_id')).map(String));
       const chunked = (await db.collection('photos.chunks').distinct('files_id')).map(String);
-      expect(chunked.filter((id) => !files.has(id)), 'no chunk of a file that is not there').to.deep.equal([]);
-      const places = await db.collection<{ _id: number; ids: number[] }>('photo_places').find({ _id: { $in: raced } }).toArray();
-      expect(places.flatMap((p) => p.ids), 'no place held for a withdrawn pet').to.deep.equal([]);
+      expect(
+        chunked.filter((id) => !files.has(id)),
+        'no chunk of a file that is not there',
+      ).to.deep.equal([]);
+      const places = await db
+        .collection<{ _id: number; ids: number[] }>('photo_places')
+        .find({ _id: { $in: raced } })
+        .toArray();
+      expect(
+        places.flatMap((p) => p.ids),
+        'no place held for a withdrawn pet',
+      ).to.deep.equal([]);
       // The three timing uploads, whose pets stay, are all that is stored.
       expect(await db.collection('photos').countDocuments({ state: 'ready' })).to.equal(3);
       expect(await db.collection('photos').countDocuments({ state: { $nin: ['ready', 'deleted'] } })).to.equal(0);

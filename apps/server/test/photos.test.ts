@@ -15,10 +15,17 @@ const CLIENT = 'photos-client-key-0123456789';
 
 const call = async (server: StartedServer, path: string, init: RequestInit & { key?: string } = {}) => {
   const { key = ADMIN, ...rest } = init;
-  return fetch(`${server.url}${path}`, { ...rest, headers: { Authorization: `Bearer ${key}`, ...(rest.headers as Record<string, string> | undefined) } });
+  return fetch(`${server.url}${path}`, {
+    ...rest,
+    headers: { Authorization: `Bearer ${key}`, ...(rest.headers as Record<string, string> | undefined) },
+  });
 };
 const createPet = async (server: StartedServer): Promise<number> => {
-  const res = await call(server, '/v1/pets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Rex","categoryId":1}' });
+  const res = await call(server, '/v1/pets', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"name":"Rex","categoryId":1}',
+  });
   expect(res.status).to.equal(201);
   return ((await res.json()) as { id: number }).id;
 };
@@ -39,7 +46,13 @@ describe('photos in the server (docs/rules.md §13)', function () {
   this.timeout(120_000);
 
   it('the memory store keeps at most PETSTORE_PHOTO_MEMORY_MB of photos: past it 507 insufficient_storage, nothing stored', async () => {
-    const env = { HOST: '127.0.0.1', PORT: '0', PETSTORE_API_KEYS: `${CLIENT}:pro`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_PHOTO_MEMORY_MB: '1' };
+    const env = {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      PETSTORE_API_KEYS: `${CLIENT}:pro`,
+      PETSTORE_ADMIN_KEYS: ADMIN,
+      PETSTORE_PHOTO_MEMORY_MB: '1',
+    };
     const server = await startServer(parseSettings(env), { logger: silentLogger });
     try {
       await seedCategories(server.url, ADMIN);
@@ -58,7 +71,9 @@ describe('photos in the server (docs/rules.md §13)', function () {
       expect(statuses.at(-1)).to.equal(507);
       expect(statuses.slice(0, -1).every((s) => s === 201)).to.equal(true);
       expect(statuses.length).to.be.within(3, 12);
-      const listed = (await (await call(server, `/v1/pets/${petId}/photos`, { key: CLIENT })).json()) as { id: number }[];
+      const listed = (await (await call(server, `/v1/pets/${petId}/photos`, { key: CLIENT })).json()) as {
+        id: number;
+      }[];
       expect(listed).to.have.length(statuses.length - 1);
       // The entity tag is the SHA-256 of the bytes, hashed by the server off the event loop's thread (WebCrypto).
       const got = await call(server, `/v1/pets/${petId}/photos/${listed[0]!.id}?width=320`, { key: CLIENT });
@@ -77,7 +92,14 @@ describe('photos in the server (docs/rules.md §13)', function () {
   it('on MongoDB: upload, list, get and delete through GridFS; a sweep at start removes an upload a process left half done', async () => {
     const database = `petstore_test_photos_${process.pid}_${Date.now().toString(36)}`;
     const dbUri = withDatabase(uri, database);
-    const env = { HOST: '127.0.0.1', PORT: '0', PETSTORE_STORE: 'mongo', MONGODB_URI: dbUri, PETSTORE_API_KEYS: `${CLIENT}:pro`, PETSTORE_ADMIN_KEYS: ADMIN };
+    const env = {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      PETSTORE_STORE: 'mongo',
+      MONGODB_URI: dbUri,
+      PETSTORE_API_KEYS: `${CLIENT}:pro`,
+      PETSTORE_ADMIN_KEYS: ADMIN,
+    };
     const client = new MongoClient(uri);
     await client.connect();
     const db = client.db(database);
@@ -88,7 +110,14 @@ describe('photos in the server (docs/rules.md §13)', function () {
       try {
         await seedCategories(server.url, ADMIN);
         petId = await createPet(server);
-        const photo = await testImage({ format: 'jpeg', width: 900, height: 600, content: 'photo', orientation: 6, gps: true });
+        const photo = await testImage({
+          format: 'jpeg',
+          width: 900,
+          height: 600,
+          content: 'photo',
+          orientation: 6,
+          gps: true,
+        });
         const res = await upload(server, petId, photo);
         expect(res.status, await res.clone().text()).to.equal(201);
         expect(await res.json()).to.deep.include({ width: 600, height: 900 });
@@ -97,7 +126,10 @@ describe('photos in the server (docs/rules.md §13)', function () {
         expect(got.status).to.equal(200);
         const bytes = Buffer.from(await got.arrayBuffer());
         expect(got.headers.get('etag')).to.equal(`"${sha256HexOfBytes(bytes)}"`);
-        expect(await db.collection('photos.files').countDocuments(), 'the original (600 wide) and its 160 and 320').to.equal(3);
+        expect(
+          await db.collection('photos.files').countDocuments(),
+          'the original (600 wide) and its 160 and 320',
+        ).to.equal(3);
       } finally {
         await server.stop();
       }
@@ -106,15 +138,26 @@ describe('photos in the server (docs/rules.md §13)', function () {
       const left = (await store.reserve(petId, 10, Date.now() - 1_000)) as PhotoUpload;
       const bytes = new Uint8Array(10).fill(9);
       await store.putFile(left, { width: 10, height: 10, bytes: 10, sha256: sha256HexOfBytes(bytes) }, bytes);
-      await db.collection('photos.chunks').insertOne({ files_id: `${left.photoId + 1000}:160`, n: 0, data: Buffer.alloc(5) } as never);
+      await db
+        .collection('photos.chunks')
+        .insertOne({ files_id: `${left.photoId + 1000}:160`, n: 0, data: Buffer.alloc(5) } as never);
       expect(await db.collection('photos').countDocuments({ state: 'uploading' })).to.equal(1);
 
       server = await startServer(parseSettings(env), { logger: silentLogger });
       try {
         expect(await db.collection('photos').countDocuments({ state: 'uploading' })).to.equal(0);
-        expect(await db.collection('photos.files').countDocuments(), 'the original (600 wide) and its 160 and 320').to.equal(3);
-        expect(await db.collection('photos.chunks').countDocuments({ files_id: { $in: [`${left.photoId}:10`, `${left.photoId + 1000}:160`] } })).to.equal(0);
-        const list = (await (await call(server, `/v1/pets/${petId}/photos`, { key: CLIENT })).json()) as { id: number }[];
+        expect(
+          await db.collection('photos.files').countDocuments(),
+          'the original (600 wide) and its 160 and 320',
+        ).to.equal(3);
+        expect(
+          await db
+            .collection('photos.chunks')
+            .countDocuments({ files_id: { $in: [`${left.photoId}:10`, `${left.photoId + 1000}:160`] } }),
+        ).to.equal(0);
+        const list = (await (await call(server, `/v1/pets/${petId}/photos`, { key: CLIENT })).json()) as {
+          id: number;
+        }[];
         expect(list).to.have.length(1);
         expect((await call(server, location, { method: 'DELETE' })).status).to.equal(204);
         expect((await call(server, location, { key: CLIENT })).status).to.equal(404);

@@ -48,7 +48,9 @@ describe('the server process', function () {
   it('refuses a malformed setting with one clear line and a non-zero exit', async () => {
     const p = run({ PETSTORE_BAN_THRESHOLD: 'lots' });
     expect(await p.exited).to.equal(1);
-    expect(p.stderr().trim().split('\n')).to.deep.equal(['petstore: PETSTORE_BAN_THRESHOLD must be a whole number from 1 to 1000000 (got "lots")']);
+    expect(p.stderr().trim().split('\n')).to.deep.equal([
+      'petstore: PETSTORE_BAN_THRESHOLD must be a whole number from 1 to 1000000 (got "lots")',
+    ]);
   });
 
   it('a HOST it cannot listen on stops the start with one line naming HOST/PORT', async () => {
@@ -63,7 +65,9 @@ describe('the server process', function () {
     const p = run({ PETSTORE_STORE: 'mongo', MONGODB_URI: 'mongodb://user:hunter2@127.0.0.1:1/pets', PORT: '0' });
     expect(await p.exited).to.equal(1);
     expect(Date.now() - started).to.be.below(15_000);
-    expect(p.stderr().trim().split('\n')).to.deep.equal(['petstore: cannot reach MongoDB at 127.0.0.1:1 within 2000 ms']);
+    expect(p.stderr().trim().split('\n')).to.deep.equal([
+      'petstore: cannot reach MongoDB at 127.0.0.1:1 within 2000 ms',
+    ]);
     expect(p.stderr() + p.stdout()).not.to.contain('hunter2');
   });
 
@@ -74,7 +78,9 @@ describe('the server process', function () {
       await waitFor(() => /end of development keys/.test(p.stderr()), 'the development keys');
       // One block, nothing around it: a marked first and last line, the keys and their examples between.
       const block = p.stderr().trim().split('\n');
-      expect(block[0]).to.match(/^===== petstore: development keys \(PETSTORE_API_KEYS is unset; .*never in production\) =====$/);
+      expect(block[0]).to.match(
+        /^===== petstore: development keys \(PETSTORE_API_KEYS is unset; .*never in production\) =====$/,
+      );
       expect(block.at(-1)).to.equal('===== end of development keys =====');
       expect(block).to.have.length(6);
       const key = /Development API key \(plan free\): (\S+)/.exec(p.stderr())![1]!;
@@ -93,9 +99,16 @@ describe('the server process', function () {
       expect(issued.status).to.equal(201);
       const fresh = ((await issued.json()) as { key: string }).key;
       expect((await fetch(`${url}/v1/pets`, { headers: { Authorization: `Bearer ${fresh}` } })).status).to.equal(200);
-      expect((await fetch(`${url}/v1/admin/keys`, { headers: { Authorization: `Bearer ${key}` } })).status, 'the development key is a client key').to.equal(403);
-      const stdout = p.stdout().split('\n').filter((l) => l !== '');
-      for (const line of stdout) expect(() => JSON.parse(line) as unknown, `a JSON log line: ${line.slice(0, 80)}`).not.to.throw();
+      expect(
+        (await fetch(`${url}/v1/admin/keys`, { headers: { Authorization: `Bearer ${key}` } })).status,
+        'the development key is a client key',
+      ).to.equal(403);
+      const stdout = p
+        .stdout()
+        .split('\n')
+        .filter((l) => l !== '');
+      for (const line of stdout)
+        expect(() => JSON.parse(line) as unknown, `a JSON log line: ${line.slice(0, 80)}`).not.to.throw();
       expect(p.stdout()).not.to.contain(admin).and.not.to.contain(key).and.not.to.contain(fresh);
     } finally {
       p.child.kill('SIGTERM');
@@ -108,7 +121,12 @@ describe('the server process', function () {
       const p = run({ PORT: '0', HOST: host, PETSTORE_API_KEYS: 'listen-key:pro' });
       try {
         await listeningUrl(p);
-        const line = JSON.parse(p.stdout().split('\n').find((l) => l.includes('"msg":"listening"'))!) as { address: string; port: number; url: string };
+        const line = JSON.parse(
+          p
+            .stdout()
+            .split('\n')
+            .find((l) => l.includes('"msg":"listening"'))!,
+        ) as { address: string; port: number; url: string };
         expect(line.address).to.equal(host);
         expect(line.port).to.be.a('number').and.above(0);
         expect(line.url).to.equal(`http://127.0.0.1:${line.port}`);
@@ -122,10 +140,22 @@ describe('the server process', function () {
 
   it('refuses, with one line and exit 1: an unknown PETSTORE_* variable (naming the closest setting), NODE_ENV=production with generated keys, the metrics port equal to PORT', async () => {
     const cases: Array<[Record<string, string>, string]> = [
-      [{ PETSTORE_API_KEY: 'k:pro' }, 'petstore: PETSTORE_API_KEY is not a setting of this service; did you mean PETSTORE_API_KEYS?'],
-      [{ NODE_ENV: 'production' }, 'petstore: NODE_ENV=production needs PETSTORE_API_KEYS (and PETSTORE_ADMIN_KEYS to manage keys): development keys are never generated in production'],
-      [{ NODE_ENV: 'production', PETSTORE_ADMIN_KEYS: 'only-admin' }, 'petstore: NODE_ENV=production needs PETSTORE_API_KEYS (and PETSTORE_ADMIN_KEYS to manage keys): development keys are never generated in production'],
-      [{ PORT: '9464', PETSTORE_METRICS_PORT: '9464', PETSTORE_API_KEYS: 'k:pro' }, 'petstore: PETSTORE_METRICS_PORT must differ from PORT (both are 9464): /metrics has a listener of its own'],
+      [
+        { PETSTORE_API_KEY: 'k:pro' },
+        'petstore: PETSTORE_API_KEY is not a setting of this service; did you mean PETSTORE_API_KEYS?',
+      ],
+      [
+        { NODE_ENV: 'production' },
+        'petstore: NODE_ENV=production needs PETSTORE_API_KEYS (and PETSTORE_ADMIN_KEYS to manage keys): development keys are never generated in production',
+      ],
+      [
+        { NODE_ENV: 'production', PETSTORE_ADMIN_KEYS: 'only-admin' },
+        'petstore: NODE_ENV=production needs PETSTORE_API_KEYS (and PETSTORE_ADMIN_KEYS to manage keys): development keys are never generated in production',
+      ],
+      [
+        { PORT: '9464', PETSTORE_METRICS_PORT: '9464', PETSTORE_API_KEYS: 'k:pro' },
+        'petstore: PETSTORE_METRICS_PORT must differ from PORT (both are 9464): /metrics has a listener of its own',
+      ],
     ];
     for (const [env, line] of cases) {
       const p = run({ HOST: '127.0.0.1', ...env });
@@ -138,13 +168,19 @@ describe('the server process', function () {
   it('reads .env from the working directory (the real environment wins over it), and refuses a typo in it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'petstore-dotenv-'));
     try {
-      writeFileSync(join(dir, '.env'), '# settings for this folder\nPETSTORE_API_KEYS=dotenv-key:pro\nHOST=127.0.0.1\nPORT=1\nPETSTORE_LOG_LEVEL="info"\n');
+      writeFileSync(
+        join(dir, '.env'),
+        '# settings for this folder\nPETSTORE_API_KEYS=dotenv-key:pro\nHOST=127.0.0.1\nPORT=1\nPETSTORE_LOG_LEVEL="info"\n',
+      );
       const p = run({ PORT: '0', NODE_ENV: 'production' }, dir);
       try {
         const url = await listeningUrl(p);
         expect(new URL(url).port, 'PORT from the environment, not the file').not.to.equal('1');
         expect(p.stdout()).to.contain(`"envFile":${JSON.stringify(join(dir, '.env'))}`);
-        expect((await fetch(`${url}/v1/pets`, { headers: { Authorization: 'Bearer dotenv-key' } })).status, 'the key from .env').to.equal(200);
+        expect(
+          (await fetch(`${url}/v1/pets`, { headers: { Authorization: 'Bearer dotenv-key' } })).status,
+          'the key from .env',
+        ).to.equal(200);
         expect(p.stderr(), 'no development key: keys came from .env').to.equal('');
       } finally {
         p.child.kill('SIGTERM');
@@ -153,7 +189,9 @@ describe('the server process', function () {
       writeFileSync(join(dir, '.env'), 'PETSTORE_METRICS_PRT=9464\n');
       const typo = run({ PORT: '0' }, dir);
       expect(await typo.exited).to.equal(1);
-      expect(typo.stderr().trim()).to.equal('petstore: PETSTORE_METRICS_PRT is not a setting of this service; did you mean PETSTORE_METRICS_PORT?');
+      expect(typo.stderr().trim()).to.equal(
+        'petstore: PETSTORE_METRICS_PRT is not a setting of this service; did you mean PETSTORE_METRICS_PORT?',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -166,7 +204,13 @@ describe('the server process', function () {
     // A create whose body arrives slowly: SIGTERM lands while it is in flight.
     const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
-        { host: url.hostname, port: url.port, path: '/v1/pets', method: 'POST', headers: { Authorization: 'Bearer graceful-key', 'Content-Type': 'application/json', 'Content-Length': '30' } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/v1/pets',
+          method: 'POST',
+          headers: { Authorization: 'Bearer graceful-key', 'Content-Type': 'application/json', 'Content-Length': '30' },
+        },
         (res) => {
           let body = '';
           res.on('data', (d: Buffer) => (body += d.toString()));

@@ -13,7 +13,12 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
  * project's working notes live in beside the repository, and the documents there. Built from parts,
  * so that this file does not match itself.
  */
-const OUTSIDE_REFERENCES = [['..', 'shared'].join('/'), ['CONTRACT', 'md'].join('.'), ['SPEC', 'md'].join('.'), ['ARCHITECTURE', 'md'].join('.')];
+const OUTSIDE_REFERENCES = [
+  ['..', 'shared'].join('/'),
+  ['CONTRACT', 'md'].join('.'),
+  ['SPEC', 'md'].join('.'),
+  ['ARCHITECTURE', 'md'].join('.'),
+];
 
 /** `docs/rules.md §8`, `docs/rules.md §3, §4`, `docs/rules.md §7–§9`: a citation and the sections it names. */
 const CITATION = /docs\/rules\.md\s*§\d+(?:\s*(?:,|–|-|and|or)\s*§\d+)*/g;
@@ -61,7 +66,11 @@ const show = (findings: readonly Finding[]): string => findings.map((f) => `${f.
 
 const repositoryRoot = (): string | undefined => {
   try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: HERE, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: HERE,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return undefined;
   }
@@ -71,7 +80,10 @@ describe('the repository stands on its own (docs/rules.md)', () => {
   it('the checks below find a planted outside reference and a citation of a section that does not exist', () => {
     // Built from parts too: these plants must not match the checks run on this very file.
     const planted = `line one\nsee ${['..', 'Shared'].join('/')}/${['Contract', 'md'].join('.')} §3\n`;
-    expect(outsideReferences('planted.ts', planted).map((f) => `${f.line} ${f.what}`)).to.have.members([`2 ${OUTSIDE_REFERENCES[0]}`, `2 ${OUTSIDE_REFERENCES[1]}`]);
+    expect(outsideReferences('planted.ts', planted).map((f) => `${f.line} ${f.what}`)).to.have.members([
+      `2 ${OUTSIDE_REFERENCES[0]}`,
+      `2 ${OUTSIDE_REFERENCES[1]}`,
+    ]);
     const rules = ['docs', 'rules.md'].join('/');
     const cited = citedSections('planted.ts', `// ${rules} §3, §15 and ${rules} §7–§9, RFC 9110 §13.1.1`);
     expect(cited.map((c) => c.section)).to.deep.equal([3, 15, 7, 9]);
@@ -108,7 +120,10 @@ describe('the repository stands on its own (docs/rules.md)', () => {
       .filter((file) => file.startsWith('docs/') && file.endsWith('.md'))
       .flatMap((file) => {
         const text = read(file);
-        return [...text.matchAll(BARE_SECTION)].map((m) => ({ section: Number(m[1]), finding: { file, line: lineOf(text, m.index), what: m[0] } }));
+        return [...text.matchAll(BARE_SECTION)].map((m) => ({
+          section: Number(m[1]),
+          finding: { file, line: lineOf(text, m.index), what: m[0] },
+        }));
       });
     const missing = [...cited, ...inDocs].filter((c) => !sections.has(c.section)).map((c) => c.finding);
     expect(missing, `citations of sections docs/rules.md does not have:\n${show(missing)}`).to.deep.equal([]);

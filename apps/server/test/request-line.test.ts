@@ -7,7 +7,10 @@ import { requestLine } from '../src/log-destination.js';
 /** What pino itself writes for `logger.info(fields, 'request')` with the server's base, at time `time`. */
 const pinoLine = (fields: RequestLogFields, time: number): string => {
   let written = '';
-  const logger = pino({ level: 'info', base: { service: 'petstore' }, timestamp: () => `,"time":${time}` }, { write: (line: string) => void (written = line) });
+  const logger = pino(
+    { level: 'info', base: { service: 'petstore' }, timestamp: () => `,"time":${time}` },
+    { write: (line: string) => void (written = line) },
+  );
   logger.info({ ...fields }, 'request');
   return written;
 };
@@ -22,17 +25,27 @@ const wellFormed = (text: string): boolean => {
   }
 };
 
-const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), fc.constantFrom('"', '\\', '\u0000', '\ud800', '\u2028', '::ffff:127.0.0.1', 'key_0123456789ab'));
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 60 }),
+  fc.constantFrom('"', '\\', '\u0000', '\ud800', '\u2028', '::ffff:127.0.0.1', 'key_0123456789ab'),
+);
 const fieldsArb: fc.Arbitrary<RequestLogFields> = fc.record({
   requestId: fc.oneof(fc.uuid(), fc.stringMatching(/^[A-Za-z0-9._-]{1,128}$/), text),
   method: fc.oneof(fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS', 'M-SEARCH'), text),
-  route: fc.oneof(fc.constant(null), fc.constantFrom('GET /v1/pets', 'POST /v1/pets/:petId/photos', 'GET /v1/pets/:petId'), text),
+  route: fc.oneof(
+    fc.constant(null),
+    fc.constantFrom('GET /v1/pets', 'POST /v1/pets/:petId/photos', 'GET /v1/pets/:petId'),
+    text,
+  ),
   status: fc.integer({ min: 100, max: 599 }),
-  durationMs: fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.integer({ min: 0, max: 1e9 }).map((n) => n / 1000)),
+  durationMs: fc.oneof(
+    fc.double({ min: 0, max: 1e6, noNaN: true }),
+    fc.integer({ min: 0, max: 1e9 }).map((n) => n / 1000),
+  ),
   subject: fc.oneof(fc.constant(null), text),
 });
 
-describe('the request log line (written without pino\'s serialiser)', () => {
+describe("the request log line (written without pino's serialiser)", () => {
   it('property: is exactly the line pino writes for the same fields, byte for byte (a lone surrogate: escaped, where pino writes it raw)', () => {
     fc.assert(
       fc.property(fieldsArb, fc.integer({ min: 0, max: 2 ** 42 }), (fields, time) => {

@@ -54,12 +54,18 @@ describe('settings (docs/rules.md §6)', () => {
   it('reads PETSTORE_UPLOADS_IN_FLIGHT (at least 1) and PETSTORE_UPLOADS_IN_FLIGHT_MB (in MiB, at least one photo of the largest, 10); anything else stops the start naming it', () => {
     const s = parseSettings({ PETSTORE_UPLOADS_IN_FLIGHT: '12', PETSTORE_UPLOADS_IN_FLIGHT_MB: '100' });
     expect([s.uploadsInFlight, s.uploadBytesInFlight]).to.deep.equal([12, 100 * 1024 * 1024]);
-    expect(parseSettings({ PETSTORE_UPLOADS_IN_FLIGHT: '1', PETSTORE_UPLOADS_IN_FLIGHT_MB: '10' }).uploadBytesInFlight).to.equal(10 * 1024 * 1024);
+    expect(
+      parseSettings({ PETSTORE_UPLOADS_IN_FLIGHT: '1', PETSTORE_UPLOADS_IN_FLIGHT_MB: '10' }).uploadBytesInFlight,
+    ).to.equal(10 * 1024 * 1024);
     for (const v of ['0', '-1', '1.5', 'many', '10001']) {
-      expect(fails({ PETSTORE_UPLOADS_IN_FLIGHT: v }, 'PETSTORE_UPLOADS_IN_FLIGHT')).to.match(/must be a whole number from 1 to 10000/);
+      expect(fails({ PETSTORE_UPLOADS_IN_FLIGHT: v }, 'PETSTORE_UPLOADS_IN_FLIGHT')).to.match(
+        /must be a whole number from 1 to 10000/,
+      );
     }
     for (const v of ['9', '0', '40MB', '1048577']) {
-      expect(fails({ PETSTORE_UPLOADS_IN_FLIGHT_MB: v }, 'PETSTORE_UPLOADS_IN_FLIGHT_MB')).to.match(/must be a whole number from 10 to 1048576/);
+      expect(fails({ PETSTORE_UPLOADS_IN_FLIGHT_MB: v }, 'PETSTORE_UPLOADS_IN_FLIGHT_MB')).to.match(
+        /must be a whole number from 10 to 1048576/,
+      );
     }
   });
 
@@ -68,7 +74,9 @@ describe('settings (docs/rules.md §6)', () => {
     expect(parseSettings({ PETSTORE_PHOTO_MEMORY_MB: '0' }).photoMemoryBytes).to.equal(0);
     expect(parseSettings({ PETSTORE_PHOTO_MEMORY_MB: '' }).photoMemoryBytes).to.equal(256 * 1024 * 1024);
     for (const v of ['-1', '1.5', '256MB', 'lots', ' 64', '1048577', '0x40']) {
-      expect(fails({ PETSTORE_PHOTO_MEMORY_MB: v }, 'PETSTORE_PHOTO_MEMORY_MB')).to.match(/must be a whole number from 0 to 1048576/);
+      expect(fails({ PETSTORE_PHOTO_MEMORY_MB: v }, 'PETSTORE_PHOTO_MEMORY_MB')).to.match(
+        /must be a whole number from 0 to 1048576/,
+      );
     }
   });
 
@@ -101,7 +109,12 @@ describe('settings (docs/rules.md §6)', () => {
       { keyHash: sha256Hex('alpha'), role: 'client', plan: 'free', quota: PLAN_QUOTAS.free },
       { keyHash: sha256Hex('beta'), role: 'client', plan: 'pro', quota: PLAN_QUOTAS.pro },
       { keyHash: sha256Hex('gamma'), role: 'client', plan: 'business', quota: PLAN_QUOTAS.business },
-      { keyHash: sha256Hex('delta'), role: 'client', plan: 'enterprise', quota: { perMinute: 5000, perDay: 2_000_000 } },
+      {
+        keyHash: sha256Hex('delta'),
+        role: 'client',
+        plan: 'enterprise',
+        quota: { perMinute: 5000, perDay: 2_000_000 },
+      },
     ]);
   });
 
@@ -120,7 +133,17 @@ describe('settings (docs/rules.md §6)', () => {
     for (const v of ['0', '1.5']) fails({ PETSTORE_BAN_SECONDS: v }, 'PETSTORE_BAN_SECONDS');
     fails({ PETSTORE_TRUST_PROXY: 'maybe' }, 'PETSTORE_TRUST_PROXY');
     fails({ PETSTORE_LOG_LEVEL: 'loud' }, 'PETSTORE_LOG_LEVEL');
-    for (const origins of ['app.example.com', 'https://app.example.com/', 'https://app.example.com/path', 'ftp://files.example.com', 'https://a.example,', '*,https://a.example', 'https://user@a.example', 'HTTPS://A.EXAMPLE', 'null']) {
+    for (const origins of [
+      'app.example.com',
+      'https://app.example.com/',
+      'https://app.example.com/path',
+      'ftp://files.example.com',
+      'https://a.example,',
+      '*,https://a.example',
+      'https://user@a.example',
+      'HTTPS://A.EXAMPLE',
+      'null',
+    ]) {
       fails({ PETSTORE_CORS_ORIGINS: origins }, 'PETSTORE_CORS_ORIGINS');
     }
     for (const port of ['-1', '65536', 'metrics']) fails({ PETSTORE_METRICS_PORT: port }, 'PETSTORE_METRICS_PORT');
@@ -157,7 +180,10 @@ describe('settings (docs/rules.md §6)', () => {
       [{ PETSTORE_ADMIN_KEYS: 'secret admin' }, /entry 1: the key may hold only/],
       [{ PETSTORE_ADMIN_KEYS: 'secretadmin:business' }, /entry 1: the key may hold only/],
       [{ PETSTORE_ADMIN_KEYS: 'secretadmin,secretother,secretadmin' }, /entry 3 repeats a key given earlier/],
-      [{ PETSTORE_ADMIN_KEYS: 'secretother,secretboth', PETSTORE_API_KEYS: 'secretboth:pro' }, /entry 2 repeats a key given in PETSTORE_API_KEYS/],
+      [
+        { PETSTORE_ADMIN_KEYS: 'secretother,secretboth', PETSTORE_API_KEYS: 'secretboth:pro' },
+        /entry 2 repeats a key given in PETSTORE_API_KEYS/,
+      ],
     ];
     for (const [env, pattern] of cases) {
       const message = fails(env, 'PETSTORE_ADMIN_KEYS');
@@ -188,7 +214,15 @@ describe('settings (docs/rules.md §6)', () => {
     // A name is quoted at most 64 characters long.
     expect(fails({ [`PETSTORE_${'X'.repeat(200)}`]: '1' }, 'PETSTORE_').length).to.be.below(150);
     // Every known setting is accepted; variables outside PETSTORE_* are ignored.
-    expect(() => parseSettings({ PETSTORE_PHOTO_MEMORY_MB: '64', NODE_ENV: 'development', PATH: '/bin', PETSTOREX: '1', npm_config_x: 'y' })).not.to.throw();
+    expect(() =>
+      parseSettings({
+        PETSTORE_PHOTO_MEMORY_MB: '64',
+        NODE_ENV: 'development',
+        PATH: '/bin',
+        PETSTOREX: '1',
+        npm_config_x: 'y',
+      }),
+    ).not.to.throw();
   });
 
   it('NODE_ENV=production refuses to start with generated development keys (memory store without PETSTORE_API_KEYS)', () => {
@@ -196,8 +230,13 @@ describe('settings (docs/rules.md §6)', () => {
       expect(fails(env, 'NODE_ENV=production')).to.contain('PETSTORE_API_KEYS');
     }
     expect(parseSettings({ NODE_ENV: 'production', PETSTORE_API_KEYS: 'client:pro' }).apiKeys).to.have.length(1);
-    expect(parseSettings({ NODE_ENV: 'production', PETSTORE_STORE: 'mongo', MONGODB_URI: 'mongodb://127.0.0.1/x' }).store, 'keys live in the database').to.equal('mongo');
-    expect(parseSettings({ NODE_ENV: 'development' }).apiKeys, 'outside production: development keys').to.deep.equal([]);
+    expect(
+      parseSettings({ NODE_ENV: 'production', PETSTORE_STORE: 'mongo', MONGODB_URI: 'mongodb://127.0.0.1/x' }).store,
+      'keys live in the database',
+    ).to.equal('mongo');
+    expect(parseSettings({ NODE_ENV: 'development' }).apiKeys, 'outside production: development keys').to.deep.equal(
+      [],
+    );
   });
 
   it('refuses PETSTORE_METRICS_PORT equal to PORT, by name (0, any free port, for both is fine)', () => {
@@ -224,8 +263,26 @@ describe('settings (docs/rules.md §6)', () => {
     expect(lines.filter((l) => l !== '' && !l.startsWith('#'))).to.deep.equal([]);
     // The defaults are the parser's.
     const d = parseSettings({});
-    expect([String(d.port), d.host, d.store, d.logLevel, String(d.ban.threshold), String(d.ban.seconds), String(d.trustProxy)]).to.deep.equal(
-      (['PORT', 'HOST', 'PETSTORE_STORE', 'PETSTORE_LOG_LEVEL', 'PETSTORE_BAN_THRESHOLD', 'PETSTORE_BAN_SECONDS', 'PETSTORE_TRUST_PROXY'] as const).map((n) => SETTINGS[n].default),
+    expect([
+      String(d.port),
+      d.host,
+      d.store,
+      d.logLevel,
+      String(d.ban.threshold),
+      String(d.ban.seconds),
+      String(d.trustProxy),
+    ]).to.deep.equal(
+      (
+        [
+          'PORT',
+          'HOST',
+          'PETSTORE_STORE',
+          'PETSTORE_LOG_LEVEL',
+          'PETSTORE_BAN_THRESHOLD',
+          'PETSTORE_BAN_SECONDS',
+          'PETSTORE_TRUST_PROXY',
+        ] as const
+      ).map((n) => SETTINGS[n].default),
     );
   });
 });

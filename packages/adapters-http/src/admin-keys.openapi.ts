@@ -2,8 +2,24 @@
  * The OpenAPI part of admin-keys.ts (docs/rules.md §9, tag `admin`, beta, admin keys only), and the
  * schemas of a key.
  */
-import { ApiKeyPatchSchema, ApiKeySchema, CreatedApiKeySchema, KeyIdSchema, ListKeysQuerySchema, NewApiKeySchema, PLAN_QUOTAS } from '@petstore/domain';
-import { BODY_TOO_LARGE, COMMON_HEADERS, errorResponse, ref, sharedErrors, withHeaders, type OpenApiPart } from './openapi-shared.js';
+import {
+  ApiKeyPatchSchema,
+  ApiKeySchema,
+  CreatedApiKeySchema,
+  KeyIdSchema,
+  ListKeysQuerySchema,
+  NewApiKeySchema,
+  PLAN_QUOTAS,
+} from '@petstore/domain';
+import {
+  BODY_TOO_LARGE,
+  COMMON_HEADERS,
+  errorResponse,
+  ref,
+  sharedErrors,
+  withHeaders,
+  type OpenApiPart,
+} from './openapi-shared.js';
 
 /**
  * An example key for the documentation: the shape of a real one (43 base64url characters of 32
@@ -32,16 +48,31 @@ const adminKeyPaths = () => {
     source: 'settings',
     createdAt: '2027-01-01T08:00:00.000Z',
   };
-  const json = (schema: string, value: unknown) => ({ 'application/json': { schema: ref('schemas', schema), example: value } });
+  const json = (schema: string, value: unknown) => ({
+    'application/json': { schema: ref('schemas', schema), example: value },
+  });
   const { description: keyIdDescription, ...keyIdSchema } = KeyIdSchema;
-  const keyIdParam = { name: 'keyId', in: 'path', required: true, description: keyIdDescription, schema: keyIdSchema, example: example.id };
+  const keyIdParam = {
+    name: 'keyId',
+    in: 'path',
+    required: true,
+    description: keyIdDescription,
+    schema: keyIdSchema,
+    example: example.id,
+  };
   const pageParam = (name: 'limit' | 'cursor') => {
     const { description, ...schema } = ListKeysQuerySchema.properties[name];
     return { name, in: 'query', required: false, description, schema };
   };
-  const badRequest = errorResponse(['validation_failed', 'malformed_json'], 'The request breaks a rule; the message names the field and why.');
+  const badRequest = errorResponse(
+    ['validation_failed', 'malformed_json'],
+    'The request breaks a rule; the message names the field and why.',
+  );
   const notFound = errorResponse(['not_found'], 'No key (or a revoked one) has this id.');
-  const settingsConflict = errorResponse(['conflict'], 'The key comes from the server settings (`PETSTORE_API_KEYS`, `PETSTORE_ADMIN_KEYS`) and is changed only there.');
+  const settingsConflict = errorResponse(
+    ['conflict'],
+    'The key comes from the server settings (`PETSTORE_API_KEYS`, `PETSTORE_ADMIN_KEYS`) and is changed only there.',
+  );
   const bodyErrors = {
     '413': errorResponse(['payload_too_large'], BODY_TOO_LARGE),
     '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
@@ -77,7 +108,10 @@ const adminKeyPaths = () => {
               schema: ref('schemas', 'NewApiKey'),
               examples: {
                 pro: { summary: 'A pro key with a label', value: { plan: 'pro', label: 'CI runner' } },
-                enterprise: { summary: 'An enterprise key with its own numbers', value: { plan: 'enterprise', perMinute: 5000, perDay: 2000000 } },
+                enterprise: {
+                  summary: 'An enterprise key with its own numbers',
+                  value: { plan: 'enterprise', perMinute: 5000, perDay: 2000000 },
+                },
               },
             },
           },
@@ -122,15 +156,24 @@ const adminKeyPaths = () => {
               schema: ref('schemas', 'ApiKeyPatch'),
               examples: {
                 upgrade: { summary: 'Upgrade to business', value: { plan: 'business' } },
-                enterprise: { summary: 'Move to enterprise with its numbers (both needed)', value: { plan: 'enterprise', perMinute: 5000, perDay: 2000000 } },
-                perDay: { summary: "Raise an enterprise key's daily number alone (perMinute kept)", value: { perDay: 3000000 } },
+                enterprise: {
+                  summary: 'Move to enterprise with its numbers (both needed)',
+                  value: { plan: 'enterprise', perMinute: 5000, perDay: 2000000 },
+                },
+                perDay: {
+                  summary: "Raise an enterprise key's daily number alone (perMinute kept)",
+                  value: { perDay: 3000000 },
+                },
                 label: { summary: 'Relabel', value: { label: 'CI runner (staging)' } },
               },
             },
           },
         },
         responses: {
-          '200': withHeaders(COMMON_HEADERS, { description: 'The key after the change.', content: json('ApiKey', { ...example, plan: 'business', quota: PLAN_QUOTAS.business }) }),
+          '200': withHeaders(COMMON_HEADERS, {
+            description: 'The key after the change.',
+            content: json('ApiKey', { ...example, plan: 'business', quota: PLAN_QUOTAS.business }),
+          }),
           '400': badRequest,
           '403': ref('responses', 'Forbidden'),
           '404': notFound,

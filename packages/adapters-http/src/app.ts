@@ -1,5 +1,16 @@
 import Koa, { type ParameterizedContext } from 'koa';
-import type { Admission, Adoption, Authenticator, CategoryCatalog, EventFeed, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary } from '@petstore/domain';
+import type {
+  Admission,
+  Adoption,
+  Authenticator,
+  CategoryCatalog,
+  EventFeed,
+  IdempotentRequests,
+  KeyAdmin,
+  PetCatalog,
+  PetMaintenance,
+  PhotoLibrary,
+} from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument, openApiJson } from './openapi.js';
 import { answerJson } from './answer.js';
@@ -92,7 +103,8 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   addAdminKeyRoutes(routes, deps.keyAdmin, validators);
   addOwnStatusRoute(routes);
   addPetMaintenanceRoutes(routes, deps.maintenance, validators);
-  if (deps.photos !== undefined) addPhotoRoutes(routes, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
+  if (deps.photos !== undefined)
+    addPhotoRoutes(routes, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
   if (deps.events !== undefined) addEventRoutes(routes, deps.events, deps.longPolls ?? new LongPolls(), validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
@@ -103,7 +115,10 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   // anything else is ours (`error`).
   app.on('error', (error: unknown, ctx?: { state?: Partial<AppState> }) => {
     if (typeof error === 'object' && error !== null && loggedClientErrors.has(error)) return;
-    const err = error instanceof Error ? { name: error.name, message: error.message, code: (error as NodeJS.ErrnoException).code ?? null } : String(error);
+    const err =
+      error instanceof Error
+        ? { name: error.name, message: error.message, code: (error as NodeJS.ErrnoException).code ?? null }
+        : String(error);
     const fields = { requestId: ctx?.state?.requestId ?? null, err };
     const level = clientFaultLevel(error);
     if (level === undefined) logger.error(fields, 'response error');

@@ -50,7 +50,14 @@ export class BodyDeadlines {
     private readonly timeouts: { readonly request: BodyTimeouts; readonly upload: BodyTimeouts },
     private readonly expire: (req: IncomingMessage, uploading: boolean) => void,
   ) {
-    const shortest = Math.min(...[timeouts.request.totalMs, timeouts.upload.totalMs, timeouts.upload.stallMs ?? 0, timeouts.request.stallMs ?? 0].filter((ms) => ms > 0));
+    const shortest = Math.min(
+      ...[
+        timeouts.request.totalMs,
+        timeouts.upload.totalMs,
+        timeouts.upload.stallMs ?? 0,
+        timeouts.request.stallMs ?? 0,
+      ].filter((ms) => ms > 0),
+    );
     this.checkEveryMs = Math.max(10, Math.min(1_000, Math.floor(shortest / 4)));
   }
 
@@ -79,7 +86,9 @@ export class BodyDeadlines {
       const uploading = uploadBodies.has(req);
       const { totalMs, stallMs } = uploading ? this.timeouts.upload : this.timeouts.request;
       // 0, as for Node's own timeouts: no such deadline.
-      const late = (totalMs > 0 && now - entry.arrivedAt > totalMs) || (stallMs !== undefined && stallMs > 0 && now - entry.progressAt > stallMs);
+      const late =
+        (totalMs > 0 && now - entry.arrivedAt > totalMs) ||
+        (stallMs !== undefined && stallMs > 0 && now - entry.progressAt > stallMs);
       if (!late) continue;
       this.watched.delete(req);
       this.expire(req, uploading);

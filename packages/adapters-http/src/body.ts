@@ -12,13 +12,16 @@ export const PHOTO_UPLOAD_ROUTE = 'uploadPetPhoto';
 const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([[PHOTO_UPLOAD_ROUTE, PHOTO_BODY_LIMIT_BYTES]]);
 
 /** The largest body a route takes: its own limit, else `BODY_LIMIT_BYTES` (also on no route at all). */
-export const bodyLimitOf = (routeName: string | null | undefined): number => ROUTE_BODY_LIMITS.get(routeName ?? '') ?? BODY_LIMIT_BYTES;
+export const bodyLimitOf = (routeName: string | null | undefined): number =>
+  ROUTE_BODY_LIMITS.get(routeName ?? '') ?? BODY_LIMIT_BYTES;
 
 /** Whether the request declares a body over `limit` bytes (docs/rules.md §6: refused at once, unread). */
-export const declaresOverLimit = (req: IncomingMessage, limit: number): boolean => Number(req.headers['content-length'] ?? 0) > limit;
+export const declaresOverLimit = (req: IncomingMessage, limit: number): boolean =>
+  Number(req.headers['content-length'] ?? 0) > limit;
 
 /** The 413 of a body over `limit` bytes. */
-export const tooLarge = (limit: number): HttpError => new HttpError('payload_too_large', `the body is larger than ${limit} bytes`);
+export const tooLarge = (limit: number): HttpError =>
+  new HttpError('payload_too_large', `the body is larger than ${limit} bytes`);
 
 const JSON_MEDIA_TYPE = /^application\/json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
@@ -40,7 +43,11 @@ export const declaresBody = (req: IncomingMessage): boolean => {
  * body is read), at most 1 MiB (413 as soon as the stream passes it); `undefined` when the request
  * has no body. Read at most once per request: later calls get the same bytes (or the same refusal).
  */
-export const readBodyBytes = (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<Buffer | undefined> => {
+export const readBodyBytes = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit = BODY_LIMIT_BYTES,
+): Promise<Buffer | undefined> => {
   if (!declaresBody(req)) return Promise.resolve(undefined);
   const type = req.headers['content-type'] ?? '';
   const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
@@ -55,7 +62,11 @@ export const readBodyBytes = (req: IncomingMessage, res: ServerResponse, limit =
  * passes it: the bytes past the limit are never kept). For the idempotency fingerprint (§10), which
  * also covers a body refused with 415; the route's `readBodyBytes` then gets the same bytes.
  */
-export const readRawBody = (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<Buffer | undefined> => {
+export const readRawBody = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit = BODY_LIMIT_BYTES,
+): Promise<Buffer | undefined> => {
   let read = bodies.get(req);
   if (read === undefined) {
     read = readBytes(req, res, limit);
@@ -100,7 +111,8 @@ const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: numbe
       if (!req.complete) done(new HttpError('validation_failed', 'the request body ended before it was complete'));
     };
     // A client that goes away mid-body is a bad request, not a fault of the service.
-    const onError = (): void => done(new HttpError('validation_failed', 'the request body ended before it was complete'));
+    const onError = (): void =>
+      done(new HttpError('validation_failed', 'the request body ended before it was complete'));
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
   if (size === 0) return undefined;
@@ -113,7 +125,11 @@ const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: numbe
  * otherwise), parsed with `JSON.parse`, which makes `__proto__` an own property and never
  * touches a prototype. Returns `undefined` when the request has no body.
  */
-export const readJsonBody = async (req: IncomingMessage, res: ServerResponse, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
+export const readJsonBody = async (
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit = BODY_LIMIT_BYTES,
+): Promise<unknown> => {
   const bytes = await readBodyBytes(req, res, limit);
   if (bytes === undefined) return undefined;
   let text: string;

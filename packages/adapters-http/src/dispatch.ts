@@ -29,7 +29,10 @@ export type RouteContext<Template extends string = string> = ParameterizedContex
 };
 
 /** One step of a route: a Koa middleware that sees the route's parameters. */
-export type RouteStep<Template extends string = string> = (ctx: RouteContext<Template>, next: () => Promise<unknown>) => unknown;
+export type RouteStep<Template extends string = string> = (
+  ctx: RouteContext<Template>,
+  next: () => Promise<unknown>,
+) => unknown;
 
 /** A route of the table. */
 export interface Route {
@@ -149,7 +152,7 @@ export class Routes {
     const values: string[] = [];
     const end = path.length > 1 && path.charCodeAt(path.length - 1) === 0x2f ? path.length - 1 : path.length;
     let node: Node | undefined = this.root;
-    for (let start = 1; node !== undefined; ) {
+    for (let start = 1; node !== undefined;) {
       const slash = path.indexOf('/', start);
       const stop = slash === -1 || slash > end ? end : slash;
       const child = literalAt(node, path, start, stop);
@@ -162,7 +165,8 @@ export class Routes {
       start = stop + 1;
     }
     const entry = node?.entries.get(method);
-    if (entry !== undefined) return { route: entry.route, label: entry.label, params: paramsOf(entry.names, values), run: entry.run };
+    if (entry !== undefined)
+      return { route: entry.route, label: entry.label, params: paramsOf(entry.names, values), run: entry.run };
     return this.search(method, path);
   }
 
@@ -180,9 +184,16 @@ export class Routes {
     return { route: entry.route, label: entry.label, params: paramsOf(entry.names, values), run: entry.run };
   }
 
-  private add(methods: readonly string[], name: string, template: string, steps: readonly RouteStep[], keyed: boolean): void {
+  private add(
+    methods: readonly string[],
+    name: string,
+    template: string,
+    steps: readonly RouteStep[],
+    keyed: boolean,
+  ): void {
     const segments = segmentsOf(template);
-    if (segments === undefined || steps.length === 0) throw new Error(`route ${name}: a template starts with / and a route has steps (${template})`);
+    if (segments === undefined || steps.length === 0)
+      throw new Error(`route ${name}: a template starts with / and a route has steps (${template})`);
     let node = this.root;
     const names: string[] = [];
     for (const segment of segments) {
@@ -204,7 +215,14 @@ export class Routes {
     const route: Route = { name, template, keyed };
     for (const method of methods) {
       if (node.entries.has(method)) throw new Error(`route ${name}: ${method} ${template} is already routed`);
-      const entry: Entry = { route, method, label: `${method} ${template}`, order: this.entriesAdded++, names, run: run as Entry['run'] };
+      const entry: Entry = {
+        route,
+        method,
+        label: `${method} ${template}`,
+        order: this.entriesAdded++,
+        names,
+        run: run as Entry['run'],
+      };
       node.entries.set(method, entry);
       if (names.length === 0) {
         // The shape of every other match (`find`'s callers see one kind of object).
@@ -223,7 +241,13 @@ export class Routes {
    * route for `method` is preferred to one that has none (as the router takes the first route
    * matching both), so a literal path that lacks the method falls back to a parameter that has it.
    */
-  private walk(node: Node, segments: readonly string[], at: number, values: string[], method: string): Node | undefined {
+  private walk(
+    node: Node,
+    segments: readonly string[],
+    at: number,
+    values: string[],
+    method: string,
+  ): Node | undefined {
     if (at === segments.length) return node.entries.has(method) ? node : undefined;
     const segment = segments[at]!;
     const literal = node.literals.get(segment);
@@ -259,7 +283,11 @@ export class Routes {
 }
 
 /** Runs the route `find` matched, its parameters in `ctx.params`. */
-export const dispatch = (ctx: ParameterizedContext<AppState>, match: Extract<Match, { route: Route }>, next: () => Promise<unknown>): unknown => {
+export const dispatch = (
+  ctx: ParameterizedContext<AppState>,
+  match: Extract<Match, { route: Route }>,
+  next: () => Promise<unknown>,
+): unknown => {
   const routed = ctx as ParameterizedContext<AppState> & { params: Readonly<Record<string, string>> };
   routed.params = match.params;
   return match.run(routed as RouteContext, next);
@@ -267,7 +295,8 @@ export const dispatch = (ctx: ParameterizedContext<AppState>, match: Extract<Mat
 
 /** The literal child of `node` that is `path` from `start` to `stop`, if any. */
 const literalAt = (node: Node, path: string, start: number, stop: number): Node | undefined => {
-  for (const [text, child] of node.literalList) if (text.length === stop - start && path.startsWith(text, start)) return child;
+  for (const [text, child] of node.literalList)
+    if (text.length === stop - start && path.startsWith(text, start)) return child;
   return undefined;
 };
 

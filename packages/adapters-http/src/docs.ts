@@ -84,7 +84,13 @@ const EXAMPLE_PHOTOS = new Map([
         'iVBORw0KGgoAAAANSUhEUgAAABAAAAAMCAMAAABcOc2zAAACQFBMVEWGoGiSyGDIiDy2wEiAmGxu0HikkFSqmFCY0Fy8yER6kHCeiFiMwGTCgECwuEx0iHSYgFyGuGi8eESqsFBugHiSeGCAsGykqFTIoDx6qHCeoFjCmECw0Ex0oHSYmFyG0Gi8kESqyFBumHiSkGCAyGy2iEikwFTIuDyMiGR6wHCwgEyeuFjCsECGgGh0uHSqeFCYsFy8qESAeGxusHiSqGC2oEjI0DyMoGSwmEye0FjCyECGmGh00HSqkFCYyFy8wESAkGxuyHikiFSSwGDIgDy2uEh6iHCegFiMuGTCeECwsEx0gHSYeFyGsGiqqFBueHiAqGykoFTImDy20Eh6oHCemFiM0GTCkECwyEx0mHSYkFyGyGi8iESqwFBukHiSiGCAwGy2gEikuFTIsDyMgGR6uHCweEyesFjCqECGeGh0sHSYqFy8oERuqHiSoGC2mEik0FTIyDyMmGR60HCwkEyeyFjCwECGkGh0yHSqiFCYwFy8uESAiGxuwHikgFSSuGDIeDy2sEh6gHCeeFiMsGSwqEx0eHSGqGiqoFC80ESAoGykmFSS0GDIkDy2yEh6mHCekFiMyGTCiECwwEx0kHSYiFyGwGi8gESquFBuiHiSgGCAuGy2eEiksFTIqDyMeGR6sHCeqFjCoEB0qHSYoFy8mESq0FBuoHiSmGCA0Gy2kEikyFTIwDyMkGR6yHCwiEyewFjCuECGiGh0wHSqgFCYuFy8sESAgGxuuHikeFSSsGC2qEh6eHCMqGSwoEzC0EBCwfrXAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAA10lEQVQI1wHMADP/AIBJEpxmL7mDTBWfaTK8hk8ARA2XYSq0fkcQmmQtt4JLFAACklwlr3lCC5VfKLJ8Rg+ZAI1XIKp0PQaQWiOtd0AKlF4AUhulbzgHi1UeqHI7BI9ZIgAYomw1vohRGqRuNwCKVB2nAJ5oMbuFThehazS9h1AZo20AYyy2gUoTnWcwuoRNFqBqMwAnsXtFDphiK7V/SBGbZS64AKx2PwOTXSawekMMlmAps30AcToJjlghq3U+AZFbJK54QQA2v4lTHKZwOQiMVh+pczwFlRpHoXLE5s0AAAAASUVORK5CYII=',
     },
   ],
-  ['example-photo.webp', { type: 'image/webp', base64: 'UklGRkIAAABXRUJQVlA4IDYAAACwAQCdASoQAAwAAkA4JbACdAEJEsugAPyBL5a5peC8Xs2T/xhRfT0r/+JMqT5Ns6bNHN4AAAA=' }],
+  [
+    'example-photo.webp',
+    {
+      type: 'image/webp',
+      base64: 'UklGRkIAAABXRUJQVlA4IDYAAACwAQCdASoQAAwAAkA4JbACdAEJEsugAPyBL5a5peC8Xs2T/xhRfT0r/+JMqT5Ns6bNHN4AAAA=',
+    },
+  ],
 ]);
 
 /** Where the document's example photos are served: `/docs/assets/example-photo.<jpg|png|webp>`. */
@@ -103,14 +109,21 @@ interface Asset {
 const loadAssets = (): ReadonlyMap<string, Asset> => {
   const dist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   // A last line pointing at a source map this service does not serve is cut, so that no tool asks for it.
-  const read = (file: string): string => readFileSync(join(dist, file), 'utf8').replace(/\s*(?:\/\/# sourceMappingURL=\S+|\/\*# sourceMappingURL=\S+?\s*\*\/)\s*$/, '\n');
+  const read = (file: string): string =>
+    readFileSync(join(dist, file), 'utf8').replace(
+      /\s*(?:\/\/# sourceMappingURL=\S+|\/\*# sourceMappingURL=\S+?\s*\*\/)\s*$/,
+      '\n',
+    );
   const bundle = read('swagger-ui-bundle.js');
   const css = read('swagger-ui.css');
   return new Map<string, Asset>([
     ['swagger-ui-bundle.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(bundle) }],
     ['swagger-ui.css', { type: 'text/css; charset=utf-8', body: Buffer.from(css) }],
     ['init.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(INIT) }],
-    ...[...EXAMPLE_PHOTOS].map(([file, photo]): [string, Asset] => [file, { type: photo.type, body: Buffer.from(photo.base64, 'base64') }]),
+    ...[...EXAMPLE_PHOTOS].map(([file, photo]): [string, Asset] => [
+      file,
+      { type: photo.type, body: Buffer.from(photo.base64, 'base64') },
+    ]),
   ]);
 };
 
@@ -124,7 +137,11 @@ export const docs = (): Middleware<AppState> => {
     const path: string = ctx.path ?? '';
     const isPage = path === DOCS_PATH || path === `${DOCS_PATH}/`;
     if (!isPage && !path.startsWith(ASSETS)) return next();
-    ctx.set({ 'Content-Security-Policy': DOCS_CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    ctx.set({
+      'Content-Security-Policy': DOCS_CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
     const asset = isPage ? undefined : assets.get(path.slice(ASSETS.length));
     if (!isPage && asset === undefined) {
       answerError(ctx, 'not_found', 'no such file of the documentation page');

@@ -2,8 +2,26 @@
  * The OpenAPI part of events.ts (docs/rules.md §15, tag `events`, beta, admin keys only): the feed
  * and the `Event` schema, whose `data` names the resources' own schemas.
  */
-import { ApiKeySchema, CategorySchema, EventSchema, FEED_WAIT_MAX_SECONDS, ListEventsQuerySchema, OrderSchema, PetSchema, PhotoSchema } from '@petstore/domain';
-import { BETA, COMMON_HEADERS, errorResponse, header, ref, sharedErrors, withHeaders, type OpenApiPart } from './openapi-shared.js';
+import {
+  ApiKeySchema,
+  CategorySchema,
+  EventSchema,
+  FEED_WAIT_MAX_SECONDS,
+  ListEventsQuerySchema,
+  OrderSchema,
+  PetSchema,
+  PhotoSchema,
+} from '@petstore/domain';
+import {
+  BETA,
+  COMMON_HEADERS,
+  errorResponse,
+  header,
+  ref,
+  sharedErrors,
+  withHeaders,
+  type OpenApiPart,
+} from './openapi-shared.js';
 
 /** The resources' schemas inside `Event`, by the component that shows them (the document says each once). */
 const COMPONENTS = new Map<object, string>([
@@ -24,13 +42,25 @@ const eventComponent = () => ({
 });
 
 const EXAMPLE_PAGE = [
-  { id: 'evt_mbx2k1q0a3f9d2c4e6b8a0c2', sequence: 41, type: 'pet.updated', occurredAt: '2027-01-02T10:00:00.000Z', data: { id: 7, name: 'Rex', categoryId: 1, status: 'pending' } },
+  {
+    id: 'evt_mbx2k1q0a3f9d2c4e6b8a0c2',
+    sequence: 41,
+    type: 'pet.updated',
+    occurredAt: '2027-01-02T10:00:00.000Z',
+    data: { id: 7, name: 'Rex', categoryId: 1, status: 'pending' },
+  },
   {
     id: 'evt_mbx2k1q0a4c1e3a5b7d9f1e3',
     sequence: 42,
     type: 'order.placed',
     occurredAt: '2027-01-02T10:00:00.000Z',
-    data: { id: 12, petId: 7, status: 'placed', placedAt: '2027-01-02T10:00:00.000Z', updatedAt: '2027-01-02T10:00:00.000Z' },
+    data: {
+      id: 12,
+      petId: 7,
+      status: 'placed',
+      placedAt: '2027-01-02T10:00:00.000Z',
+      updatedAt: '2027-01-02T10:00:00.000Z',
+    },
   },
 ];
 
@@ -64,7 +94,12 @@ export const eventsPart = (): OpenApiPart => {
           tags: ['events'],
           'x-stability': 'beta',
           security: [{ adminKey: [] }],
-          parameters: [queryParam('after', 41), queryParam('types', 'order.placed,order.delivered'), queryParam('limit', 20), queryParam('wait', 30)],
+          parameters: [
+            queryParam('after', 41),
+            queryParam('types', 'order.placed,order.delivered'),
+            queryParam('limit', 20),
+            queryParam('wait', 30),
+          ],
           responses: {
             '200': withHeaders(COMMON_HEADERS, {
               description: 'A page of events in ascending `sequence` (empty when none matched within the wait).',

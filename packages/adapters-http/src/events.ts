@@ -77,7 +77,8 @@ export const readEventsQuery = (validators: RequestValidators, querystring: stri
   const checked = readFeedQuery(input);
   if (!checked.ok) throw fromDomain(checked.error);
   // The domain's rule and the schema the document shows say the same (a test holds them to it); the schema has the last word.
-  if (!validators.eventsQuery(input)) throw new HttpError('validation_failed', describeRefusal(validators.eventsQuery, input));
+  if (!validators.eventsQuery(input))
+    throw new HttpError('validation_failed', describeRefusal(validators.eventsQuery, input));
   return { query: checked.value, given: new Set(Object.keys(input) as FeedKey[]) };
 };
 
@@ -104,12 +105,20 @@ export const serializeEvents = (events: readonly Event[]): string =>
  * else a page of events, waiting up to `wait` seconds for the first one, with its `Link:
  * rel="next"` on every page, empty or not.
  */
-export const addEventRoutes = (routes: Routes, feed: EventFeed, longPolls: LongPolls, validators: RequestValidators): void => {
+export const addEventRoutes = (
+  routes: Routes,
+  feed: EventFeed,
+  longPolls: LongPolls,
+  validators: RequestValidators,
+): void => {
   routes.get('listEvents', EVENTS_PATH, async (ctx) => {
     const allowed = feed.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
     const asked = readEventsQuery(validators, ctx.querystring);
-    const page = asked.query.waitMs === 0 ? await feed.read(asked.query) : await longPolls.hold(ctx.res, (until) => feed.read(asked.query, until));
+    const page =
+      asked.query.waitMs === 0
+        ? await feed.read(asked.query)
+        : await longPolls.hold(ctx.res, (until) => feed.read(asked.query, until));
     if (!page.ok) throw fromDomain(page.error);
     ctx.set('Link', feedLink(page.value.next, asked));
     answerJson(ctx, serializeEvents(page.value.events));

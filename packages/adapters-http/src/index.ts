@@ -3,7 +3,14 @@ export type { AppState } from './state.js';
 export { listen, type ListenOptions, type RunningServer } from './server.js';
 export { buildOpenApiDocument, openApiJson } from './openapi.js';
 export { silentLogger, type HttpLogger, type RequestLogFields } from './logger.js';
-export { noMetrics, PrometheusMetrics, listenMetrics, type HttpMetrics, type MetricsListener, type PrometheusMetricsOptions } from './metrics.js';
+export {
+  noMetrics,
+  PrometheusMetrics,
+  listenMetrics,
+  type HttpMetrics,
+  type MetricsListener,
+  type PrometheusMetricsOptions,
+} from './metrics.js';
 export { BODY_LIMIT_BYTES } from './body.js';
 export { DOCS_CSP } from './docs.js';
 export { IDEMPOTENT_CREATES } from './middleware/idempotency.js';

@@ -35,7 +35,13 @@ export const silentLogger: HttpLogger = { info: () => {}, warn: () => {}, error:
 type ClientFaultLevel = 'info' | 'warn';
 
 /** Codes of a client that went away mid-request (reset, closed, the connection ended mid-message): routine, `info`. */
-const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'HPE_INVALID_EOF_STATE']);
+const CLIENT_GONE = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'HPE_INVALID_EOF_STATE',
+]);
 
 /**
  * Whether a connection's failure is the client's fault, and at which level it is logged: `info`

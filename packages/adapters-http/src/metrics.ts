@@ -1,5 +1,14 @@
 import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricType, type MetricValueWithName } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type MetricObjectWithValues,
+  type MetricType,
+  type MetricValueWithName,
+} from 'prom-client';
 import { EVENT_TYPES, ORDER_ACTIONS, type AdmissionOutcome } from '@petstore/domain';
 import { errorBody } from './errors.js';
 import { bindServer } from './server.js';
@@ -29,7 +38,14 @@ export interface HttpMetrics {
 }
 
 /** Counts nothing: the default when no metrics listener is configured. */
-export const noMetrics: HttpMetrics = { request: () => {}, rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {}, storeCircuit: () => {}, eventAppended: () => {} };
+export const noMetrics: HttpMetrics = {
+  request: () => {},
+  rateLimitDecision: () => {},
+  storeFailure: () => {},
+  orderTransition: () => {},
+  storeCircuit: () => {},
+  eventAppended: () => {},
+};
 
 /** The `route` label of a request that matched no operation (unknown path, 405, preflight…). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -86,7 +102,9 @@ class DurationTally {
 /** The type a histogram's `get()` reports: prom-client's registry prints it as is (its typings declare a numeric enum; the library itself uses these words). */
 const HISTOGRAM = 'histogram' as unknown as MetricType;
 
-type HistogramConfiguration = ConstructorParameters<typeof Histogram<'method' | 'route'>>[0] & { readonly buckets: readonly number[] };
+type HistogramConfiguration = ConstructorParameters<typeof Histogram<'method' | 'route'>>[0] & {
+  readonly buckets: readonly number[];
+};
 
 /**
  * A prom-client histogram whose observations are tallied in plain numbers, one `DurationTally` per
@@ -121,12 +139,23 @@ class TalliedHistogram extends Histogram<'method' | 'route'> {
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += tally.counts[i]!;
-        values.push({ labels: { le: i < this.bounds.length ? this.bounds[i]! : '+Inf', ...tally.labels }, value: cumulative, metricName: `${this.metricName}_bucket` });
+        values.push({
+          labels: { le: i < this.bounds.length ? this.bounds[i]! : '+Inf', ...tally.labels },
+          value: cumulative,
+          metricName: `${this.metricName}_bucket`,
+        });
       }
       values.push({ labels: { ...tally.labels }, value: tally.sum, metricName: `${this.metricName}_sum` });
       values.push({ labels: { ...tally.labels }, value: tally.count, metricName: `${this.metricName}_count` });
     }
-    return { name: this.metricName, help: this.metricHelp, type: HISTOGRAM, values, aggregator: 'sum', collect: () => undefined };
+    return {
+      name: this.metricName,
+      help: this.metricHelp,
+      type: HISTOGRAM,
+      values,
+      aggregator: 'sum',
+      collect: () => undefined,
+    };
   }
 
   /** What prom-client's registry reads for the text format when a metric has it (its histograms do): the same values. */
@@ -154,7 +183,11 @@ export interface PrometheusMetricsOptions {
  * prom-client's default metrics that `promtool check metrics` flags (a gauge named `_total`): the
  * same numbers as `nodejs_active_handles`, `…_requests` and `…_resources` by type, summed; not served.
  */
-const LINTED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+const LINTED_DEFAULT_METRICS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 /**
  * The metrics with prom-client, on a registry of their own (never the global one): the request
@@ -206,8 +239,18 @@ export class PrometheusMetrics implements HttpMetrics {
       registers,
       collect: () => flush(Object.values(this.decisionTallies)),
     });
-    this.storeFailures = new Counter({ name: 'petstore_store_failures_total', help: 'Store calls that failed with an outage or passed the deadline, by port.', labelNames: ['port'], registers });
-    this.transitions = new Counter({ name: 'petstore_order_transitions_total', help: 'Order transitions, by action.', labelNames: ['action'], registers });
+    this.storeFailures = new Counter({
+      name: 'petstore_store_failures_total',
+      help: 'Store calls that failed with an outage or passed the deadline, by port.',
+      labelNames: ['port'],
+      registers,
+    });
+    this.transitions = new Counter({
+      name: 'petstore_order_transitions_total',
+      help: 'Order transitions, by action.',
+      labelNames: ['action'],
+      registers,
+    });
     this.events = new Counter({
       name: 'petstore_events_total',
       help: 'Events appended to the feed by this process, by type (docs/rules.md §15).',
@@ -215,9 +258,17 @@ export class PrometheusMetrics implements HttpMetrics {
       registers,
       collect: () => flush([...this.eventTallies.values()]),
     });
-    this.circuitOpen = new Gauge({ name: 'petstore_store_circuit_open', help: 'Whether the store circuit is open (1: store calls fail fast with 503 until a probe call is answered) or closed (0).', registers });
+    this.circuitOpen = new Gauge({
+      name: 'petstore_store_circuit_open',
+      help: 'Whether the store circuit is open (1: store calls fail fast with 503 until a probe call is answered) or closed (0).',
+      registers,
+    });
     const tally = (outcome: AdmissionOutcome): Tally => ({ child: this.decisions.labels(outcome), pending: 0 });
-    this.decisionTallies = { admitted: tally('admitted'), rate_limited: tally('rate_limited'), temporarily_banned: tally('temporarily_banned') };
+    this.decisionTallies = {
+      admitted: tally('admitted'),
+      rate_limited: tally('rate_limited'),
+      temporarily_banned: tally('temporarily_banned'),
+    };
     // The known label sets, at 0 (prom-client shows a child only once it has a value).
     for (const { child } of Object.values(this.decisionTallies)) child.inc(0);
     for (const action of ORDER_ACTIONS) this.transitions.labels(action).inc(0);
@@ -236,7 +287,8 @@ export class PrometheusMetrics implements HttpMetrics {
     let byRoute = this.routes.get(method);
     if (byRoute === undefined) this.routes.set(method, (byRoute = new Map()));
     let tally = byRoute.get(route);
-    if (tally === undefined) byRoute.set(route, (tally = { statuses: new Map(), durations: this.durations.tally({ method, route }) }));
+    if (tally === undefined)
+      byRoute.set(route, (tally = { statuses: new Map(), durations: this.durations.tally({ method, route }) }));
     let counted = tally.statuses.get(status);
     if (counted === undefined) {
       counted = { child: this.requests.labels(method, route, String(status)), pending: 0 };
@@ -277,7 +329,12 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-const answer = (res: import('node:http').ServerResponse, status: number, headers: Record<string, string>, body: string): void => {
+const answer = (
+  res: import('node:http').ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+): void => {
   res.writeHead(status, { 'Content-Length': String(Buffer.byteLength(body)), ...headers });
   res.end(body);
 };
@@ -287,17 +344,28 @@ const answer = (res: import('node:http').ServerResponse, status: number, headers
  * format, nothing else (404 / 405 with an `Error` body). No credential: bind it where only the
  * scraper reaches it.
  */
-export const listenMetrics = async (metrics: PrometheusMetrics, options: { readonly port: number; readonly host: string }): Promise<MetricsListener> => {
+export const listenMetrics = async (
+  metrics: PrometheusMetrics,
+  options: { readonly port: number; readonly host: string },
+): Promise<MetricsListener> => {
   const json = { 'Content-Type': 'application/json; charset=utf-8' };
-  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 }, (req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path !== '/metrics') return answer(res, 404, json, errorBody('not_found', 'this listener serves GET /metrics only'));
-    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, { ...json, Allow: 'GET, HEAD' }, errorBody('method_not_allowed', 'use GET /metrics'));
-    metrics.registry.metrics().then(
-      (text) => (req.method === 'HEAD' ? res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end() : answer(res, 200, { 'Content-Type': metrics.registry.contentType }, text)),
-      () => answer(res, 500, json, errorBody('internal_error', 'the metrics could not be collected')),
-    );
-  });
+  const server = createServer(
+    { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 },
+    (req, res) => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== '/metrics')
+        return answer(res, 404, json, errorBody('not_found', 'this listener serves GET /metrics only'));
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        return answer(res, 405, { ...json, Allow: 'GET, HEAD' }, errorBody('method_not_allowed', 'use GET /metrics'));
+      metrics.registry.metrics().then(
+        (text) =>
+          req.method === 'HEAD'
+            ? res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end()
+            : answer(res, 200, { 'Content-Type': metrics.registry.contentType }, text),
+        () => answer(res, 500, json, errorBody('internal_error', 'the metrics could not be collected')),
+      );
+    },
+  );
   const { port, url } = await bindServer(server, options.port, options.host);
   return {
     server,

@@ -4,8 +4,14 @@
  * Every list builds its link here, from the filters it passed to its use case, so a filter bound
  * into the cursor's scope cannot be left out of the URL that carries the cursor.
  */
-export const nextLink = (path: string, limit: number, filters: Readonly<Record<string, string | number | undefined>>, cursor: string): string => {
+export const nextLink = (
+  path: string,
+  limit: number,
+  filters: Readonly<Record<string, string | number | undefined>>,
+  cursor: string,
+): string => {
   let query = `limit=${limit}`;
-  for (const [name, value] of Object.entries(filters)) if (value !== undefined) query += `&${name}=${encodeURIComponent(String(value))}`;
+  for (const [name, value] of Object.entries(filters))
+    if (value !== undefined) query += `&${name}=${encodeURIComponent(String(value))}`;
   return `<${path}?${query}&cursor=${cursor}>; rel="next"`;
 };

@@ -22,7 +22,11 @@ export const withIdempotentCreates = <D extends { readonly paths: object }>(doc:
       }
     }
     // An operation with a 409 of its own (a category name taken) keeps it: its code is `conflict` too.
-    post.responses = { '409': ref('responses', 'IdempotencyInProgress'), ...post.responses, '422': ref('responses', 'IdempotencyKeyReused') };
+    post.responses = {
+      '409': ref('responses', 'IdempotencyInProgress'),
+      ...post.responses,
+      '422': ref('responses', 'IdempotencyKeyReused'),
+    };
   }
   return doc;
 };
@@ -33,10 +37,18 @@ export const withIdempotentCreates = <D extends { readonly paths: object }>(doc:
  * generators) can follow the flow. One row per create; a new operation on a resource is one more
  * name in its row (a test holds every operation with one of these path parameters to its row).
  */
-const CREATED_ID_LINKS: readonly { readonly create: string; readonly parameter: string; readonly to: readonly string[] }[] = [
+const CREATED_ID_LINKS: readonly {
+  readonly create: string;
+  readonly parameter: string;
+  readonly to: readonly string[];
+}[] = [
   // Each row lists the operation that removes what the create made last: a fuzzer following the links
   // (Schemathesis, stateful) tries a new pet's photos before it withdraws the pet.
-  { create: 'createPet', parameter: 'petId', to: ['getPet', 'updatePet', 'listPetPhotos', 'uploadPetPhoto', 'getPetPhoto', 'deletePetPhoto', 'deletePet'] },
+  {
+    create: 'createPet',
+    parameter: 'petId',
+    to: ['getPet', 'updatePet', 'listPetPhotos', 'uploadPetPhoto', 'getPetPhoto', 'deletePetPhoto', 'deletePet'],
+  },
   { create: 'uploadPetPhoto', parameter: 'photoId', to: ['getPetPhoto', 'deletePetPhoto'] },
   { create: 'createCategory', parameter: 'categoryId', to: ['getCategory', 'listPets'] },
   { create: 'placeOrder', parameter: 'orderId', to: ['getOrder', 'approveOrder', 'deliverOrder', 'cancelOrder'] },
@@ -48,7 +60,8 @@ type LinkedOperation = { operationId?: string; responses: Record<string, { links
 export const withCreatedIdLinks = <D extends { readonly paths: object }>(doc: D): D => {
   const operations = new Map<string, LinkedOperation>();
   for (const item of Object.values(doc.paths as Record<string, Record<string, LinkedOperation>>)) {
-    for (const operation of Object.values(item)) if (typeof operation.operationId === 'string') operations.set(operation.operationId, operation);
+    for (const operation of Object.values(item))
+      if (typeof operation.operationId === 'string') operations.set(operation.operationId, operation);
   }
   for (const { create, parameter, to } of CREATED_ID_LINKS) {
     const created = operations.get(create)?.responses['201'];
@@ -56,7 +69,14 @@ export const withCreatedIdLinks = <D extends { readonly paths: object }>(doc: D)
     created.links = Object.fromEntries(
       to.map((operationId) => {
         if (!operations.has(operationId)) throw new Error(`OpenAPI links: no operation ${operationId}`);
-        return [operationId, { operationId, parameters: { [parameter]: '$response.body#/id' }, description: `The \`id\` in the answer is the \`${parameter}\` of ${operationId}.` }];
+        return [
+          operationId,
+          {
+            operationId,
+            parameters: { [parameter]: '$response.body#/id' },
+            description: `The \`id\` in the answer is the \`${parameter}\` of ${operationId}.`,
+          },
+        ];
       }),
     );
   }

@@ -8,7 +8,15 @@ import { deprecationHeaders, GET_PET_DEPRECATION, IdempotencyKeySchema } from '@
 import type { ErrorCode } from '@petstore/domain';
 import { ERROR_STATUS } from './errors.js';
 import { BODY_LIMIT_BYTES } from './body.js';
-import { HEADERS_TIMEOUT_MS, HEADERS_TOO_LARGE_MESSAGE, HEADER_LIMIT_BYTES, REQUEST_TIMEOUT_MS, UPLOAD_BODY_TIMEOUT_MS, UPLOAD_STALL_TIMEOUT_MS, requestTimeoutMessage } from './limits.js';
+import {
+  HEADERS_TIMEOUT_MS,
+  HEADERS_TOO_LARGE_MESSAGE,
+  HEADER_LIMIT_BYTES,
+  REQUEST_TIMEOUT_MS,
+  UPLOAD_BODY_TIMEOUT_MS,
+  UPLOAD_STALL_TIMEOUT_MS,
+  requestTimeoutMessage,
+} from './limits.js';
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
 
@@ -24,10 +32,17 @@ export interface OpenApiPart {
 export const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 export const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
 
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
 export const COMMON_HEADERS = ['X-Request-Id', ...RATE_LIMIT_HEADERS];
 
-export const headerRefs = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n === 'Link-Successor' ? 'Link' : n, ref('headers', n)]));
+export const headerRefs = (names: readonly string[]) =>
+  Object.fromEntries(names.map((n) => [n === 'Link-Successor' ? 'Link' : n, ref('headers', n)]));
 
 /** The 413's description on every operation that takes a body. */
 export const BODY_TOO_LARGE = `The body is larger than ${BODY_LIMIT_BYTES / 2 ** 20} MiB.`;
@@ -44,7 +59,8 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, string>> = {
   gone: 'this operation was removed; use GET /v1/pets instead',
   payload_too_large: `the body is larger than ${BODY_LIMIT_BYTES} bytes`,
   unsupported_media_type: 'send the body as application/json (UTF-8)',
-  idempotency_key_reused: 'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
+  idempotency_key_reused:
+    'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
   rate_limited: 'rate limit of 60 requests per minute exceeded; retry in 17 seconds',
   headers_too_large: HEADERS_TOO_LARGE_MESSAGE,
   internal_error: 'an internal error occurred; quote request id 3f1c…',
@@ -69,9 +85,16 @@ export const errorResponse = (
     content: {
       'application/json': {
         schema: {
-          allOf: [ref('schemas', 'Error'), { properties: { code: { enum: [...codes] }, status: { const: ERROR_STATUS[code] } } }],
+          allOf: [
+            ref('schemas', 'Error'),
+            { properties: { code: { enum: [...codes] }, status: { const: ERROR_STATUS[code] } } },
+          ],
         },
-        example: { code, message: exampleMessage ?? EXAMPLE_MESSAGES[code] ?? `an example of ${code}`, status: ERROR_STATUS[code] },
+        example: {
+          code,
+          message: exampleMessage ?? EXAMPLE_MESSAGES[code] ?? `an example of ${code}`,
+          status: ERROR_STATUS[code],
+        },
       },
     },
   };
@@ -93,12 +116,20 @@ export const sharedErrors = {
 };
 
 /** An `Error` body as an example, for the response of `code`. */
-export const errorExample = (code: ErrorCode, message: string) => ({ value: { code, message, status: ERROR_STATUS[code] } });
+export const errorExample = (code: ErrorCode, message: string) => ({
+  value: { code, message, status: ERROR_STATUS[code] },
+});
 
 /** `response` with one named example of its JSON body. */
-export const withExample = (response: Record<string, unknown>, name: string, example: { summary?: string; value: Json }) => {
+export const withExample = (
+  response: Record<string, unknown>,
+  name: string,
+  example: { summary?: string; value: Json },
+) => {
   // `examples` replaces the media type's single `example` (OpenAPI allows one or the other).
-  const { example: _single, ...media } = (response['content'] as { 'application/json': Record<string, unknown> })['application/json'];
+  const { example: _single, ...media } = (response['content'] as { 'application/json': Record<string, unknown> })[
+    'application/json'
+  ];
   return { ...response, content: { 'application/json': { ...media, examples: { [name]: example } } } };
 };
 
@@ -123,7 +154,8 @@ export const sharedComponents = () => {
       adminKey: {
         type: 'http',
         scheme: 'bearer',
-        description: 'An admin key (from `PETSTORE_ADMIN_KEYS`) as a bearer token: `Authorization: Bearer <ADMIN_KEY>`. A client key gets 403 `forbidden`.',
+        description:
+          'An admin key (from `PETSTORE_ADMIN_KEYS`) as a bearer token: `Authorization: Bearer <ADMIN_KEY>`. A client key gets 403 `forbidden`.',
       },
     },
     parameters: {
@@ -144,22 +176,47 @@ export const sharedComponents = () => {
         undefined,
         ['X-Request-Id'],
       ),
-      HeadersTooLarge: errorResponse(['headers_too_large'], `The request headers are over ${HEADER_LIMIT_BYTES / 1024} KB; the connection closes.`, [], undefined, ['X-Request-Id']),
-      IdempotencyInProgress: errorResponse(['conflict'], 'A request with this `Idempotency-Key` is still being processed; retry in a moment.'),
-      IdempotencyKeyReused: errorResponse(['idempotency_key_reused'], 'This `Idempotency-Key` was sent before with a different request (another path or body).'),
-      BadRequest: errorResponse(['validation_failed', 'malformed_json'], 'The request breaks a rule; the message names the field and why.'),
+      HeadersTooLarge: errorResponse(
+        ['headers_too_large'],
+        `The request headers are over ${HEADER_LIMIT_BYTES / 1024} KB; the connection closes.`,
+        [],
+        undefined,
+        ['X-Request-Id'],
+      ),
+      IdempotencyInProgress: errorResponse(
+        ['conflict'],
+        'A request with this `Idempotency-Key` is still being processed; retry in a moment.',
+      ),
+      IdempotencyKeyReused: errorResponse(
+        ['idempotency_key_reused'],
+        'This `Idempotency-Key` was sent before with a different request (another path or body).',
+      ),
+      BadRequest: errorResponse(
+        ['validation_failed', 'malformed_json'],
+        'The request breaks a rule; the message names the field and why.',
+      ),
       Unauthorized: errorResponse(['unauthorized'], 'Credential missing or invalid.', ['WWW-Authenticate']),
-      TooManyRequests: errorResponse(['rate_limited', 'temporarily_banned'], 'Over the rate limit, or banned for a while after repeated requests past a 429.', ['Retry-After']),
+      TooManyRequests: errorResponse(
+        ['rate_limited', 'temporarily_banned'],
+        'Over the rate limit, or banned for a while after repeated requests past a 429.',
+        ['Retry-After'],
+      ),
       InternalError: errorResponse(['internal_error'], 'A fault of the service; the request id is in the log.'),
-      Unavailable: errorResponse(['unavailable'], 'The store cannot be reached; retry after `Retry-After` seconds.', ['Retry-After']),
+      Unavailable: errorResponse(['unavailable'], 'The store cannot be reached; retry after `Retry-After` seconds.', [
+        'Retry-After',
+      ]),
       Forbidden: errorResponse(['forbidden'], 'The key is a client key; this operation needs an admin key.'),
     },
     headers: {
       'X-Request-Id': header('Echo of a well-formed incoming X-Request-Id, else a generated one.'),
-      'X-RateLimit-Limit': header('The limit of the binding window (the one with fewer requests left).', { type: 'integer' }),
+      'X-RateLimit-Limit': header('The limit of the binding window (the one with fewer requests left).', {
+        type: 'integer',
+      }),
       'X-RateLimit-Remaining': header('Requests left in the binding window.', { type: 'integer', minimum: 0 }),
       'X-RateLimit-Reset': header('Unix time (seconds) at which the binding window resets.', { type: 'integer' }),
-      'RateLimit-Policy': header('The plan\'s windows, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400` (draft-ietf-httpapi-ratelimit-headers).'),
+      'RateLimit-Policy': header(
+        'The plan\'s windows, e.g. `"minute";q=60;w=60, "day";q=1000;w=86400` (draft-ietf-httpapi-ratelimit-headers).',
+      ),
       RateLimit: header('The binding window, e.g. `"minute";r=59;t=42`.'),
       'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }),
       'WWW-Authenticate': header('`Bearer realm="petstore"`, with `error="invalid_token"` when a credential was sent.'),

@@ -24,7 +24,10 @@ import { storePart } from './store.openapi.js';
 export const openApiJson = (doc: Record<string, unknown>): string => {
   const int64Max = Number(INT64_MAX);
   const marker = '\u0000int64-max';
-  return JSON.stringify(doc, (_key, value: unknown) => (value === int64Max ? marker : value)).replaceAll(JSON.stringify(marker), INT64_MAX);
+  return JSON.stringify(doc, (_key, value: unknown) => (value === int64Max ? marker : value)).replaceAll(
+    JSON.stringify(marker),
+    INT64_MAX,
+  );
 };
 
 /** `GET /openapi.json`: this document (tag `pets`, stable, no key). */
@@ -43,7 +46,12 @@ const documentPart = (): OpenApiPart => ({
           '200': {
             description: 'The OpenAPI description.',
             headers: headerRefs(['X-Request-Id']),
-            content: { 'application/json': { schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'Animal Adoption Store', version: '1.0.0' }, paths: {} } } },
+            content: {
+              'application/json': {
+                schema: { type: 'object' },
+                example: { openapi: '3.1.0', info: { title: 'Animal Adoption Store', version: '1.0.0' }, paths: {} },
+              },
+            },
           },
           ...transportErrors,
         },
@@ -55,7 +63,8 @@ const documentPart = (): OpenApiPart => ({
 /** The paths of `parts`, in order; a path two parts describe (`/pets/{petId}`) takes the operations of both. */
 const pathsOf = (parts: readonly OpenApiPart[]) => {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const part of parts) for (const [path, item] of Object.entries(part.paths)) paths[path] = { ...paths[path], ...item };
+  for (const part of parts)
+    for (const [path, item] of Object.entries(part.paths)) paths[path] = { ...paths[path], ...item };
   return paths;
 };
 
@@ -64,51 +73,85 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   const plans = Object.entries(PLAN_QUOTAS)
     .map(([name, q]) => `${name}: ${q.perMinute}/minute, ${q.perDay}/day`)
     .join('; ');
-  const [pets, maintenance, categories, store, photos, adminKeys, ownStatus, events] = [petsPart(), petMaintenancePart(), categoriesPart(), storePart(), photosPart(), adminKeysPart(), ownStatusPart(), eventsPart()];
+  const [pets, maintenance, categories, store, photos, adminKeys, ownStatus, events] = [
+    petsPart(),
+    petMaintenancePart(),
+    categoriesPart(),
+    storePart(),
+    photosPart(),
+    adminKeysPart(),
+    ownStatusPart(),
+    eventsPart(),
+  ];
   const shared = sharedComponents();
 
-  return withCreatedIdLinks(withIdempotentCreates({
-    openapi: '3.1.0',
-    info: {
-      title: 'Animal Adoption Store',
-      version: '1.0.0',
-      license: { name: 'MIT', identifier: 'MIT' },
-      description:
-        `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
-        `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
-        '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
-        '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
-    },
-    servers: [{ url: '/v1', description: 'This server. Every deployment (production, staging) serves the API under a base address ending in /v1.' }],
-    tags: [
-      { name: 'pets', description: 'Animals up for adoption; correcting and withdrawing them (beta, admin keys).' },
-      { name: 'categories', description: 'Categories of animals (beta): every pet belongs to one; list pets by category with `GET /pets?categoryId=`.' },
-      {
-        name: 'store',
+  return withCreatedIdLinks(
+    withIdempotentCreates({
+      openapi: '3.1.0',
+      info: {
+        title: 'Animal Adoption Store',
+        version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
-          'Store orders: the adoption flow (beta). An order reserves one available animal (it becomes `pending`); an admin key approves and delivers it (the animal becomes `sold`); the owner or an admin cancels it (the animal is `available` again).',
+          `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
+          `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
+          '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
+          '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
       },
-      { name: 'admin', description: 'API keys and plans: issue, list, change and revoke keys. Admin keys only. Beta: these operations may still change within v1.' },
-      {
-        name: 'me',
-        description:
-          "The calling key's own status (beta), for any key, client or admin: its plan and quota, what is left of its windows and whether it is banned, without spending any of it.",
+      servers: [
+        {
+          url: '/v1',
+          description:
+            'This server. Every deployment (production, staging) serves the API under a base address ending in /v1.',
+        },
+      ],
+      tags: [
+        { name: 'pets', description: 'Animals up for adoption; correcting and withdrawing them (beta, admin keys).' },
+        {
+          name: 'categories',
+          description:
+            'Categories of animals (beta): every pet belongs to one; list pets by category with `GET /pets?categoryId=`.',
+        },
+        {
+          name: 'store',
+          description:
+            'Store orders: the adoption flow (beta). An order reserves one available animal (it becomes `pending`); an admin key approves and delivers it (the animal becomes `sold`); the owner or an admin cancels it (the animal is `available` again).',
+        },
+        {
+          name: 'admin',
+          description:
+            'API keys and plans: issue, list, change and revoke keys. Admin keys only. Beta: these operations may still change within v1.',
+        },
+        {
+          name: 'me',
+          description:
+            "The calling key's own status (beta), for any key, client or admin: its plan and quota, what is left of its windows and whether it is banned, without spending any of it.",
+        },
+        {
+          name: 'events',
+          description:
+            'The feed of everything that happens to the store (beta, admin keys): numbered events read after a sequence, with a long poll for the next one. For web sites, mailings and other services that follow the store instead of polling its lists.',
+        },
+      ],
+      security: [{ bearerAuth: [] }],
+      // The parts in the order the document has always listed them (paths, then each kind of component).
+      paths: pathsOf([pets, maintenance, store, photos, adminKeys, ownStatus, documentPart(), categories, events]),
+      components: {
+        securitySchemes: shared.securitySchemes,
+        schemas: {
+          ...pets.schemas,
+          ...categories.schemas,
+          Error: ErrorSchema,
+          ...store.schemas,
+          ...adminKeys.schemas,
+          ...ownStatus.schemas,
+          ...photos.schemas,
+          ...events.schemas,
+        },
+        parameters: { ...maintenance.parameters, ...shared.parameters },
+        responses: { ...shared.responses, ...maintenance.responses },
+        headers: { ...shared.headers, ...maintenance.headers, ...photos.headers, ...events.headers },
       },
-      {
-        name: 'events',
-        description:
-          'The feed of everything that happens to the store (beta, admin keys): numbered events read after a sequence, with a long poll for the next one. For web sites, mailings and other services that follow the store instead of polling its lists.',
-      },
-    ],
-    security: [{ bearerAuth: [] }],
-    // The parts in the order the document has always listed them (paths, then each kind of component).
-    paths: pathsOf([pets, maintenance, store, photos, adminKeys, ownStatus, documentPart(), categories, events]),
-    components: {
-      securitySchemes: shared.securitySchemes,
-      schemas: { ...pets.schemas, ...categories.schemas, Error: ErrorSchema, ...store.schemas, ...adminKeys.schemas, ...ownStatus.schemas, ...photos.schemas, ...events.schemas },
-      parameters: { ...maintenance.parameters, ...shared.parameters },
-      responses: { ...shared.responses, ...maintenance.responses },
-      headers: { ...shared.headers, ...maintenance.headers, ...photos.headers, ...events.headers },
-    },
-  }));
+    }),
+  );
 };

@@ -2,13 +2,28 @@
  * The OpenAPI part of own-status.ts: `GET /me` (docs/rules.md §14, tag `me`, beta, any key), and its schema.
  */
 import { OWN_STATUS_QUOTA, OwnStatusSchema, PLAN_QUOTAS } from '@petstore/domain';
-import { BETA, COMMON_HEADERS, errorExample, errorResponse, ref, sharedErrors, withExample, withHeaders, type OpenApiPart } from './openapi-shared.js';
+import {
+  BETA,
+  COMMON_HEADERS,
+  errorExample,
+  errorResponse,
+  ref,
+  sharedErrors,
+  withExample,
+  withHeaders,
+  type OpenApiPart,
+} from './openapi-shared.js';
 
 /** `GET /me` of docs/rules.md §14 (tag `me`, beta, any key). */
 const ownStatusPaths = () => {
   const allowance = `${OWN_STATUS_QUOTA.perMinute} a minute`;
   const free = PLAN_QUOTAS.free;
-  const window = (name: 'minute' | 'day', limit: number, remaining: number, resetAt: string) => ({ name, limit, remaining, resetAt });
+  const window = (name: 'minute' | 'day', limit: number, remaining: number, resetAt: string) => ({
+    name,
+    limit,
+    remaining,
+    resetAt,
+  });
   return {
     '/me': {
       get: {
@@ -25,17 +40,27 @@ const ownStatusPaths = () => {
         responses: {
           '200': withHeaders(
             COMMON_HEADERS,
-            withExample({ description: 'Where the key stands, without this request.', content: { 'application/json': { schema: ref('schemas', 'OwnStatus') } } }, 'free', {
-              summary: 'A free key 3 requests into the minute',
-              value: {
-                keyId: 'key_3f2a9c81d04b',
-                role: 'client',
-                plan: 'free',
-                quota: { perMinute: free.perMinute, perDay: free.perDay },
-                windows: [window('minute', free.perMinute, free.perMinute - 3, '2027-01-01T09:31:00.000Z'), window('day', free.perDay, free.perDay - 41, '2027-01-02T00:00:00.000Z')],
-                bannedUntil: null,
+            withExample(
+              {
+                description: 'Where the key stands, without this request.',
+                content: { 'application/json': { schema: ref('schemas', 'OwnStatus') } },
               },
-            }),
+              'free',
+              {
+                summary: 'A free key 3 requests into the minute',
+                value: {
+                  keyId: 'key_3f2a9c81d04b',
+                  role: 'client',
+                  plan: 'free',
+                  quota: { perMinute: free.perMinute, perDay: free.perDay },
+                  windows: [
+                    window('minute', free.perMinute, free.perMinute - 3, '2027-01-01T09:31:00.000Z'),
+                    window('day', free.perDay, free.perDay - 41, '2027-01-02T00:00:00.000Z'),
+                  ],
+                  bannedUntil: null,
+                },
+              },
+            ),
           ),
           ...sharedErrors,
           '429': withExample(
@@ -45,7 +70,10 @@ const ownStatusPaths = () => {
               ['Retry-After'],
             ),
             'allowance',
-            errorExample('rate_limited', `rate limit of ${OWN_STATUS_QUOTA.perMinute} requests per minute on GET /v1/me exceeded; retry in 17 seconds`),
+            errorExample(
+              'rate_limited',
+              `rate limit of ${OWN_STATUS_QUOTA.perMinute} requests per minute on GET /v1/me exceeded; retry in 17 seconds`,
+            ),
           ),
         },
       },

@@ -14,7 +14,12 @@ const serializeOwnStatus = (status: OwnStatus): string =>
     role: status.caller.role,
     plan: status.plan,
     quota: { perMinute: status.quota.perMinute, perDay: status.quota.perDay },
-    windows: status.windows.map((w) => ({ name: w.name, limit: w.limit, remaining: w.remaining, resetAt: isoFromSeconds(w.resetAt) })),
+    windows: status.windows.map((w) => ({
+      name: w.name,
+      limit: w.limit,
+      remaining: w.remaining,
+      resetAt: isoFromSeconds(w.resetAt),
+    })),
     bannedUntil: status.bannedUntil === undefined ? null : new Date(status.bannedUntil).toISOString(),
   });
 

@@ -10,7 +10,6 @@ import type { AppState } from './state.js';
 import type { Routes } from './dispatch.js';
 import { fromDomain } from './route-helpers.js';
 
-
 /** The `If-Match` field value as sent (several field lines arrive joined with `, `); the domain reads it. */
 const ifMatchOf = (ctx: ParameterizedContext<AppState>): string | undefined => ctx.req.headers['if-match'];
 
@@ -18,12 +17,20 @@ const ifMatchOf = (ctx: ParameterizedContext<AppState>): string | undefined => c
  * `PATCH` and `DELETE /v1/pets/{petId}` (docs/rules.md §12). The rules, the role check and `If-Match` are the domain's (`PetMaintenance`); a client key is
  * refused before its body is read. A `PATCH` answers the pet with its revision as `ETag`.
  */
-export const addPetMaintenanceRoutes = (routes: Routes, maintenance: PetMaintenance, validators: RequestValidators): void => {
+export const addPetMaintenanceRoutes = (
+  routes: Routes,
+  maintenance: PetMaintenance,
+  validators: RequestValidators,
+): void => {
   routes.patch('updatePet', '/v1/pets/:petId', async (ctx) => {
     const allowed = maintenance.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
     const body = await readJsonBody(ctx.req, ctx.res);
-    if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …, "status": …} (any of them)');
+    if (body === undefined)
+      throw new HttpError(
+        'validation_failed',
+        'a JSON body is required: {"name": …, "categoryId": …, "status": …} (any of them)',
+      );
     checkBody(validators.petPatch, body, validatePetPatch);
     const result = await maintenance.patch(ctx.state.caller!, ctx.params.petId, body, ifMatchOf(ctx));
     if (!result.ok) throw fromDomain(result.error);

@@ -2,8 +2,26 @@
  * The OpenAPI part of the pets of routes.ts (tag `pets`, stable): listing and adding animals and the
  * deprecated `GET /pets/{petId}` (docs/rules.md §1, §2), and the schemas of an animal.
  */
-import { deprecationHeaders, GET_PET_DEPRECATION, LIMIT_DEFAULT, ListPetsQuerySchema, NewPetSchema, PetIdSchema, PetPatchSchema, PetSchema } from '@petstore/domain';
-import { BODY_TOO_LARGE, COMMON_HEADERS, errorResponse, ref, sharedErrors, transportErrors, withHeaders, type OpenApiPart } from './openapi-shared.js';
+import {
+  deprecationHeaders,
+  GET_PET_DEPRECATION,
+  LIMIT_DEFAULT,
+  ListPetsQuerySchema,
+  NewPetSchema,
+  PetIdSchema,
+  PetPatchSchema,
+  PetSchema,
+} from '@petstore/domain';
+import {
+  BODY_TOO_LARGE,
+  COMMON_HEADERS,
+  errorResponse,
+  ref,
+  sharedErrors,
+  transportErrors,
+  withHeaders,
+  type OpenApiPart,
+} from './openapi-shared.js';
 
 const DEPRECATION_HEADERS = ['Deprecation', 'Sunset', 'Link-Successor'];
 
@@ -50,12 +68,18 @@ export const petsPart = (): OpenApiPart => {
         post: {
           operationId: 'createPet',
           summary: 'Add an animal',
-          description: 'Adds an animal to a category: `categoryId` must name an existing category (create one with `POST /categories`), else 400.',
+          description:
+            'Adds an animal to a category: `categoryId` must name an existing category (create one with `POST /categories`), else 400.',
           'x-stability': 'stable',
           tags: ['pets'],
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: ref('schemas', 'NewPet'), example: { name: 'Rex', categoryId: 1, status: 'available' } } },
+            content: {
+              'application/json': {
+                schema: ref('schemas', 'NewPet'),
+                example: { name: 'Rex', categoryId: 1, status: 'available' },
+              },
+            },
           },
           responses: {
             '201': withHeaders(COMMON_HEADERS, {
@@ -79,21 +103,37 @@ export const petsPart = (): OpenApiPart => {
           'x-sunset': sunset,
           'x-stability': 'stable',
           tags: ['pets'],
-          parameters: [{ name: 'petId', in: 'path', required: true, description: petIdDescription, schema: petIdSchema, example: 1 }],
+          parameters: [
+            {
+              name: 'petId',
+              in: 'path',
+              required: true,
+              description: petIdDescription,
+              schema: petIdSchema,
+              example: 1,
+            },
+          ],
           responses: {
             '200': deprecated(
               withHeaders(COMMON_HEADERS, {
-                description: 'The animal. `ETag` is its revision: send it back in `If-Match` to change the animal only as you read it (`PATCH`, `DELETE`).',
+                description:
+                  'The animal. `ETag` is its revision: send it back in `If-Match` to change the animal only as you read it (`PATCH`, `DELETE`).',
                 headers: { ETag: ref('headers', 'ETag') },
                 content: { 'application/json': { schema: ref('schemas', 'Pet'), example: PET_EXAMPLE } },
               }),
             ),
-            '400': deprecated(errorResponse(['validation_failed'], 'petId is not a positive int64 written canonically.')),
+            '400': deprecated(
+              errorResponse(['validation_failed'], 'petId is not a positive int64 written canonically.'),
+            ),
             '401': deprecated(errorResponse(['unauthorized'], 'Credential missing or invalid.', ['WWW-Authenticate'])),
             ...transportErrors,
             '404': deprecated(errorResponse(['not_found'], 'No animal has this id.')),
             '410': deprecated(errorResponse(['gone'], 'The operation is past its sunset.')),
-            '429': deprecated(errorResponse(['rate_limited', 'temporarily_banned'], 'Over the rate limit, or banned for a while.', ['Retry-After'])),
+            '429': deprecated(
+              errorResponse(['rate_limited', 'temporarily_banned'], 'Over the rate limit, or banned for a while.', [
+                'Retry-After',
+              ]),
+            ),
             '500': deprecated(errorResponse(['internal_error'], 'A fault of the service.')),
             '503': deprecated(errorResponse(['unavailable'], 'The store cannot be reached.', ['Retry-After'])),
           },

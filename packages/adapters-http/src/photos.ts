@@ -41,7 +41,11 @@ const body = (bytes: PhotoBytes): Buffer | Readable =>
  * reads the request and writes the answer: the upload's body through the shared reader (10 MiB, the
  * same bytes the idempotency fingerprint hashed), a photo's bytes with their entity tag.
  */
-export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary, admitUpload: RouteStep<typeof PHOTOS_PATH>): void => {
+export const addPhotoRoutes = (
+  routes: Routes,
+  photos: PhotoLibrary,
+  admitUpload: RouteStep<typeof PHOTOS_PATH>,
+): void => {
   routes.get('listPetPhotos', PHOTOS_PATH, async (ctx) => {
     const result = await photos.list(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
@@ -60,7 +64,14 @@ export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary, admitUpload
     // Under an Idempotency-Key (docs/rules.md §10): the photo an earlier attempt published is answered as a replay, never uploaded again.
     await answerCreate(ctx, {
       earlier: async (creation) => found(await photos.photoCreatedUnder(creation)),
-      create: (creation) => photos.upload(callerOf(ctx), ctx.params.petId, ctx.req.headers['content-type'], () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES), creation),
+      create: (creation) =>
+        photos.upload(
+          callerOf(ctx),
+          ctx.params.petId,
+          ctx.req.headers['content-type'],
+          () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES),
+          creation,
+        ),
       answer: (photo) => ({ location: photoLocation(photo), body: serializePhoto(photo) }),
     });
   });
@@ -77,7 +88,8 @@ export const addPhotoRoutes = (routes: Routes, photos: PhotoLibrary, admitUpload
     // The bytes are opened only for a GET that sends them (a 304 and a HEAD read none).
     const opened = fresh || ctx.method === 'HEAD' ? undefined : result.value.bytes();
     const bytes = isPromise(opened) ? await opened : opened;
-    if (!fresh && ctx.method !== 'HEAD' && bytes === undefined) throw new HttpError('not_found', `this pet has no photo with id ${photo.id}`);
+    if (!fresh && ctx.method !== 'HEAD' && bytes === undefined)
+      throw new HttpError('not_found', `this pet has no photo with id ${photo.id}`);
     const { res } = ctx;
     res.setHeader('ETag', entityTag(file.sha256));
     res.setHeader('Cache-Control', PHOTO_CACHE_CONTROL);

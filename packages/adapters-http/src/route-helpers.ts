@@ -19,7 +19,8 @@ export const callerOf = (ctx: { state: AppState }): Caller => {
 };
 
 /** A resource a `*CreatedUnder` found, as a result (`undefined`: none was). */
-export const found = <T>(value: T | undefined): Result<T, never> | undefined => (value === undefined ? undefined : ok(value));
+export const found = <T>(value: T | undefined): Result<T, never> | undefined =>
+  value === undefined ? undefined : ok(value);
 
 /** How a create route creates, and how it answers what it created. */
 export interface CreateSteps<T> {

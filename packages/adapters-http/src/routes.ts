@@ -7,13 +7,26 @@ import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type Reque
 import { nextLink } from './next-link.js';
 import type { Routes } from './dispatch.js';
 import { answerCreate, callerOf, found, fromDomain } from './route-helpers.js';
-import { serializeCategories, serializeCategory, serializeOrder, serializeOrders, serializePet, serializePets } from './serialize.js';
+import {
+  serializeCategories,
+  serializeCategory,
+  serializeOrder,
+  serializeOrders,
+  serializePet,
+  serializePets,
+} from './serialize.js';
 
 /**
  * The operations on pets, categories and orders. Routes are named after their OpenAPI operation
  * ids; ids come from the path as the client wrote them (`ctx.params`: `%31` is not a canonical id).
  */
-export const addCatalogRoutes = (routes: Routes, catalog: PetCatalog, categories: CategoryCatalog, adoption: Adoption, validators: RequestValidators): void => {
+export const addCatalogRoutes = (
+  routes: Routes,
+  catalog: PetCatalog,
+  categories: CategoryCatalog,
+  adoption: Adoption,
+  validators: RequestValidators,
+): void => {
   routes.get('listPets', '/v1/pets', async (ctx) => {
     const query = readListQuery(validators, ctx.querystring);
     const listing = catalog.listPets(query);
@@ -21,13 +34,18 @@ export const addCatalogRoutes = (routes: Routes, catalog: PetCatalog, categories
     const result = isPromise(listing) ? await listing : listing;
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
-    if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/pets', items.length, { status: query.status, categoryId: query.categoryId }, nextCursor));
+    if (nextCursor !== undefined)
+      ctx.set(
+        'Link',
+        nextLink('/v1/pets', items.length, { status: query.status, categoryId: query.categoryId }, nextCursor),
+      );
     answerJson(ctx, serializePets(items));
   });
 
   routes.create('createPet', '/v1/pets', async (ctx) => {
     const body = await readJsonBody(ctx.req, ctx.res);
-    if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
+    if (body === undefined)
+      throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
     checkBody(validators.newPet, body, validateNewPet);
     await answerCreate(ctx, {
       earlier: async (creation) => found(await catalog.petCreatedUnder(creation)),
@@ -88,7 +106,8 @@ export const addCatalogRoutes = (routes: Routes, catalog: PetCatalog, categories
     const result = await adoption.listOrders(callerOf(ctx), query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
-    if (nextCursor !== undefined) ctx.set('Link', nextLink('/v1/store/orders', items.length, { status: query.status }, nextCursor));
+    if (nextCursor !== undefined)
+      ctx.set('Link', nextLink('/v1/store/orders', items.length, { status: query.status }, nextCursor));
     answerJson(ctx, serializeOrders(items));
   });
 

@@ -12,7 +12,8 @@ const jsonString = (text: string): string => (NEEDS_ESCAPE.test(text) ? JSON.str
  * written (a stored record's revision and hold never are).
  */
 const petJson = (pet: Pet): string => {
-  if (!Number.isFinite(pet.id) || !Number.isFinite(pet.categoryId)) return JSON.stringify({ id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
+  if (!Number.isFinite(pet.id) || !Number.isFinite(pet.categoryId))
+    return JSON.stringify({ id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
   return `{"id":${pet.id},"name":${jsonString(pet.name)},"categoryId":${pet.categoryId},"status":${jsonString(pet.status)}}`;
 };
 
@@ -40,13 +41,21 @@ export const serializePets = (pets: readonly Pet[]): string => {
 };
 
 /** A `Category` as JSON (only its two fields, in this order). */
-export const serializeCategory = (category: Category): string => JSON.stringify({ id: category.id, name: category.name });
+export const serializeCategory = (category: Category): string =>
+  JSON.stringify({ id: category.id, name: category.name });
 
 /** A page of categories as a JSON array. */
-export const serializeCategories = (categories: readonly Category[]): string => `[${categories.map(serializeCategory).join(',')}]`;
+export const serializeCategories = (categories: readonly Category[]): string =>
+  `[${categories.map(serializeCategory).join(',')}]`;
 /** An `Order` as JSON, fields in the order of the schema. */
 export const serializeOrder = (order: Order): string =>
-  JSON.stringify({ id: order.id, petId: order.petId, status: order.status, placedAt: order.placedAt, updatedAt: order.updatedAt });
+  JSON.stringify({
+    id: order.id,
+    petId: order.petId,
+    status: order.status,
+    placedAt: order.placedAt,
+    updatedAt: order.updatedAt,
+  });
 
 /** A page of orders as a JSON array. */
 export const serializeOrders = (orders: readonly Order[]): string => `[${orders.map(serializeOrder).join(',')}]`;

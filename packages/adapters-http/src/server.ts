@@ -28,33 +28,46 @@ import { BodyDeadlines } from './body-deadlines.js';
  * that went away), with the request id of the answer and the parser's code; never at `error`,
  * which is for the service's own faults. The same failure reaching the app is not logged again.
  */
-const clientErrorAnswer = (headersTimeoutMs: number, requestTimeoutMs: number, logger: HttpLogger) => (error: NodeJS.ErrnoException, socket: Duplex, timeoutMessage?: string): void => {
-  // A body deadline's cut (`BodyDeadlines`) comes back here through the socket's own error handler,
-  // once it has been answered and logged.
-  if (loggedClientErrors.has(error)) return;
-  const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
-  let answered: { requestId: string; status: number } | undefined;
-  if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
-    const [status, reason, body] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'Request Timeout', errorBody('request_timeout', timeoutMessage ?? requestTimeoutMessage(headersTimeoutMs, requestTimeoutMs))]
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', HEADERS_TOO_LARGE_MESSAGE)]
-          : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-            ? [413, 'Payload Too Large', errorBody('payload_too_large', 'the chunk extensions are too large')]
-            : [400, 'Bad Request', errorBody('validation_failed', 'the request is not valid HTTP/1.1: check the request line and the headers')];
-    // A failure in a request's body: the app has given that request its id already; keep it.
-    const known = inFlight?.getHeader('x-request-id');
-    const requestId = typeof known === 'string' ? known : randomUUID();
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    answered = { requestId, status };
-  }
-  logger[clientFaultLevel(error) ?? 'warn']({ ...answered, code: error.code ?? null }, 'client error');
-  loggedClientErrors.add(error);
-  socket.destroy(error);
-};
+const clientErrorAnswer =
+  (headersTimeoutMs: number, requestTimeoutMs: number, logger: HttpLogger) =>
+  (error: NodeJS.ErrnoException, socket: Duplex, timeoutMessage?: string): void => {
+    // A body deadline's cut (`BodyDeadlines`) comes back here through the socket's own error handler,
+    // once it has been answered and logged.
+    if (loggedClientErrors.has(error)) return;
+    const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    let answered: { requestId: string; status: number } | undefined;
+    if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
+      const [status, reason, body] =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [
+              408,
+              'Request Timeout',
+              errorBody('request_timeout', timeoutMessage ?? requestTimeoutMessage(headersTimeoutMs, requestTimeoutMs)),
+            ]
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', HEADERS_TOO_LARGE_MESSAGE)]
+            : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+              ? [413, 'Payload Too Large', errorBody('payload_too_large', 'the chunk extensions are too large')]
+              : [
+                  400,
+                  'Bad Request',
+                  errorBody(
+                    'validation_failed',
+                    'the request is not valid HTTP/1.1: check the request line and the headers',
+                  ),
+                ];
+      // A failure in a request's body: the app has given that request its id already; keep it.
+      const known = inFlight?.getHeader('x-request-id');
+      const requestId = typeof known === 'string' ? known : randomUUID();
+      socket.write(
+        `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nX-Request-Id: ${requestId}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      answered = { requestId, status };
+    }
+    logger[clientFaultLevel(error) ?? 'warn']({ ...answered, code: error.code ?? null }, 'client error');
+    loggedClientErrors.add(error);
+    socket.destroy(error);
+  };
 
 /** Client errors already logged by the `clientError` handler: the app's error listener skips them. */
 export const loggedClientErrors = new WeakSet<object>();
@@ -90,7 +103,11 @@ export interface RunningServer {
  * Starts `server` listening on `host:port` (port 0: any free one) and answers the port it got and
  * the URL a client on this machine reaches it by (a wildcard host is reached on 127.0.0.1).
  */
-export const bindServer = async (server: Server, requestedPort: number, hostName: string): Promise<{ port: number; url: string }> => {
+export const bindServer = async (
+  server: Server,
+  requestedPort: number,
+  hostName: string,
+): Promise<{ port: number; url: string }> => {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(requestedPort, hostName, () => {
@@ -114,13 +131,20 @@ export const listen = async (app: { callback(): RequestListener }, options: List
   const appHandler = app.callback();
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const upload = { totalMs: options.uploadBodyTimeoutMs ?? UPLOAD_BODY_TIMEOUT_MS, stallMs: options.uploadStallTimeoutMs ?? UPLOAD_STALL_TIMEOUT_MS };
+  const upload = {
+    totalMs: options.uploadBodyTimeoutMs ?? UPLOAD_BODY_TIMEOUT_MS,
+    stallMs: options.uploadStallTimeoutMs ?? UPLOAD_STALL_TIMEOUT_MS,
+  };
   const answerClientError = clientErrorAnswer(headersTimeout, requestTimeout, options.logger ?? silentLogger);
   // A body past its deadline is cut as Node cuts a request past its `requestTimeout`: 408 when no
   // answer has started, then the connection closes (the app's reader then fails, and its upload's place is freed).
   const deadlines = new BodyDeadlines({ request: { totalMs: requestTimeout }, upload }, (req, uploading) => {
     const timeout = Object.assign(new Error('request body timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
-    answerClientError(timeout, req.socket, uploading ? uploadTimeoutMessage(upload.totalMs, upload.stallMs) : undefined);
+    answerClientError(
+      timeout,
+      req.socket,
+      uploading ? uploadTimeoutMessage(upload.totalMs, upload.stallMs) : undefined,
+    );
   });
   const handler: RequestListener = (req, res) => {
     deadlines.watch(req, res);
@@ -130,7 +154,10 @@ export const listen = async (app: { callback(): RequestListener }, options: List
     {
       headersTimeout,
       // The backstop: headers, then the longest body, then a check's delay (0: none, as asked).
-      requestTimeout: requestTimeout === 0 ? 0 : headersTimeout + Math.max(requestTimeout, upload.totalMs) + 2 * deadlines.checkEveryMs,
+      requestTimeout:
+        requestTimeout === 0
+          ? 0
+          : headersTimeout + Math.max(requestTimeout, upload.totalMs) + 2 * deadlines.checkEveryMs,
       maxHeaderSize: HEADER_LIMIT_BYTES,
       // Check for expired header/request deadlines every second, not every 30 s.
       connectionsCheckingInterval: 1_000,

@@ -1,25 +1,79 @@
 /**
  * The OpenAPI part of the orders of routes.ts (docs/rules.md §8, tag `store`, beta), and their schemas.
  */
-import { InventorySchema, LIMIT_DEFAULT, ListOrdersQuerySchema, NewOrderSchema, OrderIdSchema, OrderSchema } from '@petstore/domain';
-import { BETA, BODY_TOO_LARGE, COMMON_HEADERS, errorResponse, ref, sharedErrors, withHeaders, type OpenApiPart } from './openapi-shared.js';
+import {
+  InventorySchema,
+  LIMIT_DEFAULT,
+  ListOrdersQuerySchema,
+  NewOrderSchema,
+  OrderIdSchema,
+  OrderSchema,
+} from '@petstore/domain';
+import {
+  BETA,
+  BODY_TOO_LARGE,
+  COMMON_HEADERS,
+  errorResponse,
+  ref,
+  sharedErrors,
+  withHeaders,
+  type OpenApiPart,
+} from './openapi-shared.js';
 
-const EXAMPLE_ORDER = { id: 12, petId: 7, status: 'placed', placedAt: '2027-01-01T09:30:00.000Z', updatedAt: '2027-01-01T09:30:00.000Z' };
+const EXAMPLE_ORDER = {
+  id: 12,
+  petId: 7,
+  status: 'placed',
+  placedAt: '2027-01-01T09:30:00.000Z',
+  updatedAt: '2027-01-01T09:30:00.000Z',
+};
 
 /** The operations of docs/rules.md §8 (tag `store`, beta), and the schemas only they use. */
 export const storePart = (): OpenApiPart => {
   const { description: orderIdDescription, ...orderIdSchema } = OrderIdSchema;
-  const orderIdParam = { name: 'orderId', in: 'path', required: true, description: orderIdDescription, schema: orderIdSchema, example: 12 };
+  const orderIdParam = {
+    name: 'orderId',
+    in: 'path',
+    required: true,
+    description: orderIdDescription,
+    schema: orderIdSchema,
+    example: 12,
+  };
   const listParam = (name: 'limit' | 'status' | 'cursor') => {
     const { description, ...schema } = ListOrdersQuerySchema.properties[name];
     return { name, in: 'query', required: false, description, schema };
   };
   const orderResponse = (description: string, order: Record<string, unknown>) =>
-    withHeaders(COMMON_HEADERS, { description, content: { 'application/json': { schema: ref('schemas', 'Order'), example: order } } });
-  const badOrderId = errorResponse(['validation_failed'], 'orderId is not a positive int64 written canonically.', [], 'orderId must be a positive integer from 1 to 9223372036854775807, written without sign, leading zeros or fraction');
-  const noOrder = errorResponse(['not_found'], 'No order has this id among those the key may see (another client key\'s order is not found, never forbidden).', [], 'no order has id 12');
-  const adminOnly = (action: string) => errorResponse(['forbidden'], 'A client key: only admin keys may take this action, whatever the order id.', [], `only an admin key may ${action} an order`);
-  const transitionConflict = (message: string) => errorResponse(['conflict'], 'The order\'s status does not allow this move; the message says the status. Nothing changed.', [], message);
+    withHeaders(COMMON_HEADERS, {
+      description,
+      content: { 'application/json': { schema: ref('schemas', 'Order'), example: order } },
+    });
+  const badOrderId = errorResponse(
+    ['validation_failed'],
+    'orderId is not a positive int64 written canonically.',
+    [],
+    'orderId must be a positive integer from 1 to 9223372036854775807, written without sign, leading zeros or fraction',
+  );
+  const noOrder = errorResponse(
+    ['not_found'],
+    "No order has this id among those the key may see (another client key's order is not found, never forbidden).",
+    [],
+    'no order has id 12',
+  );
+  const adminOnly = (action: string) =>
+    errorResponse(
+      ['forbidden'],
+      'A client key: only admin keys may take this action, whatever the order id.',
+      [],
+      `only an admin key may ${action} an order`,
+    );
+  const transitionConflict = (message: string) =>
+    errorResponse(
+      ['conflict'],
+      "The order's status does not allow this move; the message says the status. Nothing changed.",
+      [],
+      message,
+    );
   const action = (
     operationId: string,
     name: 'approve' | 'deliver' | 'cancel',
@@ -73,8 +127,18 @@ export const storePart = (): OpenApiPart => {
               headers: { Location: ref('headers', 'Location-Order') },
               content: { 'application/json': { schema: ref('schemas', 'Order'), example: EXAMPLE_ORDER } },
             }),
-            '400': errorResponse(['validation_failed', 'malformed_json'], 'The body breaks a rule, or petId names no animal.', [], 'petId 7 names no pet'),
-            '409': errorResponse(['conflict'], 'The animal is not `available`; the message says its status.', [], 'pet 7 is pending; only an available pet can be ordered'),
+            '400': errorResponse(
+              ['validation_failed', 'malformed_json'],
+              'The body breaks a rule, or petId names no animal.',
+              [],
+              'petId 7 names no pet',
+            ),
+            '409': errorResponse(
+              ['conflict'],
+              'The animal is not `available`; the message says its status.',
+              [],
+              'pet 7 is pending; only an available pet can be ordered',
+            ),
             '413': errorResponse(['payload_too_large'], BODY_TOO_LARGE),
             '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
             ...sharedErrors,
@@ -95,7 +159,12 @@ export const storePart = (): OpenApiPart => {
               headers: { Link: ref('headers', 'Link-Next') },
               content: { 'application/json': { schema: ref('schemas', 'Orders'), example: [EXAMPLE_ORDER] } },
             }),
-            '400': errorResponse(['validation_failed'], 'limit, status or cursor breaks its rule.', [], 'status must be one of placed, approved, delivered, cancelled'),
+            '400': errorResponse(
+              ['validation_failed'],
+              'limit, status or cursor breaks its rule.',
+              [],
+              'status must be one of placed, approved, delivered, cancelled',
+            ),
             ...sharedErrors,
           },
         },
@@ -150,7 +219,12 @@ export const storePart = (): OpenApiPart => {
           responses: {
             '200': withHeaders(COMMON_HEADERS, {
               description: 'The counts.',
-              content: { 'application/json': { schema: ref('schemas', 'Inventory'), example: { available: 12, pending: 3, sold: 40 } } },
+              content: {
+                'application/json': {
+                  schema: ref('schemas', 'Inventory'),
+                  example: { available: 12, pending: 3, sold: 40 },
+                },
+              },
             }),
             ...sharedErrors,
           },

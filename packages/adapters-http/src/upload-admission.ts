@@ -58,9 +58,12 @@ export class UploadAdmission {
   constructor(bounds: Partial<UploadBounds> = {}) {
     const uploads = bounds.uploads ?? DEFAULT_UPLOADS_IN_FLIGHT;
     const bytes = bounds.bytes ?? DEFAULT_UPLOAD_BYTES_IN_FLIGHT;
-    if (!Number.isInteger(uploads) || uploads < 1) throw new RangeError(`uploads in flight must be a whole number of at least 1 (got ${uploads})`);
+    if (!Number.isInteger(uploads) || uploads < 1)
+      throw new RangeError(`uploads in flight must be a whole number of at least 1 (got ${uploads})`);
     if (!Number.isInteger(bytes) || bytes < PHOTO_BODY_LIMIT_BYTES) {
-      throw new RangeError(`bytes in flight must be a whole number of at least ${PHOTO_BODY_LIMIT_BYTES} (one photo of the largest size; got ${bytes})`);
+      throw new RangeError(
+        `bytes in flight must be a whole number of at least ${PHOTO_BODY_LIMIT_BYTES} (one photo of the largest size; got ${bytes})`,
+      );
     }
     this.bounds = { uploads, bytes };
   }
@@ -133,7 +136,10 @@ export const tooManyUploadsMessage = (retryAfterSeconds: number): string =>
  * §4, §13), and a busy server must not answer it 503 in place of that 403. Nor does an upload
  * without a body (a 400 that reads nothing).
  */
-export const admitUploads = (admission: UploadAdmission, retryAfterSeconds = UPLOAD_RETRY_AFTER_SECONDS): Middleware<AppState> =>
+export const admitUploads = (
+  admission: UploadAdmission,
+  retryAfterSeconds = UPLOAD_RETRY_AFTER_SECONDS,
+): Middleware<AppState> =>
   async function admitUpload(ctx, next) {
     if (ctx.state.caller?.role !== 'admin' || !declaresBody(ctx.req)) return next();
     const ticket = admission.tryEnter(uploadBytesOf(ctx.req));

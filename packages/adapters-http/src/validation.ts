@@ -87,10 +87,14 @@ const QUERY_MESSAGES: Readonly<Record<string, string>> = {
  * but without building the whole object: a pair with no `%` or `+` needs no decoding at all.
  * A key given twice keeps every value (then refused).
  */
-export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey, string | string[]>> => parseQuery(querystring, LIST_QUERY_KEYS);
+export const parseListQuery = (querystring: string): Partial<Record<ListQueryKey, string | string[]>> =>
+  parseQuery(querystring, LIST_QUERY_KEYS);
 
 /** The values of the parameters named in `keys` (all others ignored), as `parseListQuery` reads them; a key given twice keeps every value. */
-export const parseQuery = <K extends string>(querystring: string, keys: ReadonlySet<string>): Partial<Record<K, string | string[]>> => {
+export const parseQuery = <K extends string>(
+  querystring: string,
+  keys: ReadonlySet<string>,
+): Partial<Record<K, string | string[]>> => {
   const found: Partial<Record<K, string | string[]>> = {};
   if (querystring === '') return found;
   for (const pair of querystring.split('&')) {
@@ -154,7 +158,11 @@ export const readPageQuery = (validate: ValidateFunction, querystring: string): 
   readQuery(validate, querystring, ['limit', 'cursor'] as const) as { limit?: number; cursor?: string };
 
 /** A branch of a `oneOf` of closed object shapes, as the domain's schemas write one (a property `false` is one the shape refuses). */
-type Shape = { readonly properties?: Readonly<Record<string, boolean | { readonly const?: unknown; readonly enum?: readonly unknown[] }>> };
+type Shape = {
+  readonly properties?: Readonly<
+    Record<string, boolean | { readonly const?: unknown; readonly enum?: readonly unknown[] }>
+  >;
+};
 
 /**
  * ajv's refusal of a body whose schema is a `oneOf` of closed shapes told apart by a tag (the key
@@ -163,7 +171,11 @@ type Shape = { readonly properties?: Readonly<Record<string, boolean | { readonl
  * oneOf", of which only the branch the body was meant for speaks to the client: the branch whose
  * tag (`const` or `enum`) takes the body's, or, for a body without the tag, the branch that has none.
  */
-const describeOneOf = (errors: readonly ErrorObject[], shapes: readonly Shape[], body: Record<string, unknown>): string | undefined => {
+const describeOneOf = (
+  errors: readonly ErrorObject[],
+  shapes: readonly Shape[],
+  body: Record<string, unknown>,
+): string | undefined => {
   const takes = (shape: Shape, name: string): boolean => {
     const property = shape.properties?.[name];
     return property !== undefined && property !== false;
@@ -174,25 +186,40 @@ const describeOneOf = (errors: readonly ErrorObject[], shapes: readonly Shape[],
     if (typeof property !== 'object') return undefined;
     return property.enum ?? ('const' in property ? [property.const] : undefined);
   };
-  const fields = [...new Set(shapes.flatMap((shape) => Object.keys(shape.properties ?? {})))].filter((name) => shapes.some((shape) => takes(shape, name)));
+  const fields = [...new Set(shapes.flatMap((shape) => Object.keys(shape.properties ?? {})))].filter((name) =>
+    shapes.some((shape) => takes(shape, name)),
+  );
   // The tag: a field that every shape taking it fixes (`plan`).
-  const tag = fields.find((name) => shapes.every((shape) => !takes(shape, name) || tagValues(shape, name) !== undefined));
+  const tag = fields.find((name) =>
+    shapes.every((shape) => !takes(shape, name) || tagValues(shape, name) !== undefined),
+  );
   if (tag === undefined) return undefined;
   const sent = Object.hasOwn(body, tag) ? body[tag] : undefined;
-  const meant = shapes.findIndex((shape) => (sent === undefined ? !takes(shape, tag) : (tagValues(shape, tag)?.includes(sent) ?? false)));
+  const meant = shapes.findIndex((shape) =>
+    sent === undefined ? !takes(shape, tag) : (tagValues(shape, tag)?.includes(sent) ?? false),
+  );
   const allowed = shapes.flatMap((shape) => tagValues(shape, tag) ?? []).map(String);
-  if (meant < 0) return sent === undefined ? `${tag} is required: one of ${allowed.join(', ')}` : `${tag} must be one of ${allowed.join(', ')}`;
+  if (meant < 0)
+    return sent === undefined
+      ? `${tag} is required: one of ${allowed.join(', ')}`
+      : `${tag} must be one of ${allowed.join(', ')}`;
   const error = errors.find((e) => e.schemaPath.startsWith(`#/oneOf/${meant}/`));
   if (error === undefined) return undefined;
   const as = sent === undefined ? `without ${tag}` : `with ${tag} ${String(sent)}`;
   if (error.keyword === 'additionalProperties') {
     // A field another shape takes: say which (numbers with a fixed plan).
     const extra = String((error.params as { additionalProperty?: unknown }).additionalProperty);
-    const elsewhere = shapes.filter((shape) => takes(shape, extra)).map((shape) => (takes(shape, tag) ? `with ${tag} ${(tagValues(shape, tag) ?? []).join(' or ')}` : `without ${tag}`));
+    const elsewhere = shapes
+      .filter((shape) => takes(shape, extra))
+      .map((shape) =>
+        takes(shape, tag) ? `with ${tag} ${(tagValues(shape, tag) ?? []).join(' or ')}` : `without ${tag}`,
+      );
     if (elsewhere.length > 0) return `${extra} is not sent ${as}: only ${elsewhere.join(', or ')}`;
   }
-  if (error.keyword === 'required') return `${String((error.params as { missingProperty?: unknown }).missingProperty)} is required ${as}`;
-  if (error.keyword === 'minProperties' && error.instancePath === '') return `send at least one of ${fields.join(', ')}`;
+  if (error.keyword === 'required')
+    return `${String((error.params as { missingProperty?: unknown }).missingProperty)} is required ${as}`;
+  if (error.keyword === 'minProperties' && error.instancePath === '')
+    return `send at least one of ${fields.join(', ')}`;
   return describeAjvError(error, 'body');
 };
 
@@ -200,23 +227,45 @@ const describeOneOf = (errors: readonly ErrorObject[], shapes: readonly Shape[],
 export const describeRefusal = (validate: ValidateFunction, body: unknown): string => {
   const errors = validate.errors ?? [];
   const shapes = (validate.schema as { oneOf?: readonly Shape[] }).oneOf;
-  const oneOf = shapes !== undefined && typeof body === 'object' && body !== null && !Array.isArray(body) && errors.some((e) => e.keyword === 'oneOf' && e.instancePath === '');
-  return (oneOf ? describeOneOf(errors, shapes, body as Record<string, unknown>) : undefined) ?? describeAjvError(errors[0]!, 'body');
+  const oneOf =
+    shapes !== undefined &&
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    errors.some((e) => e.keyword === 'oneOf' && e.instancePath === '');
+  return (
+    (oneOf ? describeOneOf(errors, shapes, body as Record<string, unknown>) : undefined) ??
+    describeAjvError(errors[0]!, 'body')
+  );
 };
 
 /**
  * Validates a body against its JSON Schema; when it fails, the message is the domain rule's (which
  * names the field and quotes at most 64 characters of what was sent), else the schema's.
  */
-export const checkBody = (validate: ValidateFunction, body: unknown, domainRule: (body: unknown) => Result<unknown, ValidationFailed>): void => {
+export const checkBody = (
+  validate: ValidateFunction,
+  body: unknown,
+  domainRule: (body: unknown) => Result<unknown, ValidationFailed>,
+): void => {
   if (validate(body)) return;
   const domain = domainRule(body);
   throw new HttpError('validation_failed', domain.ok ? describeRefusal(validate, body) : domain.error.message);
 };
 
 /** Messages of the order list's query: as the pet list's, but `status` is an order status. */
-const ORDER_QUERY_MESSAGES: Readonly<Record<string, string>> = { ...QUERY_MESSAGES, status: `status must be one of ${ORDER_STATUSES.join(', ')}` };
+const ORDER_QUERY_MESSAGES: Readonly<Record<string, string>> = {
+  ...QUERY_MESSAGES,
+  status: `status must be one of ${ORDER_STATUSES.join(', ')}`,
+};
 
 /** `limit`, `status` and `cursor` of `GET /v1/store/orders`, read as for the pet list; `status` is an order status. */
-export const readOrderListQuery = (validators: RequestValidators, querystring: string): { limit?: number; status?: string; cursor?: string } =>
-  readQuery(validators.listOrdersQuery, querystring, ['limit', 'status', 'cursor'] as const, ORDER_QUERY_MESSAGES) as { limit?: number; status?: string; cursor?: string };
+export const readOrderListQuery = (
+  validators: RequestValidators,
+  querystring: string,
+): { limit?: number; status?: string; cursor?: string } =>
+  readQuery(validators.listOrdersQuery, querystring, ['limit', 'status', 'cursor'] as const, ORDER_QUERY_MESSAGES) as {
+    limit?: number;
+    status?: string;
+    cursor?: string;
+  };

@@ -26,10 +26,23 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
   afterEach(() => s.close());
 
   const create = (body: unknown, key: string = KEYS.admin): Promise<RawResponse> =>
-    s.request({ method: 'POST', path: '/v1/admin/keys', key, headers: JSON_TYPE, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    s.request({
+      method: 'POST',
+      path: '/v1/admin/keys',
+      key,
+      headers: JSON_TYPE,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
   const patch = (id: string, body: unknown, key: string = KEYS.admin): Promise<RawResponse> =>
-    s.request({ method: 'PATCH', path: `/v1/admin/keys/${id}`, key, headers: JSON_TYPE, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const remove = (id: string, key: string = KEYS.admin): Promise<RawResponse> => s.request({ method: 'DELETE', path: `/v1/admin/keys/${id}`, key });
+    s.request({
+      method: 'PATCH',
+      path: `/v1/admin/keys/${id}`,
+      key,
+      headers: JSON_TYPE,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const remove = (id: string, key: string = KEYS.admin): Promise<RawResponse> =>
+    s.request({ method: 'DELETE', path: `/v1/admin/keys/${id}`, key });
   const get = (path: string, key: string = KEYS.admin): Promise<RawResponse> => s.request({ path, key });
   const issue = async (body: unknown): Promise<ApiKeyBody & { key: string }> => {
     const res = await create(body);
@@ -43,7 +56,9 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
     expect(res.header('cache-control')).to.equal('no-store');
     expect(res.header('content-type')).to.equal('application/json; charset=utf-8');
     const body = res.json() as ApiKeyBody & { key: string };
-    expect(body.key).to.match(ISSUED_KEY_PATTERN).and.to.match(/^pet_[A-Za-z0-9_-]{43}$/);
+    expect(body.key)
+      .to.match(ISSUED_KEY_PATTERN)
+      .and.to.match(/^pet_[A-Za-z0-9_-]{43}$/);
     expect(body).to.deep.equal({
       id: publicKeyId(sha256Hex(body.key)),
       key: body.key,
@@ -106,7 +121,13 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
     expectError(await create('{"plan":'), 400, 'malformed_json');
     expectError(await s.request({ method: 'POST', path: '/v1/admin/keys', key: KEYS.admin }), 400, 'validation_failed');
     expectError(
-      await s.request({ method: 'POST', path: '/v1/admin/keys', key: KEYS.admin, headers: { 'content-type': 'text/plain' }, body: '{"plan":"free"}' }),
+      await s.request({
+        method: 'POST',
+        path: '/v1/admin/keys',
+        key: KEYS.admin,
+        headers: { 'content-type': 'text/plain' },
+        body: '{"plan":"free"}',
+      }),
       415,
       'unsupported_media_type',
     );
@@ -133,7 +154,11 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
     }
     const settings = seen.filter((k) => k.source === 'settings');
     expect(seen.slice(0, settings.length)).to.deep.equal(settings);
-    expect(settings.map((k) => k.id).sort()).to.deep.equal(Object.values(KEYS).map((k) => publicKeyId(sha256Hex(k))).sort());
+    expect(settings.map((k) => k.id).sort()).to.deep.equal(
+      Object.values(KEYS)
+        .map((k) => publicKeyId(sha256Hex(k)))
+        .sort(),
+    );
     expect(settings.find((k) => k.role === 'admin')).to.deep.include({ plan: 'business', quota: PLAN_QUOTAS.business });
     expect(seen.slice(settings.length).map((k) => k.label)).to.deep.equal(['k0', 'k1', 'k2', 'k3', 'k4']);
     const all = texts.join('');
@@ -181,8 +206,13 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
       createdAt: made.createdAt,
     });
     expect((await patch(made.id, { label: 'after' })).json()).to.deep.include({ plan: 'pro', label: 'after' });
-    expect((await patch(made.id, { plan: 'enterprise', perMinute: 3, perDay: 30 })).json()).to.deep.include({ plan: 'enterprise', quota: { perMinute: 3, perDay: 30 } });
-    expect((await patch(made.id, { perMinute: 4, perDay: 40 })).json()).to.deep.include({ quota: { perMinute: 4, perDay: 40 } });
+    expect((await patch(made.id, { plan: 'enterprise', perMinute: 3, perDay: 30 })).json()).to.deep.include({
+      plan: 'enterprise',
+      quota: { perMinute: 3, perDay: 30 },
+    });
+    expect((await patch(made.id, { perMinute: 4, perDay: 40 })).json()).to.deep.include({
+      quota: { perMinute: 4, perDay: 40 },
+    });
     for (const body of [
       '{}',
       '{"perDay":3}',
@@ -197,7 +227,10 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
     ]) {
       expectError(await patch(made.id, body), 400, 'validation_failed');
     }
-    expect((await get(`/v1/admin/keys/${made.id}`)).json(), 'nothing changed by a refused patch').to.deep.include({ quota: { perMinute: 4, perDay: 40 }, label: 'after' });
+    expect((await get(`/v1/admin/keys/${made.id}`)).json(), 'nothing changed by a refused patch').to.deep.include({
+      quota: { perMinute: 4, perDay: 40 },
+      label: 'after',
+    });
     const downgraded = await patch(made.id, { plan: 'free' });
     expect(downgraded.json()).to.deep.include({ plan: 'free', quota: PLAN_QUOTAS.free });
     expectError(await patch(made.id, { plan: 'enterprise' }), 400, 'validation_failed');
@@ -210,21 +243,36 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
     const day = await patch(big.id, { perDay: 5000 });
     expect(day.status).to.equal(200);
     expect(day.json()).to.deep.include({ plan: 'enterprise', quota: { perMinute: 10, perDay: 5000 } });
-    expect((await patch(big.id, { perMinute: 5000 })).json()).to.deep.include({ quota: { perMinute: 5000, perDay: 5000 } });
+    expect((await patch(big.id, { perMinute: 5000 })).json()).to.deep.include({
+      quota: { perMinute: 5000, perDay: 5000 },
+    });
     const used = await s.request({ path: '/v1/pets', key: big.key });
-    expect(used.header('ratelimit-policy'), "the key's next request is limited by the new numbers").to.equal('"minute";q=5000;w=60, "day";q=5000;w=86400');
+    expect(used.header('ratelimit-policy'), "the key's next request is limited by the new numbers").to.equal(
+      '"minute";q=5000;w=60, "day";q=5000;w=86400',
+    );
     const broken = expectError(await patch(big.id, { perDay: 4999 }), 400, 'validation_failed');
     expect(broken.message).to.contain('perMinute must not be greater than perDay');
     expect(broken.message).to.contain('1 ≤ perMinute ≤ perDay ≤ 9007199254740991');
     expectError(await patch(big.id, { perMinute: 9007199254740992 }), 400, 'validation_failed');
-    expect((await get(`/v1/admin/keys/${big.id}`)).json(), 'nothing changed by a refused patch').to.deep.include({ quota: { perMinute: 5000, perDay: 5000 } });
+    expect((await get(`/v1/admin/keys/${big.id}`)).json(), 'nothing changed by a refused patch').to.deep.include({
+      quota: { perMinute: 5000, perDay: 5000 },
+    });
 
     const small = await issue({ plan: 'pro' });
-    for (const body of [{ perDay: 20000 }, { perMinute: 5 }, { plan: 'enterprise', perDay: 20000 }, { plan: 'enterprise', perMinute: 5 }, { plan: 'free', perDay: 5 }]) {
+    for (const body of [
+      { perDay: 20000 },
+      { perMinute: 5 },
+      { plan: 'enterprise', perDay: 20000 },
+      { plan: 'enterprise', perMinute: 5 },
+      { plan: 'free', perDay: 5 },
+    ]) {
       expectError(await patch(small.id, body), 400, 'validation_failed');
     }
     expect((await get(`/v1/admin/keys/${small.id}`)).json()).to.deep.include({ plan: 'pro', quota: PLAN_QUOTAS.pro });
-    expect((await patch(small.id, { plan: 'enterprise', perMinute: 5, perDay: 20000 })).json()).to.deep.include({ plan: 'enterprise', quota: { perMinute: 5, perDay: 20000 } });
+    expect((await patch(small.id, { plan: 'enterprise', perMinute: 5, perDay: 20000 })).json()).to.deep.include({
+      plan: 'enterprise',
+      quota: { perMinute: 5, perDay: 20000 },
+    });
   });
 
   it('DELETE revokes: 204 with no body, the key is refused with 401 at once, and the key is gone from get, list and patch', async () => {
@@ -243,12 +291,24 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
     expect((await get('/v1/pets', made.key)).status, 'still refused later').to.equal(401);
   });
 
-  it('DELETE keeps the revoked key\'s orders: an admin key still gets and lists them', async () => {
+  it("DELETE keeps the revoked key's orders: an admin key still gets and lists them", async () => {
     const made = await issue({ plan: 'pro' });
-    const pet = await s.request({ method: 'POST', path: '/v1/pets', key: made.key, headers: JSON_TYPE, body: '{"name":"Kept","categoryId":1}' });
+    const pet = await s.request({
+      method: 'POST',
+      path: '/v1/pets',
+      key: made.key,
+      headers: JSON_TYPE,
+      body: '{"name":"Kept","categoryId":1}',
+    });
     expect(pet.status, pet.text).to.equal(201);
     const petId = (pet.json() as { id: number }).id;
-    const placed = await s.request({ method: 'POST', path: '/v1/store/orders', key: made.key, headers: JSON_TYPE, body: JSON.stringify({ petId }) });
+    const placed = await s.request({
+      method: 'POST',
+      path: '/v1/store/orders',
+      key: made.key,
+      headers: JSON_TYPE,
+      body: JSON.stringify({ petId }),
+    });
     expect(placed.status, placed.text).to.equal(201);
     const order = placed.json() as { id: number; status: string };
     expect((await remove(made.id)).status).to.equal(204);
@@ -282,7 +342,13 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
         s.request({ path: '/v1/admin/keys?limit=0', ...k }),
         s.request({ path: `/v1/admin/keys/${made.id}`, ...k }),
         s.request({ path: '/v1/admin/keys/not-an-id', ...k }),
-        s.request({ method: 'PATCH', path: `/v1/admin/keys/${made.id}`, ...k, headers: JSON_TYPE, body: '{"plan":"business"}' }),
+        s.request({
+          method: 'PATCH',
+          path: `/v1/admin/keys/${made.id}`,
+          ...k,
+          headers: JSON_TYPE,
+          body: '{"plan":"business"}',
+        }),
         s.request({ method: 'PATCH', path: '/v1/admin/keys/key_abcdefabcdef', ...k, headers: JSON_TYPE, body: '{}' }),
         s.request({ method: 'DELETE', path: `/v1/admin/keys/${made.id}`, ...k }),
         s.request({ method: 'DELETE', path: `/v1/admin/keys/${publicKeyId(sha256Hex(KEYS.admin))}`, ...k }),
@@ -308,7 +374,9 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
 
   it('an admin key is limited with the business numbers, and may use every client operation', async () => {
     const res = await get('/v1/admin/keys');
-    expect(res.header('ratelimit-policy')).to.equal(`"minute";q=${PLAN_QUOTAS.business.perMinute};w=60, "day";q=${PLAN_QUOTAS.business.perDay};w=86400`);
+    expect(res.header('ratelimit-policy')).to.equal(
+      `"minute";q=${PLAN_QUOTAS.business.perMinute};w=60, "day";q=${PLAN_QUOTAS.business.perDay};w=86400`,
+    );
     expect((await s.postJson('{"name":"Rex","categoryId":1}', KEYS.admin)).status).to.equal(201);
     expect((await get('/v1/pets', KEYS.admin)).status).to.equal(200);
   });
@@ -343,7 +411,10 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
   it('the paths answer 405 with Allow for other methods, and OPTIONS with 204', async () => {
     const put = await s.request({ method: 'PUT', path: '/v1/admin/keys/key_abcdefabcdef', key: KEYS.admin });
     expectError(put, 405, 'method_not_allowed');
-    expect(put.header('allow')).to.match(/GET/).and.match(/PATCH/).and.match(/DELETE/);
+    expect(put.header('allow'))
+      .to.match(/GET/)
+      .and.match(/PATCH/)
+      .and.match(/DELETE/);
     const del = await s.request({ method: 'DELETE', path: '/v1/admin/keys', key: KEYS.admin });
     expectError(del, 405, 'method_not_allowed');
     expect(del.header('allow')).to.match(/GET/).and.match(/POST/);

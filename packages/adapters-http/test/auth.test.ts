@@ -25,19 +25,35 @@ describe('authentication (docs/rules.md §3, §4)', () => {
   const operations = (headers: Record<string, string>): Promise<RawResponse>[] => [
     s.request({ path: '/v1/pets', headers }),
     s.request({ path: '/v1/pets?limit=5&status=sold', headers }),
-    s.request({ method: 'POST', path: '/v1/pets', headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"a","categoryId":1}' }),
-    s.request({ method: 'POST', path: '/v1/pets', headers: { ...headers, 'content-type': 'application/json' }, body: '{not json' }),
+    s.request({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"name":"a","categoryId":1}',
+    }),
+    s.request({
+      method: 'POST',
+      path: '/v1/pets',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{not json',
+    }),
     s.request({ path: '/v1/pets/1', headers }),
     s.request({ path: '/v1/pets/abc', headers }),
     s.request({ method: 'HEAD', path: '/v1/pets', headers }),
   ];
 
   it('every /v1 operation without a credential is 401 unauthorized with WWW-Authenticate: Bearer realm="petstore" (no error)', async () => {
-    for (const headers of [{}, { authorization: '' }, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Token abc' }]) {
+    for (const headers of [
+      {},
+      { authorization: '' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 'Token abc' },
+    ]) {
       for (const res of await Promise.all(operations(headers))) {
         expect(res.status).to.equal(401);
         if (res.bytes.length > 0) expectError(res, 401, 'unauthorized');
-        if (!('authorization' in headers) || headers.authorization === '') expect(res.header('www-authenticate')).to.equal(REALM);
+        if (!('authorization' in headers) || headers.authorization === '')
+          expect(res.header('www-authenticate')).to.equal(REALM);
         else expect(res.header('www-authenticate')).to.match(/^Bearer realm="petstore"/);
         rateLimitOf(res);
       }
@@ -72,7 +88,9 @@ describe('authentication (docs/rules.md §3, §4)', () => {
       const res = await s.request({ path: '/v1/pets', headers: { authorization: `${scheme} ${KEYS.free}` } });
       expect(res.status, scheme).to.equal(200);
     }
-    expect((await s.request({ path: '/v1/pets', headers: { authorization: `Bearer ${KEYS.free.toUpperCase()}` } })).status).to.equal(401);
+    expect(
+      (await s.request({ path: '/v1/pets', headers: { authorization: `Bearer ${KEYS.free.toUpperCase()}` } })).status,
+    ).to.equal(401);
   });
 
   it('accepts every configured key on its plan (the plan shows in RateLimit-Policy)', async () => {

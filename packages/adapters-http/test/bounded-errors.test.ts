@@ -14,7 +14,14 @@ const MAX_ERROR_BODY = 2048;
  */
 const oddText = fc
   .tuple(
-    fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '/', 'é', 'e\u0301', '😀', '\u0000', '\u202e', ' ', '%', '&', '='), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), minLength: 1, maxLength: 12 }),
+    fc.string({
+      unit: fc.oneof(
+        fc.constantFrom('"', '\\', '/', 'é', 'e\u0301', '😀', '\u0000', '\u202e', ' ', '%', '&', '='),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      ),
+      minLength: 1,
+      maxLength: 12,
+    }),
     fc.oneof(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 9, max: 400 }), fc.integer({ min: 401, max: 20_000 })),
   )
   .map(([unit, times]) => unit.replaceAll('…', '.').repeat(times));
@@ -24,52 +31,212 @@ const longText = oddText.filter((t) => [...t].length > QUOTE_LIMIT + 1);
 
 /** Header-safe text (visible ASCII), short or past the header size limit. */
 const headerText = fc
-  .tuple(fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 10 }), fc.integer({ min: 1, max: 3_000 }))
+  .tuple(
+    fc.string({
+      unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      minLength: 1,
+      maxLength: 10,
+    }),
+    fc.integer({ min: 1, max: 3_000 }),
+  )
   .map(([unit, times]) => unit.repeat(times));
 
 type Attack = { readonly request: RawRequest; readonly input: string };
 
 const json = { 'content-type': 'application/json' };
 const attacks: fc.Arbitrary<Attack> = fc.oneof(
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: json, body: JSON.stringify({ [t]: 1, name: 'x', categoryId: 1 }) } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: json, body: JSON.stringify({ name: t, categoryId: 1 }) } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: json, body: JSON.stringify({ name: 'x', categoryId: t, status: t }) } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: json, body: `{"name":"x","categoryId":1,${JSON.stringify(t)}` } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': `application/${t.replace(/[^\x21-\x7e]/g, 'x')}` }, body: '{}' } })),
-  longText.map((t) => ({ input: encodeURIComponent(t), request: { path: `/v1/pets/${encodeURIComponent(t)}`, key: KEYS.huge } })),
-  longText.map((t) => ({ input: encodeURIComponent(t), request: { path: `/${encodeURIComponent(t)}`, key: KEYS.huge } })),
-  longText.map((t) => ({ input: encodeURIComponent(t), request: { path: `/v1/${encodeURIComponent(t)}`, key: KEYS.huge } })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: json,
+      body: JSON.stringify({ [t]: 1, name: 'x', categoryId: 1 }),
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: json,
+      body: JSON.stringify({ name: t, categoryId: 1 }),
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: json,
+      body: JSON.stringify({ name: 'x', categoryId: t, status: t }),
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: json,
+      body: `{"name":"x","categoryId":1,${JSON.stringify(t)}`,
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: { 'content-type': `application/${t.replace(/[^\x21-\x7e]/g, 'x')}` },
+      body: '{}',
+    },
+  })),
+  longText.map((t) => ({
+    input: encodeURIComponent(t),
+    request: { path: `/v1/pets/${encodeURIComponent(t)}`, key: KEYS.huge },
+  })),
+  longText.map((t) => ({
+    input: encodeURIComponent(t),
+    request: { path: `/${encodeURIComponent(t)}`, key: KEYS.huge },
+  })),
+  longText.map((t) => ({
+    input: encodeURIComponent(t),
+    request: { path: `/v1/${encodeURIComponent(t)}`, key: KEYS.huge },
+  })),
   longText.map((t) => ({ input: t, request: { path: `/v1/pets?limit=${encodeURIComponent(t)}`, key: KEYS.huge } })),
-  longText.map((t) => ({ input: t, request: { path: `/v1/pets?status=${encodeURIComponent(t)}&${encodeURIComponent(t)}=1`, key: KEYS.huge } })),
+  longText.map((t) => ({
+    input: t,
+    request: { path: `/v1/pets?status=${encodeURIComponent(t)}&${encodeURIComponent(t)}=1`, key: KEYS.huge },
+  })),
   longText.map((t) => ({ input: t, request: { path: `/v1/pets?cursor=${encodeURIComponent(t)}`, key: KEYS.huge } })),
   headerText.map((t) => ({ input: t, request: { path: '/v1/pets', headers: { authorization: `Bearer ${t}` } } })),
-  headerText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { ...json, 'idempotency-key': t, 'x-request-id': t }, body: '{"name":"x"}' } })),
+  headerText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: { ...json, 'idempotency-key': t, 'x-request-id': t },
+      body: '{"name":"x"}',
+    },
+  })),
   // The routes of §7–§10: categories, orders, admin keys, Idempotency-Key on every create.
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: json, body: JSON.stringify({ name: t }) } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: json, body: JSON.stringify({ name: 'x', [t]: t }) } })),
-  longText.map((t) => ({ input: encodeURIComponent(t), request: { path: `/v1/categories/${encodeURIComponent(t)}`, key: KEYS.huge } })),
-  longText.map((t) => ({ input: t, request: { path: `/v1/categories?limit=${encodeURIComponent(t)}&cursor=${encodeURIComponent(t)}`, key: KEYS.huge } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/store/orders', key: KEYS.huge, headers: json, body: JSON.stringify({ petId: t, [t]: 1 }) } })),
-  longText.map((t) => ({ input: encodeURIComponent(t), request: { path: `/v1/store/orders/${encodeURIComponent(t)}`, key: KEYS.huge } })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/categories',
+      key: KEYS.huge,
+      headers: json,
+      body: JSON.stringify({ name: t }),
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/categories',
+      key: KEYS.huge,
+      headers: json,
+      body: JSON.stringify({ name: 'x', [t]: t }),
+    },
+  })),
+  longText.map((t) => ({
+    input: encodeURIComponent(t),
+    request: { path: `/v1/categories/${encodeURIComponent(t)}`, key: KEYS.huge },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: { path: `/v1/categories?limit=${encodeURIComponent(t)}&cursor=${encodeURIComponent(t)}`, key: KEYS.huge },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/store/orders',
+      key: KEYS.huge,
+      headers: json,
+      body: JSON.stringify({ petId: t, [t]: 1 }),
+    },
+  })),
+  longText.map((t) => ({
+    input: encodeURIComponent(t),
+    request: { path: `/v1/store/orders/${encodeURIComponent(t)}`, key: KEYS.huge },
+  })),
   fc
     .tuple(fc.constantFrom('approve', 'deliver', 'cancel'), fc.constantFrom(KEYS.huge, KEYS.admin), longText)
-    .map(([action, key, t]) => ({ input: encodeURIComponent(t), request: { method: 'POST', path: `/v1/store/orders/${encodeURIComponent(t)}/${action}`, key } })),
-  longText.map((t) => ({ input: t, request: { path: `/v1/store/orders?status=${encodeURIComponent(t)}&cursor=${encodeURIComponent(t)}`, key: KEYS.huge } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/admin/keys', key: KEYS.admin, headers: json, body: JSON.stringify({ plan: t, label: t }) } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/admin/keys', key: KEYS.admin, headers: json, body: JSON.stringify({ plan: 'pro', label: t }) } })),
-  longText.map((t) => ({ input: t, request: { method: 'POST', path: '/v1/admin/keys', key: KEYS.admin, headers: json, body: JSON.stringify({ plan: 'enterprise', perMinute: t, perDay: t, [t]: 1 }) } })),
+    .map(([action, key, t]) => ({
+      input: encodeURIComponent(t),
+      request: { method: 'POST', path: `/v1/store/orders/${encodeURIComponent(t)}/${action}`, key },
+    })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      path: `/v1/store/orders?status=${encodeURIComponent(t)}&cursor=${encodeURIComponent(t)}`,
+      key: KEYS.huge,
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/admin/keys',
+      key: KEYS.admin,
+      headers: json,
+      body: JSON.stringify({ plan: t, label: t }),
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/admin/keys',
+      key: KEYS.admin,
+      headers: json,
+      body: JSON.stringify({ plan: 'pro', label: t }),
+    },
+  })),
+  longText.map((t) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path: '/v1/admin/keys',
+      key: KEYS.admin,
+      headers: json,
+      body: JSON.stringify({ plan: 'enterprise', perMinute: t, perDay: t, [t]: 1 }),
+    },
+  })),
   fc
     .tuple(fc.constantFrom('GET', 'PATCH', 'DELETE'), fc.constantFrom(KEYS.admin, KEYS.huge), longText)
     .map(([method, key, t]) => ({
       input: encodeURIComponent(t),
-      request: { method, path: `/v1/admin/keys/${encodeURIComponent(t)}`, key, ...(method === 'PATCH' ? { headers: json, body: JSON.stringify({ label: t }) } : {}) },
+      request: {
+        method,
+        path: `/v1/admin/keys/${encodeURIComponent(t)}`,
+        key,
+        ...(method === 'PATCH' ? { headers: json, body: JSON.stringify({ label: t }) } : {}),
+      },
     })),
-  fc
-    .tuple(fc.constantFrom('/v1/categories', '/v1/store/orders'), headerText)
-    .map(([path, t]) => ({ input: t, request: { method: 'POST', path, key: KEYS.huge, headers: { ...json, 'idempotency-key': t }, body: '{"name":"x","petId":1}' } })),
+  fc.tuple(fc.constantFrom('/v1/categories', '/v1/store/orders'), headerText).map(([path, t]) => ({
+    input: t,
+    request: {
+      method: 'POST',
+      path,
+      key: KEYS.huge,
+      headers: { ...json, 'idempotency-key': t },
+      body: '{"name":"x","petId":1}',
+    },
+  })),
   fc
     .tuple(fc.constantFrom('PUT', 'PATCH', 'DELETE', 'PROPFIND', 'TRACE', 'MKCOL', 'LOCK'), longText)
-    .map(([method, t]) => ({ input: encodeURIComponent(t), request: { method, path: `/v1/pets/${encodeURIComponent(t)}`, key: KEYS.huge } })),
+    .map(([method, t]) => ({
+      input: encodeURIComponent(t),
+      request: { method, path: `/v1/pets/${encodeURIComponent(t)}`, key: KEYS.huge },
+    })),
 );
 
 /** Windows of `QUOTE_LIMIT + 1` code points of `text`: none may appear in an error message. */
@@ -118,6 +285,8 @@ describe('errors quote at most 64 characters of the request, and no error body e
     const path = `/${'q'.repeat(5_000)}`;
     const missing = await server.request({ path, key: KEYS.huge });
     expect(missing.status).to.equal(404);
-    expect((missing.json() as { message: string }).message).to.include(`${'q'.repeat(63)}…`).and.not.include('q'.repeat(64));
+    expect((missing.json() as { message: string }).message)
+      .to.include(`${'q'.repeat(63)}…`)
+      .and.not.include('q'.repeat(64));
   });
 });

@@ -7,14 +7,33 @@ const APP = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
 
 /** Every header name of the contract a client reads (docs/rules.md §11's list). */
-const CONTRACT_EXPOSED = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Link', 'Location', 'X-Request-Id', 'Deprecation', 'Sunset', 'Idempotent-Replayed', 'ETag'];
+const CONTRACT_EXPOSED = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Link',
+  'Location',
+  'X-Request-Id',
+  'Deprecation',
+  'Sunset',
+  'Idempotent-Replayed',
+  'ETag',
+];
 
-const corsHeaders = (res: RawResponse): string[] => Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
+const corsHeaders = (res: RawResponse): string[] =>
+  Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
 const preflight = (s: TestServer, origin: string, path = '/v1/pets', method = 'POST') =>
   s.request({
     method: 'OPTIONS',
     path,
-    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'authorization, content-type, idempotency-key',
+    },
   });
 
 describe('CORS (docs/rules.md §11)', () => {
@@ -39,7 +58,11 @@ describe('CORS (docs/rules.md §11)', () => {
         expect(res.header('access-control-allow-credentials')).to.equal('');
       }
       expect([...CORS_EXPOSED_HEADERS]).to.include.members(CONTRACT_EXPOSED);
-      expect((await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: 'http://localhost:3000' } })).header('access-control-allow-origin')).to.equal('http://localhost:3000');
+      expect(
+        (await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: 'http://localhost:3000' } })).header(
+          'access-control-allow-origin',
+        ),
+      ).to.equal('http://localhost:3000');
     });
 
     it('a preflight from an allowed origin → 204 with methods, headers and max age; no key needed, not counted, no rate-limit headers', async () => {
@@ -47,8 +70,21 @@ describe('CORS (docs/rules.md §11)', () => {
         const res = await preflight(s, APP);
         expect(res.status).to.equal(204);
         expect(res.header('access-control-allow-origin')).to.equal(APP);
-        expect(res.header('access-control-allow-methods').split(',')).to.include.members(['GET', 'POST', 'OPTIONS', 'PATCH', 'DELETE']);
-        expect(res.header('access-control-allow-headers').split(',')).to.have.members(['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-Match', 'If-None-Match']);
+        expect(res.header('access-control-allow-methods').split(',')).to.include.members([
+          'GET',
+          'POST',
+          'OPTIONS',
+          'PATCH',
+          'DELETE',
+        ]);
+        expect(res.header('access-control-allow-headers').split(',')).to.have.members([
+          'Authorization',
+          'Content-Type',
+          'Idempotency-Key',
+          'X-Request-Id',
+          'If-Match',
+          'If-None-Match',
+        ]);
         expect(Number(res.header('access-control-max-age'))).to.be.greaterThan(0);
         expect(res.header('x-ratelimit-limit')).to.equal('');
         expect(res.header('ratelimit')).to.equal('');
@@ -74,11 +110,31 @@ describe('CORS (docs/rules.md §11)', () => {
         expect(res.header('access-control-allow-methods').split(','), `${method} ${path}`).to.include(method);
         expect(res.header('access-control-allow-headers').split(',')).to.include('Idempotency-Key');
       }
-      const created = await s.request({ method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: { origin: APP, 'content-type': 'application/json', 'idempotency-key': 'cors-1' }, body: '{"name":"Cors"}' });
-      const replayed = await s.request({ method: 'POST', path: '/v1/categories', key: KEYS.huge, headers: { origin: APP, 'content-type': 'application/json', 'idempotency-key': 'cors-1' }, body: '{"name":"Cors"}' });
-      expect([created.status, replayed.status, replayed.header('idempotent-replayed')]).to.deep.equal([201, 201, 'true']);
+      const created = await s.request({
+        method: 'POST',
+        path: '/v1/categories',
+        key: KEYS.huge,
+        headers: { origin: APP, 'content-type': 'application/json', 'idempotency-key': 'cors-1' },
+        body: '{"name":"Cors"}',
+      });
+      const replayed = await s.request({
+        method: 'POST',
+        path: '/v1/categories',
+        key: KEYS.huge,
+        headers: { origin: APP, 'content-type': 'application/json', 'idempotency-key': 'cors-1' },
+        body: '{"name":"Cors"}',
+      });
+      expect([created.status, replayed.status, replayed.header('idempotent-replayed')]).to.deep.equal([
+        201,
+        201,
+        'true',
+      ]);
       expect(replayed.header('access-control-allow-origin')).to.equal(APP);
-      expect(replayed.header('access-control-expose-headers').split(',')).to.include.members(['Location', 'Idempotent-Replayed', 'Link']);
+      expect(replayed.header('access-control-expose-headers').split(',')).to.include.members([
+        'Location',
+        'Idempotent-Replayed',
+        'Link',
+      ]);
     });
 
     it('other origins get no CORS header at all, and their preflight is an ordinary OPTIONS (counted)', async () => {
@@ -89,8 +145,14 @@ describe('CORS (docs/rules.md §11)', () => {
       expect(corsHeaders(refused)).to.deep.equal([]);
       expect(refused.header('x-ratelimit-limit')).not.to.equal('');
       // A near miss is another origin.
-      expect(corsHeaders(await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: `${APP}:443` } }))).to.deep.equal([]);
-      expect(corsHeaders(await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: 'http://app.example.com' } }))).to.deep.equal([]);
+      expect(
+        corsHeaders(await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: `${APP}:443` } })),
+      ).to.deep.equal([]);
+      expect(
+        corsHeaders(
+          await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: 'http://app.example.com' } }),
+        ),
+      ).to.deep.equal([]);
       // No Origin: no CORS header.
       expect(corsHeaders(await s.request({ path: '/v1/pets', key: KEYS.huge }))).to.deep.equal([]);
     });
@@ -110,7 +172,9 @@ describe('CORS (docs/rules.md §11)', () => {
   it('without PETSTORE_CORS_ORIGINS, no CORS header on any answer, preflights included', async () => {
     const s = await startServer();
     try {
-      expect(corsHeaders(await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: APP } }))).to.deep.equal([]);
+      expect(
+        corsHeaders(await s.request({ path: '/v1/pets', key: KEYS.huge, headers: { origin: APP } })),
+      ).to.deep.equal([]);
       const res = await preflight(s, APP);
       expect(corsHeaders(res)).to.deep.equal([]);
       expect(res.header('vary')).to.equal('');

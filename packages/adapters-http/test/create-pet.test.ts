@@ -1,7 +1,16 @@
 // docs/rules.md §1 (every NewPet and body rule) through POST /v1/pets, and §2 (201 + Location).
 import { expect } from 'chai';
 import { BODY_LIMIT_BYTES } from '../src/index.js';
-import { expectError, KEYS, rateLimitOf, SEEDED_CATEGORIES, startServer, streamingRequest, type RawResponse, type TestServer } from './support/server.js';
+import {
+  expectError,
+  KEYS,
+  rateLimitOf,
+  SEEDED_CATEGORIES,
+  startServer,
+  streamingRequest,
+  type RawResponse,
+  type TestServer,
+} from './support/server.js';
 
 interface PetBody {
   id: number;
@@ -72,7 +81,8 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
     });
 
     it('needs at least one character that is not white space', async () => {
-      for (const name of [' ', '   ', '\t\n\r', '\u00a0', '\u2003\u3000', '\ufeff']) refused(await post({ name, categoryId: 1 }), 'name');
+      for (const name of [' ', '   ', '\t\n\r', '\u00a0', '\u2003\u3000', '\ufeff'])
+        refused(await post({ name, categoryId: 1 }), 'name');
       created(await post({ name: ' . ', categoryId: 1 }));
     });
 
@@ -103,11 +113,19 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
         const body = expectError(await post({ name: 'a', categoryId: id }), 400, 'validation_failed');
         expect(body.message).to.equal(`categoryId ${id} names no category`);
       }
-      expect(expectError(await s.postJson('{"name":"a","categoryId":101.0}'), 400, 'validation_failed').message).to.equal('categoryId 101 names no category');
+      expect(
+        expectError(await s.postJson('{"name":"a","categoryId":101.0}'), 400, 'validation_failed').message,
+      ).to.equal('categoryId 101 names no category');
       // Shape first: a malformed name or id is refused for its shape even when the id names no category.
-      expect(expectError(await post({ name: ' ', categoryId: 7_000 }), 400, 'validation_failed').message).to.match(/^name /);
-      expect(expectError(await post({ name: 'a', categoryId: 9007199254740992 }), 400, 'validation_failed').message).to.match(/^categoryId must be/);
-      expect(expectError(await post({ name: 'a', categoryId: 7_000, extra: 1 }), 400, 'validation_failed').message).to.include("'extra'");
+      expect(expectError(await post({ name: ' ', categoryId: 7_000 }), 400, 'validation_failed').message).to.match(
+        /^name /,
+      );
+      expect(
+        expectError(await post({ name: 'a', categoryId: 9007199254740992 }), 400, 'validation_failed').message,
+      ).to.match(/^categoryId must be/);
+      expect(
+        expectError(await post({ name: 'a', categoryId: 7_000, extra: 1 }), 400, 'validation_failed').message,
+      ).to.include("'extra'");
       expect(await stored()).to.equal(before);
       // Created now, the category is named from then on.
       const category = await s.postCategory('{"name":"Late arrivals"}');
@@ -117,7 +135,22 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
     });
 
     it('refuses 0, negatives, 2^53, strings, fractions, booleans, null, arrays and objects', async () => {
-      for (const text of ['0', '-1', '-0', '9007199254740992', '1e300', '"5"', '"1"', '1.5', '0.5', 'true', 'false', 'null', '[1]', '{}']) {
+      for (const text of [
+        '0',
+        '-1',
+        '-0',
+        '9007199254740992',
+        '1e300',
+        '"5"',
+        '"1"',
+        '1.5',
+        '0.5',
+        'true',
+        'false',
+        'null',
+        '[1]',
+        '{}',
+      ]) {
         refused(await s.postJson(`{"name":"a","categoryId":${text}}`), 'categoryId');
       }
     });
@@ -171,7 +204,18 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
     it('is required: a missing body is 400 validation_failed, with or without Content-Type', async () => {
       expectError(await s.postJson(''), 400, 'validation_failed');
       expectError(await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge }), 400, 'validation_failed');
-      expectError(await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json' }, chunked: true, body: '' }), 400, 'validation_failed');
+      expectError(
+        await s.request({
+          method: 'POST',
+          path: '/v1/pets',
+          key: KEYS.huge,
+          headers: { 'content-type': 'application/json' },
+          chunked: true,
+          body: '',
+        }),
+        400,
+        'validation_failed',
+      );
     });
 
     it('must be a JSON object: arrays, strings, numbers, null and booleans are 400 validation_failed', async () => {
@@ -181,7 +225,17 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
     });
 
     it('that is not parseable JSON is 400 malformed_json', async () => {
-      for (const text of ['{', '{"name":', "{'name':'a','categoryId':1}", '{"name":"a","categoryId":1,}', '{"name":"a"}x', 'nul', '{name:"a"}', ' ', '\u0000']) {
+      for (const text of [
+        '{',
+        '{"name":',
+        "{'name':'a','categoryId':1}",
+        '{"name":"a","categoryId":1,}',
+        '{"name":"a"}x',
+        'nul',
+        '{name:"a"}',
+        ' ',
+        '\u0000',
+      ]) {
         expectError(await s.postJson(text), 400, 'malformed_json');
       }
     });
@@ -189,30 +243,69 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
     it('that is not valid UTF-8 is 400 malformed_json', async () => {
       const wrap = (bytes: number[]): Buffer =>
         Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('","categoryId":1}')]);
-      const invalid = [[0xff], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xe2, 0x82]];
+      const invalid = [
+        [0xff],
+        [0xc3],
+        [0xc0, 0xaf],
+        [0xed, 0xa0, 0x80],
+        [0xf8, 0x88, 0x80, 0x80, 0x80],
+        [0x80],
+        [0xe2, 0x82],
+      ];
       for (const bytes of invalid) {
-        const res = await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json' }, body: wrap(bytes) });
+        const res = await s.request({
+          method: 'POST',
+          path: '/v1/pets',
+          key: KEYS.huge,
+          headers: { 'content-type': 'application/json' },
+          body: wrap(bytes),
+        });
         expectError(res, 400, 'malformed_json');
       }
       // The same name as well-formed UTF-8 is fine.
-      const ok = await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json' }, body: wrap([0xc3, 0xa9]) });
+      const ok = await s.request({
+        method: 'POST',
+        path: '/v1/pets',
+        key: KEYS.huge,
+        headers: { 'content-type': 'application/json' },
+        body: wrap([0xc3, 0xa9]),
+      });
       expect(created(ok).name).to.equal('é');
     });
   });
 
   describe('Content-Type', () => {
     it('application/json is required; parameters such as charset=utf-8 are allowed', async () => {
-      for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'application/json; charset="utf-8"']) {
+      for (const type of [
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/json;charset=UTF-8',
+        'Application/JSON',
+        'application/json; charset="utf-8"',
+      ]) {
         created(await s.postJson('{"name":"a","categoryId":1}', KEYS.huge, { 'content-type': type }));
       }
     });
 
     it('anything else, or none with a body, is 415 unsupported_media_type', async () => {
       const body = '{"name":"a","categoryId":1}';
-      for (const type of ['text/plain', 'text/json', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', 'application/json-patch+json', 'application/xml', '*/*']) {
+      for (const type of [
+        'text/plain',
+        'text/json',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/jsonx',
+        'application/json-patch+json',
+        'application/xml',
+        '*/*',
+      ]) {
         expectError(await s.postJson(body, KEYS.huge, { 'content-type': type }), 415, 'unsupported_media_type');
       }
-      expectError(await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, body }), 415, 'unsupported_media_type');
+      expectError(
+        await s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, body }),
+        415,
+        'unsupported_media_type',
+      );
     });
   });
 
@@ -228,7 +321,11 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
 
     it('refuses a declared Content-Length over 1 MiB with 413 at once, before any of the body is sent', async () => {
       for (const length of [BODY_LIMIT_BYTES + 1, 50 * 1024 * 1024]) {
-        const res = await streamingRequest(s.port, { path: '/v1/pets', key: KEYS.huge, headers: { ...json, 'content-length': String(length) } }, []);
+        const res = await streamingRequest(
+          s.port,
+          { path: '/v1/pets', key: KEYS.huge, headers: { ...json, 'content-length': String(length) } },
+          [],
+        );
         expectError(res, 413, 'payload_too_large');
         expect(res.bytesWritten).to.equal(0);
         rateLimitOf(res);
@@ -238,7 +335,11 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
     it('refuses a chunked body that grows past 1 MiB with 413 while it is being sent', async () => {
       const piece = Buffer.alloc(64 * 1024, 0x20);
       const chunks = [Buffer.from('{"name":"a","categoryId":1}'), ...Array.from({ length: 17 }, () => piece)];
-      const res = await streamingRequest(s.port, { path: '/v1/pets', key: KEYS.huge, headers: { ...json, 'transfer-encoding': 'chunked' } }, chunks);
+      const res = await streamingRequest(
+        s.port,
+        { path: '/v1/pets', key: KEYS.huge, headers: { ...json, 'transfer-encoding': 'chunked' } },
+        chunks,
+      );
       expectError(res, 413, 'payload_too_large');
       rateLimitOf(res);
     });

@@ -22,13 +22,20 @@ const bytesOf = (length: number, seed: number): Uint8Array => {
 describe('sha256HexInSlices (docs/rules.md §10, §13)', () => {
   it("is SHA-256 in lowercase hex, at once or in slices: node:crypto's answer, whatever the size around the slices' bounds", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.integer({ min: 0, max: 600_000 }), fc.constantFrom(0, 1, 262_143, 262_144, 262_145, 524_288, 524_289)), fc.integer(), async (length, seed) => {
-        const bytes = bytesOf(length, seed);
-        const digest = sha256HexInSlices(bytes);
-        // Up to one slice (256 KiB) at once; more in slices, as a promise.
-        expect(typeof digest === 'string').to.equal(length <= 262_144);
-        expect(await digest).to.equal(createHash('sha256').update(bytes).digest('hex'));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.integer({ min: 0, max: 600_000 }),
+          fc.constantFrom(0, 1, 262_143, 262_144, 262_145, 524_288, 524_289),
+        ),
+        fc.integer(),
+        async (length, seed) => {
+          const bytes = bytesOf(length, seed);
+          const digest = sha256HexInSlices(bytes);
+          // Up to one slice (256 KiB) at once; more in slices, as a promise.
+          expect(typeof digest === 'string').to.equal(length <= 262_144);
+          expect(await digest).to.equal(createHash('sha256').update(bytes).digest('hex'));
+        },
+      ),
       { numRuns: 40 },
     );
   });

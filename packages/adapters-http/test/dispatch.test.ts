@@ -73,7 +73,12 @@ const reference = (added: readonly Added[]) => {
   }
   const routes = router.routes();
   return async (method: string, path: string): Promise<{ name: string; raw: string[] } | { methods: string[] }> => {
-    const ctx = { method, path, request: {}, state: {} as { found?: { name: string; raw: string[] } } } as unknown as Parameters<typeof routes>[0] & {
+    const ctx = {
+      method,
+      path,
+      request: {},
+      state: {} as { found?: { name: string; raw: string[] } },
+    } as unknown as Parameters<typeof routes>[0] & {
       state: { found?: { name: string; raw: string[] } };
       matched?: { methods: string[] }[];
     };
@@ -84,23 +89,56 @@ const reference = (added: readonly Added[]) => {
 };
 
 const decided = (match: Match): { name: string; raw: string[] } | { methods: string[] } =>
-  match.route === undefined ? { methods: [...match.methods] } : { name: match.route.name, raw: Object.values(match.params) };
+  match.route === undefined
+    ? { methods: [...match.methods] }
+    : { name: match.route.name, raw: Object.values(match.params) };
 
 describe('dispatch.ts: the route table (issue 27 §1)', () => {
   const routes = apiRoutes();
   const koa = reference(routes.listed);
-  const segments = [...new Set(routes.listed.flatMap((r) => r.template.split('/')).filter((s) => s !== '' && !s.startsWith(':')))];
+  const segments = [
+    ...new Set(routes.listed.flatMap((r) => r.template.split('/')).filter((s) => s !== '' && !s.startsWith(':'))),
+  ];
 
   it('property: for the API routes and any method and path, the same route, raw parameters and methods as @koa/router', async () => {
     const segment = fc.oneof(
       fc.constantFrom(...segments),
-      fc.constantFrom('1', '42', '%31', 'abc', '', '.', '..', '%2F', 'a%2Fb', 'V1', 'Pets', 'pets ', ':petId', '%', '%zz', 'x'),
+      fc.constantFrom(
+        '1',
+        '42',
+        '%31',
+        'abc',
+        '',
+        '.',
+        '..',
+        '%2F',
+        'a%2Fb',
+        'V1',
+        'Pets',
+        'pets ',
+        ':petId',
+        '%',
+        '%zz',
+        'x',
+      ),
     );
-    const anyPath = fc.tuple(fc.array(segment, { maxLength: 7 }), fc.boolean(), fc.boolean()).map(([parts, slash, absolute]) => `${absolute ? '/' : ''}${parts.join('/')}${slash ? '/' : ''}`);
+    const anyPath = fc
+      .tuple(fc.array(segment, { maxLength: 7 }), fc.boolean(), fc.boolean())
+      .map(([parts, slash, absolute]) => `${absolute ? '/' : ''}${parts.join('/')}${slash ? '/' : ''}`);
     // A template with its parameters filled in (often a route's own path), a trailing / sometimes.
     const templatePath = fc
-      .tuple(fc.constantFrom(...routes.listed.map((r) => r.template)), fc.array(segment, { minLength: 3, maxLength: 3 }), fc.constantFrom('', '/', '//', '/x'))
-      .map(([template, values, tail]) => `${template.split('/').map((part) => (part.startsWith(':') ? values[part.length % 3]! : part)).join('/')}${tail}`);
+      .tuple(
+        fc.constantFrom(...routes.listed.map((r) => r.template)),
+        fc.array(segment, { minLength: 3, maxLength: 3 }),
+        fc.constantFrom('', '/', '//', '/x'),
+      )
+      .map(
+        ([template, values, tail]) =>
+          `${template
+            .split('/')
+            .map((part) => (part.startsWith(':') ? values[part.length % 3]! : part))
+            .join('/')}${tail}`,
+      );
     const path = fc.oneof(anyPath, templatePath);
     const method = fc.constantFrom(...METHODS.filter((m) => m !== 'CONNECT'));
     await fc.assert(
@@ -136,15 +174,19 @@ describe('dispatch.ts: the route table (issue 27 §1)', () => {
     const match = routes.find('GET', '/v1/pets/%31/photos/a%2Fb');
     expect(match.route?.name).to.equal('getPetPhoto');
     expect(match.route !== undefined && match.params).to.deep.equal({ petId: '%31', photoId: 'a%2Fb' });
-    expect(routes.find('GET', '/v1/pets').route !== undefined && routes.find('GET', '/v1/pets')).to.deep.include({ params: {} });
+    expect(routes.find('GET', '/v1/pets').route !== undefined && routes.find('GET', '/v1/pets')).to.deep.include({
+      params: {},
+    });
   });
 
   it('the creates of Routes.create are keyed; the last step runs last, after the keyed step; dispatch sets ctx.params', async () => {
     const order: string[] = [];
-    const step = (name: string): RouteStep => async (_ctx, next) => {
-      order.push(name);
-      await next();
-    };
+    const step =
+      (name: string): RouteStep =>
+      async (_ctx, next) => {
+        order.push(name);
+        await next();
+      };
     const table = new Routes(step('keyed'));
     table.create('make', '/things/:id', step('guard'), async (ctx) => {
       order.push(`create ${String((ctx.params as Record<string, string>)['id'])}`);

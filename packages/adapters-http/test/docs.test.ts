@@ -69,7 +69,10 @@ interface PageElement {
   click(): void;
 }
 declare const document: PageElement & {
-  addEventListener(type: 'securitypolicyviolation', listener: (event: { violatedDirective: string; blockedURI: string }) => void): void;
+  addEventListener(
+    type: 'securitypolicyviolation',
+    listener: (event: { violatedDirective: string; blockedURI: string }) => void,
+  ): void;
 };
 declare const window: {
   ui: {
@@ -103,18 +106,25 @@ describe('GET /docs (docs/rules.md §11)', () => {
       }
     }
     const page = (await s.request({ path: '/docs' })).text;
-    for (const src of page.matchAll(/(?:src|href)="([^"]+)"/g)) expect(src[1], 'only files of this service').to.match(/^(\/docs\/assets\/|data:)/);
+    for (const src of page.matchAll(/(?:src|href)="([^"]+)"/g))
+      expect(src[1], 'only files of this service').to.match(/^(\/docs\/assets\/|data:)/);
   });
 
   it('serves the renderer from the package (JS, CSS, our start script); anything else under /docs is 404; other methods 405', async () => {
-    for (const [file, type] of [['swagger-ui-bundle.js', 'text/javascript'], ['swagger-ui.css', 'text/css'], ['init.js', 'text/javascript']] as const) {
+    for (const [file, type] of [
+      ['swagger-ui-bundle.js', 'text/javascript'],
+      ['swagger-ui.css', 'text/css'],
+      ['init.js', 'text/javascript'],
+    ] as const) {
       const res = await s.request({ path: `/docs/assets/${file}` });
       expect(res.status, file).to.equal(200);
       expect(res.header('content-type')).to.equal(`${type}; charset=utf-8`);
       expect(res.bytes.length).to.be.greaterThan(100);
       expect(res.text, 'no source map pointer').not.to.match(/sourceMappingURL/);
     }
-    expect((await s.request({ path: '/docs/assets/init.js' })).text).to.include("url: '/v1/openapi.json'").and.include('validatorUrl: null');
+    expect((await s.request({ path: '/docs/assets/init.js' })).text)
+      .to.include("url: '/v1/openapi.json'")
+      .and.include('validatorUrl: null');
     expectError(await s.request({ path: '/docs/assets/../../etc/passwd' }), 404, 'not_found');
     expectError(await s.request({ path: '/docs/assets/swagger-ui-bundle.js.map' }), 404, 'not_found');
     const post = await s.request({ method: 'POST', path: '/docs' });
@@ -152,10 +162,13 @@ if (!existsSync(CHROMIUM)) {
       page = await browser.newPage();
       page.setDefaultTimeout(WAIT);
       page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+        if (message.type() === 'error' || message.type() === 'warning')
+          problems.push(`console ${message.type()}: ${message.text()}`);
       });
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} (${request.failure()?.errorText ?? '?'})`));
+      page.on('requestfailed', (request) =>
+        problems.push(`failed: ${request.url()} (${request.failure()?.errorText ?? '?'})`),
+      );
       page.on('response', (response) => {
         if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
       });
@@ -175,7 +188,9 @@ if (!existsSync(CHROMIUM)) {
       });
       await page.goto(`${origin}/docs`, { waitUntil: 'load' });
       // Rendered: one block per operation of the document.
-      await page.waitForFunction((n) => document.querySelectorAll('.opblock').length === n, OPERATIONS.length, { polling: POLL });
+      await page.waitForFunction((n) => document.querySelectorAll('.opblock').length === n, OPERATIONS.length, {
+        polling: POLL,
+      });
     });
     after(async () => {
       await browser?.close();
@@ -196,8 +211,12 @@ if (!existsSync(CHROMIUM)) {
       await page.evaluate(() => window.ui.specActions.requestResolvedSubtree([]));
       await page.waitForFunction(
         ([ops, schemas]) =>
-          ops.every(([path, method]) => window.ui.specSelectors.specResolvedSubtree(['paths', path, method]) !== undefined) &&
-          schemas.every((name) => window.ui.specSelectors.specResolvedSubtree(['components', 'schemas', name]) !== undefined),
+          ops.every(
+            ([path, method]) => window.ui.specSelectors.specResolvedSubtree(['paths', path, method]) !== undefined,
+          ) &&
+          schemas.every(
+            (name) => window.ui.specSelectors.specResolvedSubtree(['components', 'schemas', name]) !== undefined,
+          ),
         [OPERATIONS.map((op): [string, string] => [op.path, op.method]), SCHEMAS] as const,
         { polling: POLL },
       );
@@ -236,7 +255,10 @@ if (!existsSync(CHROMIUM)) {
               }, `the responses of ${id}`),
             );
             summary.click();
-            await until(() => (document.querySelector(`#${id} .opblock-body`) === null ? true : undefined), `${id} closed`);
+            await until(
+              () => (document.querySelector(`#${id} .opblock-body`) === null ? true : undefined),
+              `${id} closed`,
+            );
           }
           return blocks;
         },
@@ -246,8 +268,14 @@ if (!existsSync(CHROMIUM)) {
       for (const op of OPERATIONS) {
         const block = shown.find((b) => b.id === op.domId)!;
         expect(block.summary, op.domId).to.equal(op.summary);
-        expect(block.responses.map((r) => r.code).sort(), `${op.domId}: one row per documented response`).to.deep.equal(Object.keys(op.responses).sort());
-        for (const r of block.responses) expect(r.example, `${op.domId} ${r.code}: an example is shown exactly where the response has a body`).to.equal(op.responses[r.code]);
+        expect(block.responses.map((r) => r.code).sort(), `${op.domId}: one row per documented response`).to.deep.equal(
+          Object.keys(op.responses).sort(),
+        );
+        for (const r of block.responses)
+          expect(
+            r.example,
+            `${op.domId} ${r.code}: an example is shown exactly where the response has a body`,
+          ).to.equal(op.responses[r.code]);
         expect(block.bodyExample, `${op.domId}: the example of its JSON request body`).to.equal(op.jsonBody);
       }
       expect(await page.locator('.opblock-body').count(), 'all closed again').to.equal(0);
@@ -255,19 +283,30 @@ if (!existsSync(CHROMIUM)) {
 
       // Every schema of the document, in the Schemas section, each opened one level (one page function).
       const models = page.locator('.models .json-schema-2020-12[data-json-schema-level="0"]');
-      expect((await models.locator(':scope > .json-schema-2020-12-head .json-schema-2020-12__title').allInnerTexts()).sort()).to.deep.equal(SCHEMAS);
+      expect(
+        (await models.locator(':scope > .json-schema-2020-12-head .json-schema-2020-12__title').allInnerTexts()).sort(),
+      ).to.deep.equal(SCHEMAS);
       await page.evaluate(() => {
-        for (const button of document.querySelectorAll('.models .json-schema-2020-12[data-json-schema-level="0"] > .json-schema-2020-12-head > .json-schema-2020-12-accordion')) button.click();
+        for (const button of document.querySelectorAll(
+          '.models .json-schema-2020-12[data-json-schema-level="0"] > .json-schema-2020-12-head > .json-schema-2020-12-accordion',
+        ))
+          button.click();
       });
       await page.waitForFunction(
-        (n) => document.querySelectorAll('.models .json-schema-2020-12[data-json-schema-level="0"] > .json-schema-2020-12-body:not(.json-schema-2020-12-body--collapsed) > *').length >= n,
+        (n) =>
+          document.querySelectorAll(
+            '.models .json-schema-2020-12[data-json-schema-level="0"] > .json-schema-2020-12-body:not(.json-schema-2020-12-body--collapsed) > *',
+          ).length >= n,
         SCHEMAS.length,
         { polling: POLL },
       );
       // The schema tab of a request body (the same renderer inside an operation).
       const create = await opened(OPERATIONS.find((op) => op.jsonBody)!.operationId);
       await create.locator('.opblock-section-request-body .tablinks[data-name="model"]').click();
-      await create.locator('.opblock-section-request-body .model-box .json-schema-2020-12').first().waitFor({ state: 'visible' });
+      await create
+        .locator('.opblock-section-request-body .model-box .json-schema-2020-12')
+        .first()
+        .waitFor({ state: 'visible' });
       await create.locator('.opblock-summary-control').click();
 
       expect(requested).to.include('/v1/openapi.json');
@@ -292,7 +331,9 @@ if (!existsSync(CHROMIUM)) {
       const upload = await opened('uploadPetPhoto');
       await upload.locator('.try-out__btn').click();
       await upload.locator('tr[data-param-name="petId"] input').fill(petId);
-      await upload.locator('input[type="file"]').setInputFiles({ name: 'pixel.jpg', mimeType: 'image/jpeg', buffer: photo });
+      await upload
+        .locator('input[type="file"]')
+        .setInputFiles({ name: 'pixel.jpg', mimeType: 'image/jpeg', buffer: photo });
       await upload.locator('.execute').click();
       const status = upload.locator('.live-responses-table tbody .response-col_status').first();
       await status.waitFor();
@@ -308,7 +349,9 @@ if (!existsSync(CHROMIUM)) {
       const image = fetchIt.locator('.live-responses-table img');
       await image.waitFor({ state: 'visible' });
       // Decoded by the browser: its natural size is the photo's.
-      await page.waitForFunction((img) => img.complete && img.naturalWidth > 0, await image.elementHandle(), { polling: POLL });
+      await page.waitForFunction((img) => img.complete && img.naturalWidth > 0, await image.elementHandle(), {
+        polling: POLL,
+      });
       expect(await image.evaluate((img) => [img.naturalWidth, img.naturalHeight])).to.deep.equal([120, 90]);
       expect(problems.slice(before)).to.deep.equal([]);
     });

@@ -34,15 +34,24 @@ describe('refusals that come before the body (docs/rules.md §6, §5)', () => {
   });
 
   it('a client over its limit that declares a huge body gets its 429 without the server reading the body', async () => {
-    await sequential(60, () => server.request({ path: '/v1/pets?limit=1', headers: { Authorization: `Bearer ${KEYS.free}` } }));
-    const answer = parseRawResponse(await rawSocket(server.port, declared('POST', '/v1/pets', 100 * 1024 * 1024, KEYS.free)));
+    await sequential(60, () =>
+      server.request({ path: '/v1/pets?limit=1', headers: { Authorization: `Bearer ${KEYS.free}` } }),
+    );
+    const answer = parseRawResponse(
+      await rawSocket(server.port, declared('POST', '/v1/pets', 100 * 1024 * 1024, KEYS.free)),
+    );
     expect(answer.status).to.equal(429);
     expect(answer.headers.get('connection')).to.equal('close');
     expect(answer.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
   });
 
   it('an HTTP/1.1 request without Host gets 400 with the rate-limit headers (it is counted)', async () => {
-    const answer = parseRawResponse(await rawSocket(server.port, `GET /v1/pets HTTP/1.1\r\nAuthorization: Bearer ${KEYS.huge}\r\nConnection: close\r\n\r\n`));
+    const answer = parseRawResponse(
+      await rawSocket(
+        server.port,
+        `GET /v1/pets HTTP/1.1\r\nAuthorization: Bearer ${KEYS.huge}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
     expect(answer.status).to.equal(400);
     expect(JSON.parse(answer.body)).to.deep.include({ code: 'validation_failed', status: 400 });
     expect(answer.headers.has('x-ratelimit-limit')).to.equal(true);
@@ -58,18 +67,27 @@ describe('CONNECT and request targets without a path (docs/rules.md §2: 405, ne
   after(() => server.close());
 
   it('CONNECT on a known path is 405 with Allow and an Error body; on a host:port target, 404; the connection then closes', async () => {
-    const known = parseRawResponse(await rawSocket(server.port, `CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.huge}\r\n\r\n`));
+    const known = parseRawResponse(
+      await rawSocket(
+        server.port,
+        `CONNECT /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.huge}\r\n\r\n`,
+      ),
+    );
     expect(known.status).to.equal(405);
     expect(known.headers.get('allow')).to.equal('HEAD, GET, POST, OPTIONS');
     expect(JSON.parse(known.body)).to.deep.include({ code: 'method_not_allowed', status: 405 });
     expect(known.headers.has('x-ratelimit-limit')).to.equal(true);
-    const authority = parseRawResponse(await rawSocket(server.port, `CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n`));
+    const authority = parseRawResponse(
+      await rawSocket(server.port, `CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n`),
+    );
     expect(authority.status).to.equal(404);
     expect(JSON.parse(authority.body)).to.deep.include({ code: 'not_found', status: 404 });
   });
 
   it('a GET whose target is host:port (no path) gets a 4xx, not a fault', async () => {
-    const answer = parseRawResponse(await rawSocket(server.port, `GET 127.0.0.1:80 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    const answer = parseRawResponse(
+      await rawSocket(server.port, `GET 127.0.0.1:80 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+    );
     expect(answer.status).to.be.within(400, 499);
   });
 });

@@ -28,7 +28,8 @@ describe('the error table (docs/rules.md §3)', () => {
   });
 
   it('answers a status raised outside our code with a code of that status (the first in the table), else internal_error', () => {
-    for (const status of new Set(Object.values(ERROR_STATUS))) expect(ERROR_STATUS[codeForStatus(status)], String(status)).to.equal(status);
+    for (const status of new Set(Object.values(ERROR_STATUS)))
+      expect(ERROR_STATUS[codeForStatus(status)], String(status)).to.equal(status);
     expect(codeForStatus(400)).to.equal('validation_failed');
     expect(codeForStatus(429)).to.equal('rate_limited');
     for (const status of [402, 418, 451, 502, 504]) expect(codeForStatus(status)).to.equal('internal_error');

@@ -9,12 +9,28 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { EVENT_TYPES, EventRetention, EventSchema, type Event, type EventQuery } from '@petstore/domain';
 import { EventStoreInMemory, MemoryOutbox } from '@petstore/adapters-memory';
 import { ManualClock } from '@petstore/domain/testing';
-import { DEFAULT_KEYS, expectError, KEYS, startServer, T0, type RawResponse, type TestServer } from './support/server.js';
+import {
+  DEFAULT_KEYS,
+  expectError,
+  KEYS,
+  startServer,
+  T0,
+  type RawResponse,
+  type TestServer,
+} from './support/server.js';
 
 /** An admin key no test here runs out of (the tests' clock stands still: a minute's window never ends). */
 const ADMIN = 'events-admin-key-0123456789';
 const CLIENT = KEYS.huge;
-const keys = [...DEFAULT_KEYS, { key: ADMIN, plan: 'enterprise' as const, quota: { perMinute: 100_000_000, perDay: 1_000_000_000 }, role: 'admin' as const }];
+const keys = [
+  ...DEFAULT_KEYS,
+  {
+    key: ADMIN,
+    plan: 'enterprise' as const,
+    quota: { perMinute: 100_000_000, perDay: 1_000_000_000 },
+    role: 'admin' as const,
+  },
+];
 
 const ajv = new Ajv2020({ strict: true, validateFormats: false });
 ajv.addFormat('int64', true);
@@ -34,14 +50,16 @@ class CountingEvents extends EventStoreInMemory {
   }
 }
 
-const feed = (s: TestServer, query = '', key = ADMIN): Promise<RawResponse> => s.request({ path: `/v1/events${query}`, key });
+const feed = (s: TestServer, query = '', key = ADMIN): Promise<RawResponse> =>
+  s.request({ path: `/v1/events${query}`, key });
 
 /** A page of the feed: 200, every event in the schema, ascending sequences; and its `next` link's target. */
 const pageOf = (res: RawResponse): { events: Event[]; next: string } => {
   expect(res.status, res.text).to.equal(200);
   expect(res.header('content-type')).to.equal('application/json; charset=utf-8');
   const events = res.json() as Event[];
-  for (const event of events) expect(isEvent(event), `${JSON.stringify(event)}: ${JSON.stringify(isEvent.errors)}`).to.equal(true);
+  for (const event of events)
+    expect(isEvent(event), `${JSON.stringify(event)}: ${JSON.stringify(isEvent.errors)}`).to.equal(true);
   for (let i = 1; i < events.length; i++) expect(events[i]!.sequence).to.be.above(events[i - 1]!.sequence);
   const link = /^<([^>]+)>; rel="next"$/.exec(res.header('link'));
   expect(link, `Link: ${res.header('link')}`).to.not.equal(null);
@@ -54,7 +72,12 @@ const createPet = async (s: TestServer, name = 'Rex'): Promise<number> => {
   return (res.json() as { id: number }).id;
 };
 const post = (s: TestServer, path: string, key: string, body?: unknown) =>
-  s.request({ method: 'POST', path, key, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+  s.request({
+    method: 'POST',
+    path,
+    key,
+    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+  });
 
 /** Waits until `check` holds, looking every 5 ms (for what the server does in the background: a wait taken, a wait ended). */
 const until = async (check: () => boolean, what: string): Promise<void> => {
@@ -131,7 +154,7 @@ describe('GET /v1/events: the feed (docs/rules.md §15)', function () {
     pageOf(await feed(s, '?cursor=abc&sort=desc'));
   });
 
-  it('pages of at most limit (default 20) in ascending sequence, from after (default 0); Link on every page, the empty one too, its after the last sequence or the page\'s own', async () => {
+  it("pages of at most limit (default 20) in ascending sequence, from after (default 0); Link on every page, the empty one too, its after the last sequence or the page's own", async () => {
     const empty = pageOf(await feed(s));
     expect(empty.events).to.deep.equal([]);
     expect(empty.next).to.equal('/v1/events?after=0');
@@ -164,7 +187,14 @@ describe('GET /v1/events: the feed (docs/rules.md §15)', function () {
     await post(s, `/v1/store/orders/${order.id}/deliver`, ADMIN);
     expect(await settled(s)).to.equal(6);
     const all = pageOf(await feed(s));
-    expect(all.events.map((e) => e.type)).to.deep.equal(['pet.created', 'pet.updated', 'order.placed', 'order.approved', 'order.delivered', 'pet.updated']);
+    expect(all.events.map((e) => e.type)).to.deep.equal([
+      'pet.created',
+      'pet.updated',
+      'order.placed',
+      'order.approved',
+      'order.delivered',
+      'pet.updated',
+    ]);
     const orders = pageOf(await feed(s, '?types=order.placed,order.delivered'));
     expect(orders.events.map((e) => [e.sequence, e.type])).to.deep.equal([
       [3, 'order.placed'],
@@ -181,7 +211,9 @@ describe('GET /v1/events: the feed (docs/rules.md §15)', function () {
     await until(() => events.waiting === 1, 'the poll waiting');
     await createPet(s, 'Late');
     const page = pageOf(await polling);
-    expect(page.events.map((e) => [e.sequence, e.type, (e.data as { name: string }).name])).to.deep.equal([[2, 'pet.created', 'Late']]);
+    expect(page.events.map((e) => [e.sequence, e.type, (e.data as { name: string }).name])).to.deep.equal([
+      [2, 'pet.created', 'Late'],
+    ]);
     expect(page.next).to.equal('/v1/events?after=2&wait=30');
     expect(events.waiting).to.equal(0);
     expect(s.longPolls.size).to.equal(0);

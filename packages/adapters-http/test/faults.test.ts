@@ -1,7 +1,17 @@
 // docs/rules.md §3 500 internal_error and 503 unavailable: a store outage and a bug, injected
 // through a replacement repository; the process keeps serving and recovers by itself.
 import { expect } from 'chai';
-import { StoreUnavailableError, type Pet, type PetChanges, type PetDraft, type PetHold, type PetListQuery, type PetRecord, type PetRepository, type PetStatus } from '@petstore/domain';
+import {
+  StoreUnavailableError,
+  type Pet,
+  type PetChanges,
+  type PetDraft,
+  type PetHold,
+  type PetListQuery,
+  type PetRecord,
+  type PetRepository,
+  type PetStatus,
+} from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
 import type { HttpLogger } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type TestServer } from './support/server.js';

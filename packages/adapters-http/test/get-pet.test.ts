@@ -21,12 +21,19 @@ const expectDeprecation = (res: RawResponse): void => {
 describe('GET /v1/pets/{petId} (docs/rules.md §2, deprecated)', () => {
   let s: TestServer;
   before(async () => {
-    s = await startServer({ keys: [{ key: KEYS.huge, plan: 'enterprise', quota: { perMinute: 1e8, perDay: 1e9 } }, { key: 'tiny', plan: 'enterprise', quota: { perMinute: 1, perDay: 100 } }] });
-    for (const name of ['Rex', 'Kit', 'Bo']) expect((await s.postJson(JSON.stringify({ name, categoryId: 2, status: 'pending' }))).status).to.equal(201);
+    s = await startServer({
+      keys: [
+        { key: KEYS.huge, plan: 'enterprise', quota: { perMinute: 1e8, perDay: 1e9 } },
+        { key: 'tiny', plan: 'enterprise', quota: { perMinute: 1, perDay: 100 } },
+      ],
+    });
+    for (const name of ['Rex', 'Kit', 'Bo'])
+      expect((await s.postJson(JSON.stringify({ name, categoryId: 2, status: 'pending' }))).status).to.equal(201);
   });
   after(() => s.close());
   beforeEach(() => s.clock.advance(60_000));
-  const get = (segment: string, key: string = KEYS.huge): Promise<RawResponse> => s.request({ path: `/v1/pets/${segment}`, key });
+  const get = (segment: string, key: string = KEYS.huge): Promise<RawResponse> =>
+    s.request({ path: `/v1/pets/${segment}`, key });
 
   it('answers 200 with the Pet', async () => {
     const res = await get('2');
@@ -37,7 +44,33 @@ describe('GET /v1/pets/{petId} (docs/rules.md §2, deprecated)', () => {
   });
 
   it('refuses an id that is not a canonical positive decimal within int64: 400 validation_failed naming petId', async () => {
-    for (const segment of ['abc', '0', '-1', '1.5', '1.0', '007', '01', '%31', '+1', '1e3', '0x1', '%201', '1%20', '%EF%BC%91', '9223372036854775808', '99999999999999999999', '18446744073709551616', '00', '-0', 'Infinity', 'NaN', '1,2', '%', '%zz', '..']) {
+    for (const segment of [
+      'abc',
+      '0',
+      '-1',
+      '1.5',
+      '1.0',
+      '007',
+      '01',
+      '%31',
+      '+1',
+      '1e3',
+      '0x1',
+      '%201',
+      '1%20',
+      '%EF%BC%91',
+      '9223372036854775808',
+      '99999999999999999999',
+      '18446744073709551616',
+      '00',
+      '-0',
+      'Infinity',
+      'NaN',
+      '1,2',
+      '%',
+      '%zz',
+      '..',
+    ]) {
       const res = await get(segment);
       const { message } = expectError(res, 400, 'validation_failed');
       expect(message, segment).to.include('petId');
@@ -46,7 +79,15 @@ describe('GET /v1/pets/{petId} (docs/rules.md §2, deprecated)', () => {
   });
 
   it('a valid int64 that names no pet is 404 not_found, up to 9223372036854775807', async () => {
-    for (const segment of ['4', '1000', '9007199254740991', '9007199254740992', '9007199254740993', '1000000000000000000', '9223372036854775807']) {
+    for (const segment of [
+      '4',
+      '1000',
+      '9007199254740991',
+      '9007199254740992',
+      '9007199254740993',
+      '1000000000000000000',
+      '9223372036854775807',
+    ]) {
       const res = await get(segment);
       expectError(res, 404, 'not_found');
       expectDeprecation(res);
@@ -70,7 +111,10 @@ describe('GET /v1/pets/{petId} (docs/rules.md §2, deprecated)', () => {
   });
 
   it('also on 429 temporarily_banned', async () => {
-    const banned = await startServer({ ban: { threshold: 2, seconds: 600 }, keys: [{ key: 'tiny', plan: 'enterprise', quota: { perMinute: 1, perDay: 100 } }] });
+    const banned = await startServer({
+      ban: { threshold: 2, seconds: 600 },
+      keys: [{ key: 'tiny', plan: 'enterprise', quota: { perMinute: 1, perDay: 100 } }],
+    });
     try {
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push(await banned.request({ path: '/v1/pets/1', key: 'tiny' }));

@@ -45,7 +45,14 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
       wrapPhotoStore: (inner) => faults.photoStore(inner),
     });
     // As the server wires it (apps/server): a withdrawal takes the pet's photos with it (docs/rules.md §12).
-    b = await startServer({ clock, repository: pets, categories: 0, idempotencyStore, photoStore, afterWithdrawal: async (id) => void (await photoStore.deleteAllOf(id)) });
+    b = await startServer({
+      clock,
+      repository: pets,
+      categories: 0,
+      idempotencyStore,
+      photoStore,
+      afterWithdrawal: async (id) => void (await photoStore.deleteAllOf(id)),
+    });
     petId = (await pets.create({ name: 'Photogenic', categoryId: 1, status: 'available' })).id;
   });
   afterEach(async () => {
@@ -55,16 +62,34 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
   });
 
   const upload = (server: TestServer, key: string): Promise<RawResponse> =>
-    server.request({ method: 'POST', path: `/v1/pets/${petId}/photos`, key: KEYS.admin, headers: { 'content-type': 'image/jpeg', 'idempotency-key': key }, body: jpeg });
-  const failOn = (method: string, mode: FaultMode) => faults.use((call) => (call.port === 'PhotoStore' && call.method === method ? mode : undefined));
+    server.request({
+      method: 'POST',
+      path: `/v1/pets/${petId}/photos`,
+      key: KEYS.admin,
+      headers: { 'content-type': 'image/jpeg', 'idempotency-key': key },
+      body: jpeg,
+    });
+  const failOn = (method: string, mode: FaultMode) =>
+    faults.use((call) => (call.port === 'PhotoStore' && call.method === method ? mode : undefined));
 
   /** Exactly one photo is stored, and `answer` is a replayed 201 naming it as it is stored (body and Location). */
   const expectUploadedOnce = async (answer: RawResponse): Promise<void> => {
     expect([answer.status, answer.header('idempotent-replayed')], answer.text).to.deep.equal([201, 'true']);
     const stored = photoStore.list(petId);
-    expect(stored.map((p) => p.id), 'exactly one photo').to.have.length(1);
+    expect(
+      stored.map((p) => p.id),
+      'exactly one photo',
+    ).to.have.length(1);
     const photo = stored[0]!;
-    expect(answer.json()).to.deep.equal({ id: photo.id, petId, contentType: photo.contentType, width: photo.width, height: photo.height, bytes: photo.bytes, createdAt: photo.createdAt });
+    expect(answer.json()).to.deep.equal({
+      id: photo.id,
+      petId,
+      contentType: photo.contentType,
+      width: photo.width,
+      height: photo.height,
+      bytes: photo.bytes,
+      createdAt: photo.createdAt,
+    });
     expect(answer.header('location')).to.equal(`/v1/pets/${petId}/photos/${photo.id}`);
     // Nothing else held: the files of that one photo only (no bytes of a second upload kept).
     expect(photoStore.fileCount).to.equal(photo.files.length);
@@ -80,12 +105,23 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
     const retried = await upload(a, 'lost-1');
     await expectUploadedOnce(retried);
     const again = await upload(a, 'lost-1');
-    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([201, retried.text, retried.header('location'), 'true']);
+    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([
+      201,
+      retried.text,
+      retried.header('location'),
+      'true',
+    ]);
     await expectUploadedOnce(again);
   });
 
   it('the publish lands, its answer is lost and the claim is not released (the process died before): 409 while the lease lasts, then, past the lease (60 s), that photo', async () => {
-    faults.use((call) => (call.port === 'PhotoStore' && call.method === 'publish' ? 'fail-after-write' : call.port === 'IdempotencyStore' && call.method === 'release' ? 'fail' : undefined));
+    faults.use((call) =>
+      call.port === 'PhotoStore' && call.method === 'publish'
+        ? 'fail-after-write'
+        : call.port === 'IdempotencyStore' && call.method === 'release'
+          ? 'fail'
+          : undefined,
+    );
     expectError(await upload(a, 'left-1'), 503, 'unavailable');
     faults.use(undefined);
     expectError(await upload(a, 'left-1'), 409, 'conflict');
@@ -117,7 +153,8 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
   it("another process: the first dies mid-publish after it landed (no answer, no release); the other answers 409 while the lease lasts, then that photo; the first one's late end changes nothing", async () => {
     failOn('publish', 'hang-after-write');
     const dying = upload(a, 'died-1');
-    while (faults.count({ port: 'PhotoStore', method: 'publish', mode: 'hang-after-write' }) === 0) await new Promise((resolve) => setImmediate(resolve));
+    while (faults.count({ port: 'PhotoStore', method: 'publish', mode: 'hang-after-write' }) === 0)
+      await new Promise((resolve) => setImmediate(resolve));
     faults.use(undefined);
     expectError(await upload(b, 'died-1'), 409, 'conflict');
     b.clock.advance(LEASE);
@@ -131,8 +168,15 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
   });
 
   for (const [gone, remove] of [
-    ['the photo is deleted', (photoId: number) => b.request({ method: 'DELETE', path: `/v1/pets/${petId}/photos/${photoId}`, key: KEYS.admin })],
-    ['its pet is withdrawn (docs/rules.md §12: its photos go with it)', () => b.request({ method: 'DELETE', path: `/v1/pets/${petId}`, key: KEYS.admin })],
+    [
+      'the photo is deleted',
+      (photoId: number) =>
+        b.request({ method: 'DELETE', path: `/v1/pets/${petId}/photos/${photoId}`, key: KEYS.admin }),
+    ],
+    [
+      'its pet is withdrawn (docs/rules.md §12: its photos go with it)',
+      () => b.request({ method: 'DELETE', path: `/v1/pets/${petId}`, key: KEYS.admin }),
+    ],
   ] as const) {
     it(`the publish lands, its answer is lost (503), ${gone}, then the repeat: 201 replayed, that photo as it was published; nothing uploaded again, no bytes kept`, async () => {
       failOn('publish', 'fail-after-write');
@@ -146,12 +190,23 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
       for (const server of [a, b]) {
         const retried = await upload(server, 'gone-1');
         expect([retried.status, retried.header('idempotent-replayed')], retried.text).to.deep.equal([201, 'true']);
-        expect(retried.json()).to.deep.equal({ id: photo.id, petId, contentType: photo.contentType, width: photo.width, height: photo.height, bytes: photo.bytes, createdAt: photo.createdAt });
+        expect(retried.json()).to.deep.equal({
+          id: photo.id,
+          petId,
+          contentType: photo.contentType,
+          width: photo.width,
+          height: photo.height,
+          bytes: photo.bytes,
+          createdAt: photo.createdAt,
+        });
         expect(retried.header('location')).to.equal(`/v1/pets/${petId}/photos/${photo.id}`);
       }
       expect(photoStore.list(petId), 'no photo stored again').to.deep.equal([]);
       expect([photoStore.fileCount, photoStore.usedBytes], 'no bytes kept').to.deep.equal([0, 0]);
-      expect((await b.request({ path: `/v1/pets/${petId}/photos/${photo.id}`, key: KEYS.admin })).status, 'still gone').to.equal(404);
+      expect(
+        (await b.request({ path: `/v1/pets/${petId}/photos/${photo.id}`, key: KEYS.admin })).status,
+        'still gone',
+      ).to.equal(404);
     });
   }
 
@@ -160,7 +215,13 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
     expectError(await upload(a, 'full-1'), 503, 'unavailable');
     faults.use(undefined);
     for (let i = 1; i < 12; i++) {
-      const other = await b.request({ method: 'POST', path: `/v1/pets/${petId}/photos`, key: KEYS.admin, headers: { 'content-type': 'image/jpeg' }, body: jpeg });
+      const other = await b.request({
+        method: 'POST',
+        path: `/v1/pets/${petId}/photos`,
+        key: KEYS.admin,
+        headers: { 'content-type': 'image/jpeg' },
+        body: jpeg,
+      });
       expect(other.status, other.text).to.equal(201);
     }
     const retried = await upload(b, 'full-1');

@@ -6,7 +6,12 @@
 // apps given the same stores stand for two server processes sharing one database.
 import { expect } from 'chai';
 import { IN_PROGRESS_LEASE_MS, ORDER_STATES, type PortName } from '@petstore/domain';
-import { CategoryRepositoryInMemory, IdempotencyStoreInMemory, OrderRepositoryInMemory, PetRepositoryInMemory } from '@petstore/adapters-memory';
+import {
+  CategoryRepositoryInMemory,
+  IdempotencyStoreInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+} from '@petstore/adapters-memory';
 import { FaultInjector, ManualClock, type FaultMode } from '@petstore/domain/testing';
 import { expectError, KEYS, startServer, T0, type RawResponse, type TestServer } from './support/server.js';
 
@@ -40,7 +45,14 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
       idempotencyStore,
       wrapIdempotencyStore: (inner) => faults.idempotencyStore(inner),
     });
-    b = await startServer({ clock, repository: pets, categoryRepository: categories, categories: 0, orders, idempotencyStore });
+    b = await startServer({
+      clock,
+      repository: pets,
+      categoryRepository: categories,
+      categories: 0,
+      orders,
+      idempotencyStore,
+    });
     petId = (await pets.create({ name: 'Orderable', categoryId: 1, status: 'available' })).id;
   });
   afterEach(async () => {
@@ -51,13 +63,36 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
 
   /** Each create, the port that writes it, and what one of it adds to the stores. */
   const CREATES = [
-    { what: 'a pet', path: '/v1/pets', port: 'PetRepository', body: () => '{"name":"Rex","categoryId":1}', adds: { pets: 1, categories: 0, orders: 0 } },
-    { what: 'a category', path: '/v1/categories', port: 'CategoryRepository', body: () => '{"name":"Ferrets"}', adds: { pets: 0, categories: 1, orders: 0 } },
-    { what: 'an order', path: '/v1/store/orders', port: 'OrderRepository', body: () => `{"petId":${petId}}`, adds: { pets: 0, categories: 0, orders: 1 } },
+    {
+      what: 'a pet',
+      path: '/v1/pets',
+      port: 'PetRepository',
+      body: () => '{"name":"Rex","categoryId":1}',
+      adds: { pets: 1, categories: 0, orders: 0 },
+    },
+    {
+      what: 'a category',
+      path: '/v1/categories',
+      port: 'CategoryRepository',
+      body: () => '{"name":"Ferrets"}',
+      adds: { pets: 0, categories: 1, orders: 0 },
+    },
+    {
+      what: 'an order',
+      path: '/v1/store/orders',
+      port: 'OrderRepository',
+      body: () => `{"petId":${petId}}`,
+      adds: { pets: 0, categories: 0, orders: 1 },
+    },
   ] as const;
   type Create = (typeof CREATES)[number];
 
-  const post = (server: TestServer, create: Create, key: string | undefined, apiKey: string = KEYS.huge): Promise<RawResponse> =>
+  const post = (
+    server: TestServer,
+    create: Create,
+    key: string | undefined,
+    apiKey: string = KEYS.huge,
+  ): Promise<RawResponse> =>
     server.request({
       method: 'POST',
       path: create.path,
@@ -72,12 +107,17 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     orders: await orders.list({ states: ORDER_STATES, afterId: 0, limit: 1_000 }),
   });
   type Stored = Awaited<ReturnType<typeof stored>>;
-  const failOn = (port: PortName, method: string, mode: FaultMode) => faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
+  const failOn = (port: PortName, method: string, mode: FaultMode) =>
+    faults.use((call) => (call.port === port && call.method === method ? mode : undefined));
 
   /** Exactly one resource was created since `before`, and `answer` (a 201) names it as it is stored. */
   const expectCreatedOnce = async (create: Create, before: Stored, answer: RawResponse): Promise<void> => {
     const now = await stored();
-    const added = { pets: now.pets.length - before.pets.length, categories: now.categories.length - before.categories.length, orders: now.orders.length - before.orders.length };
+    const added = {
+      pets: now.pets.length - before.pets.length,
+      categories: now.categories.length - before.categories.length,
+      orders: now.orders.length - before.orders.length,
+    };
     expect(added, 'created exactly once').to.deep.equal(create.adds);
     expect(answer.status, answer.text).to.equal(201);
     const body = answer.json() as { id: number };
@@ -90,10 +130,14 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     if (create.port === 'OrderRepository') {
       expect(body).to.deep.include({ petId, status: 'placed' });
       expect((await orders.findById(body.id))?.state).to.equal('placed');
-      expect(await pets.findHold(petId), 'the pet is held by that order').to.deep.equal({ status: 'pending', orderId: body.id });
+      expect(await pets.findHold(petId), 'the pet is held by that order').to.deep.equal({
+        status: 'pending',
+        orderId: body.id,
+      });
     }
   };
-  const expectReplayed = (res: RawResponse) => expect([res.status, res.header('idempotent-replayed')], res.text).to.deep.equal([201, 'true']);
+  const expectReplayed = (res: RawResponse) =>
+    expect([res.status, res.header('idempotent-replayed')], res.text).to.deep.equal([201, 'true']);
 
   for (const create of CREATES) {
     describe(`${create.what} (POST ${create.path})`, () => {
@@ -106,14 +150,20 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
         expectReplayed(retried);
         await expectCreatedOnce(create, before, retried);
         const again = await post(a, create, 'lost-1');
-        expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([201, retried.text, retried.header('location'), 'true']);
+        expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal(
+          [201, retried.text, retried.header('location'), 'true'],
+        );
         await expectCreatedOnce(create, before, again);
       });
 
       it('the write lands, its answer is lost and the claim is not released (the process died before): 409 while the lease lasts, then, past the lease (60 s), what was created', async () => {
         const before = await stored();
         faults.use((call) =>
-          call.port === create.port && call.method === 'create' ? 'fail-after-write' : call.port === 'IdempotencyStore' && call.method === 'release' ? 'fail' : undefined,
+          call.port === create.port && call.method === 'create'
+            ? 'fail-after-write'
+            : call.port === 'IdempotencyStore' && call.method === 'release'
+              ? 'fail'
+              : undefined,
         );
         expectError(await post(a, create, 'left-1'), 503, 'unavailable');
         faults.use(undefined);
@@ -151,11 +201,12 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
         await expectCreatedOnce(create, before, retried);
       });
 
-      it('another process: the first dies mid-request after its write landed (no answer, no release); the other answers 409 while the lease lasts, then what was created; the first one\'s late end changes nothing', async () => {
+      it("another process: the first dies mid-request after its write landed (no answer, no release); the other answers 409 while the lease lasts, then what was created; the first one's late end changes nothing", async () => {
         const before = await stored();
         failOn(create.port, 'create', 'hang-after-write');
         const dying = post(a, create, 'died-1');
-        while (faults.count({ port: create.port, method: 'create', mode: 'hang-after-write' }) === 0) await new Promise((resolve) => setImmediate(resolve));
+        while (faults.count({ port: create.port, method: 'create', mode: 'hang-after-write' }) === 0)
+          await new Promise((resolve) => setImmediate(resolve));
         faults.use(undefined);
         expectError(await post(b, create, 'died-1'), 409, 'conflict');
         b.clock.advance(LEASE);
@@ -166,7 +217,11 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
         faults.reset();
         expectError(await dying, 503, 'unavailable');
         const again = await post(b, create, 'died-1');
-        expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([201, retried.text, 'true']);
+        expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([
+          201,
+          retried.text,
+          'true',
+        ]);
         await expectCreatedOnce(create, before, again);
       });
     });
@@ -197,8 +252,14 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
       expect(other.status, other.text).to.equal(201);
       const refused = expectError(await post(a, order, 'late-1'), 409, 'conflict');
       expect(refused.message).to.contain(`pet ${petId} is pending`);
-      expect((await orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).map((o) => o.state)).to.deep.equal(['placing', 'placed']);
-      expect(((await a.request({ path: '/v1/store/orders', key: KEYS.huge })).json() as unknown[]).length, 'the caller sees no order').to.equal(0);
+      expect((await orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).map((o) => o.state)).to.deep.equal([
+        'placing',
+        'placed',
+      ]);
+      expect(
+        ((await a.request({ path: '/v1/store/orders', key: KEYS.huge })).json() as unknown[]).length,
+        'the caller sees no order',
+      ).to.equal(0);
     });
   });
 
@@ -219,7 +280,9 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
       expect(retried.header('location')).to.equal(`/v1/pets/${created.id}`);
     }
     expect(await stored(), 'nothing created').to.deep.equal(before);
-    expect((await b.request({ path: `/v1/pets/${created.id}`, key: KEYS.huge })).status, 'still withdrawn').to.equal(404);
+    expect((await b.request({ path: `/v1/pets/${created.id}`, key: KEYS.huge })).status, 'still withdrawn').to.equal(
+      404,
+    );
   });
 
   it('without Idempotency-Key, a create answered 503 may have happened: its write landed, and a retry creates a second one (docs/using-the-api.md says so, and says to send the header)', async () => {

@@ -22,8 +22,15 @@ describe('Idempotency-Key when the idempotency store fails (docs/rules.md §10, 
   });
 
   const post = (key: string): Promise<RawResponse> =>
-    s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: NEW_PET });
-  const petCount = async (): Promise<number> => ((await s.request({ path: '/v1/pets?limit=100', key: KEYS.huge })).json() as unknown[]).length;
+    s.request({
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: NEW_PET,
+    });
+  const petCount = async (): Promise<number> =>
+    ((await s.request({ path: '/v1/pets?limit=100', key: KEYS.huge })).json() as unknown[]).length;
   const failOn = (method: string, mode: FaultMode) => faults.use((call) => (call.method === method ? mode : undefined));
 
   for (const mode of ['fail', 'hang'] as const) {
@@ -39,7 +46,11 @@ describe('Idempotency-Key when the idempotency store fails (docs/rules.md §10, 
       const created = await post('outage-claim');
       expect(created.status).to.equal(201);
       const again = await post('outage-claim');
-      expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([201, created.text, 'true']);
+      expect([again.status, again.text, again.header('idempotent-replayed')]).to.deep.equal([
+        201,
+        created.text,
+        'true',
+      ]);
       expect(await petCount()).to.equal(1);
     });
   }
@@ -106,7 +117,13 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
   ] as const;
   type Create = (typeof CREATES)[number];
   const post = (create: Create, key: string): Promise<RawResponse> =>
-    s.request({ method: 'POST', path: create.path, key: KEYS.huge, headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: create.body() });
+    s.request({
+      method: 'POST',
+      path: create.path,
+      key: KEYS.huge,
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: create.body(),
+    });
   /** What the three stores hold: every pet with its status, every category, every order record with its state. */
   const stored = async () => ({
     pets: (await s.repository.list({ afterId: 0, limit: 1_000 })).map((p) => `${p.id}:${p.status}`),
@@ -122,7 +139,11 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
       orders: now.orders.filter((o) => !before.orders.includes(o)),
     };
   };
-  const counted = (changed: Awaited<ReturnType<typeof changes>>) => ({ pets: changed.pets.length, categories: changed.categories.length, orders: changed.orders.length });
+  const counted = (changed: Awaited<ReturnType<typeof changes>>) => ({
+    pets: changed.pets.length,
+    categories: changed.categories.length,
+    orders: changed.orders.length,
+  });
   const failOn = (method: string, mode: FaultMode) => faults.use((call) => (call.method === method ? mode : undefined));
 
   for (const create of CREATES) {
@@ -135,7 +156,11 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
           expectError(refused, 503, 'unavailable');
           expect(refused.header('retry-after')).to.match(/^[1-9]\d*$/);
         }
-        expect(await changes(before), 'nothing created or changed in any store').to.deep.equal({ pets: [], categories: [], orders: [] });
+        expect(await changes(before), 'nothing created or changed in any store').to.deep.equal({
+          pets: [],
+          categories: [],
+          orders: [],
+        });
         expect(s.idempotencyStore.size, 'no claim left behind').to.equal(0);
 
         faults.use(undefined);
@@ -143,7 +168,11 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
         expect(created.status, created.text).to.equal(201);
         expect(created.header('location')).to.match(/^\/v1\//);
         const replayed = await post(create, 'down-a');
-        expect([replayed.status, replayed.text, replayed.header('idempotent-replayed')]).to.deep.equal([201, created.text, 'true']);
+        expect([replayed.status, replayed.text, replayed.header('idempotent-replayed')]).to.deep.equal([
+          201,
+          created.text,
+          'true',
+        ]);
         expect(counted(await changes(before)), 'created once').to.deep.equal(create.once);
       });
 
@@ -158,7 +187,11 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
           s.clock.advance(step);
           expectError(await post(create, 'lost-answer'), 409, 'conflict');
         }
-        expect(await changes(afterCreate), 'the retries created or changed nothing').to.deep.equal({ pets: [], categories: [], orders: [] });
+        expect(await changes(afterCreate), 'the retries created or changed nothing').to.deep.equal({
+          pets: [],
+          categories: [],
+          orders: [],
+        });
         expect(counted(await changes(before)), 'created once').to.deep.equal(create.once);
       });
     }
@@ -175,7 +208,12 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
       const afterCreate = await stored();
       s.clock.advance(IN_PROGRESS_LEASE_MS);
       const retried = await post(create, 'late-retry');
-      expect([retried.status, retried.text, retried.header('location'), retried.header('idempotent-replayed')]).to.deep.equal([201, first.text, first.header('location'), 'true']);
+      expect([
+        retried.status,
+        retried.text,
+        retried.header('location'),
+        retried.header('idempotent-replayed'),
+      ]).to.deep.equal([201, first.text, first.header('location'), 'true']);
       expect(await changes(afterCreate)).to.deep.equal({ pets: [], categories: [], orders: [] });
     });
   }

@@ -1,10 +1,29 @@
 // docs/rules.md §10 over HTTP: Idempotency-Key on the creates (here POST /v1/pets; the rule applies
 // by route to every path of IDEMPOTENT_CREATES).
 import { expect } from 'chai';
-import { StoreUnavailableError, type Pet, type PetChanges, type PetDraft, type PetHold, type PetListQuery, type PetRepository } from '@petstore/domain';
+import {
+  StoreUnavailableError,
+  type Pet,
+  type PetChanges,
+  type PetDraft,
+  type PetHold,
+  type PetListQuery,
+  type PetRepository,
+} from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
 import { BODY_LIMIT_BYTES, IDEMPOTENT_CREATES } from '../src/index.js';
-import { expectError, KEYS, parseRawResponse, rateLimitOf, rawSocket, sequential, startServer, streamingRequest, type RawResponse, type TestServer } from './support/server.js';
+import {
+  expectError,
+  KEYS,
+  parseRawResponse,
+  rateLimitOf,
+  rawSocket,
+  sequential,
+  startServer,
+  streamingRequest,
+  type RawResponse,
+  type TestServer,
+} from './support/server.js';
 
 const NEW_PET = '{"name":"Rex","categoryId":1}';
 
@@ -60,7 +79,12 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
   });
   afterEach(() => s.close());
 
-  const post = (key: string | undefined, body = NEW_PET, apiKey: string = KEYS.huge, path = '/v1/pets'): Promise<RawResponse> =>
+  const post = (
+    key: string | undefined,
+    body = NEW_PET,
+    apiKey: string = KEYS.huge,
+    path = '/v1/pets',
+  ): Promise<RawResponse> =>
     s.request({
       method: 'POST',
       path,
@@ -70,7 +94,12 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
     });
 
   it('applies to POST of /v1/pets, /v1/categories, /v1/store/orders and photo uploads (§13), and not to POST /v1/admin/keys', () => {
-    expect([...IDEMPOTENT_CREATES].sort()).to.deep.equal(['/v1/categories', '/v1/pets', '/v1/pets/:petId/photos', '/v1/store/orders']);
+    expect([...IDEMPOTENT_CREATES].sort()).to.deep.equal([
+      '/v1/categories',
+      '/v1/pets',
+      '/v1/pets/:petId/photos',
+      '/v1/store/orders',
+    ]);
   });
 
   it('a repeat gets the kept answer (status, body, Location) with Idempotent-Replayed: true, and creates nothing', async () => {
@@ -145,7 +174,13 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
 
   it('a 415 (body not application/json) is kept: the body (within 1 MiB) is read and fingerprinted as usual; another body with the key → 422', async () => {
     const asText = (key: string, body: string, type = 'text/plain'): Promise<RawResponse> =>
-      s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': type, 'idempotency-key': key }, body });
+      s.request({
+        method: 'POST',
+        path: '/v1/pets',
+        key: KEYS.huge,
+        headers: { 'content-type': type, 'idempotency-key': key },
+        body,
+      });
     const refused = await asText('typed-1', NEW_PET);
     expectError(refused, 415, 'unsupported_media_type');
     expect(refused.header('idempotent-replayed')).to.equal('');
@@ -155,7 +190,11 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
     // request, and get the kept 415; a fixed request takes a new key.
     const sameBytes = await asText('typed-1', NEW_PET, 'application/json');
     expect([sameBytes.status, sameBytes.header('idempotent-replayed')]).to.deep.equal([415, 'true']);
-    expectError(await asText('typed-1', '{"name":"Mia","categoryId":1}', 'application/json'), 422, 'idempotency_key_reused');
+    expectError(
+      await asText('typed-1', '{"name":"Mia","categoryId":1}', 'application/json'),
+      422,
+      'idempotency_key_reused',
+    );
     expectError(await asText('typed-1', 'name=Rex'), 422, 'idempotency_key_reused');
     expect(repo.creates).to.equal(0);
     expect((await post('typed-3')).status).to.equal(201);
@@ -164,7 +203,12 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
   describe('a 413 (body over 1 MiB) is kept under "this method and path with a body over 1 MiB" (docs/rules.md §10)', () => {
     const TWO_MIB = 2 * 1024 * 1024;
     /** A POST that declares a body over 1 MiB and sends none of it (Connection: close: rawSocket reads until the server closes). */
-    const declared = async (idempotencyKey: string | undefined, length = TWO_MIB, path = '/v1/pets', apiKey: string = KEYS.huge) => {
+    const declared = async (
+      idempotencyKey: string | undefined,
+      length = TWO_MIB,
+      path = '/v1/pets',
+      apiKey: string = KEYS.huge,
+    ) => {
       const head =
         `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +
         `${idempotencyKey === undefined ? '' : `Idempotency-Key: ${idempotencyKey}\r\n`}Content-Length: ${length}\r\n\r\n`;
@@ -174,7 +218,15 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
     const chunked = (idempotencyKey: string, type = 'application/json') => {
       const piece = Buffer.alloc(64 * 1024, 0x20);
       const chunks = [Buffer.from('{"name":"a","categoryId":1}'), ...Array.from({ length: 17 }, () => piece)];
-      return streamingRequest(s.port, { path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': type, 'transfer-encoding': 'chunked', 'idempotency-key': idempotencyKey } }, chunks);
+      return streamingRequest(
+        s.port,
+        {
+          path: '/v1/pets',
+          key: KEYS.huge,
+          headers: { 'content-type': type, 'transfer-encoding': 'chunked', 'idempotency-key': idempotencyKey },
+        },
+        chunks,
+      );
     };
 
     it('declared Content-Length: answered at once and unread, kept; repeated → the kept 413 with Idempotent-Replayed: true; the key with a valid body → 422', async () => {
@@ -186,11 +238,32 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
       expect(first.headers.has('x-ratelimit-remaining')).to.equal(true);
       for (const length of [TWO_MIB, BODY_LIMIT_BYTES + 1, 50 * 1024 * 1024]) {
         const again = await declared('huge-1', length);
-        expect([again.status, again.body, again.headers.get('idempotent-replayed'), again.headers.get('connection')]).to.deep.equal([413, first.body, 'true', 'close']);
+        expect([
+          again.status,
+          again.body,
+          again.headers.get('idempotent-replayed'),
+          again.headers.get('connection'),
+        ]).to.deep.equal([413, first.body, 'true', 'close']);
       }
       // Nothing of the body was awaited: the answer came on a connection that sent none of it.
-      const unsent = await streamingRequest(s.port, { path: '/v1/pets', key: KEYS.huge, headers: { 'content-type': 'application/json', 'content-length': String(TWO_MIB), 'idempotency-key': 'huge-1' } }, []);
-      expect([unsent.status, unsent.header('idempotent-replayed'), unsent.bytesWritten]).to.deep.equal([413, 'true', 0]);
+      const unsent = await streamingRequest(
+        s.port,
+        {
+          path: '/v1/pets',
+          key: KEYS.huge,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(TWO_MIB),
+            'idempotency-key': 'huge-1',
+          },
+        },
+        [],
+      );
+      expect([unsent.status, unsent.header('idempotent-replayed'), unsent.bytesWritten]).to.deep.equal([
+        413,
+        'true',
+        0,
+      ]);
       expectError(await post('huge-1'), 422, 'idempotency_key_reused');
       const otherPath = await declared('huge-1', TWO_MIB, '/v1/categories');
       expect([otherPath.status, JSON.parse(otherPath.body).code]).to.deep.equal([422, 'idempotency_key_reused']);
@@ -236,7 +309,11 @@ describe('Idempotency-Key on the creates (docs/rules.md §10)', () => {
       // Rate limiting comes first: a key over its limit gets 429 with its headers, and nothing is kept.
       await sequential(60, () => s.request({ path: '/v1/pets?limit=1', key: KEYS.free }));
       const limited = await declared('limited-1', TWO_MIB, '/v1/pets', KEYS.free);
-      expect([limited.status, limited.headers.get('x-ratelimit-remaining'), limited.headers.get('connection')]).to.deep.equal([429, '0', 'close']);
+      expect([
+        limited.status,
+        limited.headers.get('x-ratelimit-remaining'),
+        limited.headers.get('connection'),
+      ]).to.deep.equal([429, '0', 'close']);
       expect(limited.headers.get('retry-after')).to.match(/^[1-9][0-9]*$/);
       expect(s.idempotencyStore.size).to.equal(before);
     });
@@ -288,26 +365,44 @@ describe('Idempotency-Key on the other creates and where it does not apply (docs
   });
   afterEach(() => s.close());
 
-  const post = (path: string, body: string, idempotencyKey?: string, apiKey: string = KEYS.huge): Promise<RawResponse> =>
+  const post = (
+    path: string,
+    body: string,
+    idempotencyKey?: string,
+    apiKey: string = KEYS.huge,
+  ): Promise<RawResponse> =>
     s.request({
       method: 'POST',
       path,
       key: apiKey,
-      headers: { 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      headers: {
+        'content-type': 'application/json',
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      },
       body,
     });
-  const listed = async (path: string, key: string = KEYS.huge): Promise<unknown[]> => (await s.request({ path, key })).json() as unknown[];
+  const listed = async (path: string, key: string = KEYS.huge): Promise<unknown[]> =>
+    (await s.request({ path, key })).json() as unknown[];
 
   it('POST /v1/categories: a repeat replays the 201 (body, Location) and creates nothing; a kept 409 (name taken) replays as it was', async () => {
     const first = await post('/v1/categories', '{"name":"Birds"}', 'cat-1');
     expect(first.status).to.equal(201);
     const again = await post('/v1/categories', '{"name":"Birds"}', 'cat-1');
-    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([201, first.text, first.header('location'), 'true']);
+    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([
+      201,
+      first.text,
+      first.header('location'),
+      'true',
+    ]);
     expect(await listed('/v1/categories')).to.have.length(2);
     const taken = await post('/v1/categories', '{"name":"BIRDS"}', 'cat-2');
     expectError(taken, 409, 'conflict');
     const takenAgain = await post('/v1/categories', '{"name":"BIRDS"}', 'cat-2');
-    expect([takenAgain.status, takenAgain.text, takenAgain.header('idempotent-replayed')]).to.deep.equal([409, taken.text, 'true']);
+    expect([takenAgain.status, takenAgain.text, takenAgain.header('idempotent-replayed')]).to.deep.equal([
+      409,
+      taken.text,
+      'true',
+    ]);
   });
 
   it('POST /v1/store/orders: a repeat replays the 201 and places nothing more; a kept 409 (pet not available) replays, even once the pet is free again', async () => {
@@ -316,15 +411,26 @@ describe('Idempotency-Key on the other creates and where it does not apply (docs
     expect(first.status).to.equal(201);
     expect(first.header('location')).to.match(/^\/v1\/store\/orders\/\d+$/);
     const again = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-1');
-    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([201, first.text, first.header('location'), 'true']);
+    expect([again.status, again.text, again.header('location'), again.header('idempotent-replayed')]).to.deep.equal([
+      201,
+      first.text,
+      first.header('location'),
+      'true',
+    ]);
     expect(await listed('/v1/store/orders', KEYS.admin)).to.have.length(1);
 
     const refused = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-2', KEYS.pro);
     expectError(refused, 409, 'conflict');
     const id = (first.json() as { id: number }).id;
-    expect((await s.request({ method: 'POST', path: `/v1/store/orders/${id}/cancel`, key: KEYS.huge })).status).to.equal(200);
+    expect(
+      (await s.request({ method: 'POST', path: `/v1/store/orders/${id}/cancel`, key: KEYS.huge })).status,
+    ).to.equal(200);
     const replayed = await post('/v1/store/orders', JSON.stringify({ petId: pet.id }), 'order-2', KEYS.pro);
-    expect([replayed.status, replayed.text, replayed.header('idempotent-replayed')]).to.deep.equal([409, refused.text, 'true']);
+    expect([replayed.status, replayed.text, replayed.header('idempotent-replayed')]).to.deep.equal([
+      409,
+      refused.text,
+      'true',
+    ]);
     expect(await listed('/v1/store/orders', KEYS.admin)).to.have.length(1);
   });
 

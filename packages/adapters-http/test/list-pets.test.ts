@@ -26,7 +26,8 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
     let s: TestServer;
     before(async () => {
       const repository = new PetRepositoryInMemory();
-      for (let i = 0; i < 45; i++) repository.createSync({ name: `pet ${i}`, categoryId: 1 + (i % 4), status: statusOf(i) });
+      for (let i = 0; i < 45; i++)
+        repository.createSync({ name: `pet ${i}`, categoryId: 1 + (i % 4), status: statusOf(i) });
       s = await startServer({ repository });
     });
     after(() => s.close());
@@ -49,7 +50,25 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
     });
 
     it('refuses any other limit with 400 validation_failed naming limit', async () => {
-      for (const limit of ['0', '101', '-1', '1.5', 'abc', '', '007', '01', '+5', '1e1', '%205', '5%20', '0x10', '1000', '99999999999999999999', '-0', '%EF%BC%95']) {
+      for (const limit of [
+        '0',
+        '101',
+        '-1',
+        '1.5',
+        'abc',
+        '',
+        '007',
+        '01',
+        '+5',
+        '1e1',
+        '%205',
+        '5%20',
+        '0x10',
+        '1000',
+        '99999999999999999999',
+        '-0',
+        '%EF%BC%95',
+      ]) {
         const { message } = expectError(await list(`?limit=${limit}`), 400, 'validation_failed');
         expect(message, limit).to.include('limit');
       }
@@ -128,14 +147,20 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
     ] as const) {
       it(`walking the links (limit ${limit}, status ${status ?? 'none'}) over 300 pets visits each matching pet exactly once, while others create pets`, async () => {
         for (let i = 0; i < 300; i++) repository.createSync({ name: `seed ${i}`, categoryId: 1, status: statusOf(i) });
-        const before = (await repository.list({ afterId: 0, limit: 10_000 })).filter((p) => status === undefined || p.status === status);
+        const before = (await repository.list({ afterId: 0, limit: 10_000 })).filter(
+          (p) => status === undefined || p.status === status,
+        );
         const seen: Pet[] = [];
         let path: string | undefined = `/v1/pets?limit=${limit}${status === undefined ? '' : `&status=${status}`}`;
         let page = 0;
         while (path !== undefined) {
           // Other clients create pets of every status while the walk is under way.
           const creates =
-            page < 25 ? PET_STATUSES.map((st, k) => s.postJson(JSON.stringify({ name: `during ${page}.${k}`, categoryId: 2, status: st }))) : [];
+            page < 25
+              ? PET_STATUSES.map((st, k) =>
+                  s.postJson(JSON.stringify({ name: `during ${page}.${k}`, categoryId: 2, status: st })),
+                )
+              : [];
           const [res, ...made] = await Promise.all([get(path), ...creates]);
           for (const m of made) expect(m.status).to.equal(201);
           const items = pets(res);
@@ -163,7 +188,9 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
         for (const pet of before) expect(seenIds.has(pet.id), `pet ${pet.id} visited`).to.equal(true);
         // ...and nothing matching was skipped up to where the walk ended, created during it or not.
         const last = ids[ids.length - 1]!;
-        const upToLast = (await repository.list({ afterId: 0, limit: 10_000 })).filter((p) => p.id <= last && (status === undefined || p.status === status));
+        const upToLast = (await repository.list({ afterId: 0, limit: 10_000 })).filter(
+          (p) => p.id <= last && (status === undefined || p.status === status),
+        );
         expect(ids).to.deep.equal(upToLast.map((p) => p.id));
         expect(ids.length).to.be.greaterThan(before.length - 1);
       });
@@ -201,7 +228,11 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
         ];
         for (const bad of tampered) {
           if (bad === cursor) continue;
-          const { message } = expectError(await get(`/v1/pets?limit=4&cursor=${encodeURIComponent(bad)}`), 400, 'validation_failed');
+          const { message } = expectError(
+            await get(`/v1/pets?limit=4&cursor=${encodeURIComponent(bad)}`),
+            400,
+            'validation_failed',
+          );
           expect(message, bad).to.include('cursor');
         }
         expectError(await get(`/v1/pets?limit=4&cursor=${cursor}&cursor=${cursor}`), 400, 'validation_failed');
@@ -219,7 +250,9 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
           expectError(await get(path), 400, 'validation_failed');
         }
         // The same cursors with their own filter work, also with another limit.
-        expect(pets(await get(`/v1/pets?limit=2&status=pending&cursor=${pending}`)).map((p) => p.id)).to.deep.equal([8, 11]);
+        expect(pets(await get(`/v1/pets?limit=2&status=pending&cursor=${pending}`)).map((p) => p.id)).to.deep.equal([
+          8, 11,
+        ]);
         expect(pets(await get(`/v1/pets?limit=3&cursor=${unfiltered}`)).map((p) => p.id)).to.deep.equal([3, 4, 5]);
       });
     });

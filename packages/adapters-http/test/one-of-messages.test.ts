@@ -34,12 +34,16 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
       [{ plan: 'pro', role: 'admin' }, "unknown body property 'role'"],
       [[], 'body must be object'],
     ];
-    for (const [body, message] of cases) expect(refusal('newApiKey', body), JSON.stringify(body).slice(0, 80)).to.equal(message);
+    for (const [body, message] of cases)
+      expect(refusal('newApiKey', body), JSON.stringify(body).slice(0, 80)).to.equal(message);
   });
 
   it('PATCH /admin/keys/{keyId}: a change to a fixed plan, to enterprise, or without a plan', () => {
     const cases: [unknown, string][] = [
-      [{ plan: 'business', perDay: 8 }, 'perDay is not sent with plan business: only with plan enterprise, or without plan'],
+      [
+        { plan: 'business', perDay: 8 },
+        'perDay is not sent with plan business: only with plan enterprise, or without plan',
+      ],
       [{ plan: 'gold' }, 'plan must be one of free, pro, business, enterprise'],
       [{}, 'send at least one of plan, label, perMinute, perDay'],
       [{ perDay: 0 }, 'perDay must be >= 1'],
@@ -47,19 +51,34 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
       [{ role: 'admin' }, "unknown body property 'role'"],
       [{ [`${'p'.repeat(5000)}`]: 1 }, `unknown body property '${'p'.repeat(64)}…'`],
     ];
-    for (const [body, message] of cases) expect(refusal('apiKeyPatch', body), JSON.stringify(body).slice(0, 80)).to.equal(message);
-    for (const body of [{ plan: 'enterprise' }, { plan: 'enterprise', perDay: 8 }, { perMinute: 3 }, { label: 'x' }, { plan: 'pro', label: 'x' }]) {
+    for (const [body, message] of cases)
+      expect(refusal('apiKeyPatch', body), JSON.stringify(body).slice(0, 80)).to.equal(message);
+    for (const body of [
+      { plan: 'enterprise' },
+      { plan: 'enterprise', perDay: 8 },
+      { perMinute: 3 },
+      { label: 'x' },
+      { plan: 'pro', label: 'x' },
+    ]) {
       expect(refusal('apiKeyPatch', body), JSON.stringify(body)).to.equal(undefined);
     }
   });
 
-  it('property: every refused key body gets a short message that starts with a field it names or what to send, never ajv\'s oneOf wording', () => {
-    const value = fc.oneof(fc.constantFrom('free', 'pro', 'business', 'enterprise'), fc.integer({ min: -2, max: 10 }), fc.constant(1.5), fc.string(), fc.constant(null), fc.string({ minLength: 100, maxLength: 300 }));
+  it("property: every refused key body gets a short message that starts with a field it names or what to send, never ajv's oneOf wording", () => {
+    const value = fc.oneof(
+      fc.constantFrom('free', 'pro', 'business', 'enterprise'),
+      fc.integer({ min: -2, max: 10 }),
+      fc.constant(1.5),
+      fc.string(),
+      fc.constant(null),
+      fc.string({ minLength: 100, maxLength: 300 }),
+    );
     const body = fc.oneof(
       fc.record({ plan: value, label: value, perMinute: value, perDay: value, extra: value }, { requiredKeys: [] }),
       fc.constantFrom<unknown>([], 'free', 7, null),
     );
-    const starts = /^(plan|label|perMinute|perDay) |^unknown body property '|^send at least one of |^body must be object$/;
+    const starts =
+      /^(plan|label|perMinute|perDay) |^unknown body property '|^send at least one of |^body must be object$/;
     fc.assert(
       fc.property(body, fc.constantFrom('newApiKey' as const, 'apiKeyPatch' as const), (b, which) => {
         const message = refusal(which, b);
@@ -69,7 +88,11 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
         expect(message.length).to.be.at.most(200);
         // Never a wrong lead: a field some shape takes is not "unknown", a plan that exists is not refused as a plan.
         expect(message, JSON.stringify(b)).not.to.match(/^unknown body property '(plan|label|perMinute|perDay)'/);
-        if (typeof b === 'object' && b !== null && ['free', 'pro', 'business', 'enterprise'].includes((b as { plan?: unknown }).plan as string)) {
+        if (
+          typeof b === 'object' &&
+          b !== null &&
+          ['free', 'pro', 'business', 'enterprise'].includes((b as { plan?: unknown }).plan as string)
+        ) {
           expect(message, JSON.stringify(b)).not.to.match(/^plan /);
         }
       }),
@@ -77,7 +100,7 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
     );
   });
 
-  it('checkBody answers 400 with it when the domain rule would take the body, and with the domain\'s message otherwise', () => {
+  it("checkBody answers 400 with it when the domain rule would take the body, and with the domain's message otherwise", () => {
     const thrown = (rule: (body: unknown) => ReturnType<typeof validateKeyRequest>) => {
       try {
         checkBody(validators.newApiKey, { plan: 'enterprise', perMinute: 5 }, rule);
@@ -88,7 +111,10 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
     };
     const schemaOnly = thrown(() => ok({ plan: 'free', quota: { perMinute: 1, perDay: 1 } }));
     expect(schemaOnly).to.be.instanceOf(HttpError);
-    expect([schemaOnly.code, schemaOnly.message]).to.deep.equal(['validation_failed', 'perDay is required with plan enterprise']);
+    expect([schemaOnly.code, schemaOnly.message]).to.deep.equal([
+      'validation_failed',
+      'perDay is required with plan enterprise',
+    ]);
     const domain = validateKeyRequest({ plan: 'enterprise', perMinute: 5 });
     expect(thrown(validateKeyRequest).message).to.equal(domain.ok ? '' : domain.error.message);
   });

@@ -46,7 +46,11 @@ for (const api of [dns, dns.promises]) {
 `;
 
 /** Runs `node --import <guard> args…` in `dir` with no inherited environment; its stdout and every network attempt. */
-const runGuarded = async (dir: string, args: readonly string[], env: Record<string, string> = {}): Promise<{ stdout: string; network: string[] }> => {
+const runGuarded = async (
+  dir: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ stdout: string; network: string[] }> => {
   const guard = join(dir, 'network-guard.mjs');
   const log = join(dir, 'network.log');
   await writeFile(guard, NETWORK_GUARD);
@@ -55,7 +59,11 @@ const runGuarded = async (dir: string, args: readonly string[], env: Record<stri
     execFile(
       process.execPath,
       ['--import', pathToFileURL(guard).href, ...args],
-      { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HOME: dir, PETSTORE_NETWORK_LOG: log, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      {
+        cwd: dir,
+        env: { PATH: process.env['PATH'] ?? '', HOME: dir, PETSTORE_NETWORK_LOG: log, ...env },
+        maxBuffer: 16 * 1024 * 1024,
+      },
       (_error, out) => resolve(out),
     );
   });
@@ -70,7 +78,13 @@ interface LintReport {
 type Operation = {
   operationId?: string;
   summary?: string;
-  parameters?: { $ref?: string; required?: boolean; example?: unknown; examples?: unknown; schema?: { default?: unknown } }[];
+  parameters?: {
+    $ref?: string;
+    required?: boolean;
+    example?: unknown;
+    examples?: unknown;
+    schema?: { default?: unknown };
+  }[];
   requestBody?: { content: Record<string, { example?: unknown; examples?: unknown }> };
   responses: Record<string, { $ref?: string; content?: Record<string, { example?: unknown; examples?: unknown }> }>;
 };
@@ -82,7 +96,8 @@ const operations = (doc: Record<string, unknown>): [string, Operation][] =>
       .map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]),
   );
 
-const hasExample = (media: { example?: unknown; examples?: unknown } | undefined): boolean => media !== undefined && (media.example !== undefined || media.examples !== undefined);
+const hasExample = (media: { example?: unknown; examples?: unknown } | undefined): boolean =>
+  media !== undefined && (media.example !== undefined || media.examples !== undefined);
 
 describe('the OpenAPI document (docs/rules.md §2)', function () {
   this.timeout(60_000);
@@ -111,18 +126,27 @@ describe('the OpenAPI document (docs/rules.md §2)', function () {
 
   it('redocly.yaml extends the recommended rules and changes none of them (no `rules`, no ignore file)', async () => {
     const config = await readFile(CONFIG, 'utf8');
-    const keys = config.split('\n').filter((line) => /^[A-Za-z]/.test(line)).map((line) => line.replace(/:.*$/, ''));
+    const keys = config
+      .split('\n')
+      .filter((line) => /^[A-Za-z]/.test(line))
+      .map((line) => line.replace(/:.*$/, ''));
     expect(keys).to.deep.equal(['extends', 'telemetry']);
     expect(config).to.match(/^extends:\n {2}- recommended\n/m);
     expect(config).to.match(/^telemetry: off$/m);
     const ignoreFile = fileURLToPath(new URL('../../.redocly.lint-ignore.yaml', import.meta.url));
-    expect(await readFile(ignoreFile, 'utf8').then(() => 'present', () => 'absent')).to.equal('absent');
+    expect(
+      await readFile(ignoreFile, 'utf8').then(
+        () => 'present',
+        () => 'absent',
+      ),
+    ).to.equal('absent');
   });
 
   it('the network guard works: it refuses and records a connection (to a closed loopback port) and a name lookup', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-guard-'));
     try {
-      const script = "await fetch('http://127.0.0.1:65535/').catch(() => {}); await import('node:dns').then((dns) => dns.promises.lookup('localhost')).catch(() => {});";
+      const script =
+        "await fetch('http://127.0.0.1:65535/').catch(() => {}); await import('node:dns').then((dns) => dns.promises.lookup('localhost')).catch(() => {});";
       const { network } = await runGuarded(dir, ['--input-type=module', '-e', script]);
       expect(network).to.deep.equal(['connect 127.0.0.1:65535', 'dns lookup localhost']);
     } finally {
@@ -132,17 +156,22 @@ describe('the OpenAPI document (docs/rules.md §2)', function () {
 
   it('every operation has a summary, an example request (body, and each required parameter) and an example response', () => {
     const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as Record<string, unknown>;
-    const components = doc['components'] as { responses: Record<string, { content?: Record<string, { example?: unknown }> }> };
+    const components = doc['components'] as {
+      responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+    };
     const ops = operations(doc);
     expect(ops.length).to.be.greaterThan(0);
     for (const [name, op] of ops) {
       expect(op.summary, `${name}: summary`).to.be.a('string').and.not.equal('');
       if (op.requestBody !== undefined) {
-        for (const [type, media] of Object.entries(op.requestBody.content)) expect(hasExample(media), `${name}: example of its ${type} body`).to.equal(true);
+        for (const [type, media] of Object.entries(op.requestBody.content))
+          expect(hasExample(media), `${name}: example of its ${type} body`).to.equal(true);
       }
       for (const parameter of op.parameters ?? []) {
         if (parameter.$ref !== undefined || parameter.required !== true) continue;
-        expect(parameter.example ?? parameter.examples, `${name}: example of a required parameter`).not.to.equal(undefined);
+        expect(parameter.example ?? parameter.examples, `${name}: example of a required parameter`).not.to.equal(
+          undefined,
+        );
       }
       const examples = Object.entries(op.responses).filter(([, response]) => {
         const resolved = response.$ref === undefined ? response : components.responses[response.$ref.split('/').pop()!];
@@ -150,16 +179,23 @@ describe('the OpenAPI document (docs/rules.md §2)', function () {
       });
       // A success without a body (204) has nothing to show.
       if (op.responses['204'] !== undefined) continue;
-      expect(examples.map(([status]) => status).filter((s) => /^2/.test(s)), `${name}: an example of its success answer`).to.have.length.greaterThan(0);
+      expect(
+        examples.map(([status]) => status).filter((s) => /^2/.test(s)),
+        `${name}: an example of its success answer`,
+      ).to.have.length.greaterThan(0);
     }
   });
 
   it('the creates of IDEMPOTENT_CREATES document Idempotency-Key, 409 and 422, and Idempotent-Replayed', () => {
-    const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as { paths: Record<string, Record<string, Operation & { responses: Record<string, { headers?: object }> }>> };
+    const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as {
+      paths: Record<string, Record<string, Operation & { responses: Record<string, { headers?: object }> }>>;
+    };
     const create = doc.paths['/pets']!['post']!;
     expect(create.parameters).to.deep.include({ $ref: '#/components/parameters/IdempotencyKey' });
     expect(create.responses).to.include.keys('409', '422');
     expect(create.responses['201']!.headers).to.have.property('Idempotent-Replayed');
-    expect(doc.paths['/pets']!['get']!.parameters).not.to.deep.include({ $ref: '#/components/parameters/IdempotencyKey' });
+    expect(doc.paths['/pets']!['get']!.parameters).not.to.deep.include({
+      $ref: '#/components/parameters/IdempotencyKey',
+    });
   });
 });

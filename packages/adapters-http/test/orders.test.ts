@@ -30,10 +30,18 @@ const createPet = async (s: TestServer, status: 'available' | 'pending' | 'sold'
 };
 
 const post = (s: TestServer, path: string, key: string, body?: string): Promise<RawResponse> =>
-  s.request({ method: 'POST', path, key, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
-const placeOrder = (s: TestServer, petId: unknown, key: string = OWNER) => post(s, '/v1/store/orders', key, JSON.stringify({ petId }));
-const act = (s: TestServer, id: number | string, action: string, key: string) => post(s, `/v1/store/orders/${id}/${action}`, key);
-const getOrder = (s: TestServer, id: number | string, key: string) => s.request({ path: `/v1/store/orders/${id}`, key });
+  s.request({
+    method: 'POST',
+    path,
+    key,
+    ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+  });
+const placeOrder = (s: TestServer, petId: unknown, key: string = OWNER) =>
+  post(s, '/v1/store/orders', key, JSON.stringify({ petId }));
+const act = (s: TestServer, id: number | string, action: string, key: string) =>
+  post(s, `/v1/store/orders/${id}/${action}`, key);
+const getOrder = (s: TestServer, id: number | string, key: string) =>
+  s.request({ path: `/v1/store/orders/${id}`, key });
 const petStatus = async (s: TestServer, petId: number): Promise<string> =>
   ((await s.request({ path: `/v1/pets/${petId}`, key: OWNER })).json() as { status: string }).status;
 
@@ -65,11 +73,17 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
   afterEach(() => s.close());
 
   describe('POST /v1/store/orders', () => {
-    it('places an order: 201, Location, the Order with the service clock\'s time, and the pet becomes pending', async () => {
+    it("places an order: 201, Location, the Order with the service clock's time, and the pet becomes pending", async () => {
       const petId = await createPet(s);
       s.clock.set(T0 + 1234);
       const order = await placed(s, petId);
-      expect(order).to.deep.equal({ id: order.id, petId, status: 'placed', placedAt: iso(T0 + 1234), updatedAt: iso(T0 + 1234) });
+      expect(order).to.deep.equal({
+        id: order.id,
+        petId,
+        status: 'placed',
+        placedAt: iso(T0 + 1234),
+        updatedAt: iso(T0 + 1234),
+      });
       expect(await petStatus(s, petId)).to.equal('pending');
       expect(orderOf(await getOrder(s, order.id, OWNER))).to.deep.equal(order);
     });
@@ -105,7 +119,13 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
       expectError(await post(s, '/v1/store/orders', OWNER, '{"petId":'), 400, 'malformed_json');
       expectError(await s.request({ method: 'POST', path: '/v1/store/orders', key: OWNER }), 400, 'validation_failed');
       expectError(
-        await s.request({ method: 'POST', path: '/v1/store/orders', key: OWNER, body: JSON.stringify({ petId }), headers: { 'content-type': 'text/plain' } }),
+        await s.request({
+          method: 'POST',
+          path: '/v1/store/orders',
+          key: OWNER,
+          body: JSON.stringify({ petId }),
+          headers: { 'content-type': 'text/plain' },
+        }),
         415,
         'unsupported_media_type',
       );
@@ -129,7 +149,9 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
 
     it('of 50 simultaneous orders for one available pet exactly one gets 201, the others 409', async () => {
       const petId = await createPet(s);
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => placeOrder(s, petId, i % 2 === 0 ? OWNER : OTHER)));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => placeOrder(s, petId, i % 2 === 0 ? OWNER : OTHER)),
+      );
       expect(answers.filter((a) => a.status === 201)).to.have.length(1);
       for (const a of answers.filter((x) => x.status !== 201)) conflict(a, 'pending');
       const all = (await s.request({ path: '/v1/store/orders', key: ADMIN })).json() as OrderBody[];
@@ -144,14 +166,28 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
       expect(orderOf(await getOrder(s, order.id, ADMIN))).to.deep.equal(order);
       const foreign = expectError(await getOrder(s, order.id, OTHER), 404, 'not_found');
       const missing = expectError(await getOrder(s, order.id + 1000, OTHER), 404, 'not_found');
-      expect(foreign.message.replace(String(order.id), 'N')).to.equal(missing.message.replace(String(order.id + 1000), 'N'));
+      expect(foreign.message.replace(String(order.id), 'N')).to.equal(
+        missing.message.replace(String(order.id + 1000), 'N'),
+      );
       expectError(await act(s, order.id, 'cancel', OTHER), 404, 'not_found');
       expect(orderOf(await getOrder(s, order.id, OWNER)).status, 'nothing changed').to.equal('placed');
     });
 
     it('orderId follows the petId rules: 400 for non-canonical ids, 404 for none', async () => {
       const order = await placed(s, await createPet(s));
-      for (const bad of ['abc', '0', '-1', '1.5', '007', `0${order.id}`, '%31', '+1', '1e3', '9223372036854775808', '99999999999999999999']) {
+      for (const bad of [
+        'abc',
+        '0',
+        '-1',
+        '1.5',
+        '007',
+        `0${order.id}`,
+        '%31',
+        '+1',
+        '1e3',
+        '9223372036854775808',
+        '99999999999999999999',
+      ]) {
         const { message } = expectError(await getOrder(s, bad, OWNER), 400, 'validation_failed');
         expect(message).to.include('orderId');
         expectError(await act(s, bad, 'cancel', OWNER), 400, 'validation_failed');
@@ -170,7 +206,9 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
       const wrong = await s.request({ path: '/v1/store/orders/1/approve', key: OWNER });
       expectError(wrong, 405, 'method_not_allowed');
       expect(wrong.header('allow')).to.include('POST');
-      expect((await s.request({ method: 'DELETE', path: '/v1/store/orders/1', key: OWNER })).header('allow')).to.include('GET');
+      expect(
+        (await s.request({ method: 'DELETE', path: '/v1/store/orders/1', key: OWNER })).header('allow'),
+      ).to.include('GET');
     });
   });
 
@@ -246,7 +284,7 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
   });
 
   describe('GET /v1/store/orders', () => {
-    it('lists the caller\'s orders (an admin: all), ascending id, with the status filter', async () => {
+    it("lists the caller's orders (an admin: all), ascending id, with the status filter", async () => {
       const mine = [await placed(s, await createPet(s)), await placed(s, await createPet(s))];
       const theirs = await placed(s, await createPet(s), OTHER);
       mine.push(await placed(s, await createPet(s)));
@@ -264,7 +302,16 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
       expect(await list(OWNER, '?status=placed')).to.deep.equal([mine[0]!.id, mine[2]!.id]);
       expect(await list(ADMIN, '?status=placed')).to.deep.equal([mine[0]!.id, theirs.id, mine[2]!.id]);
       expect(await list(ADMIN, '?status=delivered')).to.deep.equal([]);
-      for (const bad of ['?status=Placed', '?status=', '?status=pending', '?limit=0', '?limit=101', '?limit=abc', '?status=placed&status=approved', '?cursor=xyz']) {
+      for (const bad of [
+        '?status=Placed',
+        '?status=',
+        '?status=pending',
+        '?limit=0',
+        '?limit=101',
+        '?limit=abc',
+        '?status=placed&status=approved',
+        '?cursor=xyz',
+      ]) {
         expectError(await s.request({ path: `/v1/store/orders${bad}`, key: OWNER }), 400, 'validation_failed');
       }
     });
@@ -293,10 +340,25 @@ describe('orders: the adoption flow over HTTP (docs/rules.md §8)', () => {
       }
       expect(seen).to.deep.equal(ids);
       const cursor = new URL(firstNext, 'http://x').searchParams.get('cursor')!;
-      expectError(await s.request({ path: `/v1/store/orders?limit=3&status=placed&cursor=${cursor}`, key: OTHER }), 400, 'validation_failed');
-      expectError(await s.request({ path: `/v1/store/orders?limit=3&status=placed&cursor=${cursor}`, key: ADMIN }), 400, 'validation_failed');
-      expectError(await s.request({ path: `/v1/store/orders?limit=3&cursor=${cursor}`, key: OWNER }), 400, 'validation_failed');
-      expect((await s.request({ path: `/v1/store/orders?limit=5&status=placed&cursor=${cursor}`, key: OWNER })).status, 'limit may change').to.equal(200);
+      expectError(
+        await s.request({ path: `/v1/store/orders?limit=3&status=placed&cursor=${cursor}`, key: OTHER }),
+        400,
+        'validation_failed',
+      );
+      expectError(
+        await s.request({ path: `/v1/store/orders?limit=3&status=placed&cursor=${cursor}`, key: ADMIN }),
+        400,
+        'validation_failed',
+      );
+      expectError(
+        await s.request({ path: `/v1/store/orders?limit=3&cursor=${cursor}`, key: OWNER }),
+        400,
+        'validation_failed',
+      );
+      expect(
+        (await s.request({ path: `/v1/store/orders?limit=5&status=placed&cursor=${cursor}`, key: OWNER })).status,
+        'limit may change',
+      ).to.equal(200);
     });
   });
 
@@ -320,7 +382,10 @@ describe('orders: store faults over HTTP (docs/rules.md §3, §8)', () => {
   it('a fault between the writes of any action is 503 unavailable with Retry-After; the process keeps serving and the next request finishes the action', async () => {
     const faults = new FaultInjector({ hangMs: 5 });
     const pets = new PetRepositoryInMemory();
-    const s = await startServer({ repository: faults.petRepository(pets), orders: faults.orderRepository(new OrderRepositoryInMemory()) });
+    const s = await startServer({
+      repository: faults.petRepository(pets),
+      orders: faults.orderRepository(new OrderRepositoryInMemory()),
+    });
     try {
       const petId = await createPet(s);
       // Placing: the swap of the pet lands, the answer is lost.
@@ -362,7 +427,11 @@ describe('orders: store faults over HTTP (docs/rules.md §3, §8)', () => {
         expect(res.text).not.to.include('injected');
       }
       faults.reset();
-      expect((await s.request({ path: '/v1/store/inventory', key: OWNER })).json()).to.deep.equal({ available: 1, pending: 0, sold: 1 });
+      expect((await s.request({ path: '/v1/store/inventory', key: OWNER })).json()).to.deep.equal({
+        available: 1,
+        pending: 0,
+        sold: 1,
+      });
     } finally {
       faults.reset();
       await s.close();

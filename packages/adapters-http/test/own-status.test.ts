@@ -24,7 +24,15 @@ type Operation = {
   'x-stability': string;
   security?: unknown;
   description: string;
-  responses: Record<string, { $ref?: string; content?: { 'application/json': { schema: unknown; examples?: Record<string, { value: unknown }>; example?: unknown } } }>;
+  responses: Record<
+    string,
+    {
+      $ref?: string;
+      content?: {
+        'application/json': { schema: unknown; examples?: Record<string, { value: unknown }>; example?: unknown };
+      };
+    }
+  >;
 };
 
 describe('GET /v1/me in the HTTP adapter (docs/rules.md §14)', () => {
@@ -42,11 +50,16 @@ describe('GET /v1/me in the HTTP adapter (docs/rules.md §14)', () => {
     expect(op['x-stability']).to.equal('beta');
     expect(op.security, 'any key: the document’s bearerAuth, not adminKey').to.equal(undefined);
     expect(doc.security).to.deep.equal([{ bearerAuth: [] }]);
-    expect(doc.tags.find((t) => t.name === 'me')?.description).to.be.a('string').that.includes('any key');
+    expect(doc.tags.find((t) => t.name === 'me')?.description)
+      .to.be.a('string')
+      .that.includes('any key');
     expect(doc.components.schemas['OwnStatus']).to.equal(OwnStatusSchema);
     const ok = op.responses['200']!.content!['application/json'];
     expect(ok.schema).to.deep.equal({ $ref: '#/components/schemas/OwnStatus' });
-    for (const [name, example] of Object.entries(ok.examples ?? {})) expect(validateOwnStatus(example.value), `example ${name}: ${JSON.stringify(validateOwnStatus.errors)}`).to.equal(true);
+    for (const [name, example] of Object.entries(ok.examples ?? {}))
+      expect(validateOwnStatus(example.value), `example ${name}: ${JSON.stringify(validateOwnStatus.errors)}`).to.equal(
+        true,
+      );
     expect(Object.keys(ok.examples ?? {})).to.have.length.greaterThan(0);
     const tooMany = JSON.stringify(op.responses['429']);
     for (const code of ['rate_limited', 'temporarily_banned', 'Retry-After']) expect(tooMany).to.include(code);

@@ -26,9 +26,18 @@ const patchPet = (s: TestServer, id: string | number, body: unknown, options: Op
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 const deletePet = (s: TestServer, id: string | number, options: Options = {}): Promise<RawResponse> =>
-  s.request({ method: 'DELETE', path: `/v1/pets/${id}`, key: options.key ?? KEYS.admin, headers: options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch } });
-const getPet = (s: TestServer, id: string | number): Promise<RawResponse> => s.request({ path: `/v1/pets/${id}`, key: KEYS.huge });
-const createPet = async (s: TestServer, body: { name?: string; categoryId?: number; status?: PetStatus } = {}): Promise<Pet> => {
+  s.request({
+    method: 'DELETE',
+    path: `/v1/pets/${id}`,
+    key: options.key ?? KEYS.admin,
+    headers: options.ifMatch === undefined ? {} : { 'if-match': options.ifMatch },
+  });
+const getPet = (s: TestServer, id: string | number): Promise<RawResponse> =>
+  s.request({ path: `/v1/pets/${id}`, key: KEYS.huge });
+const createPet = async (
+  s: TestServer,
+  body: { name?: string; categoryId?: number; status?: PetStatus } = {},
+): Promise<Pet> => {
   const res = await s.postJson(JSON.stringify({ name: 'Rex', categoryId: 1, ...body }));
   expect(res.status).to.equal(201);
   return res.json() as Pet;
@@ -62,7 +71,13 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
   let s: TestServer;
   const withdrawn: number[] = [];
   const routes: string[] = [];
-  const metrics: HttpMetrics = { request: (method, route, status) => void routes.push(`${method} ${route} ${status}`), rateLimitDecision: () => {}, storeFailure: () => {}, orderTransition: () => {}, storeCircuit: () => {} };
+  const metrics: HttpMetrics = {
+    request: (method, route, status) => void routes.push(`${method} ${route} ${status}`),
+    rateLimitDecision: () => {},
+    storeFailure: () => {},
+    orderTransition: () => {},
+    storeCircuit: () => {},
+  };
   before(async () => {
     s = await startServer({ afterWithdrawal: async (petId) => void withdrawn.push(petId), metrics });
   });
@@ -77,7 +92,12 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
       const spied = new Proxy(counting, {
         get: (target, name, receiver) => {
           const value: unknown = Reflect.get(target, name, receiver);
-          return typeof value === 'function' ? (...args: unknown[]) => (calls.push(String(name)), (value as (...a: unknown[]) => unknown).apply(target, args)) : value;
+          return typeof value === 'function'
+            ? (...args: unknown[]) => (
+                calls.push(String(name)),
+                (value as (...a: unknown[]) => unknown).apply(target, args)
+              )
+            : value;
         },
       });
       const own = await startServer({ repository: spied });
@@ -139,7 +159,12 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
       expect(res.header('content-type')).to.equal('application/json; charset=utf-8');
       expect(res.json()).to.deep.equal({ id: pet.id, name: 'Misspelt', categoryId: 4, status: 'available' });
       expect((await getPet(s, pet.id)).json()).to.deep.equal(res.json());
-      expect((await patchPet(s, pet.id, { status: 'sold' })).json()).to.deep.equal({ id: pet.id, name: 'Misspelt', categoryId: 4, status: 'sold' });
+      expect((await patchPet(s, pet.id, { status: 'sold' })).json()).to.deep.equal({
+        id: pet.id,
+        name: 'Misspelt',
+        categoryId: 4,
+        status: 'sold',
+      });
       rateLimitOf(res);
       expect(res.header('deprecation'), 'only the GET of this path is deprecated').to.equal('');
     });
@@ -164,16 +189,36 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
         expect(refused.message, JSON.stringify(body)).to.match(message);
       }
       const long = expectError(await patchPet(s, pet.id, { ['k'.repeat(500)]: 1 }), 400, 'validation_failed');
-      expect(long.message, 'quotes at most 64 characters').to.include(`'${'k'.repeat(64)}…'`).and.not.include('k'.repeat(65));
+      expect(long.message, 'quotes at most 64 characters')
+        .to.include(`'${'k'.repeat(64)}…'`)
+        .and.not.include('k'.repeat(65));
       expectError(await patchPet(s, pet.id, '{"name":'), 400, 'malformed_json');
-      expectError(await s.request({ method: 'PATCH', path: `/v1/pets/${pet.id}`, key: KEYS.admin }), 400, 'validation_failed');
-      expectError(await s.request({ method: 'PATCH', path: `/v1/pets/${pet.id}`, key: KEYS.admin, headers: { 'content-type': 'text/plain' }, body: '{"name":"x"}' }), 415, 'unsupported_media_type');
+      expectError(
+        await s.request({ method: 'PATCH', path: `/v1/pets/${pet.id}`, key: KEYS.admin }),
+        400,
+        'validation_failed',
+      );
+      expectError(
+        await s.request({
+          method: 'PATCH',
+          path: `/v1/pets/${pet.id}`,
+          key: KEYS.admin,
+          headers: { 'content-type': 'text/plain' },
+          body: '{"name":"x"}',
+        }),
+        415,
+        'unsupported_media_type',
+      );
       expect((await getPet(s, pet.id)).json(), 'nothing changed').to.deep.equal(pet);
     });
 
     it('a categoryId must name a category: 400 after the shape rules, and nothing changes', async () => {
       const pet = await createPet(s);
-      const refused = expectError(await patchPet(s, pet.id, { name: 'Moved', categoryId: 777 }), 400, 'validation_failed');
+      const refused = expectError(
+        await patchPet(s, pet.id, { name: 'Moved', categoryId: 777 }),
+        400,
+        'validation_failed',
+      );
       expect(refused.message).to.equal('categoryId 777 names no category');
       expectError(await patchPet(s, pet.id, { categoryId: 0 }), 400, 'validation_failed');
       expect((await getPet(s, pet.id)).json()).to.deep.equal(pet);
@@ -238,7 +283,11 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
     it('a list of entity tags or *: a match changes the pet; a mismatch is 412 precondition_failed and nothing changes', async () => {
       const pet = await createPet(s, { name: 'Guarded' });
       const tag = await etagOf(s, pet.id);
-      const stale = expectError(await patchPet(s, pet.id, { name: 'Lost' }, { ifMatch: '"no-such-revision"' }), 412, 'precondition_failed');
+      const stale = expectError(
+        await patchPet(s, pet.id, { name: 'Lost' }, { ifMatch: '"no-such-revision"' }),
+        412,
+        'precondition_failed',
+      );
       expect(stale.message).to.include(tag);
       expectError(await patchPet(s, pet.id, { name: 'Lost' }, { ifMatch: `W/${tag}` }), 412, 'precondition_failed');
       expectError(await deletePet(s, pet.id, { ifMatch: '"x", "y"' }), 412, 'precondition_failed');
@@ -275,9 +324,13 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
 
   describe('DELETE /v1/pets/{petId}: the pet is withdrawn', () => {
     it('204; then GET is 404, lists and the inventory leave it out, an order for it is 400 as for no pet, PATCH and a second DELETE are 404; its photos go with it; ids are never reused', async () => {
-      const before = (await s.request({ path: '/v1/store/inventory', key: KEYS.huge })).json() as Record<PetStatus, number>;
+      const before = (await s.request({ path: '/v1/store/inventory', key: KEYS.huge })).json() as Record<
+        PetStatus,
+        number
+      >;
       const pets = [];
-      for (let i = 0; i < 5; i++) pets.push(await createPet(s, { name: `Shelter ${i}`, categoryId: 42, status: i === 1 ? 'sold' : 'available' }));
+      for (let i = 0; i < 5; i++)
+        pets.push(await createPet(s, { name: `Shelter ${i}`, categoryId: 42, status: i === 1 ? 'sold' : 'available' }));
       const leaving = pets[1]!;
       const res = await deletePet(s, leaving.id);
       expect(res.status).to.equal(204);
@@ -289,13 +342,19 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
         expect(await walk(s, query), query).not.to.include(leaving.id);
       }
       expect(await walk(s, '&categoryId=42')).to.deep.equal(pets.filter((p) => p !== leaving).map((p) => p.id));
-      const inventory = (await s.request({ path: '/v1/store/inventory', key: KEYS.huge })).json() as Record<PetStatus, number>;
+      const inventory = (await s.request({ path: '/v1/store/inventory', key: KEYS.huge })).json() as Record<
+        PetStatus,
+        number
+      >;
       expect(inventory).to.deep.equal({ ...before, available: before.available + 4 });
       const order = expectError(await placeOrder(s, leaving.id), 400, 'validation_failed');
       expect(order.message).to.equal(`petId ${leaving.id} names no pet`);
       expectError(await patchPet(s, leaving.id, { name: 'Back' }), 404, 'not_found');
       expectError(await deletePet(s, leaving.id), 404, 'not_found');
-      expect(withdrawn.filter((id) => id === leaving.id), 'told once').to.have.length(1);
+      expect(
+        withdrawn.filter((id) => id === leaving.id),
+        'told once',
+      ).to.have.length(1);
       expect((await createPet(s)).id, 'a new id').to.be.greaterThan(pets[4]!.id);
     });
 
@@ -309,9 +368,17 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
       expectError(await deletePet(s, pet.id), 409, 'conflict');
       await act(s, delivered.id, 'deliver');
       expect((await deletePet(s, pet.id)).status).to.equal(204);
-      expect((await s.request({ path: `/v1/store/orders/${cancelled.id}`, key: KEYS.huge })).json()).to.deep.include({ status: 'cancelled', petId: pet.id });
-      expect((await s.request({ path: `/v1/store/orders/${delivered.id}`, key: KEYS.pro })).json()).to.deep.include({ status: 'delivered', petId: pet.id });
-      const mine = (await s.request({ path: '/v1/store/orders?status=delivered&limit=100', key: KEYS.pro })).json() as { id: number }[];
+      expect((await s.request({ path: `/v1/store/orders/${cancelled.id}`, key: KEYS.huge })).json()).to.deep.include({
+        status: 'cancelled',
+        petId: pet.id,
+      });
+      expect((await s.request({ path: `/v1/store/orders/${delivered.id}`, key: KEYS.pro })).json()).to.deep.include({
+        status: 'delivered',
+        petId: pet.id,
+      });
+      const mine = (await s.request({ path: '/v1/store/orders?status=delivered&limit=100', key: KEYS.pro })).json() as {
+        id: number;
+      }[];
       expect(mine.map((o) => o.id)).to.include(delivered.id);
     });
   });
@@ -339,8 +406,14 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
       );
       const outcomes = answers.map(code);
       const after = await getPet(s, pet.id);
-      const end = after.status === 404 ? ({ withdrawn: true } as const) : ({ withdrawn: false, status: (after.json() as Pet).status } as const);
-      expect(serialOrderOf('available', requests, outcomes, end), `round ${round}: ${outcomes.join(' ')} ending ${JSON.stringify(end)}`).not.to.equal(undefined);
+      const end =
+        after.status === 404
+          ? ({ withdrawn: true } as const)
+          : ({ withdrawn: false, status: (after.json() as Pet).status } as const);
+      expect(
+        serialOrderOf('available', requests, outcomes, end),
+        `round ${round}: ${outcomes.join(' ')} ending ${JSON.stringify(end)}`,
+      ).not.to.equal(undefined);
     }
   });
 
@@ -350,13 +423,33 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
     await patchPet(s, pet.id, { name: 'Counted' });
     await deletePet(s, pet.id);
     await deletePet(s, pet.id);
-    expect(routes).to.deep.equal(['PATCH /v1/pets/:petId 200', 'DELETE /v1/pets/:petId 204', 'DELETE /v1/pets/:petId 404']);
+    expect(routes).to.deep.equal([
+      'PATCH /v1/pets/:petId 200',
+      'DELETE /v1/pets/:petId 204',
+      'DELETE /v1/pets/:petId 404',
+    ]);
   });
 
   it('the OpenAPI document: PATCH and DELETE of /pets/{petId} under tag pets, beta, admin keys, with If-Match, examples and their 403, 409 and 412; getPet and PATCH answers document ETag', () => {
     const doc = buildOpenApiDocument() as {
-      paths: Record<string, Record<string, { tags: string[]; 'x-stability': string; security?: unknown; parameters: unknown[]; responses: Record<string, { headers?: object }> }>>;
-      components: { parameters: Record<string, { name: string; in: string }>; responses: Record<string, unknown>; headers: Record<string, unknown> };
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            tags: string[];
+            'x-stability': string;
+            security?: unknown;
+            parameters: unknown[];
+            responses: Record<string, { headers?: object }>;
+          }
+        >
+      >;
+      components: {
+        parameters: Record<string, { name: string; in: string }>;
+        responses: Record<string, unknown>;
+        headers: Record<string, unknown>;
+      };
     };
     const item = doc.paths['/pets/{petId}']!;
     for (const method of ['patch', 'delete']) {
@@ -379,13 +472,24 @@ describe('pet maintenance over HTTP (docs/rules.md §12)', () => {
       const preflight = await cors.request({
         method: 'OPTIONS',
         path: '/v1/pets/1',
-        headers: { origin: 'https://shelter.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type, if-match' },
+        headers: {
+          origin: 'https://shelter.example',
+          'access-control-request-method': 'PATCH',
+          'access-control-request-headers': 'authorization, content-type, if-match',
+        },
       });
       expect(preflight.status).to.equal(204);
       expect(preflight.header('access-control-allow-methods').split(',')).to.include.members(['PATCH', 'DELETE']);
-      expect(preflight.header('access-control-allow-headers').split(',')).to.include.members(['If-Match', 'If-None-Match']);
+      expect(preflight.header('access-control-allow-headers').split(',')).to.include.members([
+        'If-Match',
+        'If-None-Match',
+      ]);
       const pet = (await cors.postJson('{"name":"Rex","categoryId":1}')).json() as Pet;
-      const read = await cors.request({ path: `/v1/pets/${pet.id}`, key: KEYS.huge, headers: { origin: 'https://shelter.example' } });
+      const read = await cors.request({
+        path: `/v1/pets/${pet.id}`,
+        key: KEYS.huge,
+        headers: { origin: 'https://shelter.example' },
+      });
       expect(read.header('access-control-expose-headers').split(',')).to.include('ETag');
     } finally {
       await cors.close();

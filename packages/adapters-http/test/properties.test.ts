@@ -26,7 +26,9 @@ const predictCreate = (text: string): { status: 201 | 400; code?: string } => {
     return { status: 400, code: 'malformed_json' };
   }
   const draft = validateNewPet(value);
-  return draft.ok && draft.value.categoryId <= SEEDED_CATEGORIES ? { status: 201 } : { status: 400, code: 'validation_failed' };
+  return draft.ok && draft.value.categoryId <= SEEDED_CATEGORIES
+    ? { status: 201 }
+    : { status: 400, code: 'validation_failed' };
 };
 
 const entry = (key: string, value: unknown): string => `${JSON.stringify(key)}:${JSON.stringify(value)}`;
@@ -35,7 +37,23 @@ const entry = (key: string, value: unknown): string => `${JSON.stringify(key)}:$
 const nearValidText: fc.Arbitrary<string> = fc
   .record(
     {
-      name: fc.oneof(validNameArb, fc.constantFrom('', ' ', '\t', '\ud800', 'a\udc00', 'x'.repeat(200), 'x'.repeat(201), '𝒜'.repeat(200), '𝒜'.repeat(201)), fc.string(), fc.integer(), fc.constant(null)),
+      name: fc.oneof(
+        validNameArb,
+        fc.constantFrom(
+          '',
+          ' ',
+          '\t',
+          '\ud800',
+          'a\udc00',
+          'x'.repeat(200),
+          'x'.repeat(201),
+          '𝒜'.repeat(200),
+          '𝒜'.repeat(201),
+        ),
+        fc.string(),
+        fc.integer(),
+        fc.constant(null),
+      ),
       categoryId: fc.oneof(
         fc.integer({ min: 1, max: SEEDED_CATEGORIES + 50 }),
         fc.integer({ min: -10, max: 10 }),
@@ -43,8 +61,15 @@ const nearValidText: fc.Arbitrary<string> = fc
         fc.double({ noNaN: true, noDefaultInfinity: true }),
         fc.constantFrom('5', '1', true, null, [1], {}),
       ),
-      status: fc.oneof(fc.constantFrom(...PET_STATUSES), fc.constantFrom('Available', 'SOLD', '', 'sold ', null, 1), fc.string()),
-      extra: fc.tuple(fc.constantFrom('id', '__proto__', 'constructor', 'prototype', 'extra', 'Name', ''), fc.jsonValue({ maxDepth: 1 })),
+      status: fc.oneof(
+        fc.constantFrom(...PET_STATUSES),
+        fc.constantFrom('Available', 'SOLD', '', 'sold ', null, 1),
+        fc.string(),
+      ),
+      extra: fc.tuple(
+        fc.constantFrom('id', '__proto__', 'constructor', 'prototype', 'extra', 'Name', ''),
+        fc.jsonValue({ maxDepth: 1 }),
+      ),
     },
     { requiredKeys: [] },
   )
@@ -77,7 +102,8 @@ describe('properties over HTTP (docs/rules.md §1, §2)', function () {
   let s: TestServer;
   before(async () => {
     s = await startServer();
-    for (let i = 0; i < 30; i++) await s.postJson(JSON.stringify({ name: `seed ${i}`, categoryId: 1, status: PET_STATUSES[i % 3] }));
+    for (let i = 0; i < 30; i++)
+      await s.postJson(JSON.stringify({ name: `seed ${i}`, categoryId: 1, status: PET_STATUSES[i % 3] }));
   });
   after(() => s.close());
 
@@ -109,16 +135,40 @@ describe('properties over HTTP (docs/rules.md §1, §2)', function () {
   it('GET /v1/pets answers 200 exactly when limit is a canonical integer 1–100 and status one of the three, each at most once', async () => {
     const limitArb = fc.oneof(
       fc.integer({ min: -5, max: 120 }).map(String),
-      fc.constantFrom('1', '100', '20', '0', '101', '007', '01', '+5', '1.0', '1e1', ' 5', '5 ', '', 'abc', '٣', '99999999999999999999'),
+      fc.constantFrom(
+        '1',
+        '100',
+        '20',
+        '0',
+        '101',
+        '007',
+        '01',
+        '+5',
+        '1.0',
+        '1e1',
+        ' 5',
+        '5 ',
+        '',
+        'abc',
+        '٣',
+        '99999999999999999999',
+      ),
       fc.string({ unit: 'grapheme', maxLength: 6 }),
     );
-    const statusArb = fc.oneof(fc.constantFrom(...PET_STATUSES), fc.constantFrom('Available', 'SOLD', '', 'sold ', ' sold'), fc.string({ unit: 'grapheme', maxLength: 8 }));
+    const statusArb = fc.oneof(
+      fc.constantFrom(...PET_STATUSES),
+      fc.constantFrom('Available', 'SOLD', '', 'sold ', ' sold'),
+      fc.string({ unit: 'grapheme', maxLength: 8 }),
+    );
     const queryArb = fc.record({
       limit: fc.option(limitArb, { nil: undefined }),
       status: fc.option(statusArb, { nil: undefined }),
       repeatLimit: fc.boolean(),
       repeatStatus: fc.boolean(),
-      unknown: fc.option(fc.tuple(fc.constantFrom('foo', 'Limit', 'STATUS', 'page', 'offset'), fc.string({ maxLength: 5 })), { nil: undefined }),
+      unknown: fc.option(
+        fc.tuple(fc.constantFrom('foo', 'Limit', 'STATUS', 'page', 'offset'), fc.string({ maxLength: 5 })),
+        { nil: undefined },
+      ),
     });
     await fc.assert(
       fc.asyncProperty(queryArb, async (q) => {
@@ -130,8 +180,10 @@ describe('properties over HTTP (docs/rules.md §1, §2)', function () {
         if (q.unknown !== undefined) parts.push(`${q.unknown[0]}=${encodeURIComponent(q.unknown[1])}`);
         const path = `/v1/pets${parts.length > 0 ? `?${parts.join('&')}` : ''}`;
 
-        const limitOk = q.limit === undefined || (!q.repeatLimit && /^[1-9][0-9]*$/.test(q.limit) && Number(q.limit) <= 100);
-        const statusOk = q.status === undefined || (!q.repeatStatus && (PET_STATUSES as readonly string[]).includes(q.status));
+        const limitOk =
+          q.limit === undefined || (!q.repeatLimit && /^[1-9][0-9]*$/.test(q.limit) && Number(q.limit) <= 100);
+        const statusOk =
+          q.status === undefined || (!q.repeatStatus && (PET_STATUSES as readonly string[]).includes(q.status));
         const res = await s.request({ path, key: KEYS.huge });
         noServerError(res);
         if (limitOk && statusOk) {
@@ -155,7 +207,20 @@ describe('properties over HTTP (docs/rules.md §1, §2)', function () {
         fc.bigInt({ min: -10n, max: 2n ** 64n }).map(String),
         fc.integer({ min: 1, max: 40 }).map(String),
         fc.tuple(fc.stringMatching(/^0{1,3}$/), fc.integer({ min: 0, max: 50 })).map(([zeros, n]) => `${zeros}${n}`),
-        fc.constantFrom('%31', '1.0', '0x1', '1e2', '9223372036854775807', '9223372036854775808', '+1', '-0', '%', '%zz', '..', '.'),
+        fc.constantFrom(
+          '%31',
+          '1.0',
+          '0x1',
+          '1e2',
+          '9223372036854775807',
+          '9223372036854775808',
+          '+1',
+          '-0',
+          '%',
+          '%zz',
+          '..',
+          '.',
+        ),
         fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }).map((t) => encodeURIComponent(t)),
       )
       .filter((seg) => seg !== '');

@@ -17,7 +17,28 @@ const reference = (querystring: string): Record<string, string | string[]> => {
 describe('list query parsing', () => {
   it('property: reads limit, status and cursor exactly as URLSearchParams does', () => {
     const piece = fc.oneof(
-      fc.constantFrom('limit', 'status', 'cursor', 'lim%69t', 'st%61tus', 'other', '', '=', '&', '+', '%', '%2', '%zz', '%20', '%26', '%3D', '%C3%A9', '%FF', '20', 'available'),
+      fc.constantFrom(
+        'limit',
+        'status',
+        'cursor',
+        'lim%69t',
+        'st%61tus',
+        'other',
+        '',
+        '=',
+        '&',
+        '+',
+        '%',
+        '%2',
+        '%zz',
+        '%20',
+        '%26',
+        '%3D',
+        '%C3%A9',
+        '%FF',
+        '20',
+        'available',
+      ),
       fc.string({ unit: fc.constantFrom('a', '1', '=', '&', '+', '%', '2', '0', 'F', ' '), maxLength: 6 }),
     );
     fc.assert(

@@ -30,7 +30,9 @@ describe('rate limits and bans (docs/rules.md §5)', () => {
   afterEach(() => s.close());
   const get = (key?: string, path = '/v1/pets', headers: Record<string, string> = {}): Promise<RawResponse> =>
     s.request({ path, headers, ...(key === undefined ? {} : { key }) });
-  const small = (perMinute: number, perDay: number): KeySpec[] => [{ key: 'small', plan: 'enterprise', quota: { perMinute, perDay } }];
+  const small = (perMinute: number, perDay: number): KeySpec[] => [
+    { key: 'small', plan: 'enterprise', quota: { perMinute, perDay } },
+  ];
 
   it('free key: 60 admitted in the minute, the 61st is 429 rate_limited with Retry-After to the minute end and Remaining 0; the next UTC minute admits again', async () => {
     await start();
@@ -38,7 +40,14 @@ describe('rate limits and bans (docs/rules.md §5)', () => {
     admitted.forEach((res, i) => {
       expect(res.status).to.equal(200);
       const rl = rateLimitOf(res);
-      expect(rl).to.include({ limit: 60, remaining: 59 - i, reset: minuteEnd(NOW), name: 'minute', t: 45, policy: FREE_POLICY });
+      expect(rl).to.include({
+        limit: 60,
+        remaining: 59 - i,
+        reset: minuteEnd(NOW),
+        name: 'minute',
+        t: 45,
+        policy: FREE_POLICY,
+      });
     });
     const refused = await get(KEYS.free);
     expectError(refused, 429, 'rate_limited');
@@ -96,7 +105,13 @@ describe('rate limits and bans (docs/rules.md §5)', () => {
     const second = await sequential(5, () => get('small'));
     second.forEach((res, i) => {
       expect(res.status).to.equal(200);
-      expect(rateLimitOf(res)).to.include({ name: 'day', limit: 8, remaining: 4 - i, reset: dayEnd(m2), t: dayEnd(m2) - Math.floor(m2 / 1000) });
+      expect(rateLimitOf(res)).to.include({
+        name: 'day',
+        limit: 8,
+        remaining: 4 - i,
+        reset: dayEnd(m2),
+        t: dayEnd(m2) - Math.floor(m2 / 1000),
+      });
     });
     const refused = await get('small');
     expectError(refused, 429, 'rate_limited');
@@ -180,7 +195,10 @@ describe('rate limits and bans (docs/rules.md §5)', () => {
   });
 
   describe('callers without a valid credential', () => {
-    const junk = (i: number): Record<string, string> => [{}, { authorization: `Bearer guess-${i}` }, { authorization: 'Basic eA==' }, { authorization: 'Bearer' }][i % 4]!;
+    const junk = (i: number): Record<string, string> =>
+      [{}, { authorization: `Bearer guess-${i}` }, { authorization: 'Basic eA==' }, { authorization: 'Bearer' }][
+        i % 4
+      ]!;
 
     it('are counted together per client address on the free numbers; past 60 they get 429 instead of 401, whatever key they try', async () => {
       await start();
@@ -242,7 +260,9 @@ describe('rate limits and bans (docs/rules.md §5)', () => {
 
     it('100 simultaneous anonymous requests from one address: exactly 60 are 401 and 40 are 429', async () => {
       await start();
-      const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => get(undefined, '/v1/pets', { authorization: `Bearer guess-${i}` })));
+      const responses = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => get(undefined, '/v1/pets', { authorization: `Bearer guess-${i}` })),
+      );
       expect(responses.filter((r) => r.status === 401)).to.have.length(60);
       expect(responses.filter((r) => r.status === 429)).to.have.length(40);
     });

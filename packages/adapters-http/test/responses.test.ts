@@ -1,7 +1,15 @@
 // docs/rules.md §2 "Every response" and §3 "Errors": Content-Type of JSON bodies, X-Request-Id
 // (echoed, generated, replaced, never reflected), and the Error body.
 import { expect } from 'chai';
-import { expectError, KEYS, parseRawResponse, rawSocket, startServer, type RawResponse, type TestServer } from './support/server.js';
+import {
+  expectError,
+  KEYS,
+  parseRawResponse,
+  rawSocket,
+  startServer,
+  type RawResponse,
+  type TestServer,
+} from './support/server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -26,7 +34,13 @@ describe('every response (docs/rules.md §2, §3)', () => {
     s.request({ path: '/v1/pets/99', key: KEYS.huge, headers }), // 404
     s.request({ path: '/nowhere', key: KEYS.huge, headers }), // 404
     s.request({ method: 'DELETE', path: '/v1/pets', key: KEYS.huge, headers }), // 405
-    s.request({ method: 'POST', path: '/v1/pets', key: KEYS.huge, headers: { ...headers, 'content-type': 'text/plain' }, body: 'x' }), // 415
+    s.request({
+      method: 'POST',
+      path: '/v1/pets',
+      key: KEYS.huge,
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: 'x',
+    }), // 415
     s.request({ path: '/v1/openapi.json', headers }),
     s.request({ path: '/healthz', headers }),
     s.request({ path: '/readyz', headers }),
@@ -34,16 +48,26 @@ describe('every response (docs/rules.md §2, §3)', () => {
 
   it('JSON bodies carry Content-Type: application/json; charset=utf-8, success and error alike', async () => {
     const responses = await Promise.all(everyKind());
-    expect(responses.map((r) => r.status)).to.deep.equal([200, 201, 200, 400, 400, 401, 404, 404, 405, 415, 200, 200, 200]);
+    expect(responses.map((r) => r.status)).to.deep.equal([
+      200, 201, 200, 400, 400, 401, 404, 404, 405, 415, 200, 200, 200,
+    ]);
     for (const res of responses) {
-      expect(res.header('content-type'), `${res.status} ${res.text.slice(0, 60)}`).to.equal('application/json; charset=utf-8');
+      expect(res.header('content-type'), `${res.status} ${res.text.slice(0, 60)}`).to.equal(
+        'application/json; charset=utf-8',
+      );
       expect(() => res.json()).to.not.throw();
     }
   });
 
   it('every non-2xx body is exactly { code, message, status } with status = the HTTP status', async () => {
     const responses = await Promise.all(everyKind());
-    const codes = { 400: ['validation_failed', 'malformed_json'], 401: ['unauthorized'], 404: ['not_found'], 405: ['method_not_allowed'], 415: ['unsupported_media_type'] };
+    const codes = {
+      400: ['validation_failed', 'malformed_json'],
+      401: ['unauthorized'],
+      404: ['not_found'],
+      405: ['method_not_allowed'],
+      415: ['unsupported_media_type'],
+    };
     for (const res of responses.filter((r) => r.status >= 400)) {
       const body = res.json() as { code: string };
       expect(codes[res.status as keyof typeof codes]).to.include(body.code);
@@ -66,7 +90,20 @@ describe('every response (docs/rules.md §2, §3)', () => {
   });
 
   it('replaces an ill-formed X-Request-Id (129+ characters, characters outside the set, empty) and never reflects it', async () => {
-    const bad = ['y'.repeat(129), 'z'.repeat(1000), 'abc def', 'a<script>b', 'id;drop', 'a/b', 'a:b', 'caf\u00e9', '"quoted"', 'a,b', 'tab\there', ''];
+    const bad = [
+      'y'.repeat(129),
+      'z'.repeat(1000),
+      'abc def',
+      'a<script>b',
+      'id;drop',
+      'a/b',
+      'a:b',
+      'caf\u00e9',
+      '"quoted"',
+      'a,b',
+      'tab\there',
+      '',
+    ];
     for (const id of bad) {
       const responses = await Promise.all(everyKind({ 'x-request-id': id }));
       for (const res of responses) {

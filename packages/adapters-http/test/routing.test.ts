@@ -16,7 +16,16 @@ import {
   PetPatchSchema,
   PetSchema,
 } from '@petstore/domain';
-import { expectError, KEYS, parseRawResponse, rateLimitOf, rawSocket, startServer, type RawResponse, type TestServer } from './support/server.js';
+import {
+  expectError,
+  KEYS,
+  parseRawResponse,
+  rateLimitOf,
+  rawSocket,
+  startServer,
+  type RawResponse,
+  type TestServer,
+} from './support/server.js';
 
 const allowOf = (res: RawResponse): string[] =>
   res
@@ -41,7 +50,22 @@ describe('routing (docs/rules.md §2)', () => {
   beforeEach(() => s.clock.advance(60_000));
 
   it('an unknown path is 404 not_found, with or without a credential', async () => {
-    for (const path of ['/', '/v1', '/v1/', '/v2/pets', '/v1/pet', '/pets', '/v1/pets/1/extra', '/V1/PETS', '/v1/Pets', '/v1/store/order', '/v1/category', '/v1/categories/1/pets', '/v1/openapi.yaml', '/healthz/x']) {
+    for (const path of [
+      '/',
+      '/v1',
+      '/v1/',
+      '/v2/pets',
+      '/v1/pet',
+      '/pets',
+      '/v1/pets/1/extra',
+      '/V1/PETS',
+      '/v1/Pets',
+      '/v1/store/order',
+      '/v1/category',
+      '/v1/categories/1/pets',
+      '/v1/openapi.yaml',
+      '/healthz/x',
+    ]) {
       for (const key of [KEYS.huge, undefined]) {
         const res = await s.request({ path, ...(key === undefined ? {} : { key }) });
         expectError(res, 404, 'not_found');
@@ -87,7 +111,10 @@ describe('routing (docs/rules.md §2)', () => {
       }
     }
     for (const method of ['TRACE', 'PROPFIND']) {
-      for (const [path, allow] of [['/v1/pets', PETS_ALLOW], ['/v1/pets/5', PET_ALLOW]] as const) {
+      for (const [path, allow] of [
+        ['/v1/pets', PETS_ALLOW],
+        ['/v1/pets/5', PET_ALLOW],
+      ] as const) {
         const res = await s.request({ method, path, key: KEYS.huge });
         expectError(res, 405, 'method_not_allowed');
         expect(allowOf(res)).to.deep.equal(allow);
@@ -96,7 +123,9 @@ describe('routing (docs/rules.md §2)', () => {
   });
 
   it('a method Node does not know is refused by the parser: never 501, an Error body and a request id', async () => {
-    const res = parseRawResponse(await rawSocket(s.port, 'FROBNICATE /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    const res = parseRawResponse(
+      await rawSocket(s.port, 'FROBNICATE /v1/pets HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+    );
     expect(res.status).to.not.equal(501);
     expect(res.status).to.be.within(400, 405);
     expect(res.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
@@ -120,7 +149,14 @@ describe('routing (docs/rules.md §2)', () => {
   });
 
   it('HEAD answers the headers GET would, without a body', async () => {
-    const volatile = new Set(['date', 'x-request-id', 'x-ratelimit-remaining', 'ratelimit', 'connection', 'keep-alive']);
+    const volatile = new Set([
+      'date',
+      'x-request-id',
+      'x-ratelimit-remaining',
+      'ratelimit',
+      'connection',
+      'keep-alive',
+    ]);
     const comparable = (res: RawResponse): Record<string, unknown> =>
       Object.fromEntries(Object.entries(res.headers).filter(([name]) => !volatile.has(name)));
     for (const [path, key] of [
@@ -142,7 +178,9 @@ describe('routing (docs/rules.md §2)', () => {
       expect(Number(head.header('content-length'))).to.equal(get.bytes.length);
     }
     // The Link of the next page is there too.
-    expect((await s.request({ method: 'HEAD', path: '/v1/pets?limit=3', key: KEYS.huge })).header('link')).to.match(/rel="next"$/);
+    expect((await s.request({ method: 'HEAD', path: '/v1/pets?limit=3', key: KEYS.huge })).header('link')).to.match(
+      /rel="next"$/,
+    );
   });
 
   describe('GET /v1/openapi.json', () => {
@@ -157,7 +195,9 @@ describe('routing (docs/rules.md §2)', () => {
 
     it('needs no credential, and an invalid one does not stop it', async () => {
       expect((await s.request({ path: '/v1/openapi.json', key: 'wrong' })).status).to.equal(200);
-      expect((await s.request({ path: '/v1/openapi.json', headers: { authorization: 'Basic eA==' } })).status).to.equal(200);
+      expect((await s.request({ path: '/v1/openapi.json', headers: { authorization: 'Basic eA==' } })).status).to.equal(
+        200,
+      );
     });
 
     it('is a valid OpenAPI 3.1 document', async () => {
@@ -191,7 +231,7 @@ describe('routing (docs/rules.md §2)', () => {
       expect(limit.schema).to.include({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
     });
 
-    it('every schema the validators compile is in the document as it validates: each body schema as its operation\'s body, each query schema as exactly its operation\'s query parameters', () => {
+    it("every schema the validators compile is in the document as it validates: each body schema as its operation's body, each query schema as exactly its operation's query parameters", () => {
       const plain = (x: unknown): unknown => JSON.parse(JSON.stringify(x));
       const bodies = [
         ['post', '/pets', NewPetSchema],
@@ -212,12 +252,19 @@ describe('routing (docs/rules.md §2)', () => {
         ['/admin/keys', ListKeysQuerySchema],
       ] as const;
       for (const [path, schema] of queries) {
-        const inQuery = (doc['paths'][path].get.parameters as { in: string; name: string; description: string; schema: unknown }[]).filter((p) => p.in === 'query');
+        const inQuery = (
+          doc['paths'][path].get.parameters as { in: string; name: string; description: string; schema: unknown }[]
+        ).filter((p) => p.in === 'query');
         const properties = schema.properties as Record<string, { description?: string }>;
-        expect(inQuery.map((p) => p.name), `GET ${path}`).to.have.members(Object.keys(properties));
+        expect(
+          inQuery.map((p) => p.name),
+          `GET ${path}`,
+        ).to.have.members(Object.keys(properties));
         for (const p of inQuery) {
           const { description, ...rest } = properties[p.name]!;
-          expect({ description: p.description, schema: p.schema }, `GET ${path} ${p.name}`).to.deep.equal(plain({ description, schema: rest }));
+          expect({ description: p.description, schema: p.schema }, `GET ${path} ${p.name}`).to.deep.equal(
+            plain({ description, schema: rest }),
+          );
         }
       }
     });

@@ -38,10 +38,17 @@ interface HandUpload {
 }
 
 /** A `POST` written by hand on its own connection (`Connection: close`): the head at once, the body as the test writes it. */
-const handRequest = (port: number, path: string, headers: Readonly<Record<string, string>>, key: string = KEYS.admin): HandUpload => {
+const handRequest = (
+  port: number,
+  path: string,
+  headers: Readonly<Record<string, string>>,
+  key: string = KEYS.admin,
+): HandUpload => {
   const socket = connect({ host: '127.0.0.1', port });
   socket.setNoDelay(true);
-  const lines = Object.entries({ host: 'x', authorization: `Bearer ${key}`, connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+  const lines = Object.entries({ host: 'x', authorization: `Bearer ${key}`, connection: 'close', ...headers }).map(
+    ([k, v]) => `${k}: ${v}\r\n`,
+  );
   socket.write(`POST ${path} HTTP/1.1\r\n${lines.join('')}\r\n`);
   const got: Buffer[] = [];
   let closedByServer = false;
@@ -88,7 +95,8 @@ const until = async (condition: () => boolean | Promise<boolean>, what: string, 
   }
 };
 
-const connections = (s: TestServer): Promise<number> => new Promise((resolve, reject) => s.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+const connections = (s: TestServer): Promise<number> =>
+  new Promise((resolve, reject) => s.server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
 
 const createPet = async (s: TestServer): Promise<number> => {
   const res = await s.postJson('{"name":"Rex","categoryId":1}');
@@ -96,11 +104,15 @@ const createPet = async (s: TestServer): Promise<number> => {
   return (res.json() as { id: number }).id;
 };
 
-const errorOf = (answer: HandAnswer): { code: string; message: string; status: number } => JSON.parse(answer.body) as { code: string; message: string; status: number };
+const errorOf = (answer: HandAnswer): { code: string; message: string; status: number } =>
+  JSON.parse(answer.body) as { code: string; message: string; status: number };
 
 /** A pet repository whose look-ups of the pets in `held` wait until `release` (an upload held before its body is read). */
 class HeldLookups {
-  private readonly held = new Map<number, { started: () => void; startedAt: Promise<void>; go: Promise<void>; release: () => void }>();
+  private readonly held = new Map<
+    number,
+    { started: () => void; startedAt: Promise<void>; go: Promise<void>; release: () => void }
+  >();
   wrap(inner: PetRepository): PetRepository {
     return {
       ...forwardingPets(inner),
@@ -151,12 +163,18 @@ describe('photo uploads: admitted before their body is read, their body timed (d
     it('past it an upload is answered 503 unavailable at once, with Retry-After, Connection: close and a message of its own, before a byte of its body is sent (none ever is), no 100 Continue', async () => {
       const petId = await createPet(s);
       const path = `/v1/pets/${petId}/photos`;
-      const held = [0, 1].map(() => handRequest(s.port, path, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) }));
+      const held = [0, 1].map(() =>
+        handRequest(s.port, path, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) }),
+      );
       for (const h of held) await h.write(jpeg.subarray(0, 100));
       await until(() => admission.inFlight.uploads === 2, 'both uploads admitted');
 
       // Declares 5 MiB and waits for a 100 Continue that must not come: the answer comes instead.
-      const refused = handRequest(s.port, path, { 'content-type': 'image/jpeg', 'content-length': String(5 * MiB), expect: '100-continue' });
+      const refused = handRequest(s.port, path, {
+        'content-type': 'image/jpeg',
+        'content-length': String(5 * MiB),
+        expect: '100-continue',
+      });
       const answer = await refused.answer;
       expect(refused.bodyBytesSent, 'no byte of the body was sent, so none was read').to.equal(0);
       expect(answer.text).not.to.match(/^HTTP\/1\.1 100/);
@@ -183,19 +201,36 @@ describe('photo uploads: admitted before their body is read, their body timed (d
     it("a client key's upload is still 403 (it takes no place); a refused upload's Idempotency-Key stays free", async () => {
       const petId = await createPet(s);
       const path = `/v1/pets/${petId}/photos`;
-      const held = [0, 1].map(() => handRequest(s.port, path, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) }));
+      const held = [0, 1].map(() =>
+        handRequest(s.port, path, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) }),
+      );
       for (const h of held) await h.write(jpeg.subarray(0, 100));
       await until(() => admission.inFlight.uploads === 2, 'both uploads admitted');
 
-      const client = handRequest(s.port, path, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) }, KEYS.huge);
+      const client = handRequest(
+        s.port,
+        path,
+        { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) },
+        KEYS.huge,
+      );
       expect((await client.answer).status).to.equal(403);
-      const keyed = handRequest(s.port, path, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length), 'idempotency-key': `busy-${petId}` });
+      const keyed = handRequest(s.port, path, {
+        'content-type': 'image/jpeg',
+        'content-length': String(jpeg.length),
+        'idempotency-key': `busy-${petId}`,
+      });
       expect((await keyed.answer).status).to.equal(503);
 
       for (const h of held) h.abort();
       await until(() => admission.inFlight.uploads === 0, 'the aborted uploads gave their places back');
       // The same upload under the same key, now admitted: a first attempt (no replay of the 503, no 409 or 422).
-      const retried = await s.request({ method: 'POST', path, key: KEYS.admin, headers: { 'content-type': 'image/jpeg', 'idempotency-key': `busy-${petId}` }, body: jpeg });
+      const retried = await s.request({
+        method: 'POST',
+        path,
+        key: KEYS.admin,
+        headers: { 'content-type': 'image/jpeg', 'idempotency-key': `busy-${petId}` },
+        body: jpeg,
+      });
       expect(retried.status, retried.text).to.equal(201);
       expect(retried.header('idempotent-replayed')).to.equal('');
     });
@@ -241,7 +276,10 @@ describe('photo uploads: admitted before their body is read, their body timed (d
     try {
       const petId = await createPet(s);
       const hold = lookups.hold(petId);
-      const gone = handRequest(s.port, `/v1/pets/${petId}/photos`, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) });
+      const gone = handRequest(s.port, `/v1/pets/${petId}/photos`, {
+        'content-type': 'image/jpeg',
+        'content-length': String(jpeg.length),
+      });
       await gone.write(jpeg.subarray(0, 100));
       await hold.started;
       expect(admission.inFlight.uploads).to.equal(1);
@@ -251,7 +289,13 @@ describe('photo uploads: admitted before their body is read, their body timed (d
       await until(async () => (await connections(s)) < open, 'the connection closed on the server');
       hold.release();
       await until(() => admission.inFlight.uploads === 0, 'the place given back');
-      const next = await s.request({ method: 'POST', path: `/v1/pets/${petId}/photos`, key: KEYS.admin, headers: { 'content-type': 'image/jpeg' }, body: jpeg });
+      const next = await s.request({
+        method: 'POST',
+        path: `/v1/pets/${petId}/photos`,
+        key: KEYS.admin,
+        headers: { 'content-type': 'image/jpeg' },
+        body: jpeg,
+      });
       expect(next.status, next.text).to.equal(201);
     } finally {
       await s.close();
@@ -263,7 +307,9 @@ describe('photo uploads: admitted before their body is read, their body timed (d
     const failing = new Set<number>();
     const admission = new UploadAdmission({ uploads: 3, bytes: 30 * MiB });
     // The photo store fails to write the files of the pets in `failing` (a 503 of the store's own).
-    const faults = new FaultInjector().use((call) => (call.method === 'putFile' && failing.has((call.args[0] as PhotoUpload).petId) ? 'fail' : undefined));
+    const faults = new FaultInjector().use((call) =>
+      call.method === 'putFile' && failing.has((call.args[0] as PhotoUpload).petId) ? 'fail' : undefined,
+    );
     const s = await startServer({
       uploads: admission,
       repository: lookups.wrap(new PetRepositoryInMemory()),
@@ -285,7 +331,10 @@ describe('photo uploads: admitted before their body is read, their body timed (d
         return { got: (await r.answer).status, may: [201, 503] };
       },
       notAnImage: async () => {
-        const r = handRequest(s.port, `/v1/pets/${await createPet(s)}/photos`, { 'content-type': 'image/jpeg', 'content-length': '5' });
+        const r = handRequest(s.port, `/v1/pets/${await createPet(s)}/photos`, {
+          'content-type': 'image/jpeg',
+          'content-length': '5',
+        });
         await r.write('hello');
         return { got: (await r.answer).status, may: [400, 503] };
       },
@@ -295,7 +344,10 @@ describe('photo uploads: admitted before their body is read, their body timed (d
         return { got: (await r.answer).status, may: [404, 503] };
       },
       otherType: async () => {
-        const r = handRequest(s.port, `/v1/pets/${await createPet(s)}/photos`, { ...image, 'content-type': 'image/gif' });
+        const r = handRequest(s.port, `/v1/pets/${await createPet(s)}/photos`, {
+          ...image,
+          'content-type': 'image/gif',
+        });
         await r.write(jpeg);
         return { got: (await r.answer).status, may: [415, 503] };
       },
@@ -341,11 +393,20 @@ describe('photo uploads: admitted before their body is read, their body timed (d
     } as const;
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.constantFrom(...(Object.keys(OUTCOMES) as (keyof typeof OUTCOMES)[])), { minLength: 1, maxLength: 8 }), async (mix) => {
-          const results = await Promise.all(mix.map((outcome) => OUTCOMES[outcome]()));
-          results.forEach(({ got, may }, i) => expect(may, `${mix[i]} answered ${got}`).to.include(got));
-          await until(() => admission.inFlight.uploads === 0 && admission.inFlight.bytes === 0, `every place given back after ${mix.join(', ')}`);
-        }),
+        fc.asyncProperty(
+          fc.array(fc.constantFrom(...(Object.keys(OUTCOMES) as (keyof typeof OUTCOMES)[])), {
+            minLength: 1,
+            maxLength: 8,
+          }),
+          async (mix) => {
+            const results = await Promise.all(mix.map((outcome) => OUTCOMES[outcome]()));
+            results.forEach(({ got, may }, i) => expect(may, `${mix[i]} answered ${got}`).to.include(got));
+            await until(
+              () => admission.inFlight.uploads === 0 && admission.inFlight.bytes === 0,
+              `every place given back after ${mix.join(', ')}`,
+            );
+          },
+        ),
         { numRuns: 12 },
       );
       // Full capacity: three uploads admitted at once, the fourth refused.
@@ -383,15 +444,25 @@ describe('photo uploads: admitted before their body is read, their body timed (d
 
     it('a slow but steady photo body, long past the request timeout, is stored; a JSON body as slow is cut at the request timeout (408)', async () => {
       const petId = await createPet(s);
-      const slow = handRequest(s.port, `/v1/pets/${petId}/photos`, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) });
+      const slow = handRequest(s.port, `/v1/pets/${petId}/photos`, {
+        'content-type': 'image/jpeg',
+        'content-length': String(jpeg.length),
+      });
       const started = Date.now();
       await drip(slow, jpeg, 20, 100);
       const stored = await slow.answer;
-      expect(Date.now() - started, 'the body took longer than the request timeout').to.be.above(timeouts.requestTimeoutMs);
+      expect(Date.now() - started, 'the body took longer than the request timeout').to.be.above(
+        timeouts.requestTimeoutMs,
+      );
       expect(stored.status, stored.body).to.equal(201);
 
       const body = Buffer.from('{"name":"Slowpoke","categoryId":1}');
-      const json = handRequest(s.port, '/v1/pets', { 'content-type': 'application/json', 'content-length': String(body.length) }, KEYS.huge);
+      const json = handRequest(
+        s.port,
+        '/v1/pets',
+        { 'content-type': 'application/json', 'content-length': String(body.length) },
+        KEYS.huge,
+      );
       await drip(json, body, 20, 100);
       const cut = await json.answer;
       expect(cut.status).to.equal(408);
@@ -402,14 +473,18 @@ describe('photo uploads: admitted before their body is read, their body timed (d
 
     it('a photo body that stalls is cut (408, the connection closed), and its place given back', async () => {
       const petId = await createPet(s);
-      const stalled = handRequest(s.port, `/v1/pets/${petId}/photos`, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) });
+      const stalled = handRequest(s.port, `/v1/pets/${petId}/photos`, {
+        'content-type': 'image/jpeg',
+        'content-length': String(jpeg.length),
+      });
       await stalled.write(jpeg.subarray(0, 1000));
       await until(() => admission.inFlight.uploads === 1, 'admitted');
       const answer = await stalled.answer;
       expect(answer.status).to.equal(408);
       expect(errorOf(answer)).to.deep.equal({
         code: 'request_timeout',
-        message: 'the photo did not arrive in time: its body may take up to 3 s as long as bytes keep arriving, with no pause of 0.5 s',
+        message:
+          'the photo did not arrive in time: its body may take up to 3 s as long as bytes keep arriving, with no pause of 0.5 s',
         status: 408,
       });
       expect(answer.closedByServer).to.equal(true);
@@ -419,10 +494,18 @@ describe('photo uploads: admitted before their body is read, their body timed (d
 
     it('a photo body still arriving at the upload timeout is cut too (408)', async () => {
       const petId = await createPet(s);
-      const endless = handRequest(s.port, `/v1/pets/${petId}/photos`, { 'content-type': 'image/jpeg', 'content-length': String(jpeg.length) });
+      const endless = handRequest(s.port, `/v1/pets/${petId}/photos`, {
+        'content-type': 'image/jpeg',
+        'content-length': String(jpeg.length),
+      });
       // A byte every 100 ms never stalls, and never ends within the 3 s.
       const dripping = (async () => {
-        for (let i = 0; i < 100 && !(await Promise.race([endless.answer.then(() => true), sleep(100).then(() => false)])); i++) await endless.write(jpeg.subarray(i, i + 1));
+        for (
+          let i = 0;
+          i < 100 && !(await Promise.race([endless.answer.then(() => true), sleep(100).then(() => false)]));
+          i++
+        )
+          await endless.write(jpeg.subarray(i, i + 1));
       })();
       const answer = await endless.answer;
       await dripping;
@@ -439,7 +522,13 @@ describe('UploadAdmission (docs/rules.md §13): a model of places by count and b
       fc.property(
         fc.integer({ min: 1, max: 6 }),
         fc.integer({ min: 10 * MiB, max: 40 * MiB }),
-        fc.array(fc.oneof(fc.record({ enter: fc.integer({ min: 0, max: 10 * MiB }) }), fc.record({ release: fc.nat(), twice: fc.boolean() })), { maxLength: 60 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ enter: fc.integer({ min: 0, max: 10 * MiB }) }),
+            fc.record({ release: fc.nat(), twice: fc.boolean() }),
+          ),
+          { maxLength: 60 },
+        ),
         (uploads, bytes, steps) => {
           const admission = new UploadAdmission({ uploads, bytes });
           const held: { bytes: number; release(): void }[] = [];

@@ -1,4 +1,12 @@
-import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Recorder, Result } from '@petstore/domain';
+import type {
+  Category,
+  CategoryListQuery,
+  CategoryNameTaken,
+  CategoryRepository,
+  NewCategory,
+  Recorder,
+  Result,
+} from '@petstore/domain';
 import type { MemoryOutbox } from './outbox.in-memory.js';
 import { categoryNameKey, fail, ok } from '@petstore/domain';
 
@@ -16,7 +24,11 @@ export class CategoryRepositoryInMemory implements CategoryRepository {
 
   constructor(private readonly outbox?: MemoryOutbox) {}
 
-  async create(category: NewCategory, token?: string, record?: Recorder<Category>): Promise<Result<Category, CategoryNameTaken>> {
+  async create(
+    category: NewCategory,
+    token?: string,
+    record?: Recorder<Category>,
+  ): Promise<Result<Category, CategoryNameTaken>> {
     const before = this.byPosition.length;
     const created = this.createSync(category, token);
     if (created.ok && this.byPosition.length > before) this.outbox?.record(record, created.value);

@@ -1,4 +1,13 @@
-import type { AppendOutcome, Event, EventQuery, EventSource, EventStore, EventType, OutboxEntry, RelayLease } from '@petstore/domain';
+import type {
+  AppendOutcome,
+  Event,
+  EventQuery,
+  EventSource,
+  EventStore,
+  EventType,
+  OutboxEntry,
+  RelayLease,
+} from '@petstore/domain';
 import { leaseAllows } from '@petstore/domain';
 import { MemoryOutbox } from './outbox.in-memory.js';
 
@@ -63,7 +72,8 @@ export class EventStoreInMemory implements EventStore {
   async append(event: Event): Promise<AppendOutcome> {
     if (this.ids.has(event.id)) return 'duplicate';
     if (event.sequence <= this.last) return 'taken';
-    if (event.sequence !== this.last + 1) throw new Error(`event ${event.id} appended at ${event.sequence}, past the next sequence ${this.last + 1}`);
+    if (event.sequence !== this.last + 1)
+      throw new Error(`event ${event.id} appended at ${event.sequence}, past the next sequence ${this.last + 1}`);
     // Frozen as it is (the relay made it for this call): what readers get can never change the feed.
     const stored = Object.freeze(event);
     this.feed.push(stored);
@@ -72,7 +82,8 @@ export class EventStoreInMemory implements EventStore {
     typed.push(stored);
     this.ids.add(stored.id);
     this.last = stored.sequence;
-    if (this.waiters.size > 0) for (const waiter of [...this.waiters]) if (waiter.sequence < this.last) waiter.done(this.last);
+    if (this.waiters.size > 0)
+      for (const waiter of [...this.waiters]) if (waiter.sequence < this.last) waiter.done(this.last);
     return 'appended';
   }
 

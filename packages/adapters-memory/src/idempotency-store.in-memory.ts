@@ -1,4 +1,10 @@
-import type { ClaimOutcome, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '@petstore/domain';
+import type {
+  ClaimOutcome,
+  CompletedRecord,
+  IdempotencyRecord,
+  IdempotencyStore,
+  InProgressRecord,
+} from '@petstore/domain';
 import { settleClaim } from '@petstore/domain';
 
 /** Expired records are swept at most once per this many ms (of the callers' clock). */
@@ -6,7 +12,11 @@ const SWEEP_EVERY_MS = 60_000;
 
 /** Whether `held` is the claim `claim` (not a later claim of the same id, nor one that took it over). */
 const isClaim = (held: IdempotencyRecord | undefined, claim: InProgressRecord): boolean =>
-  held !== undefined && held.state === 'in_progress' && held.fingerprint === claim.fingerprint && held.token === claim.token && held.leaseUntil === claim.leaseUntil;
+  held !== undefined &&
+  held.state === 'in_progress' &&
+  held.fingerprint === claim.fingerprint &&
+  held.token === claim.token &&
+  held.leaseUntil === claim.leaseUntil;
 
 /**
  * Idempotency records in process memory. Every call runs to completion before another starts

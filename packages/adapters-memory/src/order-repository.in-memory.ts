@@ -53,7 +53,13 @@ export class OrderRepositoryInMemory implements OrderRepository {
     return id === undefined ? undefined : this.all[firstAfter(this.all, id - 1)];
   }
 
-  async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string, recorder?: Recorder<OrderRecord>): Promise<boolean> {
+  async updateState(
+    id: number,
+    expected: OrderState,
+    next: OrderState,
+    updatedAt: string,
+    recorder?: Recorder<OrderRecord>,
+  ): Promise<boolean> {
     const at = firstAfter(this.all, id - 1);
     const record = this.all[at];
     if (record?.id !== id || record.state !== expected) return false;

@@ -49,7 +49,8 @@ export class MemoryOutbox {
     const entries = this.waiting.get(key);
     if (entries === undefined) return;
     // The usual case: all of them, as the relay read them.
-    if (ids.length === entries.length && entries.every((entry, i) => entry.id === ids[i])) return void this.waiting.delete(key);
+    if (ids.length === entries.length && entries.every((entry, i) => entry.id === ids[i]))
+      return void this.waiting.delete(key);
     const gone = new Set(ids);
     const left = entries.filter((entry) => !gone.has(entry.id));
     if (left.length === 0) this.waiting.delete(key);

@@ -1,4 +1,14 @@
-import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus, Recorder } from '@petstore/domain';
+import type {
+  Pet,
+  PetChanges,
+  PetDraft,
+  PetHold,
+  PetListQuery,
+  PetRecord,
+  PetRepository,
+  PetStatus,
+  Recorder,
+} from '@petstore/domain';
 import { PET_STATUSES } from '@petstore/domain';
 import { OrderedIndex } from './ordered-index.js';
 import type { MemoryOutbox } from './outbox.in-memory.js';
@@ -58,7 +68,12 @@ export class PetRepositoryInMemory implements PetRepository {
       if (earlier !== undefined) return this.byCreation(earlier);
       this.byToken.set(token, this.lastId + 1);
     }
-    const pet: Pet = Object.freeze({ id: ++this.lastId, name: draft.name, categoryId: draft.categoryId, status: draft.status });
+    const pet: Pet = Object.freeze({
+      id: ++this.lastId,
+      name: draft.name,
+      categoryId: draft.categoryId,
+      status: draft.status,
+    });
     this.all.append(pet);
     this.byStatus.get(pet.status)!.append(pet);
     this.categoryIndex(pet.categoryId).append(pet);
@@ -98,20 +113,32 @@ export class PetRepositoryInMemory implements PetRepository {
   /** Atomic: it runs to the end without yielding, so no other call sees or makes a change in between. */
   async swapHold(id: number, expected: PetHold, next: PetHold, record?: Recorder<Pet>): Promise<boolean> {
     const pet = this.all.get(id);
-    if (pet === undefined || pet.status !== expected.status || (this.holds.get(id) ?? null) !== expected.orderId) return false;
+    if (pet === undefined || pet.status !== expected.status || (this.holds.get(id) ?? null) !== expected.orderId)
+      return false;
     if (next.orderId === null) this.holds.delete(id);
     else this.holds.set(id, next.orderId);
     let after = pet;
-    if (next.status !== pet.status) this.reindex(pet, (after = Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status })));
+    if (next.status !== pet.status)
+      this.reindex(
+        pet,
+        (after = Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status })),
+      );
     this.bump(id);
     this.outbox?.record(record, after);
     return true;
   }
 
   /** Atomic, as `swapHold`. */
-  async update(id: number, revision: number, changes: PetChanges, at: string, record?: Recorder<Pet>): Promise<PetRecord | undefined> {
+  async update(
+    id: number,
+    revision: number,
+    changes: PetChanges,
+    at: string,
+    record?: Recorder<Pet>,
+  ): Promise<PetRecord | undefined> {
     const pet = this.all.get(id);
-    if (pet === undefined || this.revisionOf(id) !== revision || (changes.status !== undefined && this.holds.has(id))) return undefined;
+    if (pet === undefined || this.revisionOf(id) !== revision || (changes.status !== undefined && this.holds.has(id)))
+      return undefined;
     const changed: Pet = Object.freeze({
       id,
       name: changes.name ?? pet.name,
@@ -144,7 +171,11 @@ export class PetRepositoryInMemory implements PetRepository {
   }
 
   async countByStatus(): Promise<Readonly<Record<PetStatus, number>>> {
-    return { available: this.byStatus.get('available')!.size, pending: this.byStatus.get('pending')!.size, sold: this.byStatus.get('sold')!.size };
+    return {
+      available: this.byStatus.get('available')!.size,
+      pending: this.byStatus.get('pending')!.size,
+      sold: this.byStatus.get('sold')!.size,
+    };
   }
 
   get size(): number {

@@ -1,4 +1,13 @@
-import type { PhotoBytes, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, Recorder, StoredPhoto } from '@petstore/domain';
+import type {
+  PhotoBytes,
+  PhotoFile,
+  PhotoStore,
+  PhotoSweep,
+  PhotoUpload,
+  PublishOutcome,
+  Recorder,
+  StoredPhoto,
+} from '@petstore/domain';
 import type { MemoryOutbox } from './outbox.in-memory.js';
 import { PHOTOS_PER_PET } from '@petstore/domain';
 
@@ -59,14 +68,25 @@ export class PhotoStoreInMemory implements PhotoStore {
     if (place === undefined) return;
     let held = bytes.length;
     for (const [width, kept] of place.files) if (width !== file.width) held += kept.length;
-    if (held > place.reserved) throw new Error(`photo ${upload.photoId}: its files pass the ${place.reserved} bytes reserved for them`);
+    if (held > place.reserved)
+      throw new Error(`photo ${upload.photoId}: its files pass the ${place.reserved} bytes reserved for them`);
     // The bytes are handed over (the caller keeps no use of them): kept as given, without a copy of
     // megabytes; only a view into a larger buffer is copied, so that it does not hold all of that one.
-    place.files.set(file.width, bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Uint8Array.prototype.slice.call(bytes));
+    place.files.set(
+      file.width,
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+        ? bytes
+        : Uint8Array.prototype.slice.call(bytes),
+    );
   }
 
   /** The token is checked and set with the photo in one turn, without yielding: of racing publishes with one token, one wins. */
-  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string, record?: Recorder<StoredPhoto>): Promise<PublishOutcome> {
+  async publish(
+    upload: PhotoUpload,
+    photo: StoredPhoto,
+    token?: string,
+    record?: Recorder<StoredPhoto>,
+  ): Promise<PublishOutcome> {
     const place = this.pending(upload);
     if (place === undefined) return false;
     if (photo.files.some((file) => place.files.get(file.width)?.length !== file.bytes)) {
@@ -132,7 +152,10 @@ export class PhotoStoreInMemory implements PhotoStore {
   }
 
   async pets(): Promise<readonly number[]> {
-    return [...this.places].filter(([, pet]) => [...pet.values()].some((place) => place.photo !== undefined)).map(([petId]) => petId).sort((a, b) => a - b);
+    return [...this.places]
+      .filter(([, pet]) => [...pet.values()].some((place) => place.photo !== undefined))
+      .map(([petId]) => petId)
+      .sort((a, b) => a - b);
   }
 
   async sweep(startedBefore: number): Promise<PhotoSweep> {
@@ -163,7 +186,9 @@ export class PhotoStoreInMemory implements PhotoStore {
 
   private pending(upload: PhotoUpload): Place | undefined {
     const place = this.places.get(upload.petId)?.get(upload.photoId);
-    return place !== undefined && place.photo === undefined && place.upload.startedAt === upload.startedAt ? place : undefined;
+    return place !== undefined && place.photo === undefined && place.upload.startedAt === upload.startedAt
+      ? place
+      : undefined;
   }
 
   private petPlaces(petId: number): Map<number, Place> {

@@ -1,5 +1,14 @@
 import { expect } from 'chai';
-import { adoptionContract, apiKeyStoreContract, eventStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petRepositoryContract, quotaStoreContract } from '@petstore/domain/testing';
+import {
+  adoptionContract,
+  apiKeyStoreContract,
+  eventStoreContract,
+  categoryRepositoryContract,
+  idempotencyStoreContract,
+  orderRepositoryContract,
+  petRepositoryContract,
+  quotaStoreContract,
+} from '@petstore/domain/testing';
 import { Admission, Authenticator, DAY_MS, PetCatalog, sha256Hex } from '@petstore/domain';
 import {
   ApiKeyStoreInMemory,
@@ -19,7 +28,9 @@ categoryRepositoryContract('in memory', async () => ({ subject: new CategoryRepo
 quotaStoreContract('in memory', async () => ({ subject: new QuotaStoreInMemory() }));
 apiKeyStoreContract('in memory', async () => ({ subject: new ApiKeyStoreInMemory() }));
 orderRepositoryContract('in memory', async () => ({ subject: new OrderRepositoryInMemory() }));
-adoptionContract('in memory', async () => ({ subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() } }));
+adoptionContract('in memory', async () => ({
+  subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() },
+}));
 idempotencyStoreContract('in memory', async () => ({ subject: new IdempotencyStoreInMemory() }));
 eventStoreContract('in memory', async () => {
   const outbox = new MemoryOutbox();
@@ -38,7 +49,12 @@ eventStoreContract('in memory', async () => {
 describe('in-memory adapters beyond the contract', () => {
   it('answer the request path at once, never with a promise (Answer): key lookup, quota, pet list, and the use cases over them', async () => {
     const quotas = new QuotaStoreInMemory();
-    const decision = quotas.consume({ subject: 's', now: Date.UTC(2027, 0, 1), quota: { perMinute: 5, perDay: 50 }, ban: { threshold: 10, seconds: 900 } });
+    const decision = quotas.consume({
+      subject: 's',
+      now: Date.UTC(2027, 0, 1),
+      quota: { perMinute: 5, perDay: 50 },
+      ban: { threshold: 10, seconds: 900 },
+    });
     expect(decision).not.to.be.instanceOf(Promise);
     expect(decision.outcome).to.equal('admitted');
     const pets = new PetRepositoryInMemory();
@@ -47,7 +63,12 @@ describe('in-memory adapters beyond the contract', () => {
     expect(rows).not.to.be.instanceOf(Promise);
     expect(rows).to.have.length(1);
     const keys = new ApiKeyStoreInMemory();
-    const record = { keyHash: sha256Hex('k'), plan: 'pro' as const, quota: { perMinute: 600, perDay: 100_000 }, role: 'client' as const };
+    const record = {
+      keyHash: sha256Hex('k'),
+      plan: 'pro' as const,
+      quota: { perMinute: 600, perDay: 100_000 },
+      role: 'client' as const,
+    };
     await keys.save(record);
     const found = keys.findByHash(record.keyHash);
     expect(found).not.to.be.instanceOf(Promise);
@@ -68,7 +89,8 @@ describe('in-memory adapters beyond the contract', () => {
     const t0 = Date.UTC(2027, 0, 1, 12);
     const quota = { perMinute: 60, perDay: 1000 };
     const ban = { threshold: 10, seconds: 900 };
-    for (let i = 0; i < 10_000; i++) await store.consume({ subject: `a:10.0.${i >> 8}.${i & 255}`, now: t0 + i, quota, ban });
+    for (let i = 0; i < 10_000; i++)
+      await store.consume({ subject: `a:10.0.${i >> 8}.${i & 255}`, now: t0 + i, quota, ban });
     expect(store.size).to.equal(10_000);
     await store.consume({ subject: 'a:fresh', now: t0 + DAY_MS, quota, ban });
     expect(store.size).to.equal(1);
@@ -87,8 +109,11 @@ describe('in-memory adapters beyond the contract', () => {
 
   it('answers list and find with binary searches: ids stay sorted by construction', async () => {
     const repo = new PetRepositoryInMemory();
-    for (let i = 0; i < 1000; i++) repo.createSync({ name: `p${i}`, categoryId: 1, status: i % 10 === 0 ? 'sold' : 'available' });
-    expect((await repo.list({ status: 'sold', afterId: 500, limit: 3 })).map((p) => p.id)).to.deep.equal([501, 511, 521]);
+    for (let i = 0; i < 1000; i++)
+      repo.createSync({ name: `p${i}`, categoryId: 1, status: i % 10 === 0 ? 'sold' : 'available' });
+    expect((await repo.list({ status: 'sold', afterId: 500, limit: 3 })).map((p) => p.id)).to.deep.equal([
+      501, 511, 521,
+    ]);
     expect((await repo.findById(777))?.name).to.equal('p776');
     expect(Object.isFrozen(await repo.findById(1))).to.equal(true);
   });
@@ -98,10 +123,13 @@ describe('in-memory adapters beyond the contract', () => {
     const n = 5_000;
     for (let i = 0; i < n; i++) repo.createSync({ name: `p${i}`, categoryId: 1 + (i % 2), status: 'available' });
     // Move every third pet to pending, from the end backwards, so that inserts land in the middle of full chunks.
-    for (let id = n; id >= 1; id -= 3) expect(await repo.swapHold(id, { status: 'available', orderId: null }, { status: 'pending', orderId: id })).to.equal(true);
+    for (let id = n; id >= 1; id -= 3)
+      expect(
+        await repo.swapHold(id, { status: 'available', orderId: null }, { status: 'pending', orderId: id }),
+      ).to.equal(true);
     const walk = async (query: { status?: 'available' | 'pending'; categoryId?: number }) => {
       const ids: number[] = [];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const rows = await repo.list({ ...query, afterId: after, limit: 97 });
         if (rows.length === 0) return ids;
         ids.push(...rows.map((p) => p.id));
@@ -114,7 +142,11 @@ describe('in-memory adapters beyond the contract', () => {
     expect(await walk({ status: 'available' })).to.deep.equal(all.filter((id) => (n - id) % 3 !== 0));
     expect(await walk({ status: 'pending', categoryId: 2 })).to.deep.equal(pending.filter((id) => id % 2 === 0));
     expect((await walk({ categoryId: 1 })).length).to.equal(n / 2);
-    expect(await repo.countByStatus()).to.deep.equal({ available: n - pending.length, pending: pending.length, sold: 0 });
+    expect(await repo.countByStatus()).to.deep.equal({
+      available: n - pending.length,
+      pending: pending.length,
+      sold: 0,
+    });
     expect((await repo.findById(pending[0]!))?.status).to.equal('pending');
     expect(Object.isFrozen(await repo.findById(pending[0]!))).to.equal(true);
   });

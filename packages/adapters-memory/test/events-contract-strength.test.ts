@@ -18,7 +18,10 @@ const PROPERTIES = [
 /** The examples that show each defect plainly, besides the properties. */
 const EXAMPLES: Readonly<Record<(typeof EVENT_DEFECTS)[number]['name'], readonly string[]>> = {
   'skips a sequence:': ['a write that lands but whose answer is lost records its event once'],
-  'stores an event twice:': ['a write that lands but whose answer is lost records its event once', 'append refuses a taken sequence and an id already in the feed'],
+  'stores an event twice:': [
+    'a write that lands but whose answer is lost records its event once',
+    'append refuses a taken sequence and an id already in the feed',
+  ],
   'shows an event before a smaller one:': ['a reader polling the feed while relays run sees every event once'],
   'loses an event in a crash:': ['a write that lands but whose answer is lost records its event once'],
 };
@@ -33,7 +36,9 @@ describe('the exported event store contract against deliberately broken event st
     const missed: string[] = [];
     for (const defect of EVENT_DEFECTS) {
       for (const test of [...PROPERTIES, ...EXAMPLES[defect.name]]) {
-        const titles = ran.filter((t) => t.startsWith(`EventStore contract (docs/rules.md §15): ${defect.name} ${test}`));
+        const titles = ran.filter((t) =>
+          t.startsWith(`EventStore contract (docs/rules.md §15): ${defect.name} ${test}`),
+        );
         expect(titles, `${defect.name} ${test}… ran once`).to.have.length(1);
         if (!failed.has(titles[0]!)) missed.push(`${defect.name} (${defect.why}): ${test}`);
       }

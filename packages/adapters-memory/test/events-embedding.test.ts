@@ -1,6 +1,22 @@
 import { expect } from 'chai';
-import { Adoption, CategoryCatalog, EventFeed, EventRelay, PetCatalog, RelayLoop, type Caller, type Event } from '@petstore/domain';
-import { CategoryRepositoryInMemory, EventStoreInMemory, MemoryOutbox, OrderRepositoryInMemory, PetRepositoryInMemory, SystemClock } from '../src/index.js';
+import {
+  Adoption,
+  CategoryCatalog,
+  EventFeed,
+  EventRelay,
+  PetCatalog,
+  RelayLoop,
+  type Caller,
+  type Event,
+} from '@petstore/domain';
+import {
+  CategoryRepositoryInMemory,
+  EventStoreInMemory,
+  MemoryOutbox,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  SystemClock,
+} from '../src/index.js';
 
 /**
  * docs/rules.md §15, embedding: a service that embeds the domain over the memory store reads the feed
@@ -43,7 +59,15 @@ describe('embedding the events: react to order.delivered in-process', () => {
     expect(heard.map((e) => [e.type, e.data])).to.deep.equal([['order.delivered', delivered.ok && delivered.value]]);
     // Before it in the feed: the category, the pet, its move to pending, the placement and the approval.
     expect(heard[0]!.sequence, JSON.stringify(events.after(0, { limit: 10 }).map((e) => e.type))).to.equal(6);
-    expect(events.after(0, { limit: 10 }).map((e) => e.type)).to.deep.equal(['category.created', 'pet.created', 'pet.updated', 'order.placed', 'order.approved', 'order.delivered', 'pet.updated']);
+    expect(events.after(0, { limit: 10 }).map((e) => e.type)).to.deep.equal([
+      'category.created',
+      'pet.created',
+      'pet.updated',
+      'order.placed',
+      'order.approved',
+      'order.delivered',
+      'pet.updated',
+    ]);
     expect(outbox.size, 'every outbox emptied').to.equal(0);
     expect(events.waiting, 'no wait left behind').to.equal(0);
   });

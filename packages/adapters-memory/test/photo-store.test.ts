@@ -9,7 +9,12 @@ photoStoreContract('in memory', async () => {
 });
 
 const T0 = Date.UTC(2027, 0, 1);
-const file = (width: number, bytes: Uint8Array) => ({ width, height: width, bytes: bytes.length, sha256: sha256HexOfBytes(bytes) });
+const file = (width: number, bytes: Uint8Array) => ({
+  width,
+  height: width,
+  bytes: bytes.length,
+  sha256: sha256HexOfBytes(bytes),
+});
 
 describe('PhotoStoreInMemory beyond the contract: its budget (PETSTORE_PHOTO_MEMORY_MB, docs/rules.md §13)', () => {
   it('reserves the bytes of a whole upload; past the budget it answers no_space and holds nothing', async () => {
@@ -27,7 +32,18 @@ describe('PhotoStoreInMemory beyond the contract: its budget (PETSTORE_PHOTO_MEM
     expect(store.usedBytes).to.equal(400);
     const bytes = new Uint8Array(400).fill(7);
     await store.putFile(b, file(100, bytes), bytes);
-    expect(await store.publish(b, { id: b.photoId, petId: 2, contentType: 'image/png', width: 100, height: 100, bytes: 400, createdAt: '2027-01-01T00:00:00.000Z', files: [file(100, bytes)] })).to.equal(true);
+    expect(
+      await store.publish(b, {
+        id: b.photoId,
+        petId: 2,
+        contentType: 'image/png',
+        width: 100,
+        height: 100,
+        bytes: 400,
+        createdAt: '2027-01-01T00:00:00.000Z',
+        files: [file(100, bytes)],
+      }),
+    ).to.equal(true);
     expect(store.usedBytes).to.equal(400);
     expect(await store.delete(2, b.photoId)).to.equal(true);
     expect(store.usedBytes).to.equal(0);
@@ -58,7 +74,15 @@ describe('PhotoStoreInMemory beyond the contract: its budget (PETSTORE_PHOTO_MEM
     const view = large.subarray(10, 14);
     await store.putFile(up, file(10, whole), whole);
     await store.putFile(up, file(5, view), view);
-    const photo = { id: up.photoId, petId: 1, contentType: 'image/png' as const, width: 10, height: 10, bytes: 4, createdAt: '2027-01-01T00:00:00.000Z' };
+    const photo = {
+      id: up.photoId,
+      petId: 1,
+      contentType: 'image/png' as const,
+      width: 10,
+      height: 10,
+      bytes: 4,
+      createdAt: '2027-01-01T00:00:00.000Z',
+    };
     await store.publish(up, { ...photo, files: [file(10, whole), file(5, view)] });
     expect(store.read(up.photoId, 10)).to.equal(whole);
     const kept = store.read(up.photoId, 5) as Uint8Array;

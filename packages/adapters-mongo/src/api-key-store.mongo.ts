@@ -1,5 +1,23 @@
-import type { ApiKeyRecord, ApiKeyStore, KeyChanges, KeyRole, KeySource, NewApiKey, OutboxEntry, PlanName, Recorder, StoredApiKey } from '@petstore/domain';
-import { API_KEY_POSITION_BASE, isPlanName, PLAN_QUOTAS, publicKeyId, settingsKeyPosition, StoreUnavailableError } from '@petstore/domain';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  KeyChanges,
+  KeyRole,
+  KeySource,
+  NewApiKey,
+  OutboxEntry,
+  PlanName,
+  Recorder,
+  StoredApiKey,
+} from '@petstore/domain';
+import {
+  API_KEY_POSITION_BASE,
+  isPlanName,
+  PLAN_QUOTAS,
+  publicKeyId,
+  settingsKeyPosition,
+  StoreUnavailableError,
+} from '@petstore/domain';
 import type { Collection, Db, Filter } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
@@ -36,7 +54,8 @@ const NO_OUTBOX = { projection: { outbox: 0, outboxSince: 0 } } as const;
 /** Reads and conditional updates of one change tried at most while other writers keep changing the key in between. */
 const MAX_ROUNDS = 16;
 /** The filter on a revision: 0 also matches a document that never had one. */
-const atRevision = (rev: number | null | undefined): number | { $in: (number | null)[] } => (rev === undefined || rev === null || rev === 0 ? { $in: [0, null] } : rev);
+const atRevision = (rev: number | null | undefined): number | { $in: (number | null)[] } =>
+  rev === undefined || rev === null || rev === 0 ? { $in: [0, null] } : rev;
 
 /**
  * Keys in MongoDB, by SHA-256 hash, with their grant, public id and list position. Only classic
@@ -64,7 +83,13 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
   }
 
   async list(afterPosition: number, limit: number): Promise<readonly StoredApiKey[]> {
-    const docs = await guard(() => this.keys.find({ position: { $gt: afterPosition }, ...LIVE }).sort({ position: 1 }).limit(limit).toArray());
+    const docs = await guard(() =>
+      this.keys
+        .find({ position: { $gt: afterPosition }, ...LIVE })
+        .sort({ position: 1 })
+        .limit(limit)
+        .toArray(),
+    );
     return docs.map(toRecord);
   }
 
@@ -79,7 +104,9 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
       source: 'settings' as const,
       position: settingsKeyPosition(record.keyHash),
     };
-    await upsertWithRetry(() => this.keys.updateOne({ _id: record.keyHash }, { $set: fields, $unset: { revoked: '' } }, { upsert: true }));
+    await upsertWithRetry(() =>
+      this.keys.updateOne({ _id: record.keyHash }, { $set: fields, $unset: { revoked: '' } }, { upsert: true }),
+    );
   }
 
   async retainSettingsKeys(keyHashes: readonly string[]): Promise<void> {
@@ -90,7 +117,12 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
   async insert(key: NewApiKey, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | 'taken'> {
     const publicId = publicKeyId(key.keyHash);
     for (let attempt = 0; attempt < MAX_INSERT_ATTEMPTS; attempt++) {
-      const top = await guard(() => this.keys.findOne({ position: { $gte: API_KEY_POSITION_BASE } }, { sort: { position: -1 }, projection: { position: 1 } }));
+      const top = await guard(() =>
+        this.keys.findOne(
+          { position: { $gte: API_KEY_POSITION_BASE } },
+          { sort: { position: -1 }, projection: { position: 1 } },
+        ),
+      );
       const doc: ApiKeyDocument = {
         _id: key.keyHash,
         publicId,
@@ -118,7 +150,9 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
         return toRecord(doc);
       }
       // A duplicate: the key (or its public id) exists, or another process took this position first.
-      const clash = await guard(() => this.keys.findOne({ $or: [{ _id: key.keyHash }, { publicId }] }, { projection: { _id: 1 } }));
+      const clash = await guard(() =>
+        this.keys.findOne({ $or: [{ _id: key.keyHash }, { publicId }] }, { projection: { _id: 1 } }),
+      );
       if (clash !== null) return 'taken';
     }
     throw new StoreUnavailableError('too many concurrent key creations; retry shortly');
@@ -133,13 +167,18 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
    */
   async update(keyId: string, changes: KeyChanges, record?: Recorder<StoredApiKey>): Promise<StoredApiKey | undefined> {
     const set: Partial<ApiKeyDocument> = {
-      ...(changes.grant === undefined ? {} : { plan: changes.grant.plan, perMinute: changes.grant.quota.perMinute, perDay: changes.grant.quota.perDay }),
+      ...(changes.grant === undefined
+        ? {}
+        : { plan: changes.grant.plan, perMinute: changes.grant.quota.perMinute, perDay: changes.grant.quota.perDay }),
       ...(changes.label === undefined ? {} : { label: changes.label }),
     };
     const live = { publicId: keyId, source: 'api' as const, ...LIVE };
     if (Object.keys(set).length === 0) return this.findOne(live);
     if (record === undefined) {
-      const doc = await guard(() => this.keys.findOneAndUpdate(live, { $set: set, $inc: { rev: 1 } }, { returnDocument: 'after' }), `update on ${COLLECTIONS.apiKeys}`);
+      const doc = await guard(
+        () => this.keys.findOneAndUpdate(live, { $set: set, $inc: { rev: 1 } }, { returnDocument: 'after' }),
+        `update on ${COLLECTIONS.apiKeys}`,
+      );
       return doc === null ? undefined : toRecord(doc);
     }
     for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -150,7 +189,11 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
       if (JSON.stringify(changed) === JSON.stringify(toRecord(before))) return changed;
       const entries = this.outbox.entries(record, changed);
       const result = await guard(
-        () => this.keys.updateOne({ ...live, rev: atRevision(before.rev) }, { ...pushOutbox(set, entries), $inc: { rev: 1 } }),
+        () =>
+          this.keys.updateOne(
+            { ...live, rev: atRevision(before.rev) },
+            { ...pushOutbox(set, entries), $inc: { rev: 1 } },
+          ),
         `update on ${COLLECTIONS.apiKeys}`,
       );
       if (result.matchedCount === 1) {
@@ -165,11 +208,18 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
   async revoke(keyId: string, record?: Recorder<StoredApiKey>): Promise<boolean> {
     const live = { publicId: keyId, source: 'api' as const, ...LIVE };
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const before = record === undefined ? undefined : await guard(() => this.keys.findOne(live, NO_OUTBOX), `find on ${COLLECTIONS.apiKeys}`);
+      const before =
+        record === undefined
+          ? undefined
+          : await guard(() => this.keys.findOne(live, NO_OUTBOX), `find on ${COLLECTIONS.apiKeys}`);
       if (before === null) return false;
       const entries: readonly OutboxEntry[] = before === undefined ? [] : this.outbox.entries(record, toRecord(before));
       const result = await guard(
-        () => this.keys.updateOne(before === undefined ? live : { ...live, rev: atRevision(before.rev) }, { ...pushOutbox({ revoked: true as const }, entries), $inc: { rev: 1 } }),
+        () =>
+          this.keys.updateOne(before === undefined ? live : { ...live, rev: atRevision(before.rev) }, {
+            ...pushOutbox({ revoked: true as const }, entries),
+            $inc: { rev: 1 },
+          }),
         `update on ${COLLECTIONS.apiKeys}`,
       );
       if (result.matchedCount === 1) {
@@ -188,7 +238,10 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
 }
 
 const toRecord = (doc: ApiKeyDocument): StoredApiKey => {
-  if (!isPlanName(doc.plan) || (doc.plan === 'enterprise' && (!Number.isSafeInteger(doc.perMinute) || !Number.isSafeInteger(doc.perDay)))) {
+  if (
+    !isPlanName(doc.plan) ||
+    (doc.plan === 'enterprise' && (!Number.isSafeInteger(doc.perMinute) || !Number.isSafeInteger(doc.perDay)))
+  ) {
     throw new Error('a stored API key record is malformed');
   }
   const quota = doc.plan === 'enterprise' ? { perMinute: doc.perMinute, perDay: doc.perDay } : PLAN_QUOTAS[doc.plan];

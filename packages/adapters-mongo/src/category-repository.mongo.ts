@@ -1,4 +1,12 @@
-import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Recorder, Result } from '@petstore/domain';
+import type {
+  Category,
+  CategoryListQuery,
+  CategoryNameTaken,
+  CategoryRepository,
+  NewCategory,
+  Recorder,
+  Result,
+} from '@petstore/domain';
 import { categoryNameKey, fail, ok, StoreUnavailableError } from '@petstore/domain';
 import type { Collection, Db } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
@@ -45,7 +53,11 @@ export class CategoryRepositoryMongo implements CategoryRepository {
   }
 
   /** With `record`, the insert carries the category's events (docs/rules.md §15); a create that inserts nothing records nothing. */
-  async create(category: NewCategory, token?: string, record?: Recorder<Category>): Promise<Result<Category, CategoryNameTaken>> {
+  async create(
+    category: NewCategory,
+    token?: string,
+    record?: Recorder<Category>,
+  ): Promise<Result<Category, CategoryNameTaken>> {
     const key = categoryNameKey(category.name);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       // A category already created with this token is the answer (it has the name, so this comes first).
@@ -57,7 +69,13 @@ export class CategoryRepositoryMongo implements CategoryRepository {
       const entries = this.outbox.entries(record, { id, name: category.name });
       const inserted = await guard(async () => {
         try {
-          await this.categories.insertOne({ _id: id, name: category.name, key, ...(token === undefined ? {} : { token }), ...insertOutbox(entries) });
+          await this.categories.insertOne({
+            _id: id,
+            name: category.name,
+            key,
+            ...(token === undefined ? {} : { token }),
+            ...insertOutbox(entries),
+          });
           return true;
         } catch (error) {
           if (classifyMongoError(error) === 'duplicate_key') return false;
@@ -91,7 +109,11 @@ export class CategoryRepositoryMongo implements CategoryRepository {
 
   async list(query: CategoryListQuery): Promise<readonly Category[]> {
     const docs = await guard(() =>
-      this.categories.find({ _id: { $gt: query.afterId } }, { projection: PROJECTION }).sort({ _id: 1 }).limit(query.limit).toArray(),
+      this.categories
+        .find({ _id: { $gt: query.afterId } }, { projection: PROJECTION })
+        .sort({ _id: 1 })
+        .limit(query.limit)
+        .toArray(),
     );
     return docs.map(toCategory);
   }

@@ -68,7 +68,8 @@ const describeStartFailure = (error: unknown, endpoint: string, waitMs: number):
   if (error instanceof MongoServerError && error.code === AUTHENTICATION_FAILED) {
     return `MongoDB at ${endpoint} refused the credentials of the connection string`;
   }
-  if (error instanceof MongoServerError) return `MongoDB at ${endpoint} refused to start the store (${error.codeName ?? `code ${String(error.code)}`})`;
+  if (error instanceof MongoServerError)
+    return `MongoDB at ${endpoint} refused to start the store (${error.codeName ?? `code ${String(error.code)}`})`;
   return `cannot start the MongoDB store at ${endpoint} (${error instanceof Error ? error.name : 'unknown error'})`;
 };
 
@@ -90,7 +91,9 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
     // The driver's parse messages name an option or a host; keep the first line unless it holds a credential.
     const detail = error instanceof Error ? `: ${error.message.split('\n')[0] ?? ''}` : '';
     const secrets = (/^[^/]*\/\/([^@/]*)@/.exec(uri)?.[1] ?? '').split(':').filter((part) => part.length > 0);
-    throw startError(`the MongoDB connection string is not valid${secrets.some((s) => detail.includes(s)) ? '' : detail}`);
+    throw startError(
+      `the MongoDB connection string is not valid${secrets.some((s) => detail.includes(s)) ? '' : detail}`,
+    );
   }
 
   try {

@@ -56,7 +56,9 @@ export class MongoCommandError extends Error {
   readonly code: number | undefined;
   constructor(command: string, error: MongoServerError) {
     const code = typeof error.code === 'number' ? error.code : undefined;
-    const reason = [error.codeName, code === undefined ? undefined : `code ${code}`].filter((part) => part !== undefined).join(', ');
+    const reason = [error.codeName, code === undefined ? undefined : `code ${code}`]
+      .filter((part) => part !== undefined)
+      .join(', ');
     // The server's message may quote a document's `_id`, and some `_id`s are key hashes (api_keys,
     // quota_subjects): a run of 64 hex digits is never copied into the log line.
     const message = error.message.slice(0, SERVER_MESSAGE_LIMIT).replace(/[0-9a-f]{64}/gi, '…');
@@ -75,7 +77,8 @@ export const classifyMongoError = (error: unknown): MongoErrorKind => {
   // A bulk write (insertMany) stopped before any server answered: the driver wraps the error that
   // stopped it (server selection, network) in a MongoBulkWriteError with no write error and no
   // write concern error, copying its fields but losing its class.
-  if (error instanceof MongoBulkWriteError && [error.writeErrors].flat().length === 0 && error.err === undefined) return 'unavailable';
+  if (error instanceof MongoBulkWriteError && [error.writeErrors].flat().length === 0 && error.err === undefined)
+    return 'unavailable';
   if (UNAVAILABLE_NAMES.has(error.name)) return 'unavailable';
   if (error instanceof MongoError) {
     if (UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label))) return 'unavailable';
@@ -97,7 +100,8 @@ export const guard = async <T>(operation: () => Promise<T>, command = 'a command
   try {
     return await operation();
   } catch (error) {
-    if (classifyMongoError(error) === 'unavailable') throw new StoreUnavailableError(UNAVAILABLE_MESSAGE, { cause: error });
+    if (classifyMongoError(error) === 'unavailable')
+      throw new StoreUnavailableError(UNAVAILABLE_MESSAGE, { cause: error });
     if (error instanceof MongoServerError) throw new MongoCommandError(command, error);
     throw error;
   }

@@ -1,4 +1,13 @@
-import type { AppendOutcome, Event, EventQuery, EventSource, EventStore, EventType, OutboxEntry, ResourceKind } from '@petstore/domain';
+import type {
+  AppendOutcome,
+  Event,
+  EventQuery,
+  EventSource,
+  EventStore,
+  EventType,
+  OutboxEntry,
+  ResourceKind,
+} from '@petstore/domain';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
 import { COLLECTIONS, OUTBOX_COLLECTIONS } from './indexes.js';
@@ -36,7 +45,8 @@ const WAIT_POLL_MS = 200;
 
 const KINDS = Object.keys(OUTBOX_COLLECTIONS) as ResourceKind[];
 
-const toEvent = (doc: EventDocument): Event => ({ id: doc.id, sequence: doc._id, type: doc.type, occurredAt: doc.occurredAt, data: doc.data }) as Event;
+const toEvent = (doc: EventDocument): Event =>
+  ({ id: doc.id, sequence: doc._id, type: doc.type, occurredAt: doc.occurredAt, data: doc.data }) as Event;
 
 interface Waiter {
   readonly sequence: number;
@@ -80,7 +90,9 @@ export class EventStoreMongo implements EventStore {
   ) {
     this.events = db.collection<EventDocument>(COLLECTIONS.events);
     this.leases = db.collection<LeaseDocument>(COLLECTIONS.eventRelay);
-    this.outboxes = Object.fromEntries(KINDS.map((kind) => [kind, db.collection<OutboxDocument>(OUTBOX_COLLECTIONS[kind].collection)])) as Record<ResourceKind, Collection<OutboxDocument>>;
+    this.outboxes = Object.fromEntries(
+      KINDS.map((kind) => [kind, db.collection<OutboxDocument>(OUTBOX_COLLECTIONS[kind].collection)]),
+    ) as Record<ResourceKind, Collection<OutboxDocument>>;
   }
 
   async lease(holder: string, now: number, until: number): Promise<boolean> {
@@ -102,8 +114,12 @@ export class EventStoreMongo implements EventStore {
 
   async pending(limit: number): Promise<readonly OutboxEntry[]> {
     // At most `limit` documents of each collection (each has an entry), the oldest; then the oldest of them all first.
-    const found = await Promise.all(KINDS.map(async (kind) => (await this.scan(kind, limit)).map((doc) => ({ kind, doc }))));
-    const docs = found.flat().sort((a, b) => (a.doc.outboxSince! < b.doc.outboxSince! ? -1 : a.doc.outboxSince! > b.doc.outboxSince! ? 1 : 0));
+    const found = await Promise.all(
+      KINDS.map(async (kind) => (await this.scan(kind, limit)).map((doc) => ({ kind, doc }))),
+    );
+    const docs = found
+      .flat()
+      .sort((a, b) => (a.doc.outboxSince! < b.doc.outboxSince! ? -1 : a.doc.outboxSince! > b.doc.outboxSince! ? 1 : 0));
     const out: OutboxEntry[] = [];
     let emptied = 0;
     for (const { kind, doc } of docs) {
@@ -133,19 +149,31 @@ export class EventStoreMongo implements EventStore {
   }
 
   async pendingOf(source: EventSource): Promise<readonly OutboxEntry[]> {
-    const doc = await guard(() => this.outboxes[source.kind].findOne(this.sourceFilter(source), { projection: { outbox: 1 } }), `find on ${OUTBOX_COLLECTIONS[source.kind].collection}`);
+    const doc = await guard(
+      () => this.outboxes[source.kind].findOne(this.sourceFilter(source), { projection: { outbox: 1 } }),
+      `find on ${OUTBOX_COLLECTIONS[source.kind].collection}`,
+    );
     return doc?.outbox ?? [];
   }
 
   async lastSequence(): Promise<number> {
-    const top = await guard(() => this.events.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }), `find on ${COLLECTIONS.events}`);
+    const top = await guard(
+      () => this.events.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }),
+      `find on ${COLLECTIONS.events}`,
+    );
     const last = top?._id ?? 0;
     if (last > this.known) this.notify(last);
     return last;
   }
 
   async append(event: Event): Promise<AppendOutcome> {
-    const doc: EventDocument = { _id: event.sequence, id: event.id, type: event.type, occurredAt: event.occurredAt, data: event.data };
+    const doc: EventDocument = {
+      _id: event.sequence,
+      id: event.id,
+      type: event.type,
+      occurredAt: event.occurredAt,
+      data: event.data,
+    };
     const outcome = await guard(async (): Promise<AppendOutcome> => {
       try {
         await this.events.insertOne(doc);
@@ -164,7 +192,11 @@ export class EventStoreMongo implements EventStore {
     if (ids.length === 0) return;
     const collection = this.outboxes[source.kind];
     const name = OUTBOX_COLLECTIONS[source.kind].collection;
-    await guard(() => collection.updateOne(this.sourceFilter(source), { $pull: { outbox: { id: { $in: [...ids] } } } } as Document), `update on ${name}`);
+    await guard(
+      () =>
+        collection.updateOne(this.sourceFilter(source), { $pull: { outbox: { id: { $in: [...ids] } } } } as Document),
+      `update on ${name}`,
+    );
     await this.dropFlag(source.kind, undefined, source);
   }
 
@@ -178,9 +210,26 @@ export class EventStoreMongo implements EventStore {
     const name = OUTBOX_COLLECTIONS[kind].collection;
     const filter: Filter<OutboxDocument> = source === undefined ? { _id: id! } : this.sourceFilter(source);
     const empty = { 'outbox.0': { $exists: false } };
-    await guard(() => collection.updateOne({ ...filter, [OUTBOX_SINCE]: { $exists: true }, ...empty }, { $unset: { outbox: '', [OUTBOX_SINCE]: '' } }), `update on ${name}`);
+    await guard(
+      () =>
+        collection.updateOne(
+          { ...filter, [OUTBOX_SINCE]: { $exists: true }, ...empty },
+          { $unset: { outbox: '', [OUTBOX_SINCE]: '' } },
+        ),
+      `update on ${name}`,
+    );
     if (kind === 'photo') {
-      await guard(() => collection.deleteOne({ ...filter, state: REMOVED_PHOTO, token: { $exists: false }, [OUTBOX_SINCE]: { $exists: false }, ...empty }), `delete on ${name}`);
+      await guard(
+        () =>
+          collection.deleteOne({
+            ...filter,
+            state: REMOVED_PHOTO,
+            token: { $exists: false },
+            [OUTBOX_SINCE]: { $exists: false },
+            ...empty,
+          }),
+        `delete on ${name}`,
+      );
     }
   }
 
@@ -189,13 +238,22 @@ export class EventStoreMongo implements EventStore {
   }
 
   async after(sequence: number, query: EventQuery): Promise<readonly Event[]> {
-    const filter: Filter<EventDocument> = { _id: { $gt: sequence }, ...(query.types === undefined ? {} : { type: { $in: [...query.types] } }) };
-    const docs = await guard(() => this.events.find(filter).sort({ _id: 1 }).limit(query.limit).toArray(), `find on ${COLLECTIONS.events}`);
+    const filter: Filter<EventDocument> = {
+      _id: { $gt: sequence },
+      ...(query.types === undefined ? {} : { type: { $in: [...query.types] } }),
+    };
+    const docs = await guard(
+      () => this.events.find(filter).sort({ _id: 1 }).limit(query.limit).toArray(),
+      `find on ${COLLECTIONS.events}`,
+    );
     return docs.map(toEvent);
   }
 
   async firstSequence(): Promise<number> {
-    const first = await guard(() => this.events.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }), `find on ${COLLECTIONS.events}`);
+    const first = await guard(
+      () => this.events.findOne({}, { sort: { _id: 1 }, projection: { _id: 1 } }),
+      `find on ${COLLECTIONS.events}`,
+    );
     return first === null ? (await this.lastSequence()) + 1 : first._id;
   }
 

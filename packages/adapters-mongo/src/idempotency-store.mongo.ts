@@ -1,4 +1,10 @@
-import type { ClaimOutcome, CompletedRecord, IdempotencyRecord, IdempotencyStore, InProgressRecord } from '@petstore/domain';
+import type {
+  ClaimOutcome,
+  CompletedRecord,
+  IdempotencyRecord,
+  IdempotencyStore,
+  InProgressRecord,
+} from '@petstore/domain';
 import { StoreUnavailableError, takeOver } from '@petstore/domain';
 import type { Collection, Db } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
@@ -33,10 +39,20 @@ const toRecord = (doc: IdempotencyDocument): IdempotencyRecord => {
   const expiresAt = doc.expiresAt.getTime();
   if (doc.state === 'in_progress') {
     // A claim written before creation tokens (its `expiresAt` was its lease) holds until it expires.
-    return { state: 'in_progress', fingerprint: doc.fingerprint, token: doc.token ?? '', leaseUntil: doc.leaseUntil?.getTime() ?? expiresAt, expiresAt };
+    return {
+      state: 'in_progress',
+      fingerprint: doc.fingerprint,
+      token: doc.token ?? '',
+      leaseUntil: doc.leaseUntil?.getTime() ?? expiresAt,
+      expiresAt,
+    };
   }
-  if (typeof doc.status !== 'number' || typeof doc.body !== 'string') throw new Error('a stored idempotency record is malformed');
-  const answer = doc.location === undefined ? { status: doc.status, body: doc.body } : { status: doc.status, body: doc.body, location: doc.location };
+  if (typeof doc.status !== 'number' || typeof doc.body !== 'string')
+    throw new Error('a stored idempotency record is malformed');
+  const answer =
+    doc.location === undefined
+      ? { status: doc.status, body: doc.body }
+      : { status: doc.status, body: doc.body, location: doc.location };
   return { state: 'completed', fingerprint: doc.fingerprint, expiresAt, answer };
 };
 
@@ -89,17 +105,23 @@ export class IdempotencyStoreMongo implements IdempotencyStore {
         // unless another claim did first (the filter is the held claim, every field as read).
         const record = takeOver(held, claim, now);
         if (record === undefined) return { claimed: false, held };
-        const taken = await this.records.updateOne(toDocument(id, held), { $set: { leaseUntil: new Date(record.leaseUntil) } });
+        const taken = await this.records.updateOne(toDocument(id, held), {
+          $set: { leaseUntil: new Date(record.leaseUntil) },
+        });
         if (taken.modifiedCount === 1) return { claimed: true, record, resumed: true };
       }
       // Contention, not a fault: 503 with Retry-After, so the client retries (a 500 would say a bug).
-      throw new StoreUnavailableError(`could not settle the idempotency record after ${CLAIM_ATTEMPTS} attempts; retry shortly`);
+      throw new StoreUnavailableError(
+        `could not settle the idempotency record after ${CLAIM_ATTEMPTS} attempts; retry shortly`,
+      );
     });
   }
 
   async complete(id: string, claim: InProgressRecord, record: CompletedRecord): Promise<void> {
     const { _id: _, ...fields } = toDocument(id, record);
-    await guard(() => this.records.updateOne(claimFilter(id, claim), { $set: fields, $unset: { token: '', leaseUntil: '' } }));
+    await guard(() =>
+      this.records.updateOne(claimFilter(id, claim), { $set: fields, $unset: { token: '', leaseUntil: '' } }),
+    );
   }
 
   async release(id: string, claim: InProgressRecord): Promise<void> {

@@ -12,4 +12,11 @@ export { EventStoreMongo } from './event-store.mongo.js';
 export { MongoOutbox } from './outbox.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
-export { ensureIndexes, MONGO_INDEXES, COLLECTIONS, OUTBOX_COLLECTIONS, PHOTO_BUCKET, type IndexDefinition } from './indexes.js';
+export {
+  ensureIndexes,
+  MONGO_INDEXES,
+  COLLECTIONS,
+  OUTBOX_COLLECTIONS,
+  PHOTO_BUCKET,
+  type IndexDefinition,
+} from './indexes.js';

@@ -79,7 +79,11 @@ export interface IndexDefinition {
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
-  { collection: COLLECTIONS.pets, key: { status: 1, categoryId: 1, _id: 1 }, options: { name: 'status_1_categoryId_1__id_1' } },
+  {
+    collection: COLLECTIONS.pets,
+    key: { status: 1, categoryId: 1, _id: 1 },
+    options: { name: 'status_1_categoryId_1__id_1' },
+  },
   { collection: COLLECTIONS.categories, key: { key: 1 }, options: { name: 'key_1', unique: true } },
   { collection: COLLECTIONS.pets, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
   { collection: COLLECTIONS.categories, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
@@ -88,9 +92,21 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.orders, key: { owner: 1, state: 1, _id: 1 }, options: { name: 'owner_1_state_1__id_1' } },
   { collection: COLLECTIONS.orders, key: { state: 1, _id: 1 }, options: { name: 'state_1__id_1' } },
   { collection: COLLECTIONS.quotas, key: { expireAt: 1 }, options: { name: 'expireAt_1', expireAfterSeconds: 0 } },
-  { collection: COLLECTIONS.apiKeys, key: { publicId: 1 }, options: { name: 'publicId_1', unique: true, sparse: true } },
-  { collection: COLLECTIONS.apiKeys, key: { position: 1 }, options: { name: 'position_1', unique: true, sparse: true } },
-  { collection: COLLECTIONS.idempotency, key: { expiresAt: 1 }, options: { name: 'expiresAt_1', expireAfterSeconds: 0 } },
+  {
+    collection: COLLECTIONS.apiKeys,
+    key: { publicId: 1 },
+    options: { name: 'publicId_1', unique: true, sparse: true },
+  },
+  {
+    collection: COLLECTIONS.apiKeys,
+    key: { position: 1 },
+    options: { name: 'position_1', unique: true, sparse: true },
+  },
+  {
+    collection: COLLECTIONS.idempotency,
+    key: { expiresAt: 1 },
+    options: { name: 'expiresAt_1', expireAfterSeconds: 0 },
+  },
   { collection: COLLECTIONS.photos, key: { petId: 1, _id: 1 }, options: { name: 'petId_1__id_1' } },
   { collection: COLLECTIONS.photos, key: { state: 1, startedAt: 1 }, options: { name: 'state_1_startedAt_1' } },
   { collection: COLLECTIONS.photos, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
@@ -116,6 +132,9 @@ export const ensureIndexes = (db: Db): Promise<void> =>
     for (const index of MONGO_INDEXES) await db.collection(index.collection).createIndex(index.key, index.options);
     const counters = db.collection<{ _id: string; value: number }>(COLLECTIONS.counters);
     for (const name of Object.values(COUNTERS)) {
-      await upsertWithRetry(() => counters.updateOne({ _id: name }, { $setOnInsert: { value: 0 } }, { upsert: true }), `update on ${COLLECTIONS.counters}`);
+      await upsertWithRetry(
+        () => counters.updateOne({ _id: name }, { $setOnInsert: { value: 0 } }, { upsert: true }),
+        `update on ${COLLECTIONS.counters}`,
+      );
     }
   }, 'createIndexes');

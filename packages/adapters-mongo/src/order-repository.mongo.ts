@@ -56,7 +56,11 @@ export class OrderRepositoryMongo implements OrderRepository {
   async create(draft: OrderDraft, token?: string): Promise<OrderRecord> {
     for (let draw = 1; ; draw++) {
       const counter = await upsertWithRetry(() =>
-        this.counters.findOneAndUpdate({ _id: COUNTERS.orders }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
+        this.counters.findOneAndUpdate(
+          { _id: COUNTERS.orders },
+          { $inc: { value: 1 } },
+          { upsert: true, returnDocument: 'after' },
+        ),
       );
       if (counter === null) throw new Error('the order id counter was not returned');
       const doc: OrderDocument = {
@@ -97,14 +101,26 @@ export class OrderRepositoryMongo implements OrderRepository {
    * update's condition, so the events built from it are the record as the update leaves it, pushed
    * to its outbox by that same update.
    */
-  async updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string, record?: Recorder<OrderRecord>): Promise<boolean> {
+  async updateState(
+    id: number,
+    expected: OrderState,
+    next: OrderState,
+    updatedAt: string,
+    record?: Recorder<OrderRecord>,
+  ): Promise<boolean> {
     let entries: ReturnType<MongoOutbox['entries']> = [];
     if (record !== undefined) {
-      const doc = await guard(() => this.orders.findOne({ _id: id, state: expected }, { projection: { outbox: 0 } }), `find on ${COLLECTIONS.orders}`);
+      const doc = await guard(
+        () => this.orders.findOne({ _id: id, state: expected }, { projection: { outbox: 0 } }),
+        `find on ${COLLECTIONS.orders}`,
+      );
       if (doc === null) return false;
       entries = this.outbox.entries(record, { ...toRecord(doc), state: next, updatedAt });
     }
-    const result = await guard(() => this.orders.updateOne({ _id: id, state: expected }, pushOutbox({ state: next, updatedAt }, entries)), `update on ${COLLECTIONS.orders}`);
+    const result = await guard(
+      () => this.orders.updateOne({ _id: id, state: expected }, pushOutbox({ state: next, updatedAt }, entries)),
+      `update on ${COLLECTIONS.orders}`,
+    );
     if (result.matchedCount !== 1) return false;
     this.outbox.recorded(entries);
     return true;

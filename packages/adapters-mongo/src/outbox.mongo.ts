@@ -24,7 +24,11 @@ export interface OutboxFields {
 export const OUTBOX_SINCE = 'outboxSince';
 
 /** The partial index every collection with outboxes gets (indexes.ts): only documents with entries waiting are in it, oldest first. */
-export const OUTBOX_INDEX = { key: { outboxSince: 1 }, name: 'outboxSince_1', partialFilterExpression: { outboxSince: { $exists: true } } } as const;
+export const OUTBOX_INDEX = {
+  key: { outboxSince: 1 },
+  name: 'outboxSince_1',
+  partialFilterExpression: { outboxSince: { $exists: true } },
+} as const;
 
 let lastMs = 0;
 let counter = 0;
@@ -59,11 +63,17 @@ export const newEventId = (): string => {
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** An update's `$set`, with the `$push` and `$min` that append `entries` to the document's outbox (nothing more without entries). */
-export const pushOutbox = <S extends object>(set: S, entries: readonly OutboxEntry[]): { $set: S; $push?: { outbox: { $each: OutboxEntry[] } }; $min?: { outboxSince: string } } =>
-  entries.length === 0 ? { $set: set } : { $set: set, $push: { outbox: { $each: [...entries] } }, $min: { outboxSince: entries[0]!.id } };
+export const pushOutbox = <S extends object>(
+  set: S,
+  entries: readonly OutboxEntry[],
+): { $set: S; $push?: { outbox: { $each: OutboxEntry[] } }; $min?: { outboxSince: string } } =>
+  entries.length === 0
+    ? { $set: set }
+    : { $set: set, $push: { outbox: { $each: [...entries] } }, $min: { outboxSince: entries[0]!.id } };
 
 /** The fields a document inserted with its events carries (none without events). */
-export const insertOutbox = (entries: readonly OutboxEntry[]): OutboxFields => (entries.length === 0 ? {} : { outbox: [...entries], outboxSince: entries[0]!.id });
+export const insertOutbox = (entries: readonly OutboxEntry[]): OutboxFields =>
+  entries.length === 0 ? {} : { outbox: [...entries], outboxSince: entries[0]!.id };
 
 /**
  * Shared by the repositories and the event store of one connection: builds the entries a write

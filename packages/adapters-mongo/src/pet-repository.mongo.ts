@@ -1,4 +1,15 @@
-import type { OutboxEntry, Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus, Recorder } from '@petstore/domain';
+import type {
+  OutboxEntry,
+  Pet,
+  PetChanges,
+  PetDraft,
+  PetHold,
+  PetListQuery,
+  PetRecord,
+  PetRepository,
+  PetStatus,
+  Recorder,
+} from '@petstore/domain';
 import { PET_STATUSES } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
@@ -60,10 +71,21 @@ const MAX_ROUNDS = 16;
 const DUPLICATE_KEY = 11000;
 
 /** A listed document as a `Pet` (every query for pets but the one by creation token filters withdrawn ones out). */
-const toPet = (doc: PetDocument): Pet => ({ id: doc._id, name: doc.name, categoryId: doc.categoryId, status: doc.status as PetStatus });
+const toPet = (doc: PetDocument): Pet => ({
+  id: doc._id,
+  name: doc.name,
+  categoryId: doc.categoryId,
+  status: doc.status as PetStatus,
+});
 /** Any document as the `Pet` it is or was: a withdrawn one as it was when withdrawn (its `listedAs`). */
-const toCreatedPet = (doc: PetDocument): Pet => (doc.status === WITHDRAWN ? { ...toPet(doc), status: doc.listedAs! } : toPet(doc));
-const toRecord = (doc: PetDocument): PetRecord => ({ ...toPet(doc), revision: doc.rev ?? 0, orderId: doc.orderId ?? null, statusPatchedAt: doc.statusPatchedAt ?? null });
+const toCreatedPet = (doc: PetDocument): Pet =>
+  doc.status === WITHDRAWN ? { ...toPet(doc), status: doc.listedAs! } : toPet(doc);
+const toRecord = (doc: PetDocument): PetRecord => ({
+  ...toPet(doc),
+  revision: doc.rev ?? 0,
+  orderId: doc.orderId ?? null,
+  statusPatchedAt: doc.statusPatchedAt ?? null,
+});
 /** The filter on a revision: 0 also matches a document that never had one (written before revisions, or never changed). */
 const atRevision = (revision: number) => (revision === 0 ? { $in: [0, null] } : revision);
 
@@ -107,7 +129,8 @@ export class PetRepositoryMongo implements PetRepository {
 
   /** With `record`, each pet's insert carries its events (docs/rules.md §15): a create answered with the token's earlier pet inserts nothing, so records nothing. */
   create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet> {
-    if (this.queue.length + this.inFlight >= MAX_QUEUE) return Promise.reject(new StoreUnavailableError('too many creates are waiting for the store; retry shortly'));
+    if (this.queue.length + this.inFlight >= MAX_QUEUE)
+      return Promise.reject(new StoreUnavailableError('too many creates are waiting for the store; retry shortly'));
     return new Promise<Pet>((resolve, reject) => {
       this.queue.push({ draft, token, record, resolve, reject });
       if (!this.draining) void this.drain();
@@ -116,12 +139,18 @@ export class PetRepositoryMongo implements PetRepository {
 
   /** The pet the token created, also when it was withdrawn since: then as it was (docs/rules.md §10, §12). */
   async findByCreationToken(token: string): Promise<Pet | undefined> {
-    const doc = await guard(() => this.pets.findOne({ token }, { projection: { ...PET_PROJECTION, listedAs: 1 } }), `find on ${COLLECTIONS.pets}`);
+    const doc = await guard(
+      () => this.pets.findOne({ token }, { projection: { ...PET_PROJECTION, listedAs: 1 } }),
+      `find on ${COLLECTIONS.pets}`,
+    );
     return doc === null ? undefined : toCreatedPet(doc);
   }
 
   async findById(id: number): Promise<PetRecord | undefined> {
-    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: RECORD_PROJECTION }), `find on ${COLLECTIONS.pets}`);
+    const doc = await guard(
+      () => this.pets.findOne({ _id: id, status: LISTED }, { projection: RECORD_PROJECTION }),
+      `find on ${COLLECTIONS.pets}`,
+    );
     return doc === null ? undefined : toRecord(doc);
   }
 
@@ -138,15 +167,18 @@ export class PetRepositoryMongo implements PetRepository {
       _id: { $gt: query.afterId },
     };
     const hint = query.categoryId === undefined ? LIST_INDEX.status : LIST_INDEX.statusCategory;
-    const docs = await guard(() =>
-      this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).hint(hint).toArray(),
+    const docs = await guard(
+      () =>
+        this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).hint(hint).toArray(),
       `find on ${COLLECTIONS.pets}`,
     );
     return docs.map(toPet);
   }
 
   async findHold(id: number): Promise<PetHold | undefined> {
-    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: { status: 1, orderId: 1 } }));
+    const doc = await guard(() =>
+      this.pets.findOne({ _id: id, status: LISTED }, { projection: { status: 1, orderId: 1 } }),
+    );
     return doc === null ? undefined : { status: doc.status as PetStatus, orderId: doc.orderId ?? null };
   }
 
@@ -166,15 +198,30 @@ export class PetRepositoryMongo implements PetRepository {
     const held = { _id: id, status: expected.status, orderId: expected.orderId };
     const swap = { status: next.status, orderId: next.orderId };
     if (record === undefined) {
-      const result = await guard(() => this.pets.updateOne(held, { $set: swap, $inc: { rev: 1 } }), `update on ${COLLECTIONS.pets}`);
+      const result = await guard(
+        () => this.pets.updateOne(held, { $set: swap, $inc: { rev: 1 } }),
+        `update on ${COLLECTIONS.pets}`,
+      );
       return result.matchedCount === 1;
     }
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const doc = await guard(() => this.pets.findOne(held, { projection: { name: 1, categoryId: 1, rev: 1 } }), `find on ${COLLECTIONS.pets}`);
+      const doc = await guard(
+        () => this.pets.findOne(held, { projection: { name: 1, categoryId: 1, rev: 1 } }),
+        `find on ${COLLECTIONS.pets}`,
+      );
       if (doc === null) return false;
-      const entries = this.outbox.entries(record, { id, name: doc.name, categoryId: doc.categoryId, status: next.status });
+      const entries = this.outbox.entries(record, {
+        id,
+        name: doc.name,
+        categoryId: doc.categoryId,
+        status: next.status,
+      });
       const result = await guard(
-        () => this.pets.updateOne({ ...held, rev: atRevision(doc.rev ?? 0) }, { ...pushOutbox(swap, entries), $inc: { rev: 1 } }),
+        () =>
+          this.pets.updateOne(
+            { ...held, rev: atRevision(doc.rev ?? 0) },
+            { ...pushOutbox(swap, entries), $inc: { rev: 1 } },
+          ),
         `update on ${COLLECTIONS.pets}`,
       );
       if (result.matchedCount === 1) {
@@ -191,16 +238,30 @@ export class PetRepositoryMongo implements PetRepository {
    * the update starts from (every change moves the revision), so the `pet.updated` pushed by the update
    * is the pet as the update leaves it; a pet at another revision is not changed.
    */
-  async update(id: number, revision: number, changes: PetChanges, at: string, record?: Recorder<Pet>): Promise<PetRecord | undefined> {
+  async update(
+    id: number,
+    revision: number,
+    changes: PetChanges,
+    at: string,
+    record?: Recorder<Pet>,
+  ): Promise<PetRecord | undefined> {
     const set = {
       ...(changes.name === undefined ? {} : { name: changes.name }),
       ...(changes.categoryId === undefined ? {} : { categoryId: changes.categoryId }),
       ...(changes.status === undefined ? {} : { status: changes.status, statusPatchedAt: at }),
     };
-    const condition = { _id: id, status: LISTED, rev: atRevision(revision), ...(changes.status === undefined ? {} : { orderId: null }) };
+    const condition = {
+      _id: id,
+      status: LISTED,
+      rev: atRevision(revision),
+      ...(changes.status === undefined ? {} : { orderId: null }),
+    };
     let entries: readonly OutboxEntry[] = [];
     if (record !== undefined) {
-      const before = await guard(() => this.pets.findOne(condition, { projection: PET_PROJECTION }), `find on ${COLLECTIONS.pets}`);
+      const before = await guard(
+        () => this.pets.findOne(condition, { projection: PET_PROJECTION }),
+        `find on ${COLLECTIONS.pets}`,
+      );
       if (before === null) return undefined;
       entries = this.outbox.entries(record, {
         id,
@@ -210,7 +271,12 @@ export class PetRepositoryMongo implements PetRepository {
       });
     }
     const doc = await guard(
-      () => this.pets.findOneAndUpdate(condition, { ...pushOutbox(set, entries), $inc: { rev: 1 } }, { returnDocument: 'after', projection: RECORD_PROJECTION }),
+      () =>
+        this.pets.findOneAndUpdate(
+          condition,
+          { ...pushOutbox(set, entries), $inc: { rev: 1 } },
+          { returnDocument: 'after', projection: RECORD_PROJECTION },
+        ),
       `update on ${COLLECTIONS.pets}`,
     );
     if (doc === null) return undefined;
@@ -226,7 +292,10 @@ export class PetRepositoryMongo implements PetRepository {
    * (Not one update that copies the field: mongo-java-server runs no update pipelines.)
    */
   async withdraw(id: number, revision: number, record?: Recorder<Pet>): Promise<boolean> {
-    const doc = await guard(() => this.pets.findOne({ _id: id, status: LISTED }, { projection: { ...PET_PROJECTION, rev: 1, orderId: 1 } }), `find on ${COLLECTIONS.pets}`);
+    const doc = await guard(
+      () => this.pets.findOne({ _id: id, status: LISTED }, { projection: { ...PET_PROJECTION, rev: 1, orderId: 1 } }),
+      `find on ${COLLECTIONS.pets}`,
+    );
     if (doc === null || (doc.rev ?? 0) !== revision || (doc.orderId ?? null) !== null) return false;
     const listedAs = doc.status as PetStatus;
     // The `pet.withdrawn` of the pet as read, which is the pet the update (at that revision) withdraws.
@@ -270,7 +339,12 @@ export class PetRepositoryMongo implements PetRepository {
       for (let attempt = 0; attempt < MAX_ATTEMPTS && pending.length > 0; attempt++) {
         const base = this.lastId ?? (await this.readMaxId());
         const docs: PetDocument[] = pending.map((w, i) => {
-          const pet: Pet = { id: base + 1 + i, name: w.draft.name, categoryId: w.draft.categoryId, status: w.draft.status };
+          const pet: Pet = {
+            id: base + 1 + i,
+            name: w.draft.name,
+            categoryId: w.draft.categoryId,
+            status: w.draft.status,
+          };
           return {
             _id: pet.id,
             name: pet.name,
@@ -322,7 +396,10 @@ export class PetRepositoryMongo implements PetRepository {
   }
 
   private async readMaxId(): Promise<number> {
-    const top = await guard(() => this.pets.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }), `find on ${COLLECTIONS.pets}`);
+    const top = await guard(
+      () => this.pets.findOne({}, { sort: { _id: -1 }, projection: { _id: 1 } }),
+      `find on ${COLLECTIONS.pets}`,
+    );
     return top?._id ?? 0;
   }
 }

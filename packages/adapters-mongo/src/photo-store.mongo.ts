@@ -1,4 +1,14 @@
-import type { PhotoBytes, PhotoContentType, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, Recorder, StoredPhoto } from '@petstore/domain';
+import type {
+  PhotoBytes,
+  PhotoContentType,
+  PhotoFile,
+  PhotoStore,
+  PhotoSweep,
+  PhotoUpload,
+  PublishOutcome,
+  Recorder,
+  StoredPhoto,
+} from '@petstore/domain';
 import { PHOTOS_PER_PET } from '@petstore/domain';
 import { GridFSBucket, type Collection, type Db, type ObjectId } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
@@ -120,7 +130,10 @@ export class PhotoStoreMongo implements PhotoStore {
 
   async reserve(petId: number, _totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> {
     const photoId = await this.insertUploading(petId, now);
-    if ((await this.takePlace(petId, photoId)) || ((await this.freeDeadPlaces(petId)) > 0 && (await this.takePlace(petId, photoId)))) {
+    if (
+      (await this.takePlace(petId, photoId)) ||
+      ((await this.freeDeadPlaces(petId)) > 0 && (await this.takePlace(petId, photoId)))
+    ) {
       return { petId, photoId, startedAt: now };
     }
     await guard(() => this.photos.deleteOne({ _id: photoId, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
@@ -135,12 +148,20 @@ export class PhotoStoreMongo implements PhotoStore {
   private async insertUploading(petId: number, now: number): Promise<number> {
     for (let draw = 1; ; draw++) {
       const counter = await upsertWithRetry(
-        () => this.counters.findOneAndUpdate({ _id: COUNTERS.photos }, { $inc: { value: 1 } }, { upsert: true, returnDocument: 'after' }),
+        () =>
+          this.counters.findOneAndUpdate(
+            { _id: COUNTERS.photos },
+            { $inc: { value: 1 } },
+            { upsert: true, returnDocument: 'after' },
+          ),
         `findAndModify on ${COLLECTIONS.counters}`,
       );
       if (counter === null) throw new Error('the photo id counter was not returned');
       try {
-        await guard(() => this.photos.insertOne({ _id: counter.value, petId, state: 'uploading', startedAt: now }), `insert on ${COLLECTIONS.photos}`);
+        await guard(
+          () => this.photos.insertOne({ _id: counter.value, petId, state: 'uploading', startedAt: now }),
+          `insert on ${COLLECTIONS.photos}`,
+        );
         return counter.value;
       } catch (error) {
         if (draw === MAX_DRAWS || classifyMongoError(error) !== 'duplicate_key') throw error;
@@ -154,7 +175,9 @@ export class PhotoStoreMongo implements PhotoStore {
       guard(
         () =>
           new Promise<void>((resolve, reject) => {
-            const stream = this.bucket.openUploadStreamWithId(id as unknown as ObjectId, id, { metadata: { photoId: upload.photoId, petId: upload.petId, width: file.width } });
+            const stream = this.bucket.openUploadStreamWithId(id as unknown as ObjectId, id, {
+              metadata: { photoId: upload.photoId, petId: upload.petId, width: file.width },
+            });
             stream.once('error', reject);
             stream.once('finish', () => resolve());
             stream.end(bytes);
@@ -172,9 +195,22 @@ export class PhotoStoreMongo implements PhotoStore {
   }
 
   /** With `record`, the update that makes the photo `ready` also pushes its `photo.added` (docs/rules.md §15); one that does not land records nothing. */
-  async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string, record?: Recorder<StoredPhoto>): Promise<PublishOutcome> {
+  async publish(
+    upload: PhotoUpload,
+    photo: StoredPhoto,
+    token?: string,
+    record?: Recorder<StoredPhoto>,
+  ): Promise<PublishOutcome> {
     const { id: _id, petId: _petId, ...fields } = photo;
-    const set = { state: 'ready' as const, contentType: fields.contentType, width: fields.width, height: fields.height, bytes: fields.bytes, createdAt: fields.createdAt, files: fields.files };
+    const set = {
+      state: 'ready' as const,
+      contentType: fields.contentType,
+      width: fields.width,
+      height: fields.height,
+      bytes: fields.bytes,
+      createdAt: fields.createdAt,
+      files: fields.files,
+    };
     // Twice at most: a token whose photo was removed between the duplicate key and the look-up is free again.
     for (let attempt = 1; ; attempt++) {
       try {
@@ -209,25 +245,41 @@ export class PhotoStoreMongo implements PhotoStore {
   }
 
   async abandon(upload: PhotoUpload): Promise<void> {
-    const removed = await guard(() => this.photos.deleteOne({ _id: upload.photoId, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
+    const removed = await guard(
+      () => this.photos.deleteOne({ _id: upload.photoId, state: 'uploading' }),
+      `delete on ${COLLECTIONS.photos}`,
+    );
     // Published meanwhile (its answer was lost): the photo stays, whole.
-    if (removed.deletedCount === 0 && (await guard(() => this.photos.countDocuments({ _id: upload.photoId, state: 'ready' }, { limit: 1 }))) > 0) return;
+    if (
+      removed.deletedCount === 0 &&
+      (await guard(() => this.photos.countDocuments({ _id: upload.photoId, state: 'ready' }, { limit: 1 }))) > 0
+    )
+      return;
     await this.removeFiles([upload.photoId]);
     await this.freePlaces(upload.petId, [upload.photoId]);
   }
 
   async list(petId: number): Promise<readonly StoredPhoto[]> {
-    const docs = await guard(() => this.photos.find({ petId, state: 'ready' }).sort({ _id: 1 }).toArray(), `find on ${COLLECTIONS.photos}`);
+    const docs = await guard(
+      () => this.photos.find({ petId, state: 'ready' }).sort({ _id: 1 }).toArray(),
+      `find on ${COLLECTIONS.photos}`,
+    );
     return docs.map(toStored);
   }
 
   async find(petId: number, photoId: number): Promise<StoredPhoto | undefined> {
-    const doc = await guard(() => this.photos.findOne({ _id: photoId, petId, state: 'ready' }), `find on ${COLLECTIONS.photos}`);
+    const doc = await guard(
+      () => this.photos.findOne({ _id: photoId, petId, state: 'ready' }),
+      `find on ${COLLECTIONS.photos}`,
+    );
     return doc === null ? undefined : toStored(doc);
   }
 
   async read(photoId: number, width: number): Promise<PhotoBytes | undefined> {
-    const doc = await guard(() => this.photos.findOne({ _id: photoId, state: 'ready' }, { projection: { files: 1 } }), `find on ${COLLECTIONS.photos}`);
+    const doc = await guard(
+      () => this.photos.findOne({ _id: photoId, state: 'ready' }, { projection: { files: 1 } }),
+      `find on ${COLLECTIONS.photos}`,
+    );
     if (doc === null || !(doc.files ?? []).some((f) => f.width === width)) return undefined;
     // A stream of the chunks, read as the answer is written (never the whole file in memory).
     // (GridFS takes any `_id`; its types name only ObjectId.)
@@ -242,7 +294,10 @@ export class PhotoStoreMongo implements PhotoStore {
    */
   async delete(petId: number, photoId: number, record?: Recorder<StoredPhoto>): Promise<boolean> {
     if (record === undefined) return this.deleteUnrecorded(petId, photoId);
-    const doc = await guard(() => this.photos.findOne({ _id: photoId, petId, state: 'ready' }, NO_OUTBOX), `find on ${COLLECTIONS.photos}`);
+    const doc = await guard(
+      () => this.photos.findOne({ _id: photoId, petId, state: 'ready' }, NO_OUTBOX),
+      `find on ${COLLECTIONS.photos}`,
+    );
     if (doc === null) return false;
     if (!(await this.markRemoved(doc, record))) return false;
     await this.removeFiles([photoId]);
@@ -254,7 +309,11 @@ export class PhotoStoreMongo implements PhotoStore {
   private async markRemoved(doc: PhotoDocument, record: Recorder<StoredPhoto>): Promise<boolean> {
     const entries = this.outbox.entries(record, toStored(doc));
     const result = await guard(
-      () => this.photos.updateOne({ _id: doc._id, petId: doc.petId, state: 'ready' }, pushOutbox({ state: DELETED }, entries)),
+      () =>
+        this.photos.updateOne(
+          { _id: doc._id, petId: doc.petId, state: 'ready' },
+          pushOutbox({ state: DELETED }, entries),
+        ),
       `update on ${COLLECTIONS.photos}`,
     );
     if (result.matchedCount !== 1) return false;
@@ -269,11 +328,18 @@ export class PhotoStoreMongo implements PhotoStore {
    */
   private async deleteUnrecorded(petId: number, photoId: number): Promise<boolean> {
     const kept = await guard(
-      () => this.photos.updateOne({ _id: photoId, petId, state: 'ready', token: { $exists: true } }, { $set: { state: DELETED } }),
+      () =>
+        this.photos.updateOne(
+          { _id: photoId, petId, state: 'ready', token: { $exists: true } },
+          { $set: { state: DELETED } },
+        ),
       `update on ${COLLECTIONS.photos}`,
     );
     if (kept.matchedCount === 0) {
-      const removed = await guard(() => this.photos.deleteOne({ _id: photoId, petId, state: 'ready', token: { $exists: false } }), `delete on ${COLLECTIONS.photos}`);
+      const removed = await guard(
+        () => this.photos.deleteOne({ _id: photoId, petId, state: 'ready', token: { $exists: false } }),
+        `delete on ${COLLECTIONS.photos}`,
+      );
       if (removed.deletedCount === 0) return false;
     }
     await this.removeFiles([photoId]);
@@ -291,14 +357,22 @@ export class PhotoStoreMongo implements PhotoStore {
     if (record === undefined) return this.deleteAllUnrecorded(petId);
     let published = 0;
     for (let round = 0; round < MAX_REMOVAL_ROUNDS; round++) {
-      const docs = await guard(() => this.photos.find({ petId, state: HELD }, NO_OUTBOX).toArray(), `find on ${COLLECTIONS.photos}`);
+      const docs = await guard(
+        () => this.photos.find({ petId, state: HELD }, NO_OUTBOX).toArray(),
+        `find on ${COLLECTIONS.photos}`,
+      );
       if (docs.length === 0) {
-        if (round === 0) await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
+        if (round === 0)
+          await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
         break;
       }
       for (const doc of docs) if (doc.state === 'ready' && (await this.markRemoved(doc, record))) published++;
       const uploads = docs.filter((d) => d.state === 'uploading').map((d) => d._id);
-      if (uploads.length > 0) await guard(() => this.photos.deleteMany({ _id: { $in: uploads }, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
+      if (uploads.length > 0)
+        await guard(
+          () => this.photos.deleteMany({ _id: { $in: uploads }, state: 'uploading' }),
+          `delete on ${COLLECTIONS.photos}`,
+        );
       const ids = docs.map((d) => d._id);
       await this.removeFiles(ids);
       await this.freePlaces(petId, ids);
@@ -307,45 +381,75 @@ export class PhotoStoreMongo implements PhotoStore {
   }
 
   private async deleteAllUnrecorded(petId: number): Promise<number> {
-    const docs = await guard(() => this.photos.find({ petId, state: HELD }, { projection: { _id: 1, state: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`);
+    const docs = await guard(
+      () => this.photos.find({ petId, state: HELD }, { projection: { _id: 1, state: 1 } }).toArray(),
+      `find on ${COLLECTIONS.photos}`,
+    );
     if (docs.length === 0) {
       await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
       return 0;
     }
     const ids = docs.map((d) => d._id);
     // As `delete`, for all of them: those with a token turned `deleted`, the others (uploads under way included) removed.
-    await guard(() => this.photos.updateMany({ _id: { $in: ids }, state: 'ready', token: { $exists: true } }, { $set: { state: DELETED } }), `update on ${COLLECTIONS.photos}`);
-    await guard(() => this.photos.deleteMany({ _id: { $in: ids }, token: { $exists: false } }), `delete on ${COLLECTIONS.photos}`);
+    await guard(
+      () =>
+        this.photos.updateMany(
+          { _id: { $in: ids }, state: 'ready', token: { $exists: true } },
+          { $set: { state: DELETED } },
+        ),
+      `update on ${COLLECTIONS.photos}`,
+    );
+    await guard(
+      () => this.photos.deleteMany({ _id: { $in: ids }, token: { $exists: false } }),
+      `delete on ${COLLECTIONS.photos}`,
+    );
     await this.removeFiles(ids);
     await this.freePlaces(petId, ids);
     return docs.filter((d) => d.state === 'ready').length;
   }
 
   async pets(): Promise<readonly number[]> {
-    const ids = await guard(() => this.photos.distinct('petId', { state: 'ready' }), `distinct on ${COLLECTIONS.photos}`);
+    const ids = await guard(
+      () => this.photos.distinct('petId', { state: 'ready' }),
+      `distinct on ${COLLECTIONS.photos}`,
+    );
     return (ids as number[]).sort((a, b) => a - b);
   }
 
   async sweep(startedBefore: number): Promise<PhotoSweep> {
     // 1. Uploads that never got published: record first, then their files, then their place.
     const stale = await guard(
-      () => this.photos.find({ state: 'uploading', startedAt: { $lt: startedBefore } }, { projection: { _id: 1, petId: 1 } }).toArray(),
+      () =>
+        this.photos
+          .find({ state: 'uploading', startedAt: { $lt: startedBefore } }, { projection: { _id: 1, petId: 1 } })
+          .toArray(),
       `find on ${COLLECTIONS.photos}`,
     );
     let uploads = 0;
     for (const doc of stale) {
-      const removed = await guard(() => this.photos.deleteOne({ _id: doc._id, state: 'uploading' }), `delete on ${COLLECTIONS.photos}`);
+      const removed = await guard(
+        () => this.photos.deleteOne({ _id: doc._id, state: 'uploading' }),
+        `delete on ${COLLECTIONS.photos}`,
+      );
       uploads += removed.deletedCount;
       await this.removeFiles([doc._id]);
       await this.freePlaces(doc.petId, [doc._id]);
     }
     // 2. Files and chunks whose photo has no record (an upload or a removal cut short); ids not ours at all too.
     const fileIds = (await guard(() => this.files.distinct('_id'), `distinct on ${PHOTO_BUCKET}.files`)) as unknown[];
-    const chunkIds = (await guard(() => this.chunks.distinct('files_id'), `distinct on ${PHOTO_BUCKET}.chunks`)) as unknown[];
+    const chunkIds = (await guard(
+      () => this.chunks.distinct('files_id'),
+      `distinct on ${PHOTO_BUCKET}.chunks`,
+    )) as unknown[];
     const named = [...new Set([...fileIds, ...chunkIds])];
     const photoIds = [...new Set(named.map(photoIdOf).filter((id): id is number => id !== undefined))];
     const existing = new Set(
-      (await guard(() => this.photos.find({ _id: { $in: photoIds }, state: HELD }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
+      (
+        await guard(
+          () => this.photos.find({ _id: { $in: photoIds }, state: HELD }, { projection: { _id: 1 } }).toArray(),
+          `find on ${COLLECTIONS.photos}`,
+        )
+      ).map((d) => d._id),
     );
     const stray = named.filter((id) => {
       const photoId = photoIdOf(id);
@@ -353,7 +457,10 @@ export class PhotoStoreMongo implements PhotoStore {
     });
     if (stray.length > 0) {
       await guard(() => this.files.deleteMany({ _id: { $in: stray as string[] } }), `delete on ${PHOTO_BUCKET}.files`);
-      await guard(() => this.chunks.deleteMany({ files_id: { $in: stray as string[] } }), `delete on ${PHOTO_BUCKET}.chunks`);
+      await guard(
+        () => this.chunks.deleteMany({ files_id: { $in: stray as string[] } }),
+        `delete on ${PHOTO_BUCKET}.chunks`,
+      );
     }
     // 3. Places naming no record (a removal cut short before it freed the place).
     const allPlaces = await guard(() => this.places.find({}).toArray(), `find on ${COLLECTIONS.photoPlaces}`);
@@ -366,7 +473,8 @@ export class PhotoStoreMongo implements PhotoStore {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const result = await guard(
-          () => this.places.updateOne({ _id: petId, ...HAS_ROOM }, { $push: { ids: photoId } }, { upsert: attempt === 0 }),
+          () =>
+            this.places.updateOne({ _id: petId, ...HAS_ROOM }, { $push: { ids: photoId } }, { upsert: attempt === 0 }),
           `update on ${COLLECTIONS.photoPlaces}`,
         );
         return result.modifiedCount + result.upsertedCount === 1;
@@ -380,10 +488,18 @@ export class PhotoStoreMongo implements PhotoStore {
 
   /** Frees the pet's places whose photo has no record, or a `deleted` one (only ever a removal or upload cut short); how many. */
   private async freeDeadPlaces(petId: number, known?: readonly number[]): Promise<number> {
-    const ids = known ?? (await guard(() => this.places.findOne({ _id: petId }), `find on ${COLLECTIONS.photoPlaces}`))?.ids ?? [];
+    const ids =
+      known ??
+      (await guard(() => this.places.findOne({ _id: petId }), `find on ${COLLECTIONS.photoPlaces}`))?.ids ??
+      [];
     if (ids.length === 0) return 0;
     const alive = new Set(
-      (await guard(() => this.photos.find({ _id: { $in: [...ids] }, state: HELD }, { projection: { _id: 1 } }).toArray(), `find on ${COLLECTIONS.photos}`)).map((d) => d._id),
+      (
+        await guard(
+          () => this.photos.find({ _id: { $in: [...ids] }, state: HELD }, { projection: { _id: 1 } }).toArray(),
+          `find on ${COLLECTIONS.photos}`,
+        )
+      ).map((d) => d._id),
     );
     const dead = ids.filter((id) => !alive.has(id));
     if (dead.length > 0) await this.freePlaces(petId, dead);
@@ -391,7 +507,10 @@ export class PhotoStoreMongo implements PhotoStore {
   }
 
   private async freePlaces(petId: number, photoIds: readonly number[]): Promise<void> {
-    await guard(() => this.places.updateOne({ _id: petId }, { $pull: { ids: { $in: [...photoIds] } } }), `update on ${COLLECTIONS.photoPlaces}`);
+    await guard(
+      () => this.places.updateOne({ _id: petId }, { $pull: { ids: { $in: [...photoIds] } } }),
+      `update on ${COLLECTIONS.photoPlaces}`,
+    );
   }
 
   /**
@@ -404,7 +523,8 @@ export class PhotoStoreMongo implements PhotoStore {
     if (photoIds.length === 0) return;
     const prefixes = photoIds.map((id) => ({ $regex: `^${id}:` }));
     const files = ids === undefined ? { $or: prefixes.map((_id) => ({ _id })) } : { _id: { $in: [...ids] } };
-    const chunks = ids === undefined ? { $or: prefixes.map((files_id) => ({ files_id })) } : { files_id: { $in: [...ids] } };
+    const chunks =
+      ids === undefined ? { $or: prefixes.map((files_id) => ({ files_id })) } : { files_id: { $in: [...ids] } };
     await guard(() => this.files.deleteMany(files), `delete on ${PHOTO_BUCKET}.files`);
     await guard(() => this.chunks.deleteMany(chunks), `delete on ${PHOTO_BUCKET}.chunks`);
   }

@@ -61,7 +61,15 @@ export const quotaFastSteps = (request: ConsumeRequest): { readonly admit: Step;
 };
 
 const STATE_FIELDS = ['minuteStart', 'minuteCount', 'minuteRejections', 'dayStart', 'dayCount', 'bannedUntil'] as const;
-const STATE_PROJECTION = { _id: 0, minuteStart: 1, minuteCount: 1, minuteRejections: 1, dayStart: 1, dayCount: 1, bannedUntil: 1 } as const;
+const STATE_PROJECTION = {
+  _id: 0,
+  minuteStart: 1,
+  minuteCount: 1,
+  minuteRejections: 1,
+  dayStart: 1,
+  dayCount: 1,
+  bannedUntil: 1,
+} as const;
 
 /** Rounds of the slow path (read, then a conditional write) lost to other writers before giving up. */
 const MAX_ATTEMPTS = 16;
@@ -70,7 +78,8 @@ const MAX_REMEMBERED_BANS = 10_000;
 
 const toState = (doc: Partial<Record<(typeof STATE_FIELDS)[number], unknown>>): SubjectState => {
   for (const field of STATE_FIELDS) {
-    if (typeof doc[field] !== 'number' || !Number.isFinite(doc[field])) throw new Error(`a stored quota state is malformed (${field})`);
+    if (typeof doc[field] !== 'number' || !Number.isFinite(doc[field]))
+      throw new Error(`a stored quota state is malformed (${field})`);
   }
   return doc as SubjectState;
 };
@@ -127,7 +136,9 @@ export class QuotaStoreMongo implements QuotaStore {
       const decided = await this.decide(request);
       if (decided !== undefined) return decided;
     }
-    throw new StoreUnavailableError('the rate-limit state of one subject kept changing under every attempt; retry shortly');
+    throw new StoreUnavailableError(
+      'the rate-limit state of one subject kept changing under every attempt; retry shortly',
+    );
   }
 
   /**
@@ -135,13 +146,20 @@ export class QuotaStoreMongo implements QuotaStore {
    * this process remembers is in the document too (the write that started it put it there).
    */
   async peek(subject: string): Promise<SubjectState | undefined> {
-    const doc = await guard(() => this.subjects.findOne({ _id: subject }, { projection: STATE_PROJECTION }), `find on ${COLLECTIONS.quotas}`);
+    const doc = await guard(
+      () => this.subjects.findOne({ _id: subject }, { projection: STATE_PROJECTION }),
+      `find on ${COLLECTIONS.quotas}`,
+    );
     return doc === null ? undefined : toState(doc);
   }
 
   private apply(step: Step): Promise<SubjectState | null> {
     return guard(
-      () => this.subjects.findOneAndUpdate(step.filter, step.update, { returnDocument: 'after', projection: STATE_PROJECTION }),
+      () =>
+        this.subjects.findOneAndUpdate(step.filter, step.update, {
+          returnDocument: 'after',
+          projection: STATE_PROJECTION,
+        }),
       `findAndModify on ${COLLECTIONS.quotas}`,
     );
   }
@@ -158,9 +176,14 @@ export class QuotaStoreMongo implements QuotaStore {
     );
     const current = doc === null ? undefined : toState(doc);
     const { state, result } = consumeQuota(current, request);
-    const banRunning = result.outcome === 'banned' && current !== undefined && current.bannedUntil === state.bannedUntil;
+    const banRunning =
+      result.outcome === 'banned' && current !== undefined && current.bannedUntil === state.bannedUntil;
     // A ban already running counts nothing, so there is nothing to write.
-    const written = banRunning || (current === undefined ? await this.insert(request.subject, state) : await this.replaceIfUnchanged(request.subject, current, state));
+    const written =
+      banRunning ||
+      (current === undefined
+        ? await this.insert(request.subject, state)
+        : await this.replaceIfUnchanged(request.subject, current, state));
     if (!written) return undefined;
     if (result.outcome === 'banned') this.rememberBan(request.subject, state);
     return result;

@@ -43,7 +43,8 @@ const SCHEMES = ['mongodb://', 'mongodb+srv://'] as const;
  */
 export const resolveMongoSettings = (uri: string): MongoSettings => {
   const scheme = SCHEMES.find((s) => uri.startsWith(s));
-  if (scheme === undefined) throw new Error('the MongoDB connection string must start with mongodb:// or mongodb+srv://');
+  if (scheme === undefined)
+    throw new Error('the MongoDB connection string must start with mongodb:// or mongodb+srv://');
   const rest = uri.slice(scheme.length);
   const queryAt = rest.indexOf('?');
   const beforeQuery = queryAt === -1 ? rest : rest.slice(0, queryAt);
@@ -74,7 +75,8 @@ export const resolveMongoSettings = (uri: string): MongoSettings => {
   return {
     database,
     endpoint: hosts,
-    serverSelectionTimeoutMS: Number.isFinite(selection) && selection > 0 ? selection : MONGO_DEFAULTS.serverSelectionTimeoutMS,
+    serverSelectionTimeoutMS:
+      Number.isFinite(selection) && selection > 0 ? selection : MONGO_DEFAULTS.serverSelectionTimeoutMS,
     driverOptions: driverOptions as MongoClientOptions,
   };
 };

@@ -29,7 +29,11 @@ const labelled = (label: string) => {
 
 describe('classifyMongoError: which driver errors are an outage (tested without a database)', () => {
   const cases: ReadonlyArray<readonly [string, unknown, 'unavailable' | 'duplicate_key' | 'other']> = [
-    ['server selection timed out', new MongoServerSelectionError('Server selection timed out after 2000 ms', noTopology), 'unavailable'],
+    [
+      'server selection timed out',
+      new MongoServerSelectionError('Server selection timed out after 2000 ms', noTopology),
+      'unavailable',
+    ],
     ['connection refused / reset', new MongoNetworkError('connect ECONNREFUSED 127.0.0.1:27017'), 'unavailable'],
     ['socket timeout', new MongoNetworkTimeoutError('connection timed out'), 'unavailable'],
     ['client closed (topology)', new MongoTopologyClosedError(), 'unavailable'],
@@ -44,15 +48,24 @@ describe('classifyMongoError: which driver errors are an outage (tested without 
     ['maxTimeMS expired (50)', serverError(50), 'unavailable'],
     ['interrupted at shutdown (11600) with its label', serverError(11600, ['RetryableWriteError']), 'unavailable'],
     ['duplicate key (11000)', serverError(11000), 'duplicate_key'],
-    ['duplicate key in a bulk write', new MongoBulkWriteError({ message: 'E11000', code: 11000 }, { insertedCount: 0 } as never), 'duplicate_key'],
+    [
+      'duplicate key in a bulk write',
+      new MongoBulkWriteError({ message: 'E11000', code: 11000 }, { insertedCount: 0 } as never),
+      'duplicate_key',
+    ],
     [
       'a bulk write stopped before any server answered (the driver wraps the selection error)',
-      new MongoBulkWriteError(new MongoServerSelectionError('Server selection timed out', noTopology), { insertedCount: 0 } as never),
+      new MongoBulkWriteError(new MongoServerSelectionError('Server selection timed out', noTopology), {
+        insertedCount: 0,
+      } as never),
       'unavailable',
     ],
     [
       'a bulk write refused by document validation (121): a bug, not an outage',
-      new MongoBulkWriteError({ message: 'Document failed validation', code: 121, writeErrors: [{ code: 121 }] } as never, { insertedCount: 0 } as never),
+      new MongoBulkWriteError(
+        { message: 'Document failed validation', code: 121, writeErrors: [{ code: 121 }] } as never,
+        { insertedCount: 0 } as never,
+      ),
       'other',
     ],
     ['authentication failed (18): not an outage, a misconfiguration', serverError(18), 'other'],
@@ -90,18 +103,27 @@ describe('guard: outages become StoreUnavailableError, bugs travel unchanged', (
     expect(error.message).not.to.match(/ECONNREFUSED|10\.1\.2\.3|27017|secret/);
   });
 
-  it('rethrows an error that is not the server\'s as it is', async () => {
+  it("rethrows an error that is not the server's as it is", async () => {
     const bug = new TypeError('x is undefined');
     expect(await guard(() => Promise.reject(bug)).catch((e: unknown) => e)).to.equal(bug);
   });
 
   it('turns a command the server refused into a MongoCommandError naming the command, with the server message, code and cause', async () => {
-    const refused = new MongoServerError({ message: "Cannot apply $inc to a value of non-numeric type. {_id: 'k:x'} has the field 'minuteCount' of non-numeric type string", code: 14, codeName: 'TypeMismatch' });
-    const thrown = await guard(() => Promise.reject(refused), 'findAndModify on quota_subjects').catch((e: unknown) => e);
+    const refused = new MongoServerError({
+      message:
+        "Cannot apply $inc to a value of non-numeric type. {_id: 'k:x'} has the field 'minuteCount' of non-numeric type string",
+      code: 14,
+      codeName: 'TypeMismatch',
+    });
+    const thrown = await guard(() => Promise.reject(refused), 'findAndModify on quota_subjects').catch(
+      (e: unknown) => e,
+    );
     expect(thrown).to.be.instanceOf(MongoCommandError);
     const error = thrown as MongoCommandError;
     expect(error.name).to.equal('MongoCommandError');
-    expect(error.message).to.equal(`MongoDB refused findAndModify on quota_subjects: ${refused.message} (TypeMismatch, code 14)`);
+    expect(error.message).to.equal(
+      `MongoDB refused findAndModify on quota_subjects: ${refused.message} (TypeMismatch, code 14)`,
+    );
     expect(error.code).to.equal(14);
     expect(error.cause).to.equal(refused);
     expect(classifyMongoError(error)).to.equal('other');
@@ -109,16 +131,23 @@ describe('guard: outages become StoreUnavailableError, bugs travel unchanged', (
 
   it('never copies a key hash (64 hex digits) a refused command quotes into its message', async () => {
     const hash = 'ab12'.repeat(16);
-    const refused = new MongoServerError({ message: `Cannot apply $inc to a value of non-numeric type. {_id: 'k:${hash}'}`, code: 14, codeName: 'TypeMismatch' });
-    const thrown = (await guard(() => Promise.reject(refused), 'findAndModify on quota_subjects').catch((e: unknown) => e)) as Error;
+    const refused = new MongoServerError({
+      message: `Cannot apply $inc to a value of non-numeric type. {_id: 'k:${hash}'}`,
+      code: 14,
+      codeName: 'TypeMismatch',
+    });
+    const thrown = (await guard(() => Promise.reject(refused), 'findAndModify on quota_subjects').catch(
+      (e: unknown) => e,
+    )) as Error;
     expect(thrown.message).not.to.include(hash);
     expect(thrown.message).to.include("{_id: 'k:…'}");
   });
 
   it('keeps at most 500 characters of the server message, and is still classified by its cause', async () => {
-    const thrown = await guard(() => Promise.reject(new MongoServerError({ message: 'E11000 duplicate key '.padEnd(5_000, 'x'), code: 11000 })), 'insert on pets').catch(
-      (e: unknown) => e,
-    );
+    const thrown = await guard(
+      () => Promise.reject(new MongoServerError({ message: 'E11000 duplicate key '.padEnd(5_000, 'x'), code: 11000 })),
+      'insert on pets',
+    ).catch((e: unknown) => e);
     expect(thrown).to.be.instanceOf(MongoCommandError);
     expect((thrown as Error).message.length).to.be.below(600);
     expect(classifyMongoError(thrown)).to.equal('duplicate_key');
@@ -126,7 +155,9 @@ describe('guard: outages become StoreUnavailableError, bugs travel unchanged', (
 
   it('retries an upsert once after a duplicate key error, and not a second time', async () => {
     let calls = 0;
-    expect(await upsertWithRetry(async () => (++calls === 1 ? Promise.reject(serverError(11000)) : 'ok'))).to.equal('ok');
+    expect(await upsertWithRetry(async () => (++calls === 1 ? Promise.reject(serverError(11000)) : 'ok'))).to.equal(
+      'ok',
+    );
     expect(calls).to.equal(2);
     calls = 0;
     const again = await upsertWithRetry(async () => {

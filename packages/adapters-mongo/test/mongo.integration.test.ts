@@ -1,8 +1,27 @@
 import { expect } from 'chai';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ApiKeyLookupCache, apiKeyRecord, Authenticator, KeyAdmin, PLAN_QUOTAS, StoreUnavailableError, type ApiKeyRecord, type ConsumeOutcome } from '@petstore/domain';
-import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, idempotencyStoreContract, orderRepositoryContract, petRepositoryContract, quotaStoreContract, SeededRandom, type MakeFixture } from '@petstore/domain/testing';
+import {
+  ApiKeyLookupCache,
+  apiKeyRecord,
+  Authenticator,
+  KeyAdmin,
+  PLAN_QUOTAS,
+  StoreUnavailableError,
+  type ApiKeyRecord,
+  type ConsumeOutcome,
+} from '@petstore/domain';
+import {
+  adoptionContract,
+  apiKeyStoreContract,
+  categoryRepositoryContract,
+  idempotencyStoreContract,
+  orderRepositoryContract,
+  petRepositoryContract,
+  quotaStoreContract,
+  SeededRandom,
+  type MakeFixture,
+} from '@petstore/domain/testing';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import {
   ApiKeyStoreMongo,
@@ -77,9 +96,21 @@ describeMongo(SUITE, target, (mongo) => {
         return { subject: build(db), dispose: async () => void (await db.dropDatabase()) };
       };
 
-    petRepositoryContract('MongoDB', fixture('pets', (db) => new PetRepositoryMongo(db)), { numRuns });
-    categoryRepositoryContract('MongoDB', fixture('categories', (db) => new CategoryRepositoryMongo(db)), { numRuns });
-    quotaStoreContract('MongoDB', fixture('quota', (db) => new QuotaStoreMongo(db)), { numRuns });
+    petRepositoryContract(
+      'MongoDB',
+      fixture('pets', (db) => new PetRepositoryMongo(db)),
+      { numRuns },
+    );
+    categoryRepositoryContract(
+      'MongoDB',
+      fixture('categories', (db) => new CategoryRepositoryMongo(db)),
+      { numRuns },
+    );
+    quotaStoreContract(
+      'MongoDB',
+      fixture('quota', (db) => new QuotaStoreMongo(db)),
+      { numRuns },
+    );
     // Two "processes" on one database: each with its own client, pool and remembered bans; the
     // calls alternate between them (bursts are spread over both).
     quotaStoreContract(
@@ -91,7 +122,10 @@ describeMongo(SUITE, target, (mongo) => {
         const stores = [new QuotaStoreMongo(db), new QuotaStoreMongo(other.db(db.databaseName))];
         let turn = 0;
         return {
-          subject: { consume: (request) => stores[turn++ % 2]!.consume(request), peek: (subject) => stores[turn++ % 2]!.peek(subject) },
+          subject: {
+            consume: (request) => stores[turn++ % 2]!.consume(request),
+            peek: (subject) => stores[turn++ % 2]!.peek(subject),
+          },
           dispose: async () => {
             await db.dropDatabase();
             await other.close();
@@ -100,10 +134,26 @@ describeMongo(SUITE, target, (mongo) => {
       },
       { numRuns },
     );
-    apiKeyStoreContract('MongoDB', fixture('keys', (db) => new ApiKeyStoreMongo(db)), { numRuns });
-    orderRepositoryContract('MongoDB', fixture('orders', (db) => new OrderRepositoryMongo(db)), { numRuns });
-    adoptionContract('MongoDB', fixture('adoption', (db) => ({ pets: new PetRepositoryMongo(db), orders: new OrderRepositoryMongo(db) })), { numRuns: 10 });
-    idempotencyStoreContract('MongoDB', fixture('idem', (db) => new IdempotencyStoreMongo(db)), { numRuns });
+    apiKeyStoreContract(
+      'MongoDB',
+      fixture('keys', (db) => new ApiKeyStoreMongo(db)),
+      { numRuns },
+    );
+    orderRepositoryContract(
+      'MongoDB',
+      fixture('orders', (db) => new OrderRepositoryMongo(db)),
+      { numRuns },
+    );
+    adoptionContract(
+      'MongoDB',
+      fixture('adoption', (db) => ({ pets: new PetRepositoryMongo(db), orders: new OrderRepositoryMongo(db) })),
+      { numRuns: 10 },
+    );
+    idempotencyStoreContract(
+      'MongoDB',
+      fixture('idem', (db) => new IdempotencyStoreMongo(db)),
+      { numRuns },
+    );
 
     describe('beyond the contract', () => {
       const tracked = async (tag: string): Promise<Db> => {
@@ -121,14 +171,22 @@ describeMongo(SUITE, target, (mongo) => {
           expect(second.database).to.equal(database);
           expect(await first.isReady()).to.equal(true);
           const pet = await first.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
-          expect(await second.pets.findById(pet.id)).to.deep.equal({ ...pet, revision: 0, orderId: null, statusPatchedAt: null });
+          expect(await second.pets.findById(pet.id)).to.deep.equal({
+            ...pet,
+            revision: 0,
+            orderId: null,
+            statusPatchedAt: null,
+          });
           const db = client.db(database);
           opened.push(db);
           for (const index of MONGO_INDEXES) {
-            const found = (await db.collection(index.collection).listIndexes().toArray()).find((i) => i.name === index.options.name);
+            const found = (await db.collection(index.collection).listIndexes().toArray()).find(
+              (i) => i.name === index.options.name,
+            );
             expect(found, `${index.collection}.${index.options.name}`).to.not.equal(undefined);
             expect(found?.key).to.deep.equal(index.key);
-            if (index.options.expireAfterSeconds !== undefined) expect(found?.expireAfterSeconds).to.equal(index.options.expireAfterSeconds);
+            if (index.options.expireAfterSeconds !== undefined)
+              expect(found?.expireAfterSeconds).to.equal(index.options.expireAfterSeconds);
           }
         } finally {
           await second.close();
@@ -146,7 +204,10 @@ describeMongo(SUITE, target, (mongo) => {
         try {
           expect(await stores.isReady()).to.equal(true);
           expect(await stores.isReady()).to.equal(true);
-          const probe = await client.db(database).collection<{ _id: string; n: number }>(COLLECTIONS.quotas).findOne({ _id: '#readyz' });
+          const probe = await client
+            .db(database)
+            .collection<{ _id: string; n: number }>(COLLECTIONS.quotas)
+            .findOne({ _id: '#readyz' });
           expect(probe?.n).to.equal(2);
         } finally {
           await stores.close();
@@ -157,7 +218,10 @@ describeMongo(SUITE, target, (mongo) => {
         const db = await tracked('refused');
         const things = db.collection<{ _id: number; count: unknown }>('things');
         await things.insertOne({ _id: 1, count: 'not a number' });
-        const error = await guard(() => things.updateOne({ _id: 1 }, { $inc: { count: 1 } } as never), 'update on things').catch((e: unknown) => e);
+        const error = await guard(
+          () => things.updateOne({ _id: 1 }, { $inc: { count: 1 } } as never),
+          'update on things',
+        ).catch((e: unknown) => e);
         expect(error).to.be.instanceOf(MongoCommandError);
         const { message, cause } = error as MongoCommandError;
         expect(message).to.match(/^MongoDB refused update on things: /);
@@ -171,16 +235,37 @@ describeMongo(SUITE, target, (mongo) => {
         const repo = new PetRepositoryMongo(db);
         const pet = await repo.create({ name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' });
         const stored = await db.collection<{ _id: number }>(COLLECTIONS.pets).findOne({ _id: pet.id });
-        expect(stored).to.deep.equal({ _id: pet.id, name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' });
-        await db.collection<{ _id: number }>(COLLECTIONS.pets).updateOne({ _id: pet.id }, { $set: { internal: 'x', createdAt: new Date() } });
-        expect(Object.keys((await repo.findById(pet.id))!).sort()).to.deep.equal(['categoryId', 'id', 'name', 'orderId', 'revision', 'status', 'statusPatchedAt']);
-        expect(Object.keys((await repo.list({ afterId: 0, limit: 5 }))[0]!).sort()).to.deep.equal(['categoryId', 'id', 'name', 'status']);
+        expect(stored).to.deep.equal({
+          _id: pet.id,
+          name: 'Mia',
+          categoryId: Number.MAX_SAFE_INTEGER,
+          status: 'pending',
+        });
+        await db
+          .collection<{ _id: number }>(COLLECTIONS.pets)
+          .updateOne({ _id: pet.id }, { $set: { internal: 'x', createdAt: new Date() } });
+        expect(Object.keys((await repo.findById(pet.id))!).sort()).to.deep.equal([
+          'categoryId',
+          'id',
+          'name',
+          'orderId',
+          'revision',
+          'status',
+          'statusPatchedAt',
+        ]);
+        expect(Object.keys((await repo.list({ afterId: 0, limit: 5 }))[0]!).sort()).to.deep.equal([
+          'categoryId',
+          'id',
+          'name',
+          'status',
+        ]);
       });
 
       it('serves the status list query from the {status, _id} index without scanning (where the server explains plans)', async function () {
         const db = await tracked('plan');
         const repo = new PetRepositoryMongo(db);
-        for (let i = 0; i < 60; i++) await repo.create({ name: `p${i}`, categoryId: 1, status: i % 3 === 0 ? 'sold' : 'available' });
+        for (let i = 0; i < 60; i++)
+          await repo.create({ name: `p${i}`, categoryId: 1, status: i % 3 === 0 ? 'sold' : 'available' });
         const explain = await db
           .collection<{ _id: number; status: string }>(COLLECTIONS.pets)
           .find({ status: 'sold', _id: { $gt: 10 } })
@@ -188,7 +273,8 @@ describeMongo(SUITE, target, (mongo) => {
           .limit(6)
           .explain('executionStats')
           .catch(() => undefined);
-        const stats = explain?.executionStats as { totalDocsExamined?: number; totalKeysExamined?: number; nReturned?: number } | undefined;
+        const stats = explain?.executionStats as
+          { totalDocsExamined?: number; totalKeysExamined?: number; nReturned?: number } | undefined;
         if (explain === undefined || stats?.nReturned === undefined) this.skip(); // a stand-in that does not explain its plans
         expect(stats.nReturned).to.equal(6);
         expect(stats.totalDocsExamined).to.equal(6);
@@ -205,7 +291,8 @@ describeMongo(SUITE, target, (mongo) => {
         it(`serves the ${label} list query from its index (IXSCAN, no sort, no scan), where the server explains plans`, async function () {
           const db = await tracked('plan-cat');
           const repo = new PetRepositoryMongo(db);
-          for (let i = 0; i < 90; i++) await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 === 0 ? 'sold' : 'available' });
+          for (let i = 0; i < 90; i++)
+            await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 === 0 ? 'sold' : 'available' });
           // Withdrawn pets among them: never read by any list.
           for (let id = 12; id <= 90; id += 5) await repo.withdraw(id, (await repo.findById(id))!.revision);
           const explain = await db
@@ -216,14 +303,21 @@ describeMongo(SUITE, target, (mongo) => {
             .hint(index)
             .explain('executionStats')
             .catch(() => undefined);
-          const stats = explain?.executionStats as { totalDocsExamined?: number; totalKeysExamined?: number; nReturned?: number } | undefined;
+          const stats = explain?.executionStats as
+            { totalDocsExamined?: number; totalKeysExamined?: number; nReturned?: number } | undefined;
           if (explain === undefined || stats?.nReturned === undefined) {
             // A stand-in (mongo-java-server) that does not explain its plans: the plan cannot be shown here.
-            console.log(`      (skipped: the server at ${mongo.source} does not support explain, so the ${label} plan cannot be shown)`);
+            console.log(
+              `      (skipped: the server at ${mongo.source} does not support explain, so the ${label} plan cannot be shown)`,
+            );
             this.skip();
           }
           const plan = JSON.stringify(explain.queryPlanner);
-          expect(plan).to.include('IXSCAN').and.to.include(index).and.not.to.include('SORT"').and.not.to.include('COLLSCAN');
+          expect(plan)
+            .to.include('IXSCAN')
+            .and.to.include(index)
+            .and.not.to.include('SORT"')
+            .and.not.to.include('COLLSCAN');
           expect(stats.nReturned).to.equal(6);
           expect(stats.totalDocsExamined).to.equal(6);
           // One key ahead per merged range (three for the listed statuses), never a withdrawn pet's.
@@ -236,7 +330,9 @@ describeMongo(SUITE, target, (mongo) => {
         const clients = [0, 1, 2].map(() => new MongoClient(uri, resolveMongoSettings(uri).driverOptions));
         try {
           const repos = clients.map((c) => new CategoryRepositoryMongo(c.db(db.databaseName)));
-          const results = await Promise.all(Array.from({ length: 30 }, (_, i) => repos[i % 3]!.create({ name: i % 2 === 0 ? 'Parrots' : 'PARROTS' })));
+          const results = await Promise.all(
+            Array.from({ length: 30 }, (_, i) => repos[i % 3]!.create({ name: i % 2 === 0 ? 'Parrots' : 'PARROTS' })),
+          );
           const winners = results.filter((r) => r.ok);
           expect(winners).to.have.length(1);
           expect(await db.collection(COLLECTIONS.categories).countDocuments()).to.equal(1);
@@ -251,11 +347,24 @@ describeMongo(SUITE, target, (mongo) => {
         const db = await tracked('cat-shape');
         const created = await new CategoryRepositoryMongo(db).create({ name: 'Cafe\u0301 CATS' });
         expect(created.ok).to.equal(true);
-        expect(await db.collection(COLLECTIONS.categories).findOne({})).to.deep.equal({ _id: 1, name: 'Cafe\u0301 CATS', key: 'café cats' });
+        expect(await db.collection(COLLECTIONS.categories).findOne({})).to.deep.equal({
+          _id: 1,
+          name: 'Cafe\u0301 CATS',
+          key: 'café cats',
+        });
         const pets = new PetRepositoryMongo(db);
         const pet = await pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
-        expect(await pets.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 })).to.equal(true);
-        expect(await db.collection(COLLECTIONS.pets).findOne({ _id: pet.id } as object)).to.deep.equal({ _id: pet.id, name: 'Rex', categoryId: 1, status: 'pending', orderId: 9, rev: 1 });
+        expect(
+          await pets.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 }),
+        ).to.equal(true);
+        expect(await db.collection(COLLECTIONS.pets).findOne({ _id: pet.id } as object)).to.deep.equal({
+          _id: pet.id,
+          name: 'Rex',
+          categoryId: 1,
+          status: 'pending',
+          orderId: 9,
+          rev: 1,
+        });
       });
 
       it('withdraws a pet by keeping its document with status withdrawn and its last listed status as listedAs (its id stays taken, the orders that name it stay readable, its creation token finds it as it was); a pet stored before revisions is at revision 0', async () => {
@@ -264,21 +373,58 @@ describeMongo(SUITE, target, (mongo) => {
         const docs = db.collection<{ _id: number }>(COLLECTIONS.pets);
         // A document as written before revisions existed: no rev, no orderId.
         await docs.insertOne({ _id: 1, name: 'Old', categoryId: 2, status: 'sold' } as never);
-        expect(await pets.findById(1)).to.deep.equal({ id: 1, name: 'Old', categoryId: 2, status: 'sold', revision: 0, orderId: null, statusPatchedAt: null });
+        expect(await pets.findById(1)).to.deep.equal({
+          id: 1,
+          name: 'Old',
+          categoryId: 2,
+          status: 'sold',
+          revision: 0,
+          orderId: null,
+          statusPatchedAt: null,
+        });
         const renamed = await pets.update(1, 0, { name: 'Older', status: 'available' }, '2027-01-01T00:00:00.000Z');
-        expect(renamed).to.deep.equal({ id: 1, name: 'Older', categoryId: 2, status: 'available', revision: 1, orderId: null, statusPatchedAt: '2027-01-01T00:00:00.000Z' });
+        expect(renamed).to.deep.equal({
+          id: 1,
+          name: 'Older',
+          categoryId: 2,
+          status: 'available',
+          revision: 1,
+          orderId: null,
+          statusPatchedAt: '2027-01-01T00:00:00.000Z',
+        });
         expect(await pets.withdraw(1, 1)).to.equal(true);
-        expect(await docs.findOne({ _id: 1 })).to.deep.equal({ _id: 1, name: 'Older', categoryId: 2, status: 'withdrawn', listedAs: 'available', rev: 2, statusPatchedAt: '2027-01-01T00:00:00.000Z' });
-        expect((await pets.create({ name: 'Next', categoryId: 2, status: 'available' })).id, 'the id stays taken').to.equal(2);
+        expect(await docs.findOne({ _id: 1 })).to.deep.equal({
+          _id: 1,
+          name: 'Older',
+          categoryId: 2,
+          status: 'withdrawn',
+          listedAs: 'available',
+          rev: 2,
+          statusPatchedAt: '2027-01-01T00:00:00.000Z',
+        });
+        expect(
+          (await pets.create({ name: 'Next', categoryId: 2, status: 'available' })).id,
+          'the id stays taken',
+        ).to.equal(2);
         expect(await pets.countByStatus()).to.deep.equal({ available: 1, pending: 0, sold: 0 });
       });
 
-      it('stores idempotency records under _id = scope:key with expiresAt as a date (what the TTL index reads), the claim\'s token and lease or the answer beside it', async () => {
+      it("stores idempotency records under _id = scope:key with expiresAt as a date (what the TTL index reads), the claim's token and lease or the answer beside it", async () => {
         const db = await tracked('idem-shape');
         const store = new IdempotencyStoreMongo(db);
         const now = Date.UTC(2027, 0, 1, 12);
-        const claim = { state: 'in_progress' as const, fingerprint: 'f'.repeat(64), token: 'e'.repeat(64), leaseUntil: now + 60_000, expiresAt: now + 86_400_000 };
-        expect(await store.claim('key_0123456789ab:order-1', claim, now)).to.deep.equal({ claimed: true, record: claim, resumed: false });
+        const claim = {
+          state: 'in_progress' as const,
+          fingerprint: 'f'.repeat(64),
+          token: 'e'.repeat(64),
+          leaseUntil: now + 60_000,
+          expiresAt: now + 86_400_000,
+        };
+        expect(await store.claim('key_0123456789ab:order-1', claim, now)).to.deep.equal({
+          claimed: true,
+          record: claim,
+          resumed: false,
+        });
         const docs = db.collection<{ _id: string }>(COLLECTIONS.idempotency);
         expect(await docs.findOne({ _id: 'key_0123456789ab:order-1' })).to.deep.equal({
           _id: 'key_0123456789ab:order-1',
@@ -289,7 +435,12 @@ describeMongo(SUITE, target, (mongo) => {
           expiresAt: new Date(now + 86_400_000),
         });
         const answer = { status: 201, body: '{"id":1}', location: '/v1/pets/1' };
-        await store.complete('key_0123456789ab:order-1', claim, { state: 'completed', fingerprint: claim.fingerprint, expiresAt: now + 86_400_000, answer });
+        await store.complete('key_0123456789ab:order-1', claim, {
+          state: 'completed',
+          fingerprint: claim.fingerprint,
+          expiresAt: now + 86_400_000,
+          answer,
+        });
         expect(await docs.findOne({ _id: 'key_0123456789ab:order-1' })).to.deep.equal({
           _id: 'key_0123456789ab:order-1',
           state: 'completed',
@@ -322,17 +473,29 @@ describeMongo(SUITE, target, (mongo) => {
         const env = { ...process.env, PETSTORE_TEST_MONGODB_URI: uri, PETSTORE_TEST_DATABASE: db.databaseName };
         const workers = Array.from({ length: 3 }, () => fork(fileURLToPath(workerUrl), [], { env, stdio: 'inherit' }));
         try {
-          await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
-            w.once('message', () => resolve());
-            w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
-          })));
-          const request = { subject: 'k:shared', now: Date.UTC(2027, 0, 1, 8), quota: { perMinute: limit, perDay: 1_000 }, ban: { threshold: 1_000, seconds: 1 } };
+          await Promise.all(
+            workers.map(
+              (w) =>
+                new Promise<void>((resolve, reject) => {
+                  w.once('message', () => resolve());
+                  w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
+                }),
+            ),
+          );
+          const request = {
+            subject: 'k:shared',
+            now: Date.UTC(2027, 0, 1, 8),
+            quota: { perMinute: limit, perDay: 1_000 },
+            ban: { threshold: 1_000, seconds: 1 },
+          };
           const outcomes = await Promise.all(
             workers.map(
               (w) =>
                 new Promise<ConsumeOutcome[]>((resolve, reject) => {
                   w.once('message', (m: { outcomes?: ConsumeOutcome[]; error?: string }) =>
-                    m.outcomes !== undefined ? resolve(m.outcomes) : reject(new Error(`worker failed: ${m.error ?? 'no result'}`)),
+                    m.outcomes !== undefined
+                      ? resolve(m.outcomes)
+                      : reject(new Error(`worker failed: ${m.error ?? 'no result'}`)),
                   );
                   w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before reporting`)));
                   w.send({ count: perWorker, request });
@@ -355,16 +518,23 @@ describeMongo(SUITE, target, (mongo) => {
         const env = { ...process.env, PETSTORE_TEST_MONGODB_URI: uri, PETSTORE_TEST_DATABASE: db.databaseName };
         const workers = Array.from({ length: 2 }, () => fork(fileURLToPath(workerUrl), [], { env, stdio: 'inherit' }));
         try {
-          await Promise.all(workers.map((w) => new Promise<void>((resolve, reject) => {
-            w.once('message', () => resolve());
-            w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
-          })));
+          await Promise.all(
+            workers.map(
+              (w) =>
+                new Promise<void>((resolve, reject) => {
+                  w.once('message', () => resolve());
+                  w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before it was ready`)));
+                }),
+            ),
+          );
           const outcomes = await Promise.all(
             workers.map(
               (w, worker) =>
                 new Promise<string[]>((resolve, reject) => {
                   w.once('message', (m: { outcomes?: string[]; error?: string }) =>
-                    m.outcomes !== undefined ? resolve(m.outcomes) : reject(new Error(`worker failed: ${m.error ?? 'no result'}`)),
+                    m.outcomes !== undefined
+                      ? resolve(m.outcomes)
+                      : reject(new Error(`worker failed: ${m.error ?? 'no result'}`)),
                   );
                   w.once('exit', (code) => reject(new Error(`worker exited with ${String(code)} before reporting`)));
                   w.send({ count: 25, petId: pet.id, worker: worker + 1 });
@@ -384,7 +554,9 @@ describeMongo(SUITE, target, (mongo) => {
 
       it('seeds keys idempotently when several processes start together', async () => {
         const db = await tracked('seed');
-        const records = ['alpha', 'beta', 'gamma'].map((key, i) => apiKeyRecord(key, i === 2 ? 'business' : 'pro') as ApiKeyRecord);
+        const records = ['alpha', 'beta', 'gamma'].map(
+          (key, i) => apiKeyRecord(key, i === 2 ? 'business' : 'pro') as ApiKeyRecord,
+        );
         const clients = await Promise.all(
           Array.from({ length: 4 }, async () => {
             const c = new MongoClient(uri, resolveMongoSettings(uri).driverOptions);
@@ -394,12 +566,17 @@ describeMongo(SUITE, target, (mongo) => {
         );
         try {
           for (let round = 0; round < 3; round++) {
-            await Promise.all(clients.flatMap((c) => records.map((r) => new ApiKeyStoreMongo(c.db(db.databaseName)).save(r))));
+            await Promise.all(
+              clients.flatMap((c) => records.map((r) => new ApiKeyStoreMongo(c.db(db.databaseName)).save(r))),
+            );
           }
           expect(await db.collection(COLLECTIONS.apiKeys).countDocuments()).to.equal(records.length);
           const store = new ApiKeyStoreMongo(db);
-          for (const r of records) expect(await store.findByHash(r.keyHash)).to.deep.include({ ...r, source: 'settings' });
-          expect(JSON.stringify(await db.collection(COLLECTIONS.apiKeys).find().toArray())).not.to.match(/alpha|beta|gamma/);
+          for (const r of records)
+            expect(await store.findByHash(r.keyHash)).to.deep.include({ ...r, source: 'settings' });
+          expect(JSON.stringify(await db.collection(COLLECTIONS.apiKeys).find().toArray())).not.to.match(
+            /alpha|beta|gamma/,
+          );
         } finally {
           await Promise.all(clients.map((c) => c.close()));
         }
@@ -407,10 +584,15 @@ describeMongo(SUITE, target, (mongo) => {
 
       it('a key issued, changed or revoked through one connection takes effect through another, whose lookups are cached, within 1 s', async () => {
         const db = await tracked('keycache');
-        const clients = [new MongoClient(uri, resolveMongoSettings(uri).driverOptions), new MongoClient(uri, resolveMongoSettings(uri).driverOptions)];
+        const clients = [
+          new MongoClient(uri, resolveMongoSettings(uri).driverOptions),
+          new MongoClient(uri, resolveMongoSettings(uri).driverOptions),
+        ];
         try {
           const clock = { now: () => Date.now() };
-          const [here, there] = clients.map((c) => new ApiKeyLookupCache(new ApiKeyStoreMongo(c.db(db.databaseName)), clock));
+          const [here, there] = clients.map(
+            (c) => new ApiKeyLookupCache(new ApiKeyStoreMongo(c.db(db.databaseName)), clock),
+          );
           const admin = new KeyAdmin(here!, new SeededRandom(uniqueName('seed')), clock, clock.now());
           const elsewhere = new Authenticator(there!);
           const caller = { keyId: 'key_000000000000', role: 'admin' } as const;
@@ -445,10 +627,17 @@ describeMongo(SUITE, target, (mongo) => {
 
       it('gives distinct increasing ids to pets created at once through several connections', async () => {
         const db = await tracked('ids');
-        const clients = [new MongoClient(uri, resolveMongoSettings(uri).driverOptions), new MongoClient(uri, resolveMongoSettings(uri).driverOptions)];
+        const clients = [
+          new MongoClient(uri, resolveMongoSettings(uri).driverOptions),
+          new MongoClient(uri, resolveMongoSettings(uri).driverOptions),
+        ];
         try {
           const repos = clients.map((c) => new PetRepositoryMongo(c.db(db.databaseName)));
-          const created = await Promise.all(Array.from({ length: 40 }, (_, i) => repos[i % 2]!.create({ name: `c${i}`, categoryId: 1, status: 'available' })));
+          const created = await Promise.all(
+            Array.from({ length: 40 }, (_, i) =>
+              repos[i % 2]!.create({ name: `c${i}`, categoryId: 1, status: 'available' }),
+            ),
+          );
           const ids = created.map((p) => p.id).sort((a, b) => a - b);
           expect(ids).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
         } finally {
@@ -465,7 +654,12 @@ describeMongo(SUITE, target, (mongo) => {
         const proxied = withDatabase(uri, database).replace(settings.endpoint, `127.0.0.1:${proxy.port}`);
         const stores = await connectMongo(`${proxied}${proxied.includes('?') ? '&' : '?'}directConnection=true`);
         opened.push(client.db(database));
-        const request = { subject: 's', now: Date.UTC(2027, 0, 1, 9), quota: { perMinute: 100, perDay: 1_000 }, ban: { threshold: 10, seconds: 60 } };
+        const request = {
+          subject: 's',
+          now: Date.UTC(2027, 0, 1, 9),
+          quota: { perMinute: 100, perDay: 1_000 },
+          ban: { threshold: 10, seconds: 60 },
+        };
         const draft = { name: 'Rex', categoryId: 1, status: 'available' } as const;
         try {
           const before = await stores.pets.create(draft);

@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { createServer } from 'node:net';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient } from 'mongodb';
-import { ApiKeyStoreMongo, connectMongo, PetRepositoryMongo, QuotaStoreMongo, resolveMongoSettings } from '../src/index.js';
+import {
+  ApiKeyStoreMongo,
+  connectMongo,
+  PetRepositoryMongo,
+  QuotaStoreMongo,
+  resolveMongoSettings,
+} from '../src/index.js';
 
 /** A loopback port nothing listens on: taken from the OS, then released. */
 const closedPort = (): Promise<number> =>
@@ -11,7 +17,9 @@ const closedPort = (): Promise<number> =>
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 
@@ -37,14 +45,21 @@ describe('MongoDB outage (no server needed: a closed port)', function () {
       const pets = new PetRepositoryMongo(db);
       const quotas = new QuotaStoreMongo(db);
       const keys = new ApiKeyStoreMongo(db);
-      const request = { subject: 'k:x', now: Date.UTC(2027, 0, 1), quota: { perMinute: 1, perDay: 1 }, ban: { threshold: 1, seconds: 1 } };
+      const request = {
+        subject: 'k:x',
+        now: Date.UTC(2027, 0, 1),
+        quota: { perMinute: 1, perDay: 1 },
+        ban: { threshold: 1, seconds: 1 },
+      };
       const outcomes = await Promise.all([
         settle(pets.create({ name: 'Rex', categoryId: 1, status: 'available' })),
         settle(pets.findById(1)),
         settle(pets.list({ afterId: 0, limit: 3 })),
         settle(quotas.consume(request)),
         settle(keys.findByHash('ab'.repeat(32))),
-        settle(keys.save({ keyHash: 'ab'.repeat(32), role: 'client', plan: 'free', quota: { perMinute: 60, perDay: 1000 } })),
+        settle(
+          keys.save({ keyHash: 'ab'.repeat(32), role: 'client', plan: 'free', quota: { perMinute: 60, perDay: 1000 } }),
+        ),
       ]);
       for (const [i, { error, ms }] of outcomes.entries()) {
         expect(error, `call ${i}`).to.be.instanceOf(StoreUnavailableError);
@@ -59,7 +74,9 @@ describe('MongoDB outage (no server needed: a closed port)', function () {
 
   it('connectMongo fails with one clear line after a bounded wait, without echoing credentials', async () => {
     const port = await closedPort();
-    const { error, ms } = await settle(connectMongo(`mongodb://app:topsecret@127.0.0.1:${port}/petstore?serverSelectionTimeoutMS=500`));
+    const { error, ms } = await settle(
+      connectMongo(`mongodb://app:topsecret@127.0.0.1:${port}/petstore?serverSelectionTimeoutMS=500`),
+    );
     expect(error).to.be.instanceOf(Error);
     const message = (error as Error).message;
     expect(message).to.equal(`cannot reach MongoDB at 127.0.0.1:${port} within 500 ms`);
@@ -75,7 +92,11 @@ describe('MongoDB outage (no server needed: a closed port)', function () {
   });
 
   it('connectMongo refuses a malformed connection string with one line and no credentials', async () => {
-    for (const uri of ['postgres://u:pw@h/db', 'mongodb://u:pw@h:notaport/db', 'mongodb://u:pw@h/db?maxPoolSize=lots']) {
+    for (const uri of [
+      'postgres://u:pw@h/db',
+      'mongodb://u:pw@h:notaport/db',
+      'mongodb://u:pw@h/db?maxPoolSize=lots',
+    ]) {
       const { error, ms } = await settle(connectMongo(uri));
       expect(error, uri).to.be.instanceOf(Error);
       expect((error as Error).message, uri).not.to.match(/pw|\n/);

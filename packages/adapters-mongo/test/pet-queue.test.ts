@@ -15,10 +15,12 @@ describe('PetRepositoryMongo while the store does not answer (no database needed
     const client = new MongoClient(`mongodb://127.0.0.1:${port}`, { serverSelectionTimeoutMS: 1_500 });
     try {
       const repo = new PetRepositoryMongo(client.db('queue_test'));
-      const waiting = Array.from({ length: 10_000 }, (_, i) => repo.create({ name: `p${i}`, categoryId: 1, status: 'available' }).then(
-        () => 'created',
-        (error: unknown) => (error instanceof StoreUnavailableError ? 'unavailable' : 'other'),
-      ));
+      const waiting = Array.from({ length: 10_000 }, (_, i) =>
+        repo.create({ name: `p${i}`, categoryId: 1, status: 'available' }).then(
+          () => 'created',
+          (error: unknown) => (error instanceof StoreUnavailableError ? 'unavailable' : 'other'),
+        ),
+      );
       const started = Date.now();
       const refused = await repo.create({ name: 'one too many', categoryId: 1, status: 'available' }).then(
         () => 'created',

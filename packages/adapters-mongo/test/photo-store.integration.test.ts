@@ -46,7 +46,11 @@ describeMongo(SUITE, target, (mongo) => {
       async () => {
         const db = await freshDb('photos');
         return {
-          subject: { store: new PhotoStoreMongo(db), restart: async () => new PhotoStoreMongo(db), storedFiles: () => storedFiles(db) },
+          subject: {
+            store: new PhotoStoreMongo(db),
+            restart: async () => new PhotoStoreMongo(db),
+            storedFiles: () => storedFiles(db),
+          },
           dispose: async () => void (await db.dropDatabase()),
         };
       },
@@ -54,7 +58,12 @@ describeMongo(SUITE, target, (mongo) => {
     );
 
     describe('beyond the contract', () => {
-      const file = (width: number, bytes: Uint8Array) => ({ width, height: width, bytes: bytes.length, sha256: sha256HexOfBytes(bytes) });
+      const file = (width: number, bytes: Uint8Array) => ({
+        width,
+        height: width,
+        bytes: bytes.length,
+        sha256: sha256HexOfBytes(bytes),
+      });
       const photoOf = (upload: PhotoUpload, files: ReturnType<typeof file>[]) => ({
         id: upload.photoId,
         petId: upload.petId,
@@ -74,7 +83,9 @@ describeMongo(SUITE, target, (mongo) => {
           const up = (await store.reserve(1, bytes.length, T0)) as PhotoUpload;
           await store.putFile(up, file(3_000, bytes), bytes);
           expect(await store.publish(up, photoOf(up, [file(3_000, bytes)]))).to.equal(true);
-          expect(await db.collection(`${PHOTO_BUCKET}.chunks`).countDocuments({ files_id: `${up.photoId}:3000` })).to.equal(3);
+          expect(
+            await db.collection(`${PHOTO_BUCKET}.chunks`).countDocuments({ files_id: `${up.photoId}:3000` }),
+          ).to.equal(3);
           const record = await db.collection(COLLECTIONS.photos).findOne({ _id: up.photoId } as never);
           expect(record).to.deep.include({ petId: 1, state: 'ready', contentType: 'image/png', width: 3_000 });
           const stream = (await store.read(up.photoId, 3_000)) as AsyncIterable<Uint8Array>;
@@ -98,17 +109,25 @@ describeMongo(SUITE, target, (mongo) => {
           // A process died in the middle of a GridFS upload: an unpublished record with the chunks of a file never finished…
           const dead = (await store.reserve(2, 10, T0)) as PhotoUpload;
           const chunks = db.collection(`${PHOTO_BUCKET}.chunks`);
-          await chunks.insertOne({ files_id: `${dead.photoId}:640`, n: 0, data: new Binary(Buffer.alloc(100)) } as never);
+          await chunks.insertOne({
+            files_id: `${dead.photoId}:640`,
+            n: 0,
+            data: new Binary(Buffer.alloc(100)),
+          } as never);
           // …chunks of a photo whose record is gone, chunks of no photo of ours, and a place whose record is gone
           // (removals cut short after their first write).
           await chunks.insertOne({ files_id: '77777:160', n: 0, data: new Binary(Buffer.alloc(10)) } as never);
           await chunks.insertOne({ files_id: 'not-ours', n: 0, data: new Binary(Buffer.alloc(1)) } as never);
-          await db.collection(COLLECTIONS.photoPlaces).updateOne({ _id: 2 } as never, { $push: { ids: 999_999 } } as never);
+          await db
+            .collection(COLLECTIONS.photoPlaces)
+            .updateOne({ _id: 2 } as never, { $push: { ids: 999_999 } } as never);
           expect(await storedFiles(db)).to.equal(4);
           const after = await new PhotoStoreMongo(db).sweep(T0 + 1);
           expect(after).to.deep.equal({ uploads: 1, files: 2 });
           expect(await storedFiles(db)).to.equal(1);
-          expect((await db.collection<{ ids: number[] }>(COLLECTIONS.photoPlaces).findOne({ _id: 2 } as never))?.ids).to.deep.equal([kept.photoId]);
+          expect(
+            (await db.collection<{ ids: number[] }>(COLLECTIONS.photoPlaces).findOne({ _id: 2 } as never))?.ids,
+          ).to.deep.equal([kept.photoId]);
           expect((await store.list(2)).map((p) => p.id)).to.deep.equal([kept.photoId]);
         } finally {
           await db.dropDatabase();
@@ -124,7 +143,9 @@ describeMongo(SUITE, target, (mongo) => {
             const up = (await store.reserve(4, 10, T0)) as PhotoUpload;
             await store.putFile(up, file(10, bytes), bytes);
             const photo = photoOf(up, [file(10, bytes)]);
-            expect(await (token === undefined ? store.publish(up, photo) : store.publish(up, photo, token))).to.equal(true);
+            expect(await (token === undefined ? store.publish(up, photo) : store.publish(up, photo, token))).to.equal(
+              true,
+            );
             return photo;
           };
           const docs = db.collection<{ _id: number }>(COLLECTIONS.photos);
@@ -134,14 +155,27 @@ describeMongo(SUITE, target, (mongo) => {
           expect(await store.delete(4, plain.id)).to.equal(true);
           expect(await store.delete(4, tokened.id), 'a second removal finds nothing').to.equal(false);
           const { id: _id, ...fields } = tokened;
-          expect(await docs.findOne({ _id: tokened.id })).to.deep.equal({ _id: tokened.id, ...fields, state: 'deleted', startedAt: T0, token: 'tok-kept' });
+          expect(await docs.findOne({ _id: tokened.id })).to.deep.equal({
+            _id: tokened.id,
+            ...fields,
+            state: 'deleted',
+            startedAt: T0,
+            token: 'tok-kept',
+          });
           expect(await docs.findOne({ _id: plain.id }), 'without a token: nothing kept').to.equal(null);
-          expect([await storedFiles(db), (await db.collection<{ ids: number[] }>(COLLECTIONS.photoPlaces).findOne({ _id: 4 } as never))?.ids]).to.deep.equal([0, []]);
+          expect([
+            await storedFiles(db),
+            (await db.collection<{ ids: number[] }>(COLLECTIONS.photoPlaces).findOne({ _id: 4 } as never))?.ids,
+          ]).to.deep.equal([0, []]);
           // A removal cut short after its first write (the record turned deleted): its bytes and its place are left.
           const cut = await publish('tok-cut');
           await docs.updateOne({ _id: cut.id }, { $set: { state: 'deleted' } } as never);
-          for (let i = 1; i < PHOTOS_PER_PET; i++) expect(typeof (await store.reserve(4, 1, T0)), `place ${i + 1}`).to.equal('object');
-          expect(await store.reserve(4, 1, T0), 'the deleted record\'s place is freed when the pet is found full').to.not.equal('full');
+          for (let i = 1; i < PHOTOS_PER_PET; i++)
+            expect(typeof (await store.reserve(4, 1, T0)), `place ${i + 1}`).to.equal('object');
+          expect(
+            await store.reserve(4, 1, T0),
+            "the deleted record's place is freed when the pet is found full",
+          ).to.not.equal('full');
           expect(await store.reserve(4, 1, T0)).to.equal('full');
           expect(await storedFiles(db)).to.equal(1);
           expect(await new PhotoStoreMongo(db).sweep(T0 + 1)).to.deep.equal({ uploads: PHOTOS_PER_PET, files: 1 });
@@ -161,7 +195,12 @@ describeMongo(SUITE, target, (mongo) => {
           for (let i = 0; i < PHOTOS_PER_PET; i++) await store.reserve(3, 1, T0);
           expect(await store.reserve(3, 1, T0)).to.equal('full');
           // A removal cut short: the record went, the place stayed.
-          const [first] = await db.collection<{ _id: number }>(COLLECTIONS.photos).find({ petId: 3 }).sort({ _id: 1 }).limit(1).toArray();
+          const [first] = await db
+            .collection<{ _id: number }>(COLLECTIONS.photos)
+            .find({ petId: 3 })
+            .sort({ _id: 1 })
+            .limit(1)
+            .toArray();
           await db.collection(COLLECTIONS.photos).deleteOne({ _id: first!._id } as never);
           expect(await store.reserve(3, 1, T0)).not.to.equal('full');
           expect(await store.reserve(3, 1, T0)).to.equal('full');
@@ -178,7 +217,9 @@ describeMongo(SUITE, target, (mongo) => {
           const stores = [new PhotoStoreMongo(db), new PhotoStoreMongo(other.db(db.databaseName))];
           const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2]!.reserve(4, 1, T0)));
           expect(outcomes.filter((o) => typeof o !== 'string')).to.have.length(PHOTOS_PER_PET);
-          expect((await db.collection<{ ids: number[] }>(COLLECTIONS.photoPlaces).findOne({ _id: 4 } as never))?.ids).to.have.length(PHOTOS_PER_PET);
+          expect(
+            (await db.collection<{ ids: number[] }>(COLLECTIONS.photoPlaces).findOne({ _id: 4 } as never))?.ids,
+          ).to.have.length(PHOTOS_PER_PET);
           expect(await db.collection(COLLECTIONS.photos).countDocuments({ petId: 4 })).to.equal(PHOTOS_PER_PET);
         } finally {
           await other.close();

@@ -36,7 +36,8 @@ const applyUpdate = (update: Readonly<Record<string, unknown>>, doc: Doc): Doc =
   const next: Record<string, number | string> = { ...doc };
   for (const [op, fields] of Object.entries(update)) {
     if (op !== '$inc') throw new Error(`update operator ${op} is not modelled`);
-    for (const [field, by] of Object.entries(fields as Record<string, number>)) next[field] = (next[field] as number) + by;
+    for (const [field, by] of Object.entries(fields as Record<string, number>))
+      next[field] = (next[field] as number) + by;
   }
   return next;
 };
@@ -47,7 +48,10 @@ const T0 = Date.UTC(2027, 2, 3, 23, 58, 30);
 const caseArb = fc
   .record({
     now: fc.integer({ min: T0, max: T0 + 5 * MINUTE_MS }),
-    stateAt: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: -2 * MINUTE_MS, max: 2 * MINUTE_MS }) }),
+    stateAt: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(0) },
+      { weight: 1, arbitrary: fc.integer({ min: -2 * MINUTE_MS, max: 2 * MINUTE_MS }) },
+    ),
     perMinute: fc.integer({ min: 1, max: 5 }),
     extraPerDay: fc.integer({ min: 0, max: 5 }),
     threshold: fc.integer({ min: 1, max: 4 }),
@@ -78,7 +82,7 @@ const caseArb = fc
   });
 
 describe('QuotaStoreMongo fast steps: the two conditional $inc are consumeQuota (no database)', () => {
-  it('property: where a step applies, it gives consumeQuota\'s outcome and next state; the steps never both apply', () =>
+  it("property: where a step applies, it gives consumeQuota's outcome and next state; the steps never both apply", () =>
     fc.assert(
       fc.property(caseArb, ({ request, state }) => {
         const doc: Doc = { _id: request.subject, ...state };
@@ -102,19 +106,35 @@ describe('QuotaStoreMongo fast steps: the two conditional $inc are consumeQuota 
   it('property: an admission or a rejection in the current windows is always served by its one step', () =>
     fc.assert(
       fc.property(caseArb, ({ request, state }) => {
-        const inWindows = state.minuteStart === windowStart(request.now, MINUTE_MS) && state.dayStart === windowStart(request.now, DAY_MS);
+        const inWindows =
+          state.minuteStart === windowStart(request.now, MINUTE_MS) &&
+          state.dayStart === windowStart(request.now, DAY_MS);
         const { result } = consumeQuota(state, request);
         fc.pre(inWindows && result.outcome !== 'banned');
         const doc: Doc = { _id: request.subject, ...state };
         const { admit, reject } = quotaFastSteps(request);
-        expect(matches(result.outcome === 'admitted' ? admit.filter : reject.filter, doc), result.outcome).to.equal(true);
+        expect(matches(result.outcome === 'admitted' ? admit.filter : reject.filter, doc), result.outcome).to.equal(
+          true,
+        );
       }),
       { numRuns: 500 },
     ));
 
-  it('never applies to another subject\'s document', () => {
-    const request: ConsumeRequest = { subject: 'k:a', now: T0, quota: { perMinute: 5, perDay: 5 }, ban: { threshold: 3, seconds: 60 } };
-    const state = { minuteStart: windowStart(T0, MINUTE_MS), minuteCount: 0, minuteRejections: 0, dayStart: windowStart(T0, DAY_MS), dayCount: 0, bannedUntil: 0 };
+  it("never applies to another subject's document", () => {
+    const request: ConsumeRequest = {
+      subject: 'k:a',
+      now: T0,
+      quota: { perMinute: 5, perDay: 5 },
+      ban: { threshold: 3, seconds: 60 },
+    };
+    const state = {
+      minuteStart: windowStart(T0, MINUTE_MS),
+      minuteCount: 0,
+      minuteRejections: 0,
+      dayStart: windowStart(T0, DAY_MS),
+      dayCount: 0,
+      bannedUntil: 0,
+    };
     expect(matches(quotaFastSteps(request).admit.filter, { _id: 'k:a', ...state })).to.equal(true);
     expect(matches(quotaFastSteps(request).admit.filter, { _id: 'k:b', ...state })).to.equal(false);
   });

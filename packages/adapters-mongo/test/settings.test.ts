@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { COLLECTIONS, DEFAULT_DATABASE, MONGO_DEFAULTS, MONGO_INDEXES, OUTBOX_COLLECTIONS, resolveMongoSettings } from '../src/index.js';
+import {
+  COLLECTIONS,
+  DEFAULT_DATABASE,
+  MONGO_DEFAULTS,
+  MONGO_INDEXES,
+  OUTBOX_COLLECTIONS,
+  resolveMongoSettings,
+} from '../src/index.js';
 
 describe('resolveMongoSettings: database, printable endpoint and driver defaults from a connection string', () => {
   it('takes the database from the path, else petstore', () => {
@@ -29,7 +36,9 @@ describe('resolveMongoSettings: database, printable endpoint and driver defaults
   });
 
   it('lets the connection string set any of them (option names are case-insensitive)', () => {
-    const settings = resolveMongoSettings('mongodb://h/db?serverselectiontimeoutms=7000&maxPoolSize=10&socketTimeoutMS=0');
+    const settings = resolveMongoSettings(
+      'mongodb://h/db?serverselectiontimeoutms=7000&maxPoolSize=10&socketTimeoutMS=0',
+    );
     expect(settings.serverSelectionTimeoutMS).to.equal(7_000);
     expect(settings.driverOptions).not.to.have.any.keys('serverSelectionTimeoutMS', 'maxPoolSize', 'socketTimeoutMS');
     expect(settings.driverOptions).to.include({ connectTimeoutMS: 2_000, retryWrites: true });
@@ -37,7 +46,9 @@ describe('resolveMongoSettings: database, printable endpoint and driver defaults
 
   it('refuses what is not a MongoDB connection string with one line', () => {
     for (const uri of ['', 'http://localhost:27017', 'localhost:27017', 'mongodb://', 'mongodb://user:pw@/db']) {
-      expect(() => resolveMongoSettings(uri), uri).to.throw(Error).that.satisfies((e: Error) => !e.message.includes('\n') && !e.message.includes('pw'));
+      expect(() => resolveMongoSettings(uri), uri)
+        .to.throw(Error)
+        .that.satisfies((e: Error) => !e.message.includes('\n') && !e.message.includes('pw'));
     }
   });
 });
@@ -49,7 +60,9 @@ const onOutbox = (index: (typeof MONGO_INDEXES)[number]): boolean => JSON.string
 
 describe('index definitions (as data)', () => {
   it('serve every pet list "status equal (the one asked for, or the three a listed pet has), category equal, _id > cursor, ascending" from one compound index each, so withdrawn pets are never read', () => {
-    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets && !onToken(i) && !onOutbox(i)).map((i) => Object.entries(i.key));
+    const pets = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.pets && !onToken(i) && !onOutbox(i)).map(
+      (i) => Object.entries(i.key),
+    );
     expect(pets).to.deep.equal([
       [
         ['status', 1],
@@ -64,7 +77,9 @@ describe('index definitions (as data)', () => {
   });
 
   it('keep one category per name with a unique index on the normalised name', () => {
-    const categories = MONGO_INDEXES.filter((i) => i.collection === COLLECTIONS.categories && !onToken(i) && !onOutbox(i));
+    const categories = MONGO_INDEXES.filter(
+      (i) => i.collection === COLLECTIONS.categories && !onToken(i) && !onOutbox(i),
+    );
     expect(categories.map((i) => [i.key, i.options.unique])).to.deep.equal([[{ key: 1 }, true]]);
   });
 
@@ -81,7 +96,8 @@ describe('index definitions (as data)', () => {
   it('find the outboxes with events waiting (docs/rules.md §15) by a partial index holding only those documents, in every collection with outboxes', () => {
     const outboxes = MONGO_INDEXES.filter(onOutbox);
     expect(outboxes.map((i) => i.collection)).to.deep.equal(Object.values(OUTBOX_COLLECTIONS).map((c) => c.collection));
-    for (const index of outboxes) expect(index.options.partialFilterExpression).to.deep.equal({ outboxSince: { $exists: true } });
+    for (const index of outboxes)
+      expect(index.options.partialFilterExpression).to.deep.equal({ outboxSince: { $exists: true } });
   });
 
   it('keep an event id in the feed once (a unique index beside the sequence as _id), and serve a read by types from {type, _id}; no TTL index on the feed (retention purges from its start)', () => {

@@ -17,13 +17,14 @@ export const pngFrames = (png: Uint8Array): number => {
   let controls = 0;
   let pastIdat = false;
   // After the 8-byte signature: chunks of a 4-byte length, a 4-byte type, the data and a 4-byte CRC.
-  for (let at = 8; at + 8 <= png.length; ) {
+  for (let at = 8; at + 8 <= png.length;) {
     const length = view.getUint32(at);
     const type = String.fromCharCode(png[at + 4]!, png[at + 5]!, png[at + 6]!, png[at + 7]!);
     const data = at + 8;
     if (type === 'IEND') break;
     if (type === 'IDAT') pastIdat = true;
-    else if (type === 'acTL' && !pastIdat && declared === undefined && length >= 8 && data + 4 <= png.length) declared = view.getUint32(data);
+    else if (type === 'acTL' && !pastIdat && declared === undefined && length >= 8 && data + 4 <= png.length)
+      declared = view.getUint32(data);
     else if (type === 'fcTL') controls++;
     at = data + length + 4;
   }

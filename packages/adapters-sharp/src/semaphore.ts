@@ -10,7 +10,8 @@ export class Semaphore {
     private readonly limit: number,
     private readonly queueLimit: number,
   ) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a semaphore needs a limit of at least 1 (got ${limit})`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`a semaphore needs a limit of at least 1 (got ${limit})`);
   }
 
   get running(): number {

@@ -55,14 +55,16 @@ const ENCODE: Readonly<Record<ImageFormat, (image: Sharp) => Sharp>> = {
 /** The formats this processor reads, by their leading bytes: nothing else ever reaches libvips (no SVG, TIFF, GIF or HEIF parser). */
 const sniff = (bytes: Uint8Array): ImageFormat | undefined => {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
-  if (bytes.length >= 8 && [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((b, i) => bytes[i] === b)) return 'png';
+  if (bytes.length >= 8 && [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((b, i) => bytes[i] === b))
+    return 'png';
   const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
   if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'webp';
   return undefined;
 };
 
 /** A view of the bytes that sharp takes without copying them. */
-const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 
 let configured = false;
 /**
@@ -92,7 +94,10 @@ export class SharpImageProcessor implements ImageProcessor {
 
   constructor(options: SharpImageProcessorOptions = {}) {
     configureSharp();
-    this.slots = new Semaphore(options.concurrency ?? Math.max(1, availableParallelism() - 1), options.queueLimit ?? 32);
+    this.slots = new Semaphore(
+      options.concurrency ?? Math.max(1, availableParallelism() - 1),
+      options.queueLimit ?? 32,
+    );
     this.niceness = process.platform === 'linux' ? (options.threadNiceness ?? 10) : 0;
   }
 
@@ -120,7 +125,11 @@ export class SharpImageProcessor implements ImageProcessor {
     return this.work(async () => {
       try {
         // A libvips warning (a truncated or damaged file) fails the decode: half an image is no photo.
-        const image = sharp(asBuffer(bytes), { failOn: 'warning', limitInputPixels: PHOTO_MAX_PIXELS, sequentialRead: true })
+        const image = sharp(asBuffer(bytes), {
+          failOn: 'warning',
+          limitInputPixels: PHOTO_MAX_PIXELS,
+          sequentialRead: true,
+        })
           .autoOrient()
           .resize({ width: maxLongSide, height: maxLongSide, fit: 'inside', withoutEnlargement: true });
         const { data, info } = await ENCODE[format](image).toBuffer({ resolveWithObject: true });
@@ -133,7 +142,11 @@ export class SharpImageProcessor implements ImageProcessor {
 
   resize(bytes: Uint8Array, format: ImageFormat, width: number): Promise<EncodedImage> {
     return this.work(async () => {
-      const image = sharp(asBuffer(bytes), { failOn: 'warning', limitInputPixels: PHOTO_MAX_PIXELS, sequentialRead: true }).resize({ width });
+      const image = sharp(asBuffer(bytes), {
+        failOn: 'warning',
+        limitInputPixels: PHOTO_MAX_PIXELS,
+        sequentialRead: true,
+      }).resize({ width });
       const { data, info } = await ENCODE[format](image).toBuffer({ resolveWithObject: true });
       return { bytes: data, width: info.width, height: info.height };
     });
@@ -148,7 +161,10 @@ export class SharpImageProcessor implements ImageProcessor {
         this.lowerImageThreads();
       }
     });
-    if (run === undefined) return Promise.reject(new StoreUnavailableError('the image processor has too many photos waiting; retry shortly'));
+    if (run === undefined)
+      return Promise.reject(
+        new StoreUnavailableError('the image processor has too many photos waiting; retry shortly'),
+      );
     return run;
   }
 

@@ -27,7 +27,12 @@ export interface TestImageOptions {
 }
 
 /** The GPS position written by `gps: true`: 48°51'29.64"N 2°17'40.32"E, as EXIF rationals. */
-const GPS = { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2964/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 17/1 4032/100' };
+const GPS = {
+  GPSLatitudeRef: 'N',
+  GPSLatitude: '48/1 51/1 2964/100',
+  GPSLongitudeRef: 'E',
+  GPSLongitude: '2/1 17/1 4032/100',
+};
 const rationals = (...pairs: number[]): Buffer => {
   const le = Buffer.alloc(pairs.length * 4);
   const be = Buffer.alloc(pairs.length * 4);
@@ -81,7 +86,11 @@ const withComment = (image: Buffer, format: TestFormat, comment: string): Buffer
   }
   if (format === 'png') {
     // A tEXt chunk right after IHDR (8 bytes of signature + 25 of IHDR).
-    return Buffer.concat([image.subarray(0, 33), pngChunk('tEXt', Buffer.from(`Comment\0${comment}`, 'latin1')), image.subarray(33)]);
+    return Buffer.concat([
+      image.subarray(0, 33),
+      pngChunk('tEXt', Buffer.from(`Comment\0${comment}`, 'latin1')),
+      image.subarray(33),
+    ]);
   }
   throw new Error('WebP has no comment block');
 };
@@ -93,7 +102,13 @@ const withIptc = (jpeg: Buffer, caption: string): Buffer => {
   const padded = record.length % 2 === 0 ? record : Buffer.concat([record, Buffer.alloc(1)]);
   const size = Buffer.alloc(4);
   size.writeUInt32BE(record.length);
-  const body = Buffer.concat([Buffer.from('Photoshop 3.0\0', 'latin1'), Buffer.from('8BIM', 'latin1'), Buffer.from([0x04, 0x04, 0, 0]), size, padded]);
+  const body = Buffer.concat([
+    Buffer.from('Photoshop 3.0\0', 'latin1'),
+    Buffer.from('8BIM', 'latin1'),
+    Buffer.from([0x04, 0x04, 0, 0]),
+    size,
+    padded,
+  ]);
   const length = Buffer.alloc(2);
   length.writeUInt16BE(body.length + 2);
   return Buffer.concat([jpeg.subarray(0, 2), Buffer.from([0xff, 0xed]), length, body, jpeg.subarray(2)]);
@@ -111,7 +126,9 @@ export const testImage = async (options: TestImageOptions): Promise<Buffer> => {
   if (options.xmpAndIcc === true) {
     image = image
       .withIccProfile('p3')
-      .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" dc:creator="Shelter camera"/></rdf:RDF></x:xmpmeta>');
+      .withXmp(
+        '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/" dc:creator="Shelter camera"/></rdf:RDF></x:xmpmeta>',
+      );
   }
   let bytes: Buffer = await image.toFormat(format, format === 'jpeg' ? { quality: 90 } : {}).toBuffer();
   if (options.iptc !== undefined) {
@@ -124,9 +141,15 @@ export const testImage = async (options: TestImageOptions): Promise<Buffer> => {
 /** An animated WebP: `frames` frames of `width` × `height`. */
 export const animatedWebp = async (width = 40, height = 30, frames = 3): Promise<Buffer> => {
   const pages = await Promise.all(
-    Array.from({ length: frames }, (_, i) => sharp({ create: { width, height, channels: 3, background: { r: 80 * i, g: 200 - 60 * i, b: 90 } } }).png().toBuffer()),
+    Array.from({ length: frames }, (_, i) =>
+      sharp({ create: { width, height, channels: 3, background: { r: 80 * i, g: 200 - 60 * i, b: 90 } } })
+        .png()
+        .toBuffer(),
+    ),
   );
-  return sharp(pages, { join: { animated: true } }).webp({ loop: 0, delay: pages.map(() => 100) }).toBuffer();
+  return sharp(pages, { join: { animated: true } })
+    .webp({ loop: 0, delay: pages.map(() => 100) })
+    .toBuffer();
 };
 
 /** One PNG chunk: its length, type, data and CRC-32 (over type and data), as the PNG specification lays it out. */
@@ -160,7 +183,12 @@ const flatRows = (width: number, height: number, [r, g, b]: readonly [number, nu
 };
 
 /** The colour of frame `i` of `animatedPng`: red, green, blue, then around again. */
-export const apngFrameColour = (i: number): [number, number, number] => [[220, 30, 30], [30, 200, 60], [40, 60, 210]][i % 3] as [number, number, number];
+export const apngFrameColour = (i: number): [number, number, number] =>
+  [
+    [220, 30, 30],
+    [30, 200, 60],
+    [40, 60, 210],
+  ][i % 3] as [number, number, number];
 
 /**
  * An animated PNG made by hand, chunk by chunk, as the APNG specification (1.0) lays it out:
@@ -209,18 +237,27 @@ export const pngChunks = (png: Uint8Array): { type: string; data: Buffer; crcOk:
   const bytes = Buffer.from(png.buffer, png.byteOffset, png.length);
   if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) throw new Error('not a PNG');
   const chunks: { type: string; data: Buffer; crcOk: boolean }[] = [];
-  for (let at = 8; at < bytes.length; ) {
+  for (let at = 8; at < bytes.length;) {
     const length = bytes.readUInt32BE(at);
     const type = bytes.toString('latin1', at + 4, at + 8);
     const data = bytes.subarray(at + 8, at + 8 + length);
-    chunks.push({ type, data, crcOk: bytes.readUInt32BE(at + 8 + length) === crc32(bytes.subarray(at + 4, at + 8 + length)) >>> 0 });
+    chunks.push({
+      type,
+      data,
+      crcOk: bytes.readUInt32BE(at + 8 + length) === crc32(bytes.subarray(at + 4, at + 8 + length)) >>> 0,
+    });
     at += 12 + length;
   }
   return chunks;
 };
 
 /** `png` with a chunk of `type` and `data` inserted right after its IHDR (8 bytes of signature and 25 of IHDR), or right before its IEND (its last 12 bytes). */
-export const withPngChunk = (png: Buffer, type: string, data: Buffer, where: 'after IHDR' | 'before IEND' = 'after IHDR'): Buffer => {
+export const withPngChunk = (
+  png: Buffer,
+  type: string,
+  data: Buffer,
+  where: 'after IHDR' | 'before IEND' = 'after IHDR',
+): Buffer => {
   const at = where === 'after IHDR' ? 33 : png.length - 12;
   return Buffer.concat([png.subarray(0, at), pngChunk(type, data), png.subarray(at)]);
 };
@@ -234,7 +271,9 @@ export const flatPng = (width: number, height: number, rgb: readonly [number, nu
   Buffer.concat([
     PNG_SIGNATURE,
     pngChunk('IHDR', rgbHeader(width, height)),
-    ...(icc === undefined ? [] : [pngChunk('iCCP', Buffer.concat([Buffer.from('profile\0\0', 'latin1'), deflateSync(icc)]))]),
+    ...(icc === undefined
+      ? []
+      : [pngChunk('iCCP', Buffer.concat([Buffer.from('profile\0\0', 'latin1'), deflateSync(icc)]))]),
     pngChunk('IDAT', flatRows(width, height, rgb)),
     pngChunk('IEND', Buffer.alloc(0)),
   ]);

@@ -43,6 +43,7 @@ export const createPetstoreClient = (options: PetstoreClientOptions): PetstoreCl
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: options.retry === false ? base : retryingFetch(base, options.retry),
   });
-  if (options.idempotentCreates !== false) client.use(idempotencyKeys(options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID())));
+  if (options.idempotentCreates !== false)
+    client.use(idempotencyKeys(options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID())));
   return client;
 };

@@ -21,7 +21,10 @@ export interface FollowOptions {
   readonly signal?: AbortSignal;
 }
 
-type UntypedGet = (path: string, init: { params: { query: Record<string, unknown> }; signal?: AbortSignal }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+type UntypedGet = (
+  path: string,
+  init: { params: { query: Record<string, unknown> }; signal?: AbortSignal },
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 /**
  * Follows the feed of events (`GET /v1/events`, admin keys): every event after `after`, in order,
@@ -32,7 +35,10 @@ type UntypedGet = (path: string, init: { params: { query: Record<string, unknown
  * success throws `PetstoreError` (a reader behind the retention: 410 `gone`, its message giving the
  * first sequence kept). Runs until `signal` aborts (or the loop is left).
  */
-export async function* events(client: PetstoreClient, options: FollowOptions = {}): AsyncGenerator<Event, void, undefined> {
+export async function* events(
+  client: PetstoreClient,
+  options: FollowOptions = {},
+): AsyncGenerator<Event, void, undefined> {
   const get = client.GET as unknown as UntypedGet;
   const { signal } = options;
   let query: Record<string, unknown> = {

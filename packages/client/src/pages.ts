@@ -8,7 +8,14 @@ import type { PetstoreClient } from './client.js';
  */
 export type ListPath = Exclude<
   {
-    [P in keyof paths]: paths[P] extends { get: { parameters: { path?: never }; responses: { 200: { content: { 'application/json': readonly unknown[] } } } } } ? P : never;
+    [P in keyof paths]: paths[P] extends {
+      get: {
+        parameters: { path?: never };
+        responses: { 200: { content: { 'application/json': readonly unknown[] } } };
+      };
+    }
+      ? P
+      : never;
   }[keyof paths],
   '/events'
 >;
@@ -38,13 +45,21 @@ export class PetstoreError extends Error {
   }
 }
 
-type UntypedGet = (path: string, init: { params: { query?: Record<string, unknown> } }) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+type UntypedGet = (
+  path: string,
+  init: { params: { query?: Record<string, unknown> } },
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 /** The `PetstoreError` of an answer that is not a success. */
 export const failure = (error: unknown, response: Response): PetstoreError => {
   const body = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
   const code = typeof body.code === 'string' ? body.code : 'unknown';
-  return new PetstoreError(response.status, code, typeof body.message === 'string' ? body.message : `HTTP ${response.status}`, response);
+  return new PetstoreError(
+    response.status,
+    code,
+    typeof body.message === 'string' ? body.message : `HTTP ${response.status}`,
+    response,
+  );
 };
 
 /**
@@ -52,7 +67,11 @@ export const failure = (error: unknown, response: Response): PetstoreError => {
  * matching item once, in ascending id order. An answer that is not a success throws `PetstoreError`
  * (after the client's own retries of 429 and 503).
  */
-export async function* pages<P extends ListPath>(client: PetstoreClient, path: P, query?: ListQuery<P>): AsyncGenerator<Page<ListItem<P>>, void, undefined> {
+export async function* pages<P extends ListPath>(
+  client: PetstoreClient,
+  path: P,
+  query?: ListQuery<P>,
+): AsyncGenerator<Page<ListItem<P>>, void, undefined> {
   const get = client.GET as unknown as UntypedGet;
   let params: Record<string, unknown> | undefined = query;
   for (;;) {
@@ -64,12 +83,17 @@ export async function* pages<P extends ListPath>(client: PetstoreClient, path: P
     if (next === undefined) return;
     const url = new URL(next.uri, response.url);
     // The next page of the same list: the link's query (filters, limit, cursor), on the same path.
-    if (url.pathname !== new URL(response.url).pathname) throw new Error(`the next page of ${path} links to another path: ${url.pathname}`);
+    if (url.pathname !== new URL(response.url).pathname)
+      throw new Error(`the next page of ${path} links to another path: ${url.pathname}`);
     params = Object.fromEntries(url.searchParams);
   }
 }
 
 /** Every item of a list, page after page (see `pages`). */
-export async function* items<P extends ListPath>(client: PetstoreClient, path: P, query?: ListQuery<P>): AsyncGenerator<ListItem<P>, void, undefined> {
+export async function* items<P extends ListPath>(
+  client: PetstoreClient,
+  path: P,
+  query?: ListQuery<P>,
+): AsyncGenerator<ListItem<P>, void, undefined> {
   for await (const page of pages(client, path, query)) yield* page.items;
 }

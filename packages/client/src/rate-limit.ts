@@ -26,7 +26,8 @@ export interface RateLimitState {
   readonly retryAfterSeconds?: number;
 }
 
-const whole = (text: string | null): number | undefined => (text !== null && /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined);
+const whole = (text: string | null): number | undefined =>
+  text !== null && /^\d+$/.test(text.trim()) ? Number(text.trim()) : undefined;
 
 /**
  * `Retry-After` in seconds: delay-seconds, or an HTTP-date counted from `now` (never below 0);

@@ -20,7 +20,11 @@ export interface RetryOptions {
   /** The time in ms since the epoch (default `Date.now`), for a `Retry-After` given as a date. */
   readonly now?: () => number;
   /** Told before each wait: which retry is next (1 for the first), how long it waits, and the answer that caused it. */
-  readonly onRetry?: (retry: { readonly attempt: number; readonly delayMs: number; readonly response: Response }) => void;
+  readonly onRetry?: (retry: {
+    readonly attempt: number;
+    readonly delayMs: number;
+    readonly response: Response;
+  }) => void;
 }
 
 const DEFAULTS = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 } as const;
@@ -34,14 +38,20 @@ const timer = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * any request may be repeated after one.
  */
 const repeatable = (request: Request, status: number): boolean =>
-  status === 429 || ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(request.method) || request.headers.has('Idempotency-Key');
+  status === 429 ||
+  ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(request.method) ||
+  request.headers.has('Idempotency-Key');
 
 /**
  * The wait before retry number `retry` (1 for the first): never before `Retry-After` (the service
  * admits nothing earlier), plus full jitter over a window that doubles with each retry, so that
  * clients turned away together do not all come back at the same instant.
  */
-export const backoffDelayMs = (retry: number, retryAfterMs: number, options: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'> = {}): number => {
+export const backoffDelayMs = (
+  retry: number,
+  retryAfterMs: number,
+  options: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'> = {},
+): number => {
   const base = options.baseDelayMs ?? DEFAULTS.baseDelayMs;
   const cap = options.maxDelayMs ?? DEFAULTS.maxDelayMs;
   const window = Math.min(cap, base * 2 ** (retry - 1));
@@ -53,7 +63,10 @@ export const backoffDelayMs = (retry: number, retryAfterMs: number, options: Pic
  * backoff and full jitter, at most `maxAttempts` times in all. The last answer is returned as it
  * is (never thrown); network errors are not retried.
  */
-export const retryingFetch = (fetch: (request: Request) => Promise<Response>, options: RetryOptions = {}): ((request: Request) => Promise<Response>) => {
+export const retryingFetch = (
+  fetch: (request: Request) => Promise<Response>,
+  options: RetryOptions = {},
+): ((request: Request) => Promise<Response>) => {
   const maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULTS.maxAttempts);
   const maxRetryAfterMs = options.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs;
   const sleep = options.sleep ?? timer;
@@ -62,7 +75,12 @@ export const retryingFetch = (fetch: (request: Request) => Promise<Response>, op
     for (let attempt = 1; ; attempt++) {
       // Each attempt sends a copy: the body of a request can be read once.
       const response = await fetch(attempt < maxAttempts ? request.clone() : request);
-      if ((response.status !== 429 && response.status !== 503) || attempt >= maxAttempts || !repeatable(request, response.status)) return response;
+      if (
+        (response.status !== 429 && response.status !== 503) ||
+        attempt >= maxAttempts ||
+        !repeatable(request, response.status)
+      )
+        return response;
       const retryAfterMs = (retryAfterSeconds(response.headers, now()) ?? 0) * 1000;
       if (retryAfterMs > maxRetryAfterMs || request.signal.aborted) return response;
       const delayMs = backoffDelayMs(attempt, retryAfterMs, options);

@@ -5,14 +5,26 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { PLAN_QUOTAS } from '@petstore/domain';
-import { backoffDelayMs, createPetstoreClient, items, pages, PetstoreError, readRateLimit, retryAfterSeconds, type ListPath, type RetryOptions } from '../src/index.js';
+import {
+  backoffDelayMs,
+  createPetstoreClient,
+  items,
+  pages,
+  PetstoreError,
+  readRateLimit,
+  retryAfterSeconds,
+  type ListPath,
+  type RetryOptions,
+} from '../src/index.js';
 import { KEYS, startServer, T0, type ClientTestServer } from './support/server.js';
 
 /** Waits by moving the server's clock, and remembers each wait. */
-const clockSleep = (s: ClientTestServer, waits: number[]): NonNullable<RetryOptions['sleep']> => async (ms) => {
-  waits.push(ms);
-  s.clock.advance(ms);
-};
+const clockSleep =
+  (s: ClientTestServer, waits: number[]): NonNullable<RetryOptions['sleep']> =>
+  async (ms) => {
+    waits.push(ms);
+    s.clock.advance(ms);
+  };
 
 describe('@petstore/client against a started server', () => {
   let s: ClientTestServer;
@@ -21,14 +33,17 @@ describe('@petstore/client against a started server', () => {
   });
   afterEach(() => s.close());
 
-  const client = (apiKey: string = KEYS.business, extra: Partial<Parameters<typeof createPetstoreClient>[0]> = {}) => createPetstoreClient({ baseUrl: s.baseUrl, apiKey, ...extra });
+  const client = (apiKey: string = KEYS.business, extra: Partial<Parameters<typeof createPetstoreClient>[0]> = {}) =>
+    createPetstoreClient({ baseUrl: s.baseUrl, apiKey, ...extra });
 
   const seed = async (n: number): Promise<number> => {
     const c = client();
     const category = await c.POST('/categories', { body: { name: 'Dogs' } });
     const categoryId = category.data!.id;
     for (let i = 0; i < n; i++) {
-      const { response } = await c.POST('/pets', { body: { name: `Pet ${i}`, categoryId, status: i % 3 === 0 ? 'sold' : 'available' } });
+      const { response } = await c.POST('/pets', {
+        body: { name: `Pet ${i}`, categoryId, status: i % 3 === 0 ? 'sold' : 'available' },
+      });
       expect(response.status).to.equal(201);
     }
     return categoryId;
@@ -58,7 +73,12 @@ describe('@petstore/client against a started server', () => {
 
     it('the paged lists are the paths whose GET answers an array and takes no path parameter', () => {
       // Checked by the compiler: a list missing here, or a path that is not a list, does not compile.
-      const lists: Record<ListPath, true> = { '/pets': true, '/categories': true, '/store/orders': true, '/admin/keys': true };
+      const lists: Record<ListPath, true> = {
+        '/pets': true,
+        '/categories': true,
+        '/store/orders': true,
+        '/admin/keys': true,
+      };
       expect(Object.keys(lists)).to.have.length(4);
     });
 
@@ -82,7 +102,11 @@ describe('@petstore/client against a started server', () => {
         (e: unknown) => e,
       );
       expect(error).to.be.instanceOf(PetstoreError);
-      expect(error).to.include({ status: 400, code: 'validation_failed', message: 'status must be one of available, pending, sold' });
+      expect(error).to.include({
+        status: 400,
+        code: 'validation_failed',
+        message: 'status must be one of available, pending, sold',
+      });
     });
   });
 
@@ -113,7 +137,9 @@ describe('@petstore/client against a started server', () => {
       await spend(60);
       const waits: number[] = [];
       const seen: number[] = [];
-      const c = client(KEYS.free, { retry: { sleep: clockSleep(s, waits), random: () => 0.5, onRetry: (r) => seen.push(r.response.status) } });
+      const c = client(KEYS.free, {
+        retry: { sleep: clockSleep(s, waits), random: () => 0.5, onRetry: (r) => seen.push(r.response.status) },
+      });
       const { data, response } = await c.GET('/pets');
       expect(response.status).to.equal(200);
       expect(data).to.deep.equal([]);
@@ -127,7 +153,9 @@ describe('@petstore/client against a started server', () => {
       await spend(60);
       const waits: number[] = [];
       // A sleep that does not move the server's clock: every retry meets the same spent minute.
-      const c = client(KEYS.free, { retry: { maxAttempts: 3, sleep: async (ms) => void waits.push(ms), random: () => 0.999 } });
+      const c = client(KEYS.free, {
+        retry: { maxAttempts: 3, sleep: async (ms) => void waits.push(ms), random: () => 0.999 },
+      });
       const { error, response } = await c.GET('/pets');
       expect(response.status).to.equal(429);
       expect(error).to.deep.include({ code: 'rate_limited', status: 429 });
@@ -145,19 +173,27 @@ describe('@petstore/client against a started server', () => {
 
   describe('Idempotency-Key on creates (docs/rules.md §10)', () => {
     /** A fetch that lets the server answer, then tells the client 503 the first `lose` times: an answer lost on the way back. */
-    const losing = (lose: number, sent: Request[]) => async (request: Request): Promise<Response> => {
-      sent.push(request.clone());
-      const answer = await fetch(request);
-      if (sent.length > lose) return answer;
-      await answer.body?.cancel();
-      return Response.json({ code: 'unavailable', message: 'the gateway lost the answer', status: 503 }, { status: 503, headers: { 'Retry-After': '1' } });
-    };
+    const losing =
+      (lose: number, sent: Request[]) =>
+      async (request: Request): Promise<Response> => {
+        sent.push(request.clone());
+        const answer = await fetch(request);
+        if (sent.length > lose) return answer;
+        await answer.body?.cancel();
+        return Response.json(
+          { code: 'unavailable', message: 'the gateway lost the answer', status: 503 },
+          { status: 503, headers: { 'Retry-After': '1' } },
+        );
+      };
 
     it('a create whose answer was lost is retried with the same key: the service replays it, one pet exists', async () => {
       const categoryId = await seed(0);
       const sent: Request[] = [];
       const waits: number[] = [];
-      const c = client(KEYS.business, { fetch: losing(1, sent), retry: { sleep: clockSleep(s, waits), random: () => 0 } });
+      const c = client(KEYS.business, {
+        fetch: losing(1, sent),
+        retry: { sleep: clockSleep(s, waits), random: () => 0 },
+      });
       const { data, response } = await c.POST('/pets', { body: { name: 'Rex', categoryId } });
       expect(response.status).to.equal(201);
       expect(response.headers.get('Idempotent-Replayed')).to.equal('true');
@@ -176,19 +212,30 @@ describe('@petstore/client against a started server', () => {
       const c = client(KEYS.admin, { fetch: losing(0, sent) });
       await c.POST('/pets', { body: { name: 'Rex', categoryId } });
       await c.POST('/pets', { body: { name: 'Rex', categoryId } });
-      await c.POST('/pets', { body: { name: 'Mia', categoryId }, params: { header: { 'Idempotency-Key': 'my-own-key-1' } } });
+      await c.POST('/pets', {
+        body: { name: 'Mia', categoryId },
+        params: { header: { 'Idempotency-Key': 'my-own-key-1' } },
+      });
       await c.POST('/admin/keys', { body: { plan: 'free' } });
       await c.GET('/pets');
       const keys = sent.map((r) => `${r.method} ${new URL(r.url).pathname} ${r.headers.get('Idempotency-Key')}`);
       expect(keys[0]).to.not.equal(keys[1]);
-      expect(keys.slice(2)).to.deep.equal(['POST /v1/pets my-own-key-1', 'POST /v1/admin/keys null', 'GET /v1/pets null']);
+      expect(keys.slice(2)).to.deep.equal([
+        'POST /v1/pets my-own-key-1',
+        'POST /v1/admin/keys null',
+        'GET /v1/pets null',
+      ]);
       expect(await s.pets.list({ afterId: 0, limit: 10 }), 'two Rexes: two logical creates').to.have.length(3);
     });
 
     it('a 503 is not retried for a request that is not safe to repeat (a POST without an Idempotency-Key)', async () => {
       const categoryId = await seed(0);
       const sent: Request[] = [];
-      const c = client(KEYS.business, { fetch: losing(1, sent), idempotentCreates: false, retry: { sleep: async () => {} } });
+      const c = client(KEYS.business, {
+        fetch: losing(1, sent),
+        idempotentCreates: false,
+        retry: { sleep: async () => {} },
+      });
       expect((await c.POST('/pets', { body: { name: 'Rex', categoryId } })).response.status).to.equal(503);
       expect(sent).to.have.length(1);
     });
@@ -209,7 +256,9 @@ describe('@petstore/client: backoff and headers, as rules', () => {
           const delay = backoffDelayMs(retry, afterSeconds * 1000, { baseDelayMs, maxDelayMs, random: () => r });
           expect(delay).to.be.at.least(afterSeconds * 1000);
           expect(delay).to.be.below(afterSeconds * 1000 + window);
-          expect(backoffDelayMs(retry, afterSeconds * 1000, { baseDelayMs, maxDelayMs, random: () => 0 })).to.equal(afterSeconds * 1000);
+          expect(backoffDelayMs(retry, afterSeconds * 1000, { baseDelayMs, maxDelayMs, random: () => 0 })).to.equal(
+            afterSeconds * 1000,
+          );
         },
       ),
     );
@@ -255,8 +304,20 @@ describe('@petstore/client: backoff and headers, as rules', () => {
     expect(retryAfterSeconds(new Headers({ 'Retry-After': 'Thu, 31 Dec 2026 00:00:00 GMT' }), now)).to.equal(0);
     expect(retryAfterSeconds(new Headers({ 'Retry-After': 'soon' }), now)).to.equal(undefined);
     expect(retryAfterSeconds(new Headers(), now)).to.equal(undefined);
-    const state = readRateLimit(new Headers({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '1', 'X-RateLimit-Reset': '7', 'RateLimit-Policy': 'minute;q=', RateLimit: '"minute";r=-1;t=5' }));
+    const state = readRateLimit(
+      new Headers({
+        'X-RateLimit-Limit': '60',
+        'X-RateLimit-Remaining': '1',
+        'X-RateLimit-Reset': '7',
+        'RateLimit-Policy': 'minute;q=',
+        RateLimit: '"minute";r=-1;t=5',
+      }),
+    );
     expect(state).to.deep.equal({ limit: 60, remaining: 1, resetAt: new Date(7000), policies: [] });
-    expect(readRateLimit(new Headers({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '-1', 'X-RateLimit-Reset': '7' }))).to.equal(undefined);
+    expect(
+      readRateLimit(
+        new Headers({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '-1', 'X-RateLimit-Reset': '7' }),
+      ),
+    ).to.equal(undefined);
   });
 });

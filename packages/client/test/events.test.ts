@@ -15,14 +15,16 @@ describe('@petstore/client: events, following the feed (docs/rules.md §15)', fu
   });
   afterEach(() => s.close());
 
-  const client = (apiKey: string = KEYS.admin, extra: Partial<Parameters<typeof createPetstoreClient>[0]> = {}) => createPetstoreClient({ baseUrl: s.baseUrl, apiKey, ...extra });
+  const client = (apiKey: string = KEYS.admin, extra: Partial<Parameters<typeof createPetstoreClient>[0]> = {}) =>
+    createPetstoreClient({ baseUrl: s.baseUrl, apiKey, ...extra });
 
   const createPets = async (...names: string[]): Promise<void> => {
     const c = client(KEYS.business);
     if ((await c.GET('/categories/{categoryId}', { params: { path: { categoryId: 1 } } })).response.status === 404) {
       expect((await c.POST('/categories', { body: { name: 'Dogs' } })).response.status).to.equal(201);
     }
-    for (const name of names) expect((await c.POST('/pets', { body: { name, categoryId: 1 } })).response.status).to.equal(201);
+    for (const name of names)
+      expect((await c.POST('/pets', { body: { name, categoryId: 1 } })).response.status).to.equal(201);
   };
 
   /** Reads `count` events from the iterator, then aborts it; answers them. */
@@ -70,7 +72,11 @@ describe('@petstore/client: events, following the feed (docs/rules.md §15)', fu
       [7, 'order.approved'],
     ]);
     const orders = new AbortController();
-    const onlyOrders = await take(events(c, { types: ['order.placed', 'order.approved'], signal: orders.signal }), 2, orders);
+    const onlyOrders = await take(
+      events(c, { types: ['order.placed', 'order.approved'], signal: orders.signal }),
+      2,
+      orders,
+    );
     expect(onlyOrders.map((e) => e.sequence)).to.deep.equal([6, 7]);
   });
 

@@ -49,7 +49,13 @@ export type { SubjectState, ConsumeRequest, ConsumeResult, ConsumeOutcome } from
 export { decideAdmission, readQuota } from './quota/admission.js';
 export type { AdmissionDecision, AdmissionOutcome, WindowView, QuotaReading } from './quota/admission.js';
 
-export { GET_PET_DEPRECATION, isSunset, deprecationHeaders, httpDate, type DeprecationPolicy } from './deprecation/sunset.js';
+export {
+  GET_PET_DEPRECATION,
+  isSunset,
+  deprecationHeaders,
+  httpDate,
+  type DeprecationPolicy,
+} from './deprecation/sunset.js';
 
 export { sha256Hex, sha256HexOfBytes, constantTimeEqual } from './auth/sha256.js';
 export {
@@ -80,7 +86,19 @@ export type { Random } from './ports/random.port.js';
 export { isPromise, type Answer } from './ports/answer.js';
 export type { IdempotencyStore } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
-export { PORT_METHODS, PORT_NAMES, wrapPort, type NamedPorts, type PortName, type MethodKind, type PortMethods, type PortCall, type AroundCall, withEventPassthrough, EVENT_STORE_PASSTHROUGH } from './ports/port-calls.js';
+export {
+  PORT_METHODS,
+  PORT_NAMES,
+  wrapPort,
+  type NamedPorts,
+  type PortName,
+  type MethodKind,
+  type PortMethods,
+  type PortCall,
+  type AroundCall,
+  withEventPassthrough,
+  EVENT_STORE_PASSTHROUGH,
+} from './ports/port-calls.js';
 export type { EventStore, EventQuery, AppendOutcome, RelayLease } from './ports/event-store.port.js';
 
 export {
@@ -116,10 +134,31 @@ export {
   photoWithdrawn,
   keyChanged,
 } from './events/recorders.js';
-export { RELAY_LEASE_MS, RELAY_BATCH, RELAY_IDLE_DELAYS_MS, relayDelay, leaseAllows, bySource, type SourceEntries } from './events/outbox.js';
-export { EVENT_RETENTION_DAYS, parseRetentionDays, retentionCutoff, expiredPrefix, isBehindRetention, behindRetentionMessage } from './events/retention.js';
+export {
+  RELAY_LEASE_MS,
+  RELAY_BATCH,
+  RELAY_IDLE_DELAYS_MS,
+  relayDelay,
+  leaseAllows,
+  bySource,
+  type SourceEntries,
+} from './events/outbox.js';
+export {
+  EVENT_RETENTION_DAYS,
+  parseRetentionDays,
+  retentionCutoff,
+  expiredPrefix,
+  isBehindRetention,
+  behindRetentionMessage,
+} from './events/retention.js';
 export { readFeedQuery, FEED_WAIT_MAX_SECONDS, type FeedInput, type FeedQuery } from './events/feed-query.js';
-export { EventRelay, RelayLoop, type RelayOptions, type RelayLoopOptions, type Timers } from './use-cases/event-relay.js';
+export {
+  EventRelay,
+  RelayLoop,
+  type RelayOptions,
+  type RelayLoopOptions,
+  type Timers,
+} from './use-cases/event-relay.js';
 export { EventFeed, EventRetention, type FeedPage, type FollowOptions } from './use-cases/event-feed.js';
 
 export {
@@ -196,8 +235,22 @@ export {
   type StoredPhoto,
   type ImageFormat,
 } from './photo/photo.js';
-export { checkImageHeader, fitLongSide, widthsBelow, parsePhotoWidth, fileForWidth, photoContentTypeOf, PHOTO_TYPES_TEXT } from './photo/rules.js';
+export {
+  checkImageHeader,
+  fitLongSide,
+  widthsBelow,
+  parsePhotoWidth,
+  fileForWidth,
+  photoContentTypeOf,
+  PHOTO_TYPES_TEXT,
+} from './photo/rules.js';
 export type { ImageProcessor, ImageHeader, EncodedImage } from './ports/image-processor.port.js';
 export type { PhotoStore, PhotoUpload, PhotoBytes, PhotoSweep, PublishOutcome } from './ports/photo-store.port.js';
-export { PhotoLibrary, type PhotoDownload, type BytesDigest, type UploadError, type PetLookup } from './use-cases/photo-library.js';
+export {
+  PhotoLibrary,
+  type PhotoDownload,
+  type BytesDigest,
+  type UploadError,
+  type PetLookup,
+} from './use-cases/photo-library.js';
 export { EventSchema, ListEventsQuerySchema, PetRefSchema, PhotoRefSchema } from './schemas/events.js';

@@ -1,7 +1,25 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Caller, Order, OrderRecord, OrderRepository, OrderStatus, PetHold, PetRecord, PetRepository, PetStatus } from '../src/index.js';
-import { Adoption, deliveryBindsStatus, entityTag, PET_STATUSES, PetMaintenance, StoreUnavailableError, timestamp } from '../src/index.js';
+import type {
+  Caller,
+  Order,
+  OrderRecord,
+  OrderRepository,
+  OrderStatus,
+  PetHold,
+  PetRecord,
+  PetRepository,
+  PetStatus,
+} from '../src/index.js';
+import {
+  Adoption,
+  deliveryBindsStatus,
+  entityTag,
+  PET_STATUSES,
+  PetMaintenance,
+  StoreUnavailableError,
+  timestamp,
+} from '../src/index.js';
 import { allOrders, checkStoredInvariants, MANY, type AdoptionStores } from './adoption-invariants.js';
 import { FaultInjector, type FaultMode } from './fault-injection.js';
 import { forwardingOrders, forwardingPets } from './forwarding.js';
@@ -10,7 +28,6 @@ import { adoptionCreationTokenCases } from './creation-token.contract.js';
 import { expectExactPage, expectListAnswer, MAX_WALK_PAGES } from './exact-page.js';
 import { ManualClock } from './manual-clock.js';
 import { serialOrderOf, type RaceRequest } from './serial-race.js';
-
 
 const CLIENTS: readonly Caller[] = ['a', 'b', 'c'].map((c) => ({ keyId: `key_${c.repeat(12)}`, role: 'client' }));
 const ADMIN: Caller = { keyId: 'key_ad00000000ad', role: 'admin' };
@@ -53,11 +70,22 @@ interface FlowReal extends AdoptionStores {
 }
 
 /** Categories 1…3 exist (for `PATCH` of `categoryId`); 9 names none. */
-const CATEGORIES = { findById: async (id: number) => (id >= 1 && id <= 3 ? { id, name: `Category ${id}` } : undefined) };
-const newModelPet = (status: PetStatus): ModelPet => ({ status, name: 'Rex', categoryId: 1, withdrawn: false, statusPatchedAt: null, tags: [], changed: false });
+const CATEGORIES = {
+  findById: async (id: number) => (id >= 1 && id <= 3 ? { id, name: `Category ${id}` } : undefined),
+};
+const newModelPet = (status: PetStatus): ModelPet => ({
+  status,
+  name: 'Rex',
+  categoryId: 1,
+  withdrawn: false,
+  statusPatchedAt: null,
+  tags: [],
+  changed: false,
+});
 /** The id of the open order of a pet in the model, or null. */
 const openOrderOf = (model: FlowModel, petId: number): number | null => {
-  for (const [id, order] of model.orders) if (order.petId === petId && (order.status === 'placed' || order.status === 'approved')) return id;
+  for (const [id, order] of model.orders)
+    if (order.petId === petId && (order.status === 'placed' || order.status === 'approved')) return id;
   return null;
 };
 /** The revision rule (docs/rules.md §12), checked on what the store shows: a new tag when the pet changed, the same one otherwise. */
@@ -71,7 +99,16 @@ const observeTag = (petId: number, pet: ModelPet, tag: string): void => {
 /** The stored pet against the model (revision aside). */
 const expectPet = (petId: number, model: FlowModel, pet: ModelPet, found: PetRecord | undefined): void => {
   if (pet.withdrawn) return void expect(found, `pet ${petId} is withdrawn`).to.equal(undefined);
-  expect(found && { name: found.name, categoryId: found.categoryId, status: found.status, orderId: found.orderId, statusPatchedAt: found.statusPatchedAt }, `pet ${petId}`).to.deep.equal({
+  expect(
+    found && {
+      name: found.name,
+      categoryId: found.categoryId,
+      status: found.status,
+      orderId: found.orderId,
+      statusPatchedAt: found.statusPatchedAt,
+    },
+    `pet ${petId}`,
+  ).to.deep.equal({
     name: pet.name,
     categoryId: pet.categoryId,
     status: pet.status,
@@ -90,8 +127,15 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: { code: string; m
 /** Who sees an order (docs/rules.md §8): an admin key every one, a client key its own. */
 const sees = (caller: Caller, order: ModelOrder): boolean => caller.role === 'admin' || order.owner === caller.keyId;
 const codeOf = (outcome: Outcome<unknown>): string => (outcome.ok ? 'ok' : outcome.error.code);
-const asOrder = (id: number, o: ModelOrder): Order => ({ id, petId: o.petId, status: o.status, placedAt: o.placedAt, updatedAt: o.updatedAt });
-const idAt = (ids: readonly number[], pick: number, offset: number): number => (ids.length === 0 ? 1 : ids[pick % ids.length]!) + offset;
+const asOrder = (id: number, o: ModelOrder): Order => ({
+  id,
+  petId: o.petId,
+  status: o.status,
+  placedAt: o.placedAt,
+  updatedAt: o.updatedAt,
+});
+const idAt = (ids: readonly number[], pick: number, offset: number): number =>
+  (ids.length === 0 ? 1 : ids[pick % ids.length]!) + offset;
 
 /** §8's invariants on what clients see: every order (as an admin lists them), and the pets read afterwards. */
 export const checkVisibleInvariants = async (adoption: Adoption, pets: PetRepository): Promise<readonly Order[]> => {
@@ -102,7 +146,8 @@ export const checkVisibleInvariants = async (adoption: Adoption, pets: PetReposi
     expect(pages++, 'a walk of the order list ends').to.be.below(MAX_WALK_PAGES);
     const page = await adoption.listOrders(ADMIN, cursor === undefined ? { limit: 100 } : { limit: 100, cursor });
     if (!page.ok) throw new Error(page.error.message);
-    for (const order of page.value.items) expect(order.id, 'the order list ascends, across pages too').to.be.greaterThan(seen[seen.length - 1]?.id ?? 0);
+    for (const order of page.value.items)
+      expect(order.id, 'the order list ascends, across pages too').to.be.greaterThan(seen[seen.length - 1]?.id ?? 0);
     seen.push(...page.value.items);
     cursor = page.value.nextCursor;
   } while (cursor !== undefined);
@@ -113,12 +158,16 @@ export const checkVisibleInvariants = async (adoption: Adoption, pets: PetReposi
     if (order.status === 'placed' || order.status === 'approved') {
       expect(openByPet.has(order.petId), `pet ${order.petId} has at most one open order`).to.equal(false);
       openByPet.set(order.petId, order.id);
-      expect(hold, `a pet with an open order is pending: ${what}`).to.deep.equal({ status: 'pending', orderId: order.id });
+      expect(hold, `a pet with an open order is pending: ${what}`).to.deep.equal({
+        status: 'pending',
+        orderId: order.id,
+      });
     }
     if (order.status === 'delivered') {
       // Unless a PATCH set the pet's status after the delivery (a returned adoption), or the pet was withdrawn.
       const pet = await pets.findById(order.petId);
-      if (pet !== undefined && deliveryBindsStatus(pet, order.updatedAt)) expect(pet.status, `a pet with a delivered order is sold: ${what}`).to.equal('sold');
+      if (pet !== undefined && deliveryBindsStatus(pet, order.updatedAt))
+        expect(pet.status, `a pet with a delivered order is sold: ${what}`).to.equal('sold');
     }
     if (order.status === 'cancelled') expect(hold?.orderId, what).not.to.equal(order.id);
   }
@@ -159,7 +208,11 @@ class CreatePet extends FlowCommand {
 }
 
 class Place extends FlowCommand {
-  constructor(readonly caller: number, readonly pick: number, readonly offset: number) {
+  constructor(
+    readonly caller: number,
+    readonly pick: number,
+    readonly offset: number,
+  ) {
     super();
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
@@ -191,7 +244,12 @@ class Place extends FlowCommand {
 }
 
 class Act extends FlowCommand {
-  constructor(readonly action: Action, readonly caller: number, readonly pick: number, readonly offset: number) {
+  constructor(
+    readonly action: Action,
+    readonly caller: number,
+    readonly pick: number,
+    readonly offset: number,
+  ) {
     super();
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
@@ -221,7 +279,11 @@ class Act extends FlowCommand {
 }
 
 class Get extends FlowCommand {
-  constructor(readonly caller: number, readonly pick: number, readonly offset: number) {
+  constructor(
+    readonly caller: number,
+    readonly pick: number,
+    readonly offset: number,
+  ) {
     super();
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
@@ -236,7 +298,11 @@ class Get extends FlowCommand {
 }
 
 class List extends FlowCommand {
-  constructor(readonly caller: number, readonly status: OrderStatus | undefined, readonly limit: number) {
+  constructor(
+    readonly caller: number,
+    readonly status: OrderStatus | undefined,
+    readonly limit: number,
+  ) {
     super();
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
@@ -249,7 +315,11 @@ class List extends FlowCommand {
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
-      const input = { limit: this.limit, ...(this.status === undefined ? {} : { status: this.status }), ...(cursor === undefined ? {} : { cursor }) };
+      const input = {
+        limit: this.limit,
+        ...(this.status === undefined ? {} : { status: this.status }),
+        ...(cursor === undefined ? {} : { cursor }),
+      };
       const listed = await real.adoption.listOrders(caller, input);
       if (!listed.ok) throw new Error(listed.error.message);
       owed = expectExactPage(`page ${page}`, listed.value, owed, this.limit, (o) => o.id);
@@ -271,10 +341,25 @@ class Inventory extends FlowCommand {
 
 /** How a maintenance request names the revision it expects (docs/rules.md §12, RFC 9110 §13.1.1). */
 type IfMatchChoice = 'none' | '*' | 'current' | 'stale' | 'weak' | 'list' | 'unknown';
-const ifMatchArb = fc.constantFrom<IfMatchChoice>('none', 'none', '*', 'current', 'current', 'stale', 'weak', 'list', 'unknown');
+const ifMatchArb = fc.constantFrom<IfMatchChoice>(
+  'none',
+  'none',
+  '*',
+  'current',
+  'current',
+  'stale',
+  'weak',
+  'list',
+  'unknown',
+);
 
 /** The `If-Match` value for `choice` on the pet as stored now (read first), and whether it matches. */
-const ifMatchFor = async (real: FlowReal, petId: number, pet: ModelPet | undefined, choice: IfMatchChoice): Promise<{ header: string | undefined; matches: boolean }> => {
+const ifMatchFor = async (
+  real: FlowReal,
+  petId: number,
+  pet: ModelPet | undefined,
+  choice: IfMatchChoice,
+): Promise<{ header: string | undefined; matches: boolean }> => {
   const found = await real.pets.findById(petId);
   const current = found === undefined ? '"0"' : entityTag(found.revision);
   if (found !== undefined && pet !== undefined) observeTag(petId, pet, current);
@@ -304,7 +389,13 @@ interface PatchBody {
 }
 
 class Patch extends FlowCommand {
-  constructor(readonly caller: number, readonly pick: number, readonly offset: number, readonly ifMatch: IfMatchChoice, readonly body: PatchBody) {
+  constructor(
+    readonly caller: number,
+    readonly pick: number,
+    readonly offset: number,
+    readonly ifMatch: IfMatchChoice,
+    readonly body: PatchBody,
+  ) {
     super();
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
@@ -313,14 +404,20 @@ class Patch extends FlowCommand {
     const pet = model.pets.get(petId);
     const { header, matches } = await ifMatchFor(real, petId, pet, this.ifMatch);
     const outcome = await real.maintenance.patch(caller, petId, this.body, header);
-    if (caller.role !== 'admin') return void expect(codeOf(outcome), 'client keys: before anything').to.equal('forbidden');
+    if (caller.role !== 'admin')
+      return void expect(codeOf(outcome), 'client keys: before anything').to.equal('forbidden');
     if (Object.keys(this.body).length === 0 || (this.body.categoryId !== undefined && this.body.categoryId > 3)) {
-      return void expect(codeOf(outcome), 'an empty body, or a category that is not there').to.equal('validation_failed');
+      return void expect(codeOf(outcome), 'an empty body, or a category that is not there').to.equal(
+        'validation_failed',
+      );
     }
     if (pet === undefined || pet.withdrawn) return void expect(codeOf(outcome)).to.equal('not_found');
     if (!matches) return void expect(codeOf(outcome)).to.equal('precondition_failed');
     const changesStatus = this.body.status !== undefined && this.body.status !== pet.status;
-    const changes = changesStatus || (this.body.name !== undefined && this.body.name !== pet.name) || (this.body.categoryId !== undefined && this.body.categoryId !== pet.categoryId);
+    const changes =
+      changesStatus ||
+      (this.body.name !== undefined && this.body.name !== pet.name) ||
+      (this.body.categoryId !== undefined && this.body.categoryId !== pet.categoryId);
     if (changes && changesStatus && openOrderOf(model, petId) !== null) {
       expect(codeOf(outcome)).to.equal('conflict');
       return void expect(outcome.ok || outcome.error.message).to.include('reserved');
@@ -339,11 +436,17 @@ class Patch extends FlowCommand {
     expectPet(petId, model, pet, after);
     observeTag(petId, pet, entityTag(after.revision));
   }
-  toString = () => `patch(caller ${this.caller}, pet #${this.pick}+${this.offset}, If-Match ${this.ifMatch}, ${JSON.stringify(this.body)})`;
+  toString = () =>
+    `patch(caller ${this.caller}, pet #${this.pick}+${this.offset}, If-Match ${this.ifMatch}, ${JSON.stringify(this.body)})`;
 }
 
 class Withdraw extends FlowCommand {
-  constructor(readonly caller: number, readonly pick: number, readonly offset: number, readonly ifMatch: IfMatchChoice) {
+  constructor(
+    readonly caller: number,
+    readonly pick: number,
+    readonly offset: number,
+    readonly ifMatch: IfMatchChoice,
+  ) {
     super();
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
@@ -366,20 +469,30 @@ class Withdraw extends FlowCommand {
 }
 
 const callerArb = fc.nat(CALLERS.length - 1);
-const offsetArb = fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) });
+const offsetArb = fc.oneof(
+  { weight: 8, arbitrary: fc.constant(0) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+);
 const orderStatusArb = fc.constantFrom<OrderStatus>('placed', 'approved', 'delivered', 'cancelled');
 
 const flowCommandsArb = fc.commands(
   [
     // Pets and placements three times as often as the rest: lists need more orders than their limit to show a page's bound.
     ...[1, 2, 3].map(() =>
-      fc.oneof({ weight: 4, arbitrary: fc.constant<PetStatus>('available') }, { weight: 1, arbitrary: fc.constantFrom(...PET_STATUSES) }).map((s) => new CreatePet(s)),
+      fc
+        .oneof(
+          { weight: 4, arbitrary: fc.constant<PetStatus>('available') },
+          { weight: 1, arbitrary: fc.constantFrom(...PET_STATUSES) },
+        )
+        .map((s) => new CreatePet(s)),
     ),
     ...[1, 2, 3].map(() => fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Place(c, p, o))),
     fc.tuple(fc.constantFrom(...ACTIONS), callerArb, fc.nat(), offsetArb).map(([a, c, p, o]) => new Act(a, c, p, o)),
     fc.tuple(fc.constantFrom(...ACTIONS), fc.nat(), fc.nat()).map(([a, p]) => new Act(a, CALLERS.length - 1, p, 0)),
     fc.tuple(callerArb, fc.nat(), offsetArb).map(([c, p, o]) => new Get(c, p, o)),
-    fc.tuple(callerArb, fc.option(orderStatusArb, { nil: undefined }), fc.integer({ min: 1, max: 3 })).map(([c, s, l]) => new List(c, s, l)),
+    fc
+      .tuple(callerArb, fc.option(orderStatusArb, { nil: undefined }), fc.integer({ min: 1, max: 3 }))
+      .map(([c, s, l]) => new List(c, s, l)),
     // Every order, one a page, by an admin: the list that most often has more orders than its page holds.
     fc.constant(new List(CALLERS.length - 1, undefined, 1)),
     fc.constant(new Inventory()),
@@ -390,11 +503,23 @@ const flowCommandsArb = fc.commands(
         fc.nat(),
         offsetArb,
         ifMatchArb,
-        fc.record({ name: fc.constantFrom('Rex', 'Max'), categoryId: fc.constantFrom(1, 1, 2, 9), status: fc.constantFrom(...PET_STATUSES) }, { requiredKeys: [] }),
+        fc.record(
+          {
+            name: fc.constantFrom('Rex', 'Max'),
+            categoryId: fc.constantFrom(1, 1, 2, 9),
+            status: fc.constantFrom(...PET_STATUSES),
+          },
+          { requiredKeys: [] },
+        ),
       )
       .map(([c, p, o, i, b]) => new Patch(c, p, o, i, b)),
     fc
-      .tuple(fc.oneof({ weight: 4, arbitrary: fc.constant(CALLERS.length - 1) }, { weight: 1, arbitrary: callerArb }), fc.nat(), offsetArb, ifMatchArb)
+      .tuple(
+        fc.oneof({ weight: 4, arbitrary: fc.constant(CALLERS.length - 1) }, { weight: 1, arbitrary: callerArb }),
+        fc.nat(),
+        offsetArb,
+        ifMatchArb,
+      )
       .map(([c, p, o, i]) => new Withdraw(c, p, o, i)),
   ],
   // Long runs: the interesting states (an order approved, then cancelled twice) take a few steps to reach.
@@ -424,11 +549,25 @@ type Op =
   | { readonly kind: 'place'; readonly caller: number; readonly pick: number }
   | { readonly kind: 'act'; readonly action: Action; readonly caller: number; readonly pick: number }
   | { readonly kind: 'get' | 'list'; readonly caller: number; readonly pick: number }
-  | { readonly kind: 'patch'; readonly caller: number; readonly pick: number; readonly body: PatchBody; readonly ifMatch: 'none' | '*' | 'current' }
-  | { readonly kind: 'withdraw'; readonly caller: number; readonly pick: number; readonly ifMatch: 'none' | '*' | 'current' };
+  | {
+      readonly kind: 'patch';
+      readonly caller: number;
+      readonly pick: number;
+      readonly body: PatchBody;
+      readonly ifMatch: 'none' | '*' | 'current';
+    }
+  | {
+      readonly kind: 'withdraw';
+      readonly caller: number;
+      readonly pick: number;
+      readonly ifMatch: 'none' | '*' | 'current';
+    };
 
 class Faulty implements fc.AsyncCommand<object, FaultyReal> {
-  constructor(readonly op: Op, readonly plan: FaultPlan) {}
+  constructor(
+    readonly op: Op,
+    readonly plan: FaultPlan,
+  ) {}
   check = () => true;
   async run(_: object, real: FaultyReal): Promise<void> {
     real.clock.advance(1);
@@ -460,36 +599,67 @@ class Faulty implements fc.AsyncCommand<object, FaultyReal> {
     // At every moment, whatever was cut short: the stored state keeps its invariants ...
     await checkStoredInvariants(real.stores);
     // ... and an observation made now (a request without faults) sees only what §8 allows.
-    if (this.op.pick % 3 === 0) await checkVisibleInvariants(new Adoption(real.stores.pets, real.stores.orders, real.clock), real.stores.pets);
+    if (this.op.pick % 3 === 0)
+      await checkVisibleInvariants(new Adoption(real.stores.pets, real.stores.orders, real.clock), real.stores.pets);
   }
   toString = () => `${JSON.stringify(this.op)} with ${this.plan.mode} at call ${this.plan.at}`;
 }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('place' as const), caller: callerArb, pick: fc.nat() }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('act' as const), action: fc.constantFrom(...ACTIONS), caller: fc.constant(CALLERS.length - 1), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('act' as const), action: fc.constant('cancel' as const), caller: callerArb, pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('get' as const, 'list' as const), caller: callerArb, pick: fc.nat() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('act' as const),
+      action: fc.constantFrom(...ACTIONS),
+      caller: fc.constant(CALLERS.length - 1),
+      pick: fc.nat(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('act' as const),
+      action: fc.constant('cancel' as const),
+      caller: callerArb,
+      pick: fc.nat(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constantFrom('get' as const, 'list' as const), caller: callerArb, pick: fc.nat() }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('patch' as const),
       caller: fc.constant(CALLERS.length - 1),
       pick: fc.nat(),
-      body: fc.record({ name: fc.constantFrom('Rex', 'Max'), status: fc.constantFrom(...PET_STATUSES) }, { requiredKeys: [] }),
+      body: fc.record(
+        { name: fc.constantFrom('Rex', 'Max'), status: fc.constantFrom(...PET_STATUSES) },
+        { requiredKeys: [] },
+      ),
       ifMatch: fc.constantFrom('none' as const, '*' as const, 'current' as const),
     }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('withdraw' as const), caller: fc.constant(CALLERS.length - 1), pick: fc.nat(), ifMatch: fc.constantFrom('none' as const, '*' as const, 'current' as const) }),
+    arbitrary: fc.record({
+      kind: fc.constant('withdraw' as const),
+      caller: fc.constant(CALLERS.length - 1),
+      pick: fc.nat(),
+      ifMatch: fc.constantFrom('none' as const, '*' as const, 'current' as const),
+    }),
   },
 );
 const planArb: fc.Arbitrary<FaultPlan> = fc.record({
   at: fc.nat(7),
   mode: fc.constantFrom<FaultMode>('fail', 'hang', 'fail-after-write', 'hang-after-write', 'pass'),
 });
-const faultyCommandsArb = fc.commands([fc.tuple(opArb, planArb).map(([op, plan]) => new Faulty(op, plan))], { maxCommands: 40, size: 'medium' });
+const faultyCommandsArb = fc.commands([fc.tuple(opArb, planArb).map(([op, plan]) => new Faulty(op, plan))], {
+  maxCommands: 40,
+  size: 'medium',
+});
 
 /**
  * The order store with every `list` answer checked exactly against the flow's model. One command
@@ -502,7 +672,14 @@ const checkedOrderLists = (orders: OrderRepository, model: FlowModel): OrderRepo
     const rows = await orders.list(query);
     const records: OrderRecord[] = [...model.orders]
       .filter(([, o]) => (query.owner === undefined || o.owner === query.owner) && query.states.includes(o.status))
-      .map(([id, o]) => ({ id, petId: o.petId, owner: o.owner, state: o.status, placedAt: o.placedAt, updatedAt: o.updatedAt }));
+      .map(([id, o]) => ({
+        id,
+        petId: o.petId,
+        owner: o.owner,
+        state: o.status,
+        placedAt: o.placedAt,
+        updatedAt: o.updatedAt,
+      }));
     expectListAnswer('OrderRepository.list', rows, records, query, (r) => r.id);
     return rows;
   },
@@ -542,7 +719,9 @@ const scheduledStores = (s: fc.Scheduler, stores: AdoptionStores): AdoptionStore
       findById: s.scheduleFunction(async (id: number) => pets.findById(id)),
       list: s.scheduleFunction(async (query: Parameters<PetRepository['list']>[0]) => pets.list(query)),
       findHold: s.scheduleFunction(async (id: number) => pets.findHold(id)),
-      swapHold: s.scheduleFunction(async (id: number, expected: PetHold, next: PetHold) => pets.swapHold(id, expected, next)),
+      swapHold: s.scheduleFunction(async (id: number, expected: PetHold, next: PetHold) =>
+        pets.swapHold(id, expected, next),
+      ),
       countByStatus: s.scheduleFunction(async () => pets.countByStatus()),
       update: s.scheduleFunction(async (...args: Parameters<PetRepository['update']>) => pets.update(...args)),
       withdraw: s.scheduleFunction(async (id: number, revision: number) => pets.withdraw(id, revision)),
@@ -551,7 +730,9 @@ const scheduledStores = (s: fc.Scheduler, stores: AdoptionStores): AdoptionStore
       create: s.scheduleFunction(async (draft: Parameters<OrderRepository['create']>[0]) => orders.create(draft)),
       findByCreationToken: s.scheduleFunction(async (token: string) => orders.findByCreationToken(token)),
       findById: s.scheduleFunction(async (id: number) => orders.findById(id)),
-      updateState: s.scheduleFunction(async (...args: Parameters<OrderRepository['updateState']>) => orders.updateState(...args)),
+      updateState: s.scheduleFunction(async (...args: Parameters<OrderRepository['updateState']>) =>
+        orders.updateState(...args),
+      ),
       list: s.scheduleFunction(async (query: Parameters<OrderRepository['list']>[0]) => orders.list(query)),
     },
   };
@@ -559,7 +740,11 @@ const scheduledStores = (s: fc.Scheduler, stores: AdoptionStores): AdoptionStore
 
 const raceIfMatchArb = fc.constantFrom('none' as const, '*' as const, 'initial' as const);
 
-export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>, options: ContractOptions = {}): void => {
+export const adoptionContract = (
+  name: string,
+  make: MakeFixture<AdoptionStores>,
+  options: ContractOptions = {},
+): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`adoption flow (docs/rules.md §8) and pet maintenance (§12): ${name}`, function () {
@@ -590,7 +775,14 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
             const faults = new FaultInjector({ hangMs: 1 });
             const [pets, orders] = [faults.petRepository(stores.pets), faults.orderRepository(stores.orders)];
             const adoption = new Adoption(pets, orders, clock);
-            const real: FaultyReal = { adoption, maintenance: new PetMaintenance(pets, orders, CATEGORIES, clock), stores, faults, clock, petIds: [] };
+            const real: FaultyReal = {
+              adoption,
+              maintenance: new PetMaintenance(pets, orders, CATEGORIES, clock),
+              stores,
+              faults,
+              clock,
+              petIds: [],
+            };
             await fc.asyncModelRun(() => ({ model: {}, real }), commands);
             // The next request touching each order (an admin reading it) settles it; then nothing is left half done.
             const healthy = new Adoption(stores.pets, stores.orders, clock);
@@ -598,7 +790,10 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
             await checkVisibleInvariants(healthy, stores.pets);
             for (const record of await allOrders(stores.orders)) {
               expect(['cancelling', 'delivering'], `order ${record.id} is settled`).not.to.include(record.state);
-              if (record.state === 'placing') expect((await stores.pets.findHold(record.petId))?.orderId, `order ${record.id}`).not.to.equal(record.id);
+              if (record.state === 'placing')
+                expect((await stores.pets.findHold(record.petId))?.orderId, `order ${record.id}`).not.to.equal(
+                  record.id,
+                );
             }
             // And the flow goes on: every pet can still be ordered, approved, delivered or released.
             for (const petId of real.petIds) {
@@ -616,10 +811,14 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         const clock = new ManualClock(T0);
         const adoption = new Adoption(stores.pets, stores.orders, clock);
         const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
-        const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => adoption.place(CALLERS[i % CALLERS.length]!, { petId: pet.id })));
+        const outcomes = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => adoption.place(CALLERS[i % CALLERS.length]!, { petId: pet.id })),
+        );
         const won = outcomes.filter((o) => o.ok);
         expect(won).to.have.length(1);
-        for (const o of outcomes) if (!o.ok) expect(o.error).to.deep.include({ code: 'conflict' }).and.property('message').that.includes('pending');
+        for (const o of outcomes)
+          if (!o.ok)
+            expect(o.error).to.deep.include({ code: 'conflict' }).and.property('message').that.includes('pending');
         const order = (won[0] as { value: Order }).value;
         expect(await stores.pets.findHold(pet.id)).to.deep.equal({ status: 'pending', orderId: order.id });
         expect((await checkVisibleInvariants(adoption, stores.pets)).map((o) => o.id)).to.deep.equal([order.id]);
@@ -639,7 +838,16 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
           expect((await adoption.approve(ADMIN, placed.value.id)).ok).to.equal(true);
           ids.push(placed.value.id);
         }
-        const results = await Promise.all(ids.map((id) => Promise.all([adoption.cancel(owner, id), adoption.deliver(ADMIN, id), adoption.cancel(ADMIN, id), adoption.getOrder(owner, id)])));
+        const results = await Promise.all(
+          ids.map((id) =>
+            Promise.all([
+              adoption.cancel(owner, id),
+              adoption.deliver(ADMIN, id),
+              adoption.cancel(ADMIN, id),
+              adoption.getOrder(owner, id),
+            ]),
+          ),
+        );
         for (const [i, [cancel, deliver, adminCancel]] of results.entries()) {
           const final = await adoption.getOrder(ADMIN, ids[i]!);
           if (!final.ok) throw new Error(final.error.message);
@@ -662,7 +870,12 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         const clock = new ManualClock(T0);
         const faults = new FaultInjector({ hangMs: 1 });
         const heard: string[] = [];
-        const adoption = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock, (action) => heard.push(action));
+        const adoption = new Adoption(
+          faults.petRepository(stores.pets),
+          faults.orderRepository(stores.orders),
+          clock,
+          (action) => heard.push(action),
+        );
         const owner = CLIENTS[0]!;
         const placeOne = async (name: string): Promise<number> => {
           const pet = await stores.pets.create({ name, categoryId: 1, status: 'available' });
@@ -706,7 +919,8 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         const { pets, stall, reachedSwap, release } = stallingSwaps(stores.pets);
         const adoption = new Adoption(pets, stores.orders, clock);
         const petIds: number[] = [];
-        for (let i = 0; i < 30; i++) petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
+        for (let i = 0; i < 30; i++)
+          petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
         const existing: number[] = [];
         for (const petId of petIds.slice(0, 10)) {
           const placed = await adoption.place(CLIENTS[0]!, { petId });
@@ -723,9 +937,13 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
           for (let page = 0; ; page++) {
             expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
             await between(page);
-            const listed = await adoption.listOrders(CLIENTS[0]!, cursor === undefined ? { limit: 3 } : { limit: 3, cursor });
+            const listed = await adoption.listOrders(
+              CLIENTS[0]!,
+              cursor === undefined ? { limit: 3 } : { limit: 3, cursor },
+            );
             if (!listed.ok) throw new Error(listed.error.message);
-            if (listed.value.nextCursor !== undefined) expect(listed.value.items, 'a page with a next one is full').to.have.length(3);
+            if (listed.value.nextCursor !== undefined)
+              expect(listed.value.items, 'a page with a next one is full').to.have.length(3);
             ids.push(...listed.value.items.map((o) => o.id));
             cursor = listed.value.nextCursor;
             if (cursor === undefined) return ids;
@@ -734,14 +952,19 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         let next = 11;
         const seen = await walk(async (page) => {
           // Between pages: another placement completes (a higher id), and midway the stalled one wins its pet.
-          if (next < petIds.length) expect((await adoption.place(CLIENTS[0]!, { petId: petIds[next++]! })).ok).to.equal(true);
+          if (next < petIds.length)
+            expect((await adoption.place(CLIENTS[0]!, { petId: petIds[next++]! })).ok).to.equal(true);
           if (page === 3) {
             release();
             expect((await slow).ok, 'the stalled placement won its pet').to.equal(true);
           }
         });
         expect(seen, 'ascending, each once').to.deep.equal([...new Set(seen)].sort((a, b) => a - b));
-        for (const id of existing) expect(seen.filter((s) => s === id), `order ${id} (there before the walk)`).to.have.length(1);
+        for (const id of existing)
+          expect(
+            seen.filter((s) => s === id),
+            `order ${id} (there before the walk)`,
+          ).to.have.length(1);
         // A walk started afterwards sees the stalled order too (it became visible late, under its lower id).
         const stalledOrder = await slow;
         if (!stalledOrder.ok) throw new Error(stalledOrder.error.message);
@@ -766,8 +989,13 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         expect((await stores.pets.findHold(petId))?.status).to.equal('available');
         release();
         const placed = await slow;
-        expect(placed.ok && placed.value.status, 'the record was left placing, so the placement completes').to.equal('placed');
-        expect(await stores.pets.findHold(petId)).to.deep.equal({ status: 'pending', orderId: placed.ok ? placed.value.id : null });
+        expect(placed.ok && placed.value.status, 'the record was left placing, so the placement completes').to.equal(
+          'placed',
+        );
+        expect(await stores.pets.findHold(petId)).to.deep.equal({
+          status: 'pending',
+          orderId: placed.ok ? placed.value.id : null,
+        });
         await checkStoredInvariants(stores);
         expect(await checkVisibleInvariants(adoption, stores.pets)).to.have.length(1);
       }));
@@ -775,13 +1003,20 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
     it('property: random actions by many callers at the same time keep every invariant', () =>
       fc.assert(
         fc.asyncProperty(
-          fc.array(fc.array(fc.tuple(fc.constantFrom('place', ...ACTIONS, 'get'), callerArb, fc.nat(5)), { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 6 }),
+          fc.array(
+            fc.array(fc.tuple(fc.constantFrom('place', ...ACTIONS, 'get'), callerArb, fc.nat(5)), {
+              minLength: 1,
+              maxLength: 12,
+            }),
+            { minLength: 1, maxLength: 6 },
+          ),
           (rounds) =>
             withFixture(make, async (stores) => {
               const clock = new ManualClock(T0);
               const adoption = new Adoption(stores.pets, stores.orders, clock);
               const petIds: number[] = [];
-              for (let i = 0; i < 3; i++) petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
+              for (let i = 0; i < 3; i++)
+                petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
               for (const round of rounds) {
                 const orderIds = (await allOrders(stores.orders)).map((r) => r.id);
                 await Promise.all(
@@ -821,15 +1056,26 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         expect((await stores.pets.findById(petId))?.status).to.equal('sold');
         clock.advance(1);
         const returned = await maintenance.patch(ADMIN, petId, { status: 'available' });
-        expect(returned.ok && returned.value).to.deep.include({ status: 'available', statusPatchedAt: timestamp(clock.now()) });
+        expect(returned.ok && returned.value).to.deep.include({
+          status: 'available',
+          statusPatchedAt: timestamp(clock.now()),
+        });
         const pet = (await stores.pets.findById(petId))!;
-        expect(deliveryBindsStatus(pet, first.updatedAt), 'the delivery before the return binds no more').to.equal(false);
+        expect(deliveryBindsStatus(pet, first.updatedAt), 'the delivery before the return binds no more').to.equal(
+          false,
+        );
         await checkVisibleInvariants(adoption, stores.pets);
         await checkStoredInvariants(stores);
         const second = await adopt();
-        expect(deliveryBindsStatus((await stores.pets.findById(petId))!, second.updatedAt), 'a delivery after it binds').to.equal(true);
+        expect(
+          deliveryBindsStatus((await stores.pets.findById(petId))!, second.updatedAt),
+          'a delivery after it binds',
+        ).to.equal(true);
         expect((await stores.pets.findById(petId))?.status).to.equal('sold');
-        expect((await checkVisibleInvariants(adoption, stores.pets)).map((o) => o.status)).to.deep.equal(['delivered', 'delivered']);
+        expect((await checkVisibleInvariants(adoption, stores.pets)).map((o) => o.status)).to.deep.equal([
+          'delivered',
+          'delivered',
+        ]);
       }));
 
     it('a withdrawn pet (docs/rules.md §12): its delivered and cancelled orders stay readable and listed, an order for it is 400 as for no pet, a second DELETE and a PATCH are 404', () =>
@@ -844,7 +1090,10 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         const delivered = await adoption.place(CLIENTS[0]!, { petId });
         if (!delivered.ok) throw new Error(delivered.error.message);
         const held = await maintenance.withdraw(ADMIN, petId);
-        expect(!held.ok && held.error).to.deep.include({ code: 'conflict' }).and.property('message').that.includes('reserved');
+        expect(!held.ok && held.error)
+          .to.deep.include({ code: 'conflict' })
+          .and.property('message')
+          .that.includes('reserved');
         await adoption.approve(ADMIN, delivered.value.id);
         await adoption.deliver(ADMIN, delivered.value.id);
         const before = await checkVisibleInvariants(adoption, stores.pets);
@@ -853,11 +1102,16 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         for (const order of before) {
           expect(await adoption.getOrder(ADMIN, order.id)).to.deep.equal({ ok: true, value: order });
         }
-        expect(await adoption.getOrder(CLIENTS[1]!, cancelled.value.id)).to.deep.nested.include({ 'value.status': 'cancelled' });
+        expect(await adoption.getOrder(CLIENTS[1]!, cancelled.value.id)).to.deep.nested.include({
+          'value.status': 'cancelled',
+        });
         expect(await checkVisibleInvariants(adoption, stores.pets)).to.deep.equal(before);
         const listed = await adoption.listOrders(CLIENTS[0]!, { status: 'delivered' });
         expect(listed.ok && listed.value.items.map((o) => o.id)).to.deep.equal([delivered.value.id]);
-        expect(await adoption.place(CLIENTS[2]!, { petId })).to.deep.equal({ ok: false, error: { code: 'validation_failed', field: 'petId', message: `petId ${petId} names no pet` } });
+        expect(await adoption.place(CLIENTS[2]!, { petId })).to.deep.equal({
+          ok: false,
+          error: { code: 'validation_failed', field: 'petId', message: `petId ${petId} names no pet` },
+        });
         expect(codeOf(await maintenance.withdraw(ADMIN, petId))).to.equal('not_found');
         expect(codeOf(await maintenance.patch(ADMIN, petId, { name: 'Back' }))).to.equal('not_found');
         expect(await adoption.inventory()).to.deep.equal({ available: 0, pending: 0, sold: 0 });
@@ -877,7 +1131,10 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
         const cut = await adoption.cancel(CLIENTS[0]!, placed.value.id).catch((error: unknown) => error);
         expect(cut).to.be.instanceOf(StoreUnavailableError);
         faults.use(undefined);
-        expect(await stores.pets.findHold(petId), 'the pet still holds the order').to.deep.equal({ status: 'pending', orderId: placed.value.id });
+        expect(await stores.pets.findHold(petId), 'the pet still holds the order').to.deep.equal({
+          status: 'pending',
+          orderId: placed.value.id,
+        });
         clock.advance(1);
         const patched = await maintenance.patch(ADMIN, petId, { status: 'sold' });
         expect(patched.ok && patched.value).to.deep.include({ status: 'sold', orderId: null });
@@ -907,7 +1164,8 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
               const requests: RaceRequest[] = Array.from({ length: n }, () => ({ kind: 'place' }) as const);
               requests.splice(withdrawAt % (requests.length + 1), 0, { kind: 'withdraw', ifMatch: withdrawIfMatch });
               requests.splice(patchAt % (requests.length + 1), 0, { kind: 'patch', status, ifMatch: patchIfMatch });
-              const header = (ifMatch: 'none' | '*' | 'initial') => (ifMatch === 'none' ? undefined : ifMatch === '*' ? '*' : tag);
+              const header = (ifMatch: 'none' | '*' | 'initial') =>
+                ifMatch === 'none' ? undefined : ifMatch === '*' ? '*' : tag;
               const outcomes = await s.waitFor(
                 Promise.all(
                   requests.map(async (request, i) => {
@@ -922,10 +1180,19 @@ export const adoptionContract = (name: string, make: MakeFixture<AdoptionStores>
                 ),
               );
               const after = await stores.pets.findById(pet.id);
-              const end = after === undefined ? ({ withdrawn: true } as const) : ({ withdrawn: false, status: after.status } as const);
+              const end =
+                after === undefined
+                  ? ({ withdrawn: true } as const)
+                  : ({ withdrawn: false, status: after.status } as const);
               const order = serialOrderOf('available', requests, outcomes, end);
-              expect(order, `${JSON.stringify(requests)} got ${JSON.stringify(outcomes)}, ending ${JSON.stringify(end)}: no serial order gives that`).not.to.equal(undefined);
-              expect(outcomes.filter((o, i) => o === 'ok' && requests[i]!.kind === 'place').length, 'at most one placement succeeds').to.be.at.most(1);
+              expect(
+                order,
+                `${JSON.stringify(requests)} got ${JSON.stringify(outcomes)}, ending ${JSON.stringify(end)}: no serial order gives that`,
+              ).not.to.equal(undefined);
+              expect(
+                outcomes.filter((o, i) => o === 'ok' && requests[i]!.kind === 'place').length,
+                'at most one placement succeeds',
+              ).to.be.at.most(1);
               await checkStoredInvariants(stores);
               await checkVisibleInvariants(new Adoption(stores.pets, stores.orders, clock), stores.pets);
             }),

@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { ApiKey, ApiKeyRecord, ApiKeyStore, Caller, NewApiKey, PlanName, Quota, StoredApiKey } from '../src/index.js';
+import type {
+  ApiKey,
+  ApiKeyRecord,
+  ApiKeyStore,
+  Caller,
+  NewApiKey,
+  PlanName,
+  Quota,
+  StoredApiKey,
+} from '../src/index.js';
 import {
   API_KEY_POSITION_BASE,
   ApiKeyLookupCache,
@@ -51,7 +60,14 @@ const checkedKeyLists = (inner: ApiKeyStore): ApiKeyStore & { readonly held: () 
     findById: (keyId) => inner.findById(keyId),
     save: async (r) => {
       await inner.save(r);
-      shadow.set(r.keyHash, { keyHash: r.keyHash, role: r.role, plan: r.plan, quota: r.quota, source: 'settings', position: settingsKeyPosition(r.keyHash) });
+      shadow.set(r.keyHash, {
+        keyHash: r.keyHash,
+        role: r.role,
+        plan: r.plan,
+        quota: r.quota,
+        source: 'settings',
+        position: settingsKeyPosition(r.keyHash),
+      });
     },
     retainSettingsKeys: async (keyHashes) => {
       await inner.retainSettingsKeys(keyHashes);
@@ -74,14 +90,24 @@ const checkedKeyLists = (inner: ApiKeyStore): ApiKeyStore & { readonly held: () 
     },
     list: async (afterPosition, limit) => {
       const rows = await inner.list(afterPosition, limit);
-      expectListAnswer('ApiKeyStore.list', rows, [...shadow.values()], { afterId: afterPosition, limit }, (k) => k.position);
+      expectListAnswer(
+        'ApiKeyStore.list',
+        rows,
+        [...shadow.values()],
+        { afterId: afterPosition, limit },
+        (k) => k.position,
+      );
       return rows;
     },
   };
 };
 
 /** The `ApiKeyStore` contract: every adapter runs this same suite. */
-export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>, options: ContractOptions = {}): void => {
+export const apiKeyStoreContract = (
+  name: string,
+  make: MakeFixture<ApiKeyStore>,
+  options: ContractOptions = {},
+): void => {
   const numRuns = options.numRuns;
   describe(`ApiKeyStore contract: ${name}`, function () {
     it('finds a saved key by the SHA-256 of the key (and by its public id), nothing by the raw key', () =>
@@ -113,7 +139,11 @@ export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>
         await store.save(record('k', 'pro'));
         expect((await store.findByHash(sha256Hex('k')))?.plan).to.equal('pro');
         await store.save(record('boss', 'business', 'admin'));
-        expect(await store.findByHash(sha256Hex('boss'))).to.deep.include({ role: 'admin', plan: 'business', quota: PLAN_QUOTAS.business });
+        expect(await store.findByHash(sha256Hex('boss'))).to.deep.include({
+          role: 'admin',
+          plan: 'business',
+          quota: PLAN_QUOTAS.business,
+        });
         expect(await store.list(0, 10)).to.have.length(3);
       }));
 
@@ -150,7 +180,11 @@ export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>
         expect(await store.findByHash(sha256Hex('b'))).to.deep.equal(b);
         expect(await store.findById(publicKeyId(sha256Hex('a')))).to.deep.equal(a);
         const listed = await store.list(0, 10);
-        expect(listed.map((r) => r.keyHash)).to.deep.equal([sha256Hex('settings-late'), sha256Hex('a'), sha256Hex('b')]);
+        expect(listed.map((r) => r.keyHash)).to.deep.equal([
+          sha256Hex('settings-late'),
+          sha256Hex('a'),
+          sha256Hex('b'),
+        ]);
         expect((await store.list(a.position, 10)).map((r) => r.keyHash)).to.deep.equal([sha256Hex('b')]);
         expect((await store.list(0, 1)).map((r) => r.keyHash)).to.deep.equal([sha256Hex('settings-late')]);
       }));
@@ -172,7 +206,9 @@ export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>
         const made = await store.insert(newKey('up', { label: 'before' }));
         if (made === 'taken') throw new Error('taken');
         const id = publicKeyId(made.keyHash);
-        const upgraded = await store.update(id, { grant: { plan: 'enterprise', quota: { perMinute: 11, perDay: 12 } } });
+        const upgraded = await store.update(id, {
+          grant: { plan: 'enterprise', quota: { perMinute: 11, perDay: 12 } },
+        });
         expect(upgraded).to.deep.equal({ ...made, plan: 'enterprise', quota: { perMinute: 11, perDay: 12 } });
         expect(await store.findByHash(made.keyHash)).to.deep.equal(upgraded);
         const relabelled = await store.update(id, { label: 'after' });
@@ -234,7 +270,10 @@ export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>
                 if (made === 'taken') throw new Error('taken');
                 if (!kept) expect(await store.revoke(publicKeyId(made.keyHash))).to.equal(true);
               }
-              const positions = store.held().map((k) => k.position).sort((a, b) => a - b);
+              const positions = store
+                .held()
+                .map((k) => k.position)
+                .sort((a, b) => a - b);
               // Checked against the shadow by the store itself.
               for (const [after, limit] of queries) await store.list(afterFrom(after, positions), limit);
             }),
@@ -256,7 +295,10 @@ export const apiKeyStoreContract = (name: string, make: MakeFixture<ApiKeyStore>
               auth: new Authenticator(store),
               clock,
             };
-            await fc.asyncModelRun(() => ({ model: { keys: [], hashesSeen: new Set([sha256Hex('settings-admin-key')]) }, real }), commands);
+            await fc.asyncModelRun(
+              () => ({ model: { keys: [], hashesSeen: new Set([sha256Hex('settings-admin-key')]) }, real }),
+              commands,
+            );
           }),
         ),
         numRuns === undefined ? {} : { numRuns },
@@ -291,7 +333,10 @@ const planArb: fc.Arbitrary<{ plan: PlanName; perMinute?: number; perDay?: numbe
     .tuple(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 0, max: 1000 }))
     .map(([perMinute, extra]) => ({ plan: 'enterprise' as const, perMinute, perDay: perMinute + extra })),
 );
-const labelArb = fc.option(fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !/[\uD800-\uDFFF]/.test(s)), { nil: undefined });
+const labelArb = fc.option(
+  fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !/[\uD800-\uDFFF]/.test(s)),
+  { nil: undefined },
+);
 
 const expectNoSecret = (model: Model, answer: unknown): void => {
   const text = JSON.stringify(answer);
@@ -321,8 +366,18 @@ class CreateKey implements KeyCommand {
     const { key, createdAt, ...view } = made.value;
     expect(key).to.match(ISSUED_KEY_PATTERN);
     expect(createdAt).to.equal(new Date(real.clock.now()).toISOString());
-    const quota = this.spec.plan === 'enterprise' ? { perMinute: this.spec.perMinute!, perDay: this.spec.perDay! } : PLAN_QUOTAS[this.spec.plan as 'free'];
-    const entry: ModelKey = { key, id: publicKeyId(sha256Hex(key)), plan: this.spec.plan, quota, revoked: false, ...(this.label === undefined ? {} : { label: this.label }) };
+    const quota =
+      this.spec.plan === 'enterprise'
+        ? { perMinute: this.spec.perMinute!, perDay: this.spec.perDay! }
+        : PLAN_QUOTAS[this.spec.plan as 'free'];
+    const entry: ModelKey = {
+      key,
+      id: publicKeyId(sha256Hex(key)),
+      plan: this.spec.plan,
+      quota,
+      revoked: false,
+      ...(this.label === undefined ? {} : { label: this.label }),
+    };
     expect(view).to.deep.equal(viewOf(entry));
     model.hashesSeen.add(sha256Hex(key));
     expectNoSecret(model, made.value);
@@ -350,7 +405,10 @@ class PatchKey implements KeyCommand {
     if (!changed.ok) throw new Error(`patch refused: ${changed.error.message}`);
     if (this.spec !== undefined) {
       k.plan = this.spec.plan;
-      k.quota = this.spec.plan === 'enterprise' ? { perMinute: this.spec.perMinute!, perDay: this.spec.perDay! } : PLAN_QUOTAS[this.spec.plan as 'free'];
+      k.quota =
+        this.spec.plan === 'enterprise'
+          ? { perMinute: this.spec.perMinute!, perDay: this.spec.perDay! }
+          : PLAN_QUOTAS[this.spec.plan as 'free'];
     }
     if (this.label !== undefined) k.label = this.label;
     const { createdAt: _, ...view } = changed.value;
@@ -415,7 +473,9 @@ class Authenticate implements KeyCommand {
       return;
     }
     if (!result.ok) throw new Error('a live key was refused');
-    expect({ plan: result.value.plan, quota: result.value.quota }, 'the numbers the next admission uses').to.deep.equal({ plan: k.plan, quota: k.quota });
+    expect({ plan: result.value.plan, quota: result.value.quota }, 'the numbers the next admission uses').to.deep.equal(
+      { plan: k.plan, quota: k.quota },
+    );
     expect(result.value.caller).to.deep.equal({ keyId: k.id, role: 'client' });
   }
   toString = () => `authenticate(#${this.index})`;
@@ -439,7 +499,10 @@ class ListKeys implements KeyCommand {
     let cursor: string | undefined;
     for (let pages = 0; ; pages++) {
       expect(pages, 'a walk ends').to.be.below(MAX_WALK_PAGES);
-      const page = await real.admin.list(ADMIN, cursor === undefined ? { limit: this.limit } : { limit: this.limit, cursor });
+      const page = await real.admin.list(
+        ADMIN,
+        cursor === undefined ? { limit: this.limit } : { limit: this.limit, cursor },
+      );
       if (!page.ok) throw new Error(page.error.message);
       expectNoSecret(model, page.value);
       for (const item of page.value.items) expect(Object.keys(item)).not.to.include.members(['key', 'keyHash']);
@@ -471,8 +534,12 @@ class AsClient implements KeyCommand {
 
 const keyCommands = [
   fc.tuple(planArb, labelArb).map(([spec, label]) => new CreateKey(spec, label)),
-  fc.tuple(fc.nat(), fc.option(planArb, { nil: undefined }), labelArb).map(([i, spec, label]) => new PatchKey(i, spec, label)),
-  fc.tuple(fc.nat(), fc.constantFrom('perMinute' as const, 'perDay' as const), fc.integer({ min: 1, max: 2000 })).map(([i, field, value]) => new PatchOneNumber(i, field, value)),
+  fc
+    .tuple(fc.nat(), fc.option(planArb, { nil: undefined }), labelArb)
+    .map(([i, spec, label]) => new PatchKey(i, spec, label)),
+  fc
+    .tuple(fc.nat(), fc.constantFrom('perMinute' as const, 'perDay' as const), fc.integer({ min: 1, max: 2000 }))
+    .map(([i, field, value]) => new PatchOneNumber(i, field, value)),
   fc.nat().map((i) => new RevokeKey(i)),
   fc.nat().map((i) => new Authenticate(i)),
   fc.nat().map((i) => new Authenticate(i)),

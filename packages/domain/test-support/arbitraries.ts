@@ -25,7 +25,19 @@ export const petDraftArb: fc.Arbitrary<PetDraft> = fc.record({
  */
 export const categoryNameArb: fc.Arbitrary<string> = fc
   .tuple(
-    fc.constantFrom('Cats', 'café', 'Ångström', 'straße', 'İzmir', 'ǅemal', 'Ωmega', 'Dogs', 'reptiles', 'e\u0301lan', '🐈 club'),
+    fc.constantFrom(
+      'Cats',
+      'café',
+      'Ångström',
+      'straße',
+      'İzmir',
+      'ǅemal',
+      'Ωmega',
+      'Dogs',
+      'reptiles',
+      'e\u0301lan',
+      '🐈 club',
+    ),
     fc.constantFrom<(s: string) => string>(
       (s) => s,
       (s) => s.toUpperCase(),

@@ -6,11 +6,19 @@ import { forwardingCategories } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { categoryCreationTokenCases } from './creation-token.contract.js';
 import { categoryNameArb } from './arbitraries.js';
-import { afterArb, afterFrom, expectExactPage, expectListAnswer, MAX_WALK_PAGES, type AfterPick } from './exact-page.js';
+import {
+  afterArb,
+  afterFrom,
+  expectExactPage,
+  expectListAnswer,
+  MAX_WALK_PAGES,
+  type AfterPick,
+} from './exact-page.js';
 
 /** The model: a plain Map from id to category, in creation order. The same-name rule is spelt out here, not imported. */
 type Model = Map<number, Category>;
-const sameName = (a: string, b: string): boolean => a.normalize('NFC').toLowerCase() === b.normalize('NFC').toLowerCase();
+const sameName = (a: string, b: string): boolean =>
+  a.normalize('NFC').toLowerCase() === b.normalize('NFC').toLowerCase();
 const plain = (c: Category | undefined) => (c === undefined ? undefined : { id: c.id, name: c.name });
 const lastId = (model: Model): number => Math.max(0, ...model.keys());
 const byId = (c: Category): number => c.id;
@@ -20,7 +28,13 @@ const checkedLists = (repo: CategoryRepository, model: () => readonly Category[]
   ...forwardingCategories(repo),
   list: async (query) => {
     const rows = await repo.list(query);
-    expectListAnswer('CategoryRepository.list', rows.map(plain) as Category[], model().map(plain) as Category[], query, byId);
+    expectListAnswer(
+      'CategoryRepository.list',
+      rows.map(plain) as Category[],
+      model().map(plain) as Category[],
+      query,
+      byId,
+    );
     return rows;
   },
 });
@@ -34,7 +48,10 @@ class CreateCommand implements fc.AsyncCommand<Model, CategoryRepository> {
     const taken = [...model.values()].find((c) => sameName(c.name, this.name));
     const result = await repo.create({ name: this.name });
     if (taken !== undefined) {
-      expect(result, `"${this.name}" is the same name as "${taken.name}"`).to.deep.equal({ ok: false, error: { existingId: taken.id } });
+      expect(result, `"${this.name}" is the same name as "${taken.name}"`).to.deep.equal({
+        ok: false,
+        error: { existingId: taken.id },
+      });
       return;
     }
     expect(result.ok, `"${this.name}" is a new name`).to.equal(true);
@@ -49,7 +66,10 @@ class CreateCommand implements fc.AsyncCommand<Model, CategoryRepository> {
 }
 
 class FindByIdCommand implements fc.AsyncCommand<Model, CategoryRepository> {
-  constructor(readonly pick: number, readonly offset: number) {}
+  constructor(
+    readonly pick: number,
+    readonly offset: number,
+  ) {}
   check(): boolean {
     return true;
   }
@@ -78,13 +98,22 @@ class FindByNameCommand implements fc.AsyncCommand<Model, CategoryRepository> {
 }
 
 class ListCommand implements fc.AsyncCommand<Model, CategoryRepository> {
-  constructor(readonly after: AfterPick, readonly limit: number) {}
+  constructor(
+    readonly after: AfterPick,
+    readonly limit: number,
+  ) {}
   check(): boolean {
     return true;
   }
   async run(model: Model, repo: CategoryRepository): Promise<void> {
     const query = { afterId: afterFrom(this.after, [...model.keys()]), limit: this.limit };
-    expectListAnswer('list', (await repo.list(query)).map(plain) as Category[], [...model.values()].map(plain) as Category[], query, byId);
+    expectListAnswer(
+      'list',
+      (await repo.list(query)).map(plain) as Category[],
+      [...model.values()].map(plain) as Category[],
+      query,
+      byId,
+    );
   }
   toString(): string {
     return `list(after ${JSON.stringify(this.after)}, limit=${this.limit})`;
@@ -108,7 +137,11 @@ const commandsArb = fc.commands(
  * The `CategoryRepository` contract: every adapter runs this same suite. `make` gives a fresh,
  * empty repository each time it is called.
  */
-export const categoryRepositoryContract = (name: string, make: MakeFixture<CategoryRepository>, options: ContractOptions = {}): void => {
+export const categoryRepositoryContract = (
+  name: string,
+  make: MakeFixture<CategoryRepository>,
+  options: ContractOptions = {},
+): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`CategoryRepository contract: ${name}`, function () {
@@ -138,7 +171,10 @@ export const categoryRepositoryContract = (name: string, make: MakeFixture<Categ
         const first = await repo.create({ name: 'Café' });
         if (!first.ok) throw new Error('first create refused');
         for (const again of ['café', 'CAFÉ', 'Cafe\u0301', 'CAFE\u0301']) {
-          expect(await repo.create({ name: again }), again).to.deep.equal({ ok: false, error: { existingId: first.value.id } });
+          expect(await repo.create({ name: again }), again).to.deep.equal({
+            ok: false,
+            error: { existingId: first.value.id },
+          });
         }
         expect(await repo.list({ afterId: 0, limit: 10 })).to.have.length(1);
         const other = await repo.create({ name: 'Cafe' });
@@ -148,7 +184,9 @@ export const categoryRepositoryContract = (name: string, make: MakeFixture<Categ
     it('stores exactly one of N simultaneous creates of one name; the others get its id', () =>
       withFixture(make, async (repo) => {
         const spellings = ['Birds', 'BIRDS', 'birds', 'bIrDs'];
-        const results = await Promise.all(Array.from({ length: 24 }, (_, i) => repo.create({ name: spellings[i % spellings.length]! })));
+        const results = await Promise.all(
+          Array.from({ length: 24 }, (_, i) => repo.create({ name: spellings[i % spellings.length]! })),
+        );
         const winners = results.filter((r) => r.ok);
         expect(winners, 'exactly one create stored').to.have.length(1);
         const winner = winners[0]!;
@@ -163,7 +201,9 @@ export const categoryRepositoryContract = (name: string, make: MakeFixture<Categ
         const ids = results.map((r) => (r.ok ? r.value.id : -1));
         expect(ids.every((id) => id > 0)).to.equal(true);
         expect(new Set(ids).size).to.equal(ids.length);
-        expect((await repo.list({ afterId: 0, limit: 100 })).map((c) => c.id)).to.deep.equal([...ids].sort((a, b) => a - b));
+        expect((await repo.list({ afterId: 0, limit: 100 })).map((c) => c.id)).to.deep.equal(
+          [...ids].sort((a, b) => a - b),
+        );
       }));
 
     it('property: agrees with a plain Map model over any sequence of creates, finds and lists', () =>
@@ -189,7 +229,13 @@ export const categoryRepositoryContract = (name: string, make: MakeFixture<Categ
               }
               for (const [after, limit] of queries) {
                 const query = { afterId: afterFrom(after, categories.map(byId)), limit };
-                expectListAnswer(`list(${JSON.stringify(query)})`, (await repo.list(query)).map(plain) as Category[], categories, query, byId);
+                expectListAnswer(
+                  `list(${JSON.stringify(query)})`,
+                  (await repo.list(query)).map(plain) as Category[],
+                  categories,
+                  query,
+                  byId,
+                );
               }
             }),
         ),
@@ -219,7 +265,16 @@ export const categoryRepositoryContract = (name: string, make: MakeFixture<Categ
                 const result = await catalog.listCategories(cursor === undefined ? { limit } : { limit, cursor });
                 if (!result.ok) throw new Error(`page ${page} failed: ${result.error.message}`);
                 const owed = categories.filter((c) => c.id > lastSeen);
-                expectExactPage(`page ${page}`, { items: result.value.items.map(plain) as Category[], ...(result.value.nextCursor === undefined ? {} : { nextCursor: result.value.nextCursor }) }, owed, limit, byId);
+                expectExactPage(
+                  `page ${page}`,
+                  {
+                    items: result.value.items.map(plain) as Category[],
+                    ...(result.value.nextCursor === undefined ? {} : { nextCursor: result.value.nextCursor }),
+                  },
+                  owed,
+                  limit,
+                  byId,
+                );
                 const { items, nextCursor } = result.value;
                 lastSeen = items[items.length - 1]?.id ?? lastSeen;
                 if (nextCursor === undefined) break;

@@ -1,6 +1,16 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Category, CategoryRepository, IdempotentCreation, Order, OrderRecord, OrderRepository, Pet, PetRepository, Result } from '../src/index.js';
+import type {
+  Category,
+  CategoryRepository,
+  IdempotentCreation,
+  Order,
+  OrderRecord,
+  OrderRepository,
+  Pet,
+  PetRepository,
+  Result,
+} from '../src/index.js';
 import { Adoption, ORDER_STATES, StoreUnavailableError, timestamp } from '../src/index.js';
 import { checkStoredInvariants, type AdoptionStores } from './adoption-invariants.js';
 import { FaultInjector, FAULT_MODES } from './fault-injection.js';
@@ -33,7 +43,8 @@ export interface TokenKind<R, T> {
   readonly noHoles: boolean;
 }
 
-const plain = <T extends object>(value: T | undefined): T | undefined => (value === undefined ? undefined : { ...value });
+const plain = <T extends object>(value: T | undefined): T | undefined =>
+  value === undefined ? undefined : { ...value };
 const idOf = (value: unknown): number => (value as { id: number }).id;
 
 /** The model: the first resource created with each token, how many resources are stored, how many creates were made. */
@@ -44,7 +55,10 @@ interface TokenModel<T> {
 }
 
 class CreateCommand<R, T extends object> implements fc.AsyncCommand<TokenModel<T>, R> {
-  constructor(readonly kind: TokenKind<R, T>, readonly token: string | undefined) {}
+  constructor(
+    readonly kind: TokenKind<R, T>,
+    readonly token: string | undefined,
+  ) {}
   check = () => true;
   async run(model: TokenModel<T>, repo: R): Promise<void> {
     const earlier = this.token === undefined ? undefined : model.byToken.get(this.token);
@@ -62,7 +76,10 @@ class CreateCommand<R, T extends object> implements fc.AsyncCommand<TokenModel<T
 }
 
 class FindCommand<R, T extends object> implements fc.AsyncCommand<TokenModel<T>, R> {
-  constructor(readonly kind: TokenKind<R, T>, readonly token: string) {}
+  constructor(
+    readonly kind: TokenKind<R, T>,
+    readonly token: string,
+  ) {}
   check = () => true;
   async run(model: TokenModel<T>, repo: R): Promise<void> {
     expect(plain(await this.kind.find(repo, this.token))).to.deep.equal(model.byToken.get(this.token));
@@ -72,7 +89,11 @@ class FindCommand<R, T extends object> implements fc.AsyncCommand<TokenModel<T>,
 
 const tokenArb = fc.option(fc.constantFrom('tok-a', 'tok-b', 'tok-c'), { nil: undefined, freq: 3 });
 
-export const creationTokenCases = <R, T extends object>(kind: TokenKind<R, T>, make: MakeFixture<R>, options: ContractOptions): void => {
+export const creationTokenCases = <R, T extends object>(
+  kind: TokenKind<R, T>,
+  make: MakeFixture<R>,
+  options: ContractOptions,
+): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
   describe(`creation tokens (docs/rules.md §10): one ${kind.what} per token`, () => {
     it(`a create with a token stores the ${kind.what} with it; the same token again stores nothing and answers that ${kind.what}; findByCreationToken finds it, and nothing for a token never used; creates without one are unaffected`, () =>
@@ -81,26 +102,39 @@ export const creationTokenCases = <R, T extends object>(kind: TokenKind<R, T>, m
         const first = plain(await kind.create(repo, 0, 'tok-1'));
         const untokened = plain(await kind.create(repo, 1));
         const second = plain(await kind.create(repo, 2, 'tok-2'));
-        expect(plain(await kind.create(repo, 3, 'tok-1')), 'another draft, the same token: the first one').to.deep.equal(first);
+        expect(
+          plain(await kind.create(repo, 3, 'tok-1')),
+          'another draft, the same token: the first one',
+        ).to.deep.equal(first);
         expect((await kind.all(repo)).map(plain)).to.deep.equal([first, untokened, second]);
         expect(idOf(untokened)).to.be.greaterThan(idOf(first));
         expect(idOf(second)).to.be.greaterThan(idOf(untokened));
         expect(plain(await kind.find(repo, 'tok-1'))).to.deep.equal(first);
         expect(plain(await kind.find(repo, 'tok-2'))).to.deep.equal(second);
         expect(await kind.find(repo, 'tok-3')).to.equal(undefined);
-        expect(Object.keys(await kind.find(repo, 'tok-1') ?? {}).sort(), 'the token is not one of its fields').to.deep.equal([...kind.fields].sort());
-        if (kind.noHoles) expect(await kind.create(repo, 4, 'tok-3'), 'no id was spent on the repeated token').to.deep.include({ id: idOf(second) + 1 });
+        expect(
+          Object.keys((await kind.find(repo, 'tok-1')) ?? {}).sort(),
+          'the token is not one of its fields',
+        ).to.deep.equal([...kind.fields].sort());
+        if (kind.noHoles)
+          expect(await kind.create(repo, 4, 'tok-3'), 'no id was spent on the repeated token').to.deep.include({
+            id: idOf(second) + 1,
+          });
       }));
 
     it(`of 12 concurrent creates with one token and 12 without, exactly one ${kind.what} has the token and all 12 answer it; the others are distinct`, () =>
       withFixture(make, async (repo) => {
-        const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => kind.create(repo, i, i % 2 === 0 ? 'tok-race' : undefined)));
+        const answers = await Promise.all(
+          Array.from({ length: 24 }, (_, i) => kind.create(repo, i, i % 2 === 0 ? 'tok-race' : undefined)),
+        );
         const tokened = answers.filter((_, i) => i % 2 === 0).map(idOf);
         expect(new Set(tokened).size, `ids answered for the token: ${tokened.join(', ')}`).to.equal(1);
         expect(idOf(await kind.find(repo, 'tok-race'))).to.equal(tokened[0]);
         const stored = (await kind.all(repo)).map(idOf);
         expect(stored).to.have.length(13);
-        expect([...stored].sort((a, b) => a - b)).to.deep.equal([...new Set([...answers.map(idOf)])].sort((a, b) => a - b));
+        expect([...stored].sort((a, b) => a - b)).to.deep.equal(
+          [...new Set([...answers.map(idOf)])].sort((a, b) => a - b),
+        );
       }));
 
     it(`property: creates with and without tokens and look-ups by token agree with a plain map of the first ${kind.what} of each token`, () =>
@@ -113,7 +147,13 @@ export const creationTokenCases = <R, T extends object>(kind: TokenKind<R, T>, m
             ],
             { maxCommands: 20 },
           ),
-          (commands) => withFixture(make, (repo) => fc.asyncModelRun(() => ({ model: { byToken: new Map<string, T>(), stored: 0, creates: 0 }, real: repo }), commands)),
+          (commands) =>
+            withFixture(make, (repo) =>
+              fc.asyncModelRun(
+                () => ({ model: { byToken: new Map<string, T>(), stored: 0, creates: 0 }, real: repo }),
+                commands,
+              ),
+            ),
         ),
         runs,
       ));
@@ -130,7 +170,9 @@ export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options:
       const rex = await repo.create({ name: 'Rex', categoryId: 2, status: 'available' }, 'tok-gone');
       const other = await repo.create({ name: 'Other', categoryId: 2, status: 'available' });
       // It moved once before it went: the answer is the pet as it was last, not as it was created.
-      expect(await repo.swapHold(rex.id, { status: 'available', orderId: null }, { status: 'sold', orderId: null })).to.equal(true);
+      expect(
+        await repo.swapHold(rex.id, { status: 'available', orderId: null }, { status: 'sold', orderId: null }),
+      ).to.equal(true);
       const last = { ...rex, status: 'sold' };
       const revision = (await repo.findById(rex.id))!.revision;
       expect(await repo.withdraw(rex.id, revision)).to.equal(true);
@@ -138,20 +180,31 @@ export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options:
       const counts = await repo.countByStatus();
       expect(lists, 'withdrawn: only the other pet is listed').to.deep.equal([plain(other)]);
       expect(plain(await repo.findByCreationToken('tok-gone')), 'found by its token, as it was').to.deep.equal(last);
-      expect(plain(await repo.create({ name: 'Rex again', categoryId: 1, status: 'pending' }, 'tok-gone')), 'the repeat: that pet').to.deep.equal(last);
-      const race = await Promise.all([1, 2, 3].map((i) => repo.create({ name: `Rex race ${i}`, categoryId: 1, status: 'available' }, 'tok-gone')));
+      expect(
+        plain(await repo.create({ name: 'Rex again', categoryId: 1, status: 'pending' }, 'tok-gone')),
+        'the repeat: that pet',
+      ).to.deep.equal(last);
+      const race = await Promise.all(
+        [1, 2, 3].map((i) => repo.create({ name: `Rex race ${i}`, categoryId: 1, status: 'available' }, 'tok-gone')),
+      );
       expect(race.map(plain), 'concurrent repeats: that pet').to.deep.equal([last, last, last]);
       expect((await listedPets(repo)).map(plain), 'nothing stored').to.deep.equal(lists);
       expect(await repo.countByStatus(), 'the counts unchanged').to.deep.equal(counts);
       expect(await repo.findById(rex.id), 'still withdrawn').to.equal(undefined);
       expect(await repo.findHold(rex.id)).to.equal(undefined);
-      expect((await repo.create({ name: 'Next', categoryId: 1, status: 'available' })).id, 'no id spent by the repeats').to.equal(other.id + 1);
+      expect(
+        (await repo.create({ name: 'Next', categoryId: 1, status: 'available' })).id,
+        'no id spent by the repeats',
+      ).to.equal(other.id + 1);
     }));
 
   creationTokenCases<PetRepository, Pet>(
     {
       what: 'pet',
-      create: (repo, i, token) => (token === undefined ? repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }) : repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }, token)),
+      create: (repo, i, token) =>
+        token === undefined
+          ? repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' })
+          : repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }, token),
       find: (repo, token) => repo.findByCreationToken(token),
       all: async (repo) => repo.list({ afterId: 0, limit: 10_000 }),
       fields: ['id', 'name', 'categoryId', 'status'],
@@ -169,11 +222,17 @@ const categoryOf = async (created: Promise<Result<Category, unknown>>): Promise<
 };
 
 /** The category repository's creation tokens; the token is checked before the name (what a token created has the name). */
-export const categoryCreationTokenCases = (make: MakeFixture<CategoryRepository>, options: ContractOptions = {}): void => {
+export const categoryCreationTokenCases = (
+  make: MakeFixture<CategoryRepository>,
+  options: ContractOptions = {},
+): void => {
   creationTokenCases<CategoryRepository, Category>(
     {
       what: 'category',
-      create: (repo, i, token) => categoryOf(token === undefined ? repo.create({ name: `Category ${i}` }) : repo.create({ name: `Category ${i}` }, token)),
+      create: (repo, i, token) =>
+        categoryOf(
+          token === undefined ? repo.create({ name: `Category ${i}` }) : repo.create({ name: `Category ${i}` }, token),
+        ),
       find: (repo, token) => repo.findByCreationToken(token),
       all: (repo) => repo.list({ afterId: 0, limit: 10_000 }),
       fields: ['id', 'name'],
@@ -186,7 +245,10 @@ export const categoryCreationTokenCases = (make: MakeFixture<CategoryRepository>
     withFixture(make, async (repo) => {
       const birds = await categoryOf(repo.create({ name: 'Birds' }, 'tok-birds'));
       expect(await repo.create({ name: 'BIRDS' }, 'tok-birds')).to.deep.equal({ ok: true, value: birds });
-      expect(await repo.create({ name: 'Birds' }, 'tok-other')).to.deep.equal({ ok: false, error: { existingId: birds.id } });
+      expect(await repo.create({ name: 'Birds' }, 'tok-other')).to.deep.equal({
+        ok: false,
+        error: { existingId: birds.id },
+      });
       expect(await repo.create({ name: 'birds' })).to.deep.equal({ ok: false, error: { existingId: birds.id } });
       expect(await repo.findByCreationToken('tok-other')).to.equal(undefined);
       const fish = await categoryOf(repo.create({ name: 'Fish' }, 'tok-other'));
@@ -207,7 +269,8 @@ export const orderCreationTokenCases = (make: MakeFixture<OrderRepository>, opti
   creationTokenCases<OrderRepository, OrderRecord>(
     {
       what: 'order record',
-      create: (repo, i, token) => (token === undefined ? repo.create(recordDraft(i)) : repo.create(recordDraft(i), token)),
+      create: (repo, i, token) =>
+        token === undefined ? repo.create(recordDraft(i)) : repo.create(recordDraft(i), token),
       find: (repo, token) => repo.findByCreationToken(token),
       all: (repo) => repo.list({ states: ORDER_STATES, afterId: 0, limit: 10_000 }),
       fields: ['id', 'petId', 'owner', 'state', 'placedAt', 'updatedAt'],
@@ -254,7 +317,10 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
     const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
     /** A record as an earlier attempt under the key left it, in `state`. */
     const left = (state: OrderRecord['state']) =>
-      stores.orders.create({ petId: pet.id, owner: OWNER.keyId, state, placedAt: timestamp(T0), updatedAt: timestamp(T0) }, RESUMED.token);
+      stores.orders.create(
+        { petId: pet.id, owner: OWNER.keyId, state, placedAt: timestamp(T0), updatedAt: timestamp(T0) },
+        RESUMED.token,
+      );
     return { clock, adoption, pet, left };
   };
 
@@ -305,8 +371,13 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         withFixture(make, async (stores) => {
           const { adoption, pet, left } = await setup(stores);
           const record = await left(state);
-          if (state === 'placed' || state === 'approved') await stores.pets.swapHold(pet.id, FREE, { status: 'pending', orderId: record.id });
-          expect(await adoption.placedUnder(RESUMED)).to.deep.nested.include({ ok: true, 'value.id': record.id, 'value.status': state });
+          if (state === 'placed' || state === 'approved')
+            await stores.pets.swapHold(pet.id, FREE, { status: 'pending', orderId: record.id });
+          expect(await adoption.placedUnder(RESUMED)).to.deep.nested.include({
+            ok: true,
+            'value.id': record.id,
+            'value.status': state,
+          });
         }));
     }
 
@@ -315,7 +386,11 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         const { adoption, pet, left } = await setup(stores);
         const record = await left('cancelling');
         await stores.pets.swapHold(pet.id, FREE, { status: 'pending', orderId: record.id });
-        expect(await adoption.placedUnder(RESUMED)).to.deep.nested.include({ ok: true, 'value.id': record.id, 'value.status': 'cancelled' });
+        expect(await adoption.placedUnder(RESUMED)).to.deep.nested.include({
+          ok: true,
+          'value.id': record.id,
+          'value.status': 'cancelled',
+        });
         expect(await stores.pets.findHold(pet.id)).to.deep.equal(FREE);
       }));
 
@@ -332,17 +407,19 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(1);
       }));
 
-    it('the earlier attempt\'s abandon lands late, between the repeat\'s swap and its last write: the pet is handed back and the repeat answers 409', () =>
+    it("the earlier attempt's abandon lands late, between the repeat's swap and its last write: the pet is handed back and the repeat answers 409", () =>
       withFixture(make, async (stores) => {
         const { clock, pet, left } = await setup(stores);
         const record = await left('placing');
         const orders: OrderRepository = {
-          create: (draft, token) => (token === undefined ? stores.orders.create(draft) : stores.orders.create(draft, token)),
+          create: (draft, token) =>
+            token === undefined ? stores.orders.create(draft) : stores.orders.create(draft, token),
           findByCreationToken: (token) => stores.orders.findByCreationToken(token),
           findById: (id) => stores.orders.findById(id),
           list: (query) => stores.orders.list(query),
           updateState: async (id, expected, next, updatedAt) => {
-            if (id === record.id && expected === 'placing' && next === 'placed') await stores.orders.updateState(id, 'placing', 'abandoned', updatedAt);
+            if (id === record.id && expected === 'placing' && next === 'placed')
+              await stores.orders.updateState(id, 'placing', 'abandoned', updatedAt);
             return stores.orders.updateState(id, expected, next, updatedAt);
           },
         };
@@ -352,7 +429,7 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         expect((await stores.orders.findById(record.id))?.state).to.equal('abandoned');
       }));
 
-    it('a repeat whose create meets a record the token already has (the earlier attempt\'s late write): goes on with it and never abandons it', () =>
+    it("a repeat whose create meets a record the token already has (the earlier attempt's late write): goes on with it and never abandons it", () =>
       withFixture(make, async (stores) => {
         const { adoption, pet, left } = await setup(stores);
         const record = await left('placing');
@@ -361,21 +438,29 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(1);
         // The same with the pet taken meanwhile: 409, the record left placing.
         const other = await stores.pets.create({ name: 'Mia', categoryId: 1, status: 'available' });
-        const late = await stores.orders.create({ petId: other.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) }, 'tok-late');
+        const late = await stores.orders.create(
+          { petId: other.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) },
+          'tok-late',
+        );
         const racing: PetRepository = {
           ...forwardingPets(stores.pets),
           // Another placement takes the pet between the availability check and this one's swap.
           swapHold: async (id, expected, next) => {
-            if (id === other.id && next.orderId === late.id) await stores.pets.swapHold(id, FREE, { status: 'sold', orderId: null });
+            if (id === other.id && next.orderId === late.id)
+              await stores.pets.swapHold(id, FREE, { status: 'sold', orderId: null });
             return stores.pets.swapHold(id, expected, next);
           },
         };
-        const lost = await new Adoption(racing, stores.orders, new ManualClock(T0)).place(OWNER, { petId: other.id }, { token: 'tok-late', resumed: true });
+        const lost = await new Adoption(racing, stores.orders, new ManualClock(T0)).place(
+          OWNER,
+          { petId: other.id },
+          { token: 'tok-late', resumed: true },
+        );
         expect(lost).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
         expect((await stores.orders.findById(late.id))?.state).to.equal('placing');
       }));
 
-    it('a repeat that meets the earlier attempt\'s late swap (its pet already held by the record under the token): answers that order, placed, never 409', () =>
+    it("a repeat that meets the earlier attempt's late swap (its pet already held by the record under the token): answers that order, placed, never 409", () =>
       withFixture(make, async (stores) => {
         const { clock, pet, left } = await setup(stores);
         const record = await left('placing');
@@ -387,12 +472,25 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
             return stores.pets.swapHold(id, expected, next);
           },
         };
-        expectPlaced(await new Adoption(landing, stores.orders, clock).place(OWNER, { petId: pet.id }, RESUMED), record.id);
+        expectPlaced(
+          await new Adoption(landing, stores.orders, clock).place(OWNER, { petId: pet.id }, RESUMED),
+          record.id,
+        );
         // And when both of its writes landed before this attempt looked at the pet (after `placedUnder` found nothing): the same.
         const next = await stores.pets.create({ name: 'Mia', categoryId: 1, status: 'available' });
-        const both = await stores.orders.create({ petId: next.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) }, 'tok-both');
+        const both = await stores.orders.create(
+          { petId: next.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) },
+          'tok-both',
+        );
         await stores.pets.swapHold(next.id, FREE, { status: 'pending', orderId: both.id });
-        expectPlaced(await new Adoption(stores.pets, stores.orders, clock).place(OWNER, { petId: next.id }, { token: 'tok-both', resumed: true }), both.id);
+        expectPlaced(
+          await new Adoption(stores.pets, stores.orders, clock).place(
+            OWNER,
+            { petId: next.id },
+            { token: 'tok-both', resumed: true },
+          ),
+          both.id,
+        );
         expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(2);
       }));
 
@@ -400,14 +498,22 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
       fc.assert(
         fc.asyncProperty(
           fc.array(
-            fc.record({ at: fc.nat(8), mode: fc.constantFrom(...FAULT_MODES), between: fc.constantFrom('nothing', 'other places', 'other cancels') }),
+            fc.record({
+              at: fc.nat(8),
+              mode: fc.constantFrom(...FAULT_MODES),
+              between: fc.constantFrom('nothing', 'other places', 'other cancels'),
+            }),
             { minLength: 1, maxLength: 6 },
           ),
           (attempts) =>
             withFixture(make, async (stores) => {
               const { clock, adoption: healthy, pet } = await setup(stores);
               const faults = new FaultInjector({ hangMs: 1 });
-              const faulty = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock);
+              const faulty = new Adoption(
+                faults.petRepository(stores.pets),
+                faults.orderRepository(stores.orders),
+                clock,
+              );
               let answered: number | undefined;
               for (const [i, step] of [...attempts, { at: 0, mode: 'pass' as const, between: 'nothing' }].entries()) {
                 clock.advance(1);
@@ -426,7 +532,9 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
                 } finally {
                   faults.use(undefined);
                 }
-                const mine = (await stores.orders.list({ owner: OWNER.keyId, states: ORDER_STATES, afterId: 0, limit: 10 })).map((r) => r.id);
+                const mine = (
+                  await stores.orders.list({ owner: OWNER.keyId, states: ORDER_STATES, afterId: 0, limit: 10 })
+                ).map((r) => r.id);
                 expect(mine.length, 'at most one record under the key').to.be.at.most(1);
                 expect((await stores.orders.findByCreationToken(RESUMED.token))?.id).to.equal(mine[0]);
                 if (outcome?.ok === true) {

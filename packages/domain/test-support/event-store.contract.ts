@@ -89,7 +89,13 @@ const worldOf = (stores: EventStores, clock: ManualClock, random: SeededRandom):
     catalog: new PetCatalog(stores.pets, stores.categories, clock),
     categories: new CategoryCatalog(stores.categories, clock),
     adoption: new Adoption(stores.pets, stores.orders, clock),
-    maintenance: new PetMaintenance(stores.pets, stores.orders, stores.categories, clock, async (petId) => void (await library.removeAllOf(petId))),
+    maintenance: new PetMaintenance(
+      stores.pets,
+      stores.orders,
+      stores.categories,
+      clock,
+      async (petId) => void (await library.removeAllOf(petId)),
+    ),
     library,
     keys: new KeyAdmin(stores.keys, random, clock, T0),
   };
@@ -111,7 +117,7 @@ const drain = async (events: EventStore, clock: ManualClock): Promise<void> => {
 /** Every event kept, read a page at a time. */
 const readFeed = async (events: EventStore): Promise<readonly Event[]> => {
   const out: Event[] = [];
-  for (let after = (await events.firstSequence()) - 1; ; ) {
+  for (let after = (await events.firstSequence()) - 1; ;) {
     const page = await events.after(after, { limit: 100 });
     if (page.length === 0) return out;
     out.push(...page);
@@ -128,7 +134,9 @@ const readFeed = async (events: EventStore): Promise<readonly Event[]> => {
 const expectGapFree = (feed: readonly Event[], first: number): void => {
   const ids = new Set<string>();
   feed.forEach((event, i) => {
-    expect(event.sequence, `the event after ${feed[i - 1]?.sequence ?? first - 1} (no gap, no repeat)`).to.equal(first + i);
+    expect(event.sequence, `the event after ${feed[i - 1]?.sequence ?? first - 1} (no gap, no repeat)`).to.equal(
+      first + i,
+    );
     expect(event.id, 'an event id').to.match(EVENT_ID);
     expect(ids.has(event.id), `event ${event.id} is in the feed once`).to.equal(false);
     ids.add(event.id);
@@ -168,11 +176,18 @@ const replay = (feed: readonly Event[]): Replayed => {
         break;
       case 'pet.updated': {
         const pet = r.pets.get(event.data.id);
-        expect(pet !== undefined && !pet.withdrawn, `${what}: after the pet's creation, before its withdrawal`).to.equal(true);
+        expect(
+          pet !== undefined && !pet.withdrawn,
+          `${what}: after the pet's creation, before its withdrawal`,
+        ).to.equal(true);
         expect(event.data, `${what}: a change (not a repeat of the pet as it was)`).not.to.deep.equal(pet!.pet);
         if (pet!.pet.status === 'pending' && event.data.status !== 'pending') {
-          const open = [...r.orders.values()].find((o) => o.petId === event.data.id && (o.status === 'placed' || o.status === 'approved'));
-          expect(open, `${what}: a pet leaves pending only after its open order's cancellation or delivery`).to.equal(undefined);
+          const open = [...r.orders.values()].find(
+            (o) => o.petId === event.data.id && (o.status === 'placed' || o.status === 'approved'),
+          );
+          expect(open, `${what}: a pet leaves pending only after its open order's cancellation or delivery`).to.equal(
+            undefined,
+          );
         }
         if (event.data.status === 'pending' && pet!.pet.status !== 'pending') pet!.pendings++;
         pet!.pet = event.data;
@@ -192,7 +207,10 @@ const replay = (feed: readonly Event[]): Replayed => {
         expect(r.orders.has(event.data.id), `${what}: an order is placed once, first`).to.equal(false);
         expect(event.data.status, what).to.equal('placed');
         const pet = r.pets.get(event.data.petId);
-        expect(pet !== undefined && pet.pendings > pet.placed && pet.pet.status === 'pending', `${what}: after its pet's pet.updated to pending`).to.equal(true);
+        expect(
+          pet !== undefined && pet.pendings > pet.placed && pet.pet.status === 'pending',
+          `${what}: after its pet's pet.updated to pending`,
+        ).to.equal(true);
         pet!.placed++;
         r.orders.set(event.data.id, event.data);
         break;
@@ -201,9 +219,15 @@ const replay = (feed: readonly Event[]): Replayed => {
       case 'order.delivered':
       case 'order.cancelled': {
         const order = r.orders.get(event.data.id);
-        expect(order !== undefined && ORDER_FROM[event.type]!.includes(order.status), `${what}: from ${ORDER_FROM[event.type]!.join(' or ')}`).to.equal(true);
+        expect(
+          order !== undefined && ORDER_FROM[event.type]!.includes(order.status),
+          `${what}: from ${ORDER_FROM[event.type]!.join(' or ')}`,
+        ).to.equal(true);
         expect(event.data.status, what).to.equal(event.type.slice('order.'.length));
-        expect({ petId: event.data.petId, placedAt: event.data.placedAt }, what).to.deep.equal({ petId: order!.petId, placedAt: order!.placedAt });
+        expect({ petId: event.data.petId, placedAt: event.data.placedAt }, what).to.deep.equal({
+          petId: order!.petId,
+          placedAt: order!.placedAt,
+        });
         r.orders.set(event.data.id, event.data);
         break;
       }
@@ -214,7 +238,10 @@ const replay = (feed: readonly Event[]): Replayed => {
         break;
       case 'photo.removed': {
         const photo = r.photos.get(event.data.id);
-        expect(photo !== undefined && !photo.removed && photo.photo.petId === event.data.petId, `${what}: a photo added and not yet removed`).to.equal(true);
+        expect(
+          photo !== undefined && !photo.removed && photo.photo.petId === event.data.petId,
+          `${what}: a photo added and not yet removed`,
+        ).to.equal(true);
         photo!.removed = true;
         break;
       }
@@ -255,37 +282,75 @@ export const expectFeedMatchesStore = async (stores: EventStores, petIds: Readon
   const feed = await readFeed(stores.events);
   expectGapFree(feed, await stores.events.firstSequence());
   const r = replay(feed);
-  for (const id of r.pets.keys()) expect(petIds.has(id), `pet ${id} of the feed is a pet the store has or had`).to.equal(true);
+  for (const id of r.pets.keys())
+    expect(petIds.has(id), `pet ${id} of the feed is a pet the store has or had`).to.equal(true);
   for (const id of petIds) {
     const stored = await stores.pets.findById(id);
     const replayed = r.pets.get(id);
     if (stored === undefined) expect(replayed?.withdrawn, `pet ${id} was withdrawn: the feed says so`).to.equal(true);
     else {
-      expect(replayed !== undefined && !replayed.withdrawn, `pet ${id} is in the store: the feed has it, not withdrawn`).to.equal(true);
-      expect(replayed!.pet, `pet ${id}: its last event is the pet as stored`).to.deep.equal({ id, name: stored.name, categoryId: stored.categoryId, status: stored.status });
+      expect(
+        replayed !== undefined && !replayed.withdrawn,
+        `pet ${id} is in the store: the feed has it, not withdrawn`,
+      ).to.equal(true);
+      expect(replayed!.pet, `pet ${id}: its last event is the pet as stored`).to.deep.equal({
+        id,
+        name: stored.name,
+        categoryId: stored.categoryId,
+        status: stored.status,
+      });
     }
     const photos = (await stores.photos.list(id)).map(toPhoto);
     const kept = [...r.photos.values()].filter((p) => !p.removed && p.photo.petId === id).map((p) => p.photo);
-    expect(kept.sort((a, b) => a.id - b.id), `the photos of pet ${id}`).to.deep.equal(photos);
+    expect(
+      kept.sort((a, b) => a.id - b.id),
+      `the photos of pet ${id}`,
+    ).to.deep.equal(photos);
   }
   const categories = await stores.categories.list({ afterId: 0, limit: MANY });
-  expect([...r.categories.values()].sort((a, b) => a.id - b.id), 'the categories').to.deep.equal(categories.map((c) => ({ id: c.id, name: c.name })));
+  expect(
+    [...r.categories.values()].sort((a, b) => a.id - b.id),
+    'the categories',
+  ).to.deep.equal(categories.map((c) => ({ id: c.id, name: c.name })));
   const records = await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: MANY });
   const visible: Order[] = [];
   for (const record of records) {
     const hold = await stores.pets.findHold(record.petId);
-    expect(['placing', 'cancelling', 'delivering'].includes(record.state) && (record.state !== 'placing' || hold?.orderId === record.id), `order ${record.id} (${record.state}) left half done by the healing pass`).to.equal(false);
-    if (record.state === 'placing' || record.state === 'abandoned') expect(r.orders.has(record.id), `order ${record.id} (${record.state}) was never placed: no event`).to.equal(false);
-    else visible.push({ id: record.id, petId: record.petId, status: record.state as Order['status'], placedAt: record.placedAt, updatedAt: record.updatedAt });
+    expect(
+      ['placing', 'cancelling', 'delivering'].includes(record.state) &&
+        (record.state !== 'placing' || hold?.orderId === record.id),
+      `order ${record.id} (${record.state}) left half done by the healing pass`,
+    ).to.equal(false);
+    if (record.state === 'placing' || record.state === 'abandoned')
+      expect(r.orders.has(record.id), `order ${record.id} (${record.state}) was never placed: no event`).to.equal(
+        false,
+      );
+    else
+      visible.push({
+        id: record.id,
+        petId: record.petId,
+        status: record.state as Order['status'],
+        placedAt: record.placedAt,
+        updatedAt: record.updatedAt,
+      });
   }
-  expect([...r.orders.values()].sort((a, b) => a.id - b.id), 'the orders clients see').to.deep.equal(visible);
+  expect(
+    [...r.orders.values()].sort((a, b) => a.id - b.id),
+    'the orders clients see',
+  ).to.deep.equal(visible);
   const keys = (await stores.keys.list(0, MANY)).filter((k) => k.source === 'api');
   const live = [...r.keys.values()].filter((k) => !k.revoked).map((k) => k.key);
-  expect(live.map((k) => k.id).sort(), 'the keys made through the admin API').to.deep.equal(keys.map((k) => `key_${k.keyHash.slice(0, 12)}`).sort());
+  expect(live.map((k) => k.id).sort(), 'the keys made through the admin API').to.deep.equal(
+    keys.map((k) => `key_${k.keyHash.slice(0, 12)}`).sort(),
+  );
   for (const { key, revoked } of r.keys.values()) {
     const stored = await stores.keys.findById(key.id);
     if (revoked) expect(stored, `key ${key.id} was revoked`).to.equal(undefined);
-    else expect(stored && { plan: stored.plan, quota: stored.quota, label: stored.label }, `key ${key.id}: its last event is the key as stored`).to.deep.equal({ plan: key.plan, quota: key.quota, label: key.label });
+    else
+      expect(
+        stored && { plan: stored.plan, quota: stored.quota, label: stored.label },
+        `key ${key.id}: its last event is the key as stored`,
+      ).to.deep.equal({ plan: key.plan, quota: key.quota, label: key.label });
   }
 };
 
@@ -294,29 +359,76 @@ export const expectFeedMatchesStore = async (stores: EventStores, petIds: Readon
 // ---------------------------------------------------------------------------------------------
 
 type Op =
-  | { readonly kind: 'createPet'; readonly category: number; readonly status: PetStatus; readonly token: number | undefined }
+  | {
+      readonly kind: 'createPet';
+      readonly category: number;
+      readonly status: PetStatus;
+      readonly token: number | undefined;
+    }
   | { readonly kind: 'createCategory'; readonly name: number; readonly token: number | undefined }
   | { readonly kind: 'place'; readonly caller: number; readonly pet: number; readonly token: number | undefined }
   | { readonly kind: 'act'; readonly action: OrderAction; readonly caller: number; readonly order: number }
-  | { readonly kind: 'patch'; readonly pet: number; readonly name: string | undefined; readonly category: number | undefined; readonly status: PetStatus | undefined }
+  | {
+      readonly kind: 'patch';
+      readonly pet: number;
+      readonly name: string | undefined;
+      readonly category: number | undefined;
+      readonly status: PetStatus | undefined;
+    }
   | { readonly kind: 'withdraw'; readonly pet: number }
   | { readonly kind: 'upload'; readonly pet: number; readonly token: number | undefined }
   | { readonly kind: 'deletePhoto'; readonly photo: number }
   | { readonly kind: 'createKey'; readonly plan: 'free' | 'pro' }
-  | { readonly kind: 'patchKey'; readonly key: number; readonly label: string | undefined; readonly plan: 'free' | 'pro' | undefined }
+  | {
+      readonly kind: 'patchKey';
+      readonly key: number;
+      readonly label: string | undefined;
+      readonly plan: 'free' | 'pro' | undefined;
+    }
   | { readonly kind: 'revokeKey'; readonly key: number }
   | { readonly kind: 'relay' };
 
 /** The item at `index` (modulo), or the last one for a negative index: the newest resources are the ones most often still in play. */
-const pick = <T>(items: readonly T[], index: number, none: T): T => (items.length === 0 ? none : index < 0 ? items[items.length - 1]! : items[index % items.length]!);
+const pick = <T>(items: readonly T[], index: number, none: T): T =>
+  items.length === 0 ? none : index < 0 ? items[items.length - 1]! : items[index % items.length]!;
 /** An index for `pick`: the newest twice as often as any other. */
 const indexArb = fc.oneof({ weight: 2, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.nat() });
 const tokenArb = fc.option(fc.nat(3), { nil: undefined, freq: 2 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('createPet' as const), category: fc.nat(), status: fc.oneof({ weight: 4, arbitrary: fc.constant<PetStatus>('available') }, { weight: 1, arbitrary: fc.constantFrom(...PET_STATUSES) }), token: tokenArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('createCategory' as const), name: fc.nat(4), token: tokenArb }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('place' as const), caller: fc.nat(CALLERS.length - 1), pet: indexArb, token: tokenArb }) },
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('act' as const), action: fc.constantFrom<OrderAction>('approve', 'approve', 'deliver', 'deliver', 'cancel'), caller: fc.constantFrom(CALLERS.length - 1, CALLERS.length - 1, 0), order: indexArb }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('createPet' as const),
+      category: fc.nat(),
+      status: fc.oneof(
+        { weight: 4, arbitrary: fc.constant<PetStatus>('available') },
+        { weight: 1, arbitrary: fc.constantFrom(...PET_STATUSES) },
+      ),
+      token: tokenArb,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('createCategory' as const), name: fc.nat(4), token: tokenArb }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('place' as const),
+      caller: fc.nat(CALLERS.length - 1),
+      pet: indexArb,
+      token: tokenArb,
+    }),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('act' as const),
+      action: fc.constantFrom<OrderAction>('approve', 'approve', 'deliver', 'deliver', 'cancel'),
+      caller: fc.constantFrom(CALLERS.length - 1, CALLERS.length - 1, 0),
+      order: indexArb,
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -330,7 +442,13 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), pet: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('upload' as const), pet: indexArb, token: tokenArb }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deletePhoto' as const), photo: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('createKey' as const), plan: fc.constantFrom('free' as const, 'pro' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('createKey' as const),
+      plan: fc.constantFrom('free' as const, 'pro' as const),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -363,10 +481,11 @@ const known = async (stores: EventStores, everPets: Set<number>): Promise<Known>
     categories: (await stores.categories.list({ afterId: 0, limit: MANY })).map((c) => c.id),
     orders: (await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: MANY })).map((o) => o.id),
     photos,
-    keys: (await stores.keys.list(0, MANY)).filter((k) => k.source === 'api').map((k) => `key_${k.keyHash.slice(0, 12)}`),
+    keys: (await stores.keys.list(0, MANY))
+      .filter((k) => k.source === 'api')
+      .map((k) => `key_${k.keyHash.slice(0, 12)}`),
   };
 };
-
 
 /** The creation of an op under an `Idempotency-Key` (docs/rules.md §10): resumed once an attempt with that key ran. */
 const creationOf = (kind: string, token: number | undefined, tried: Set<string>): IdempotentCreation | undefined => {
@@ -391,7 +510,10 @@ const runOp = async (world: World, healthy: EventStores, op: Op, k: Known, tried
     case 'createPet': {
       const creation = creationOf('pet', op.token, tried);
       if (creation !== undefined && (await catalog.petCreatedUnder(creation)) !== undefined) return [];
-      const created = await catalog.createPet({ name: 'Rex', categoryId: pick(k.categories, op.category, 1), status: op.status }, creation);
+      const created = await catalog.createPet(
+        { name: 'Rex', categoryId: pick(k.categories, op.category, 1), status: op.status },
+        creation,
+      );
       return created.ok ? [{ type: 'pet.created', data: created.value }] : [];
     }
     case 'createCategory': {
@@ -426,7 +548,10 @@ const runOp = async (world: World, healthy: EventStores, op: Op, k: Known, tried
       const events: Expected = [{ type: `order.${order.status}`, data: order }];
       if (op.action !== 'approve') {
         const pet = (await healthy.pets.findById(order.petId))!;
-        events.push({ type: 'pet.updated', data: { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status } });
+        events.push({
+          type: 'pet.updated',
+          data: { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status },
+        });
       }
       return events;
     }
@@ -441,20 +566,31 @@ const runOp = async (world: World, healthy: EventStores, op: Op, k: Known, tried
       const patched = await maintenance.patch(ADMIN, petId, Object.keys(body).length === 0 ? { name: 'Rex' } : body);
       if (!patched.ok || patched.value.revision === before?.revision) return [];
       const pet = patched.value;
-      return [{ type: 'pet.updated', data: { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status } }];
+      return [
+        { type: 'pet.updated', data: { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status } },
+      ];
     }
     case 'withdraw': {
       const petId = pick(k.pets, op.pet, 1);
       const photos = k.photos.filter((p) => p.petId === petId);
       const withdrawn = await maintenance.withdraw(ADMIN, petId);
       if (!withdrawn.ok) return [];
-      return [{ type: 'pet.withdrawn', data: { id: petId } }, ...photos.map((p) => ({ type: 'photo.removed', data: { id: p.id, petId } }))];
+      return [
+        { type: 'pet.withdrawn', data: { id: petId } },
+        ...photos.map((p) => ({ type: 'photo.removed', data: { id: p.id, petId } })),
+      ];
     }
     case 'upload': {
       const creation = creationOf('photo', op.token, tried);
       if (creation !== undefined && (await library.photoCreatedUnder(creation)) !== undefined) return [];
       const petId = pick(k.pets, op.pet, 1);
-      const uploaded = await library.upload(ADMIN, String(petId), JPEG, async () => textImage({ format: 'jpeg', width: 200, height: 100 }, `p${petId}`), creation);
+      const uploaded = await library.upload(
+        ADMIN,
+        String(petId),
+        JPEG,
+        async () => textImage({ format: 'jpeg', width: 200, height: 100 }, `p${petId}`),
+        creation,
+      );
       return uploaded.ok ? [{ type: 'photo.added', data: uploaded.value }] : [];
     }
     case 'deletePhoto': {
@@ -469,7 +605,10 @@ const runOp = async (world: World, healthy: EventStores, op: Op, k: Known, tried
     case 'patchKey': {
       const id = pick(k.keys, op.key, 'key_000000000000');
       const before = await keys.get(ADMIN, id);
-      const body = { ...(op.label === undefined ? {} : { label: op.label }), ...(op.plan === undefined ? {} : { plan: op.plan }) };
+      const body = {
+        ...(op.label === undefined ? {} : { label: op.label }),
+        ...(op.plan === undefined ? {} : { plan: op.plan }),
+      };
       const patched = await keys.patch(ADMIN, id, Object.keys(body).length === 0 ? { label: 'shelter' } : body);
       if (!patched.ok || (before.ok && JSON.stringify(before.value) === JSON.stringify(patched.value))) return [];
       return [{ type: 'key.updated', data: patched.value }];
@@ -503,7 +642,9 @@ const heal = async (world: World): Promise<void> => {
 };
 
 /** The feed's events after `from`, as (type, data) per resource, in feed order. */
-const bySourceOf = (events: readonly { readonly type: string; readonly data: unknown }[]): Map<string, { type: string; data: unknown }[]> => {
+const bySourceOf = (
+  events: readonly { readonly type: string; readonly data: unknown }[],
+): Map<string, { type: string; data: unknown }[]> => {
   const out = new Map<string, { type: string; data: unknown }[]>();
   for (const { type, data } of events) {
     const key = sourceKey(eventSource({ type, data, occurredAt: '' } as never));
@@ -523,7 +664,11 @@ const bySourceOf = (events: readonly { readonly type: string; readonly data: unk
  * and relays, and with a store fault injected between any two store calls. `make` gives fresh,
  * empty stores of one adapter, sharing one store.
  */
-export const eventStoreContract = (name: string, make: MakeFixture<EventStores>, options: ContractOptions = {}): void => {
+export const eventStoreContract = (
+  name: string,
+  make: MakeFixture<EventStores>,
+  options: ContractOptions = {},
+): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`EventStore contract (docs/rules.md §15): ${name}`, () => {
@@ -547,8 +692,14 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         const rex = await w.catalog.createPet({ name: 'Rex', categoryId: dogs.value.id });
         if (!rex.ok) throw new Error(rex.error.message);
         const t2 = at();
-        expect(await stores.events.after(0, { limit: 100 }), 'nothing is in the feed before a relay runs').to.deep.equal([]);
-        expect((await stores.events.pending(100)).map((e) => e.type), 'the outboxes hold them').to.have.members(['category.created', 'pet.created']);
+        expect(
+          await stores.events.after(0, { limit: 100 }),
+          'nothing is in the feed before a relay runs',
+        ).to.deep.equal([]);
+        expect(
+          (await stores.events.pending(100)).map((e) => e.type),
+          'the outboxes hold them',
+        ).to.have.members(['category.created', 'pet.created']);
         // A relay after each change: the feed then shows the changes in the order they were made.
         await drain(stores.events, clock);
         clock.advance(1);
@@ -565,7 +716,9 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         const t5 = at();
         await drain(stores.events, clock);
         clock.advance(1);
-        const photo = await w.library.upload(ADMIN, String(rex.value.id), JPEG, async () => textImage({ format: 'jpeg', width: 100, height: 80 }));
+        const photo = await w.library.upload(ADMIN, String(rex.value.id), JPEG, async () =>
+          textImage({ format: 'jpeg', width: 100, height: 80 }),
+        );
         if (!photo.ok) throw new Error(photo.error.message);
         const t6 = at();
         await drain(stores.events, clock);
@@ -594,7 +747,12 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         await drain(stores.events, clock);
         const feed = await readFeed(stores.events);
         expectGapFree(feed, 1);
-        const pet = (status: PetStatus, name = 'Rex') => ({ id: rex.value.id, name, categoryId: dogs.value.id, status });
+        const pet = (status: PetStatus, name = 'Rex') => ({
+          id: rex.value.id,
+          name,
+          categoryId: dogs.value.id,
+          status,
+        });
         const expected = [
           { type: 'category.created', occurredAt: t1, data: dogs.value },
           { type: 'pet.created', occurredAt: t2, data: pet('available') },
@@ -611,8 +769,13 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
           { type: 'key.updated', occurredAt: t10, data: changed.value },
           { type: 'key.revoked', occurredAt: t11, data: changed.value },
         ];
-        expect(feed.map(({ type, occurredAt, data }) => ({ type, occurredAt, data })), 'the feed, in the order of the changes').to.deep.equal(expected);
-        expect(JSON.stringify(feed), 'never the key, never its hash').not.to.include(key.value.key).and.not.include('keyHash');
+        expect(
+          feed.map(({ type, occurredAt, data }) => ({ type, occurredAt, data })),
+          'the feed, in the order of the changes',
+        ).to.deep.equal(expected);
+        expect(JSON.stringify(feed), 'never the key, never its hash')
+          .not.to.include(key.value.key)
+          .and.not.include('keyHash');
         expect(await stores.events.pending(100), 'the outboxes are empty').to.deep.equal([]);
         expect(await stores.events.lastSequence()).to.equal(expected.length);
         expect(await stores.events.firstSequence()).to.equal(1);
@@ -626,23 +789,48 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         const rex = await w.catalog.createPet({ name: 'Rex', categoryId: 1 }, creation);
         if (!rex.ok || !dogs.ok) throw new Error('setup');
         // A repeat of the create under its key: the use case answers the pet the token has, the store records nothing.
-        expect(await w.catalog.createPet({ name: 'Rex', categoryId: 1 }, { token: 'k1', resumed: true })).to.deep.equal(rex);
+        expect(await w.catalog.createPet({ name: 'Rex', categoryId: 1 }, { token: 'k1', resumed: true })).to.deep.equal(
+          rex,
+        );
         expect(await w.catalog.petCreatedUnder({ token: 'k1', resumed: true })).to.deep.equal(rex.value);
-        expect((await w.categories.createCategory({ name: 'Dogs' }, { token: 'c1', resumed: false })).ok).to.equal(false);
-        expect((await w.maintenance.patch(ADMIN, rex.value.id, { name: 'Rex', status: 'available' })).ok, 'a PATCH that changes nothing').to.equal(true);
-        const placed = await Promise.all([w.adoption.place(CLIENTS[0]!, { petId: rex.value.id }), w.adoption.place(CLIENTS[1]!, { petId: rex.value.id })]);
-        expect(placed.filter((p) => p.ok), 'one placement wins').to.have.length(1);
+        expect((await w.categories.createCategory({ name: 'Dogs' }, { token: 'c1', resumed: false })).ok).to.equal(
+          false,
+        );
+        expect(
+          (await w.maintenance.patch(ADMIN, rex.value.id, { name: 'Rex', status: 'available' })).ok,
+          'a PATCH that changes nothing',
+        ).to.equal(true);
+        const placed = await Promise.all([
+          w.adoption.place(CLIENTS[0]!, { petId: rex.value.id }),
+          w.adoption.place(CLIENTS[1]!, { petId: rex.value.id }),
+        ]);
+        expect(
+          placed.filter((p) => p.ok),
+          'one placement wins',
+        ).to.have.length(1);
         const order = placed.find((p) => p.ok)!;
         if (!order.ok) throw new Error('setup');
         expect((await w.adoption.approve(ADMIN, order.value.id)).ok).to.equal(true);
         expect((await w.adoption.approve(ADMIN, order.value.id)).ok, 'a repeat of an action').to.equal(true);
         expect((await w.adoption.deliver(ADMIN, 999)).ok).to.equal(false);
-        expect((await w.maintenance.withdraw(ADMIN, rex.value.id)).ok, 'a reserved pet is not withdrawn').to.equal(false);
+        expect((await w.maintenance.withdraw(ADMIN, rex.value.id)).ok, 'a reserved pet is not withdrawn').to.equal(
+          false,
+        );
         const key = await w.keys.create(ADMIN, { plan: 'pro', label: 'a' });
         if (!key.ok) throw new Error('setup');
-        expect((await w.keys.patch(ADMIN, key.value.id, { plan: 'pro', label: 'a' })).ok, 'a key PATCH that changes nothing').to.equal(true);
+        expect(
+          (await w.keys.patch(ADMIN, key.value.id, { plan: 'pro', label: 'a' })).ok,
+          'a key PATCH that changes nothing',
+        ).to.equal(true);
         await drain(w.stores.events, w.clock);
-        expect((await readFeed(w.stores.events)).map((e) => e.type)).to.deep.equal(['category.created', 'pet.created', 'pet.updated', 'order.placed', 'order.approved', 'key.created']);
+        expect((await readFeed(w.stores.events)).map((e) => e.type)).to.deep.equal([
+          'category.created',
+          'pet.created',
+          'pet.updated',
+          'order.placed',
+          'order.approved',
+          'key.created',
+        ]);
       }));
 
     it("the earlier attempt's abandon lands late, after the repeat's swap: the pet's two changes are recorded, the order that never was has no event (docs/rules.md §10)", () =>
@@ -650,14 +838,18 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         const { stores, clock } = w;
         const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
         // The first attempt wrote its record (write 1) and stopped; its abandon is still on its way.
-        const record = await stores.orders.create({ petId: pet.id, owner: CLIENTS[0]!.keyId, state: 'placing', placedAt: 'x', updatedAt: 'x' }, 'late');
+        const record = await stores.orders.create(
+          { petId: pet.id, owner: CLIENTS[0]!.keyId, state: 'placing', placedAt: 'x', updatedAt: 'x' },
+          'late',
+        );
         const orders: OrderRepository = {
           create: (draft, token) => stores.orders.create(draft, token),
           findByCreationToken: (token) => stores.orders.findByCreationToken(token),
           findById: (id) => stores.orders.findById(id),
           list: (query) => stores.orders.list(query),
           updateState: async (id, expected, next, updatedAt, recorder) => {
-            if (id === record.id && expected === 'placing' && next === 'placed') await stores.orders.updateState(id, 'placing', 'abandoned', updatedAt);
+            if (id === record.id && expected === 'placing' && next === 'placed')
+              await stores.orders.updateState(id, 'placing', 'abandoned', updatedAt);
             return stores.orders.updateState(id, expected, next, updatedAt, recorder);
           },
         };
@@ -666,7 +858,10 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         expect(repeat?.ok, 'the repeat answers 409').to.equal(false);
         await drain(stores.events, clock);
         const feed = await readFeed(stores.events);
-        expect(feed.map((e) => e.type), 'the pet went pending and back; no order was placed').to.deep.equal(['pet.updated', 'pet.updated']);
+        expect(
+          feed.map((e) => e.type),
+          'the pet went pending and back; no order was placed',
+        ).to.deep.equal(['pet.updated', 'pet.updated']);
         expect(feed.map((e) => e.type === 'pet.updated' && e.data.status)).to.deep.equal(['pending', 'available']);
       }));
 
@@ -680,7 +875,9 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
           if (!placed.ok) throw new Error(placed.error.message);
           await w.adoption.cancel(ADMIN, placed.value.id);
         }
-        await w.library.upload(ADMIN, String(rex.value.id), JPEG, async () => textImage({ format: 'jpeg', width: 100, height: 80 }));
+        await w.library.upload(ADMIN, String(rex.value.id), JPEG, async () =>
+          textImage({ format: 'jpeg', width: 100, height: 80 }),
+        );
         const sold = await w.adoption.place(CLIENTS[0]!, { petId: rex.value.id });
         if (!sold.ok) throw new Error(sold.error.message);
         await w.adoption.approve(ADMIN, sold.value.id);
@@ -692,7 +889,7 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
           ...forwardingEvents(stores.events),
           pending: async (limit) => {
             const waiting = await stores.events.pending(limit);
-            const groups = new Map<string, typeof waiting[number][]>();
+            const groups = new Map<string, (typeof waiting)[number][]>();
             for (const entry of waiting) {
               const key = sourceKey(eventSource(entry));
               groups.set(key, [...(groups.get(key) ?? []), entry]);
@@ -705,14 +902,20 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         await expectFeedMatchesStore(stores, new Set([rex.value.id]));
         const types = (await readFeed(stores.events)).map((e) => e.type);
         expect(types.filter((t) => t === 'order.placed')).to.have.length(4);
-        expect(types.indexOf('pet.withdrawn'), 'the withdrawal before its photo goes').to.be.below(types.lastIndexOf('photo.removed'));
+        expect(types.indexOf('pet.withdrawn'), 'the withdrawal before its photo goes').to.be.below(
+          types.lastIndexOf('photo.removed'),
+        );
       }));
 
     it('a write that lands but whose answer is lost records its event once; a relay that dies between any two steps loses and repeats nothing', () =>
       withDogs(async (w) => {
         const { stores, clock } = w;
         const faults = new FaultInjector({ hangMs: 1 });
-        const faulty = worldOf({ ...stores, pets: faults.petRepository(stores.pets), events: faults.eventStore(stores.events) }, clock, new SeededRandom('lost'));
+        const faulty = worldOf(
+          { ...stores, pets: faults.petRepository(stores.pets), events: faults.eventStore(stores.events) },
+          clock,
+          new SeededRandom('lost'),
+        );
         faults.use((call) => (call.method === 'create' ? 'fail-after-write' : undefined));
         const lost = await faulty.catalog.createPet({ name: 'Rex', categoryId: 1 }).catch((error: unknown) => error);
         expect(lost).to.be.instanceOf(Error);
@@ -723,7 +926,9 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
           for (const mode of ['fail', 'fail-after-write', 'hang-after-write'] as FaultMode[]) {
             await w.catalog.createPet({ name: `${method} ${mode}`, categoryId: 1 });
             let seen = 0;
-            faults.use((call) => (call.port === 'EventStore' && call.method === method && seen++ === 0 ? mode : undefined));
+            faults.use((call) =>
+              call.port === 'EventStore' && call.method === method && seen++ === 0 ? mode : undefined,
+            );
             await new EventRelay(faulty.stores.events, clock, HOLDER, { batch: 2 }).run().catch(() => undefined);
             faults.use(undefined);
           }
@@ -731,7 +936,10 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         await drain(stores.events, clock);
         const feed = await readFeed(stores.events);
         expectGapFree(feed, 1);
-        expect(feed.map((e) => e.type === 'pet.created' && e.data.id)).to.deep.equal([false, ...Array.from({ length: 21 }, (_, i) => i + 1)]);
+        expect(feed.map((e) => e.type === 'pet.created' && e.data.id)).to.deep.equal([
+          false,
+          ...Array.from({ length: 21 }, (_, i) => i + 1),
+        ]);
         await expectFeedMatchesStore(stores, new Set(feed.map((e) => (e.data as Pet).id)));
       }));
 
@@ -742,7 +950,8 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         await w.categories.createCategory({ name: 'Cats' });
         const [first, second] = await stores.events.pending(10);
         if (first === undefined || second === undefined) throw new Error('two entries wait');
-        const event = (entry: typeof first, sequence: number): Event => ({ id: entry.id, sequence, type: entry.type, occurredAt: entry.occurredAt, data: entry.data }) as Event;
+        const event = (entry: typeof first, sequence: number): Event =>
+          ({ id: entry.id, sequence, type: entry.type, occurredAt: entry.occurredAt, data: entry.data }) as Event;
         expect(await stores.events.lastSequence()).to.equal(0);
         expect(await stores.events.firstSequence()).to.equal(1);
         expect(await stores.events.append(event(first, 1))).to.equal('appended');
@@ -784,20 +993,31 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         await drain(stores.events, clock);
         const feed = await readFeed(stores.events);
         expect(feed).to.have.length(9);
-        const ofTypes = async (after: number, types: Event['type'][], limit = 100) => (await stores.events.after(after, { types, limit })).map((e) => e.sequence);
+        const ofTypes = async (after: number, types: Event['type'][], limit = 100) =>
+          (await stores.events.after(after, { types, limit })).map((e) => e.sequence);
         const seqOf = (type: string) => feed.filter((e) => e.type === type).map((e) => e.sequence);
         expect(await ofTypes(0, ['pet.created'])).to.deep.equal(seqOf('pet.created'));
         expect(await ofTypes(0, ['category.created', 'pet.created'])).to.deep.equal(feed.map((e) => e.sequence));
-        expect(await ofTypes(3, ['category.created'], 2)).to.deep.equal(seqOf('category.created').filter((s) => s > 3).slice(0, 2));
+        expect(await ofTypes(3, ['category.created'], 2)).to.deep.equal(
+          seqOf('category.created')
+            .filter((s) => s > 3)
+            .slice(0, 2),
+        );
         expect(await ofTypes(0, ['order.placed'])).to.deep.equal([]);
         const last = await stores.events.lastSequence();
         expect(await stores.events.purge(3)).to.equal(3);
         expect(await stores.events.firstSequence()).to.equal(4);
-        expect((await stores.events.after(0, { limit: 100 })).map((e) => e.sequence), 'the start is gone').to.deep.equal(feed.slice(3).map((e) => e.sequence));
+        expect(
+          (await stores.events.after(0, { limit: 100 })).map((e) => e.sequence),
+          'the start is gone',
+        ).to.deep.equal(feed.slice(3).map((e) => e.sequence));
         expect(await ofTypes(0, ['pet.created'])).to.deep.equal(seqOf('pet.created').filter((s) => s > 3));
         expect(await stores.events.purge(2), 'nothing before the first kept').to.equal(0);
         expect(await stores.events.purge(last - 1)).to.equal(last - 4);
-        expect((await stores.events.after(0, { limit: 100 })).map((e) => e.sequence), 'the newest stays').to.deep.equal([last]);
+        expect(
+          (await stores.events.after(0, { limit: 100 })).map((e) => e.sequence),
+          'the newest stays',
+        ).to.deep.equal([last]);
         expect(await stores.events.lastSequence(), 'the last sequence never goes down').to.equal(last);
         // A relay numbers on from there.
         const waited = stores.events.waitBeyond(last, 5_000);
@@ -811,7 +1031,9 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         await w.catalog.createPet({ name: 'Late', categoryId: 1 });
         await drain(stores.events, clock);
         expect(await waited, 'a wait ends with the next event').to.equal(last + 1);
-        expect((await stores.events.after(last, { limit: 10 })).map((e) => [e.sequence, e.type])).to.deep.equal([[last + 1, 'pet.created']]);
+        expect((await stores.events.after(last, { limit: 10 })).map((e) => [e.sequence, e.type])).to.deep.equal([
+          [last + 1, 'pet.created'],
+        ]);
       }));
 
     it('retention (guarantee 5): EventRetention removes the events older than the retention from the start, up to the first younger one; a reader behind it is told the first kept sequence', () =>
@@ -846,17 +1068,22 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
         try {
           // Two relays at once, as when a lease ran out under a paused holder; each append looked at as it answers.
           const unleased = visibleOnAppend(stores.events, stores.events, problems);
-          await Promise.all([new EventRelay(unleased, clock, 'a', { batch: 3 }).run(), new EventRelay(unleased, clock, 'b', { batch: 5 }).run()]);
+          await Promise.all([
+            new EventRelay(unleased, clock, 'a', { batch: 3 }).run(),
+            new EventRelay(unleased, clock, 'b', { batch: 5 }).run(),
+          ]);
           await drain(stores.events, clock);
         } finally {
           seen = await reader.stop();
         }
         expect(problems, 'every event visible once its append answered, with every smaller one').to.deep.equal([]);
-        expect(seen, 'the reader saw the feed, in order, each once').to.deep.equal(Array.from({ length: 41 }, (_, i) => i + 1));
+        expect(seen, 'the reader saw the feed, in order, each once').to.deep.equal(
+          Array.from({ length: 41 }, (_, i) => i + 1),
+        );
         expectGapFree(await readFeed(stores.events), 1);
       }));
 
-    it('property: every change has exactly its events, in each resource\'s order; nothing else is in the feed (sequential, no faults)', () =>
+    it("property: every change has exactly its events, in each resource's order; nothing else is in the feed (sequential, no faults)", () =>
       fc.assert(
         fc.asyncProperty(fc.array(opArb, { minLength: 5, maxLength: 50, size: 'medium' }), (ops) =>
           withDogs(async (w) => {
@@ -872,8 +1099,12 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
               read = feed.length;
               const got = bySourceOf(fresh);
               const want = bySourceOf(owed);
-              expect(fresh.length, `new events: ${JSON.stringify(fresh.map((e) => e.type))}, owed ${JSON.stringify(owed.map((e) => e.type))}`).to.equal(owed.length);
-              for (const [source, events] of want) expect(got.get(source), `the events of ${source}, in order`).to.deep.equal(events);
+              expect(
+                fresh.length,
+                `new events: ${JSON.stringify(fresh.map((e) => e.type))}, owed ${JSON.stringify(owed.map((e) => e.type))}`,
+              ).to.equal(owed.length);
+              for (const [source, events] of want)
+                expect(got.get(source), `the events of ${source}, in order`).to.deep.equal(events);
               owed = [];
             };
             for (const op of ops) {
@@ -894,7 +1125,11 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
     it('property: with a store fault in any one store call of each change or relay run (it fails, hangs, or lands with its answer lost), then the next request, the feed holds exactly one event per change the store holds, gap-free, each resource in order', () =>
       fc.assert(
         fc.asyncProperty(
-          fc.array(fc.tuple(opArb, fc.nat(30), fc.constantFrom(...FAULT_MODES.filter((m) => m !== 'pass'))), { minLength: 3, maxLength: 30, size: 'medium' }),
+          fc.array(fc.tuple(opArb, fc.nat(30), fc.constantFrom(...FAULT_MODES.filter((m) => m !== 'pass'))), {
+            minLength: 3,
+            maxLength: 30,
+            size: 'medium',
+          }),
           (steps) =>
             withDogs(async (w) => {
               const faults = new FaultInjector({ hangMs: 1 });
@@ -934,7 +1169,10 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
     it('property: concurrent writers, two relays at once (a lapsed lease) and a reader polling the feed, with a fault in one store call of each round: the reader never sees a gap, and after the next request the feed holds exactly the changes', () =>
       fc.assert(
         fc.asyncProperty(
-          fc.array(fc.tuple(fc.array(opArb, { minLength: 1, maxLength: 6 }), fc.nat(60), fc.constantFrom(...FAULT_MODES)), { minLength: 2, maxLength: 10, size: 'medium' }),
+          fc.array(
+            fc.tuple(fc.array(opArb, { minLength: 1, maxLength: 6 }), fc.nat(60), fc.constantFrom(...FAULT_MODES)),
+            { minLength: 2, maxLength: 10, size: 'medium' },
+          ),
           (rounds) =>
             withDogs(async (w) => {
               const faults = new FaultInjector({ hangMs: 1 });
@@ -957,27 +1195,32 @@ export const eventStoreContract = (name: string, make: MakeFixture<EventStores>,
               const tried = new Set<string>();
               const reader = pollingReader(s.events);
               try {
-              for (const [ops, at, mode] of rounds) {
-                w.clock.advance(1);
-                const k = await known(s, everPets);
-                let call = 0;
-                faults.use(() => (call++ === at ? mode : 'pass'));
-                await Promise.all([
-                  ...ops.map((op) => runOp(faulty, s, op, k, tried).catch(() => undefined)),
-                  new EventRelay(unleased, w.clock, 'one', { batch: 2 }).run().catch(() => undefined),
-                  new EventRelay(unleased, w.clock, 'two', { batch: 3 }).run().catch(() => undefined),
-                ]);
-                faults.use(undefined);
-                expect(problems, 'every event visible once its append answered, with every smaller one').to.deep.equal([]);
-                await heal(w);
-                await known(s, everPets);
-                await expectFeedMatchesStore(s, everPets);
-              }
+                for (const [ops, at, mode] of rounds) {
+                  w.clock.advance(1);
+                  const k = await known(s, everPets);
+                  let call = 0;
+                  faults.use(() => (call++ === at ? mode : 'pass'));
+                  await Promise.all([
+                    ...ops.map((op) => runOp(faulty, s, op, k, tried).catch(() => undefined)),
+                    new EventRelay(unleased, w.clock, 'one', { batch: 2 }).run().catch(() => undefined),
+                    new EventRelay(unleased, w.clock, 'two', { batch: 3 }).run().catch(() => undefined),
+                  ]);
+                  faults.use(undefined);
+                  expect(
+                    problems,
+                    'every event visible once its append answered, with every smaller one',
+                  ).to.deep.equal([]);
+                  await heal(w);
+                  await known(s, everPets);
+                  await expectFeedMatchesStore(s, everPets);
+                }
               } finally {
                 await reader.halt();
               }
               const seen = await reader.stop();
-              expect(seen, 'the reader saw every event once, in order').to.deep.equal((await readFeed(s.events)).map((e) => e.sequence));
+              expect(seen, 'the reader saw every event once, in order').to.deep.equal(
+                (await readFeed(s.events)).map((e) => e.sequence),
+              );
             }),
         ),
         { ...runs, numRuns: Math.min(runs.numRuns ?? 60, 60) },
@@ -1000,7 +1243,8 @@ const visibleOnAppend = (events: EventStore, healthy: EventStore, problems: stri
       const first = await healthy.firstSequence();
       const shown = (await healthy.after(first - 1, { limit: event.sequence - first + 1 })).map((e) => e.sequence);
       const whole = Array.from({ length: event.sequence - first + 1 }, (_, i) => first + i);
-      if (JSON.stringify(shown) !== JSON.stringify(whole)) problems.push(`once event ${event.sequence} was appended, the feed showed ${JSON.stringify(shown)}`);
+      if (JSON.stringify(shown) !== JSON.stringify(whole))
+        problems.push(`once event ${event.sequence} was appended, the feed showed ${JSON.stringify(shown)}`);
     }
     return outcome;
   },
@@ -1019,7 +1263,10 @@ const pollingReader = (events: EventStore): { stop(): Promise<readonly number[]>
     const page = await events.after(seen[seen.length - 1] ?? 0, { limit: 100 });
     page.forEach((event, i) => {
       const expected = (seen[seen.length - 1] ?? 0) + 1;
-      if (event.sequence !== expected) throw new Error(`the reader after ${expected - 1} was shown ${event.sequence} (page ${JSON.stringify(page.map((e) => e.sequence))}, at ${i}): an event visible before a smaller one`);
+      if (event.sequence !== expected)
+        throw new Error(
+          `the reader after ${expected - 1} was shown ${event.sequence} (page ${JSON.stringify(page.map((e) => e.sequence))}, at ${i}): an event visible before a smaller one`,
+        );
       seen.push(event.sequence);
     });
   };
@@ -1043,4 +1290,3 @@ const pollingReader = (events: EventStore): { stop(): Promise<readonly number[]>
     },
   };
 };
-

@@ -22,11 +22,15 @@ export const expectListAnswer = <T>(
   query: { readonly afterId: number; readonly limit: number },
   positionOf: (row: T) => number,
 ): void => {
-  const remaining = matching.filter((row) => positionOf(row) > query.afterId).sort((a, b) => positionOf(a) - positionOf(b));
+  const remaining = matching
+    .filter((row) => positionOf(row) > query.afterId)
+    .sort((a, b) => positionOf(a) - positionOf(b));
   const expected = remaining.slice(0, query.limit);
   const positions = answer.map(positionOf);
   const context = `${what} after ${query.afterId}, limit ${query.limit}: answered ${JSON.stringify(positions)}`;
-  expect(answer.length, `${context}; length = min(limit ${query.limit}, ${remaining.length} remaining)`).to.equal(expected.length);
+  expect(answer.length, `${context}; length = min(limit ${query.limit}, ${remaining.length} remaining)`).to.equal(
+    expected.length,
+  );
   positions.forEach((position, i) => {
     expect(position, `${context}; every row after ${query.afterId}`).to.be.greaterThan(query.afterId);
     if (i > 0) expect(position, `${context}; ascending`).to.be.greaterThan(positions[i - 1]!);
@@ -49,10 +53,17 @@ export const expectExactPage = <T>(
 ): readonly T[] => {
   const positions = page.items.map(positionOf);
   const context = `${what}, limit ${limit}: page ${JSON.stringify(positions)}`;
-  expect(page.items.length, `${context}; length = min(limit ${limit}, ${remaining.length} remaining)`).to.equal(Math.min(limit, remaining.length));
-  expect(positions, `${context}; the next ${Math.min(limit, remaining.length)} items in ascending order`).to.deep.equal(remaining.slice(0, limit).map(positionOf));
+  expect(page.items.length, `${context}; length = min(limit ${limit}, ${remaining.length} remaining)`).to.equal(
+    Math.min(limit, remaining.length),
+  );
+  expect(positions, `${context}; the next ${Math.min(limit, remaining.length)} items in ascending order`).to.deep.equal(
+    remaining.slice(0, limit).map(positionOf),
+  );
   expect(page.items.map(plain), `${context}; the items`).to.deep.equal(remaining.slice(0, limit).map(plain));
-  expect(page.nextCursor !== undefined, `${context}; a next cursor exactly when more remain (${remaining.length} > ${limit})`).to.equal(remaining.length > limit);
+  expect(
+    page.nextCursor !== undefined,
+    `${context}; a next cursor exactly when more remain (${remaining.length} > ${limit})`,
+  ).to.equal(remaining.length > limit);
   return remaining.slice(limit);
 };
 

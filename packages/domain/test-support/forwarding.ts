@@ -1,4 +1,11 @@
-import type { ApiKeyStore, AroundCall, CategoryRepository, EventStore, OrderRepository, PetRepository } from '../src/index.js';
+import type {
+  ApiKeyStore,
+  AroundCall,
+  CategoryRepository,
+  EventStore,
+  OrderRepository,
+  PetRepository,
+} from '../src/index.js';
 import { wrapPort } from '../src/index.js';
 
 // Stores that forward every call to another: plain objects a test spreads and then overrides a
@@ -9,7 +16,9 @@ import { wrapPort } from '../src/index.js';
 const forward: AroundCall = (_call, call) => call();
 
 export const forwardingPets = (inner: PetRepository): PetRepository => wrapPort('PetRepository', inner, forward);
-export const forwardingOrders = (inner: OrderRepository): OrderRepository => wrapPort('OrderRepository', inner, forward);
-export const forwardingCategories = (inner: CategoryRepository): CategoryRepository => wrapPort('CategoryRepository', inner, forward);
+export const forwardingOrders = (inner: OrderRepository): OrderRepository =>
+  wrapPort('OrderRepository', inner, forward);
+export const forwardingCategories = (inner: CategoryRepository): CategoryRepository =>
+  wrapPort('CategoryRepository', inner, forward);
 export const forwardingKeys = (inner: ApiKeyStore): ApiKeyStore => wrapPort('ApiKeyStore', inner, forward);
 export const forwardingEvents = (inner: EventStore): EventStore => wrapPort('EventStore', inner, forward);

@@ -1,13 +1,29 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Pet, PetChanges, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus } from '../src/index.js';
+import type {
+  Pet,
+  PetChanges,
+  PetDraft,
+  PetHold,
+  PetListQuery,
+  PetRecord,
+  PetRepository,
+  PetStatus,
+} from '../src/index.js';
 import { PET_STATUSES, PetCatalog } from '../src/index.js';
 import { forwardingPets } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { petCreationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 import { petDraftArb } from './arbitraries.js';
-import { afterArb, afterFrom, expectExactPage, expectListAnswer, MAX_WALK_PAGES, type AfterPick } from './exact-page.js';
+import {
+  afterArb,
+  afterFrom,
+  expectExactPage,
+  expectListAnswer,
+  MAX_WALK_PAGES,
+  type AfterPick,
+} from './exact-page.js';
 
 interface ModelPet {
   readonly id: number;
@@ -43,15 +59,32 @@ const observeRevision = (pet: ModelPet, revision: number): void => {
 };
 
 /** The stored record the model expects (revision aside). */
-const expectedRecord = (pet: ModelPet) => ({ ...asPet(pet), orderId: pet.orderId, statusPatchedAt: pet.statusPatchedAt });
+const expectedRecord = (pet: ModelPet) => ({
+  ...asPet(pet),
+  orderId: pet.orderId,
+  statusPatchedAt: pet.statusPatchedAt,
+});
 const withoutRevision = ({ revision: _revision, ...rest }: PetRecord) => rest;
-
 
 const byId = (p: { readonly id: number }): number => p.id;
 /** The pets of `pets` a list query's filters (status, category, both or neither) select. */
-const matching = (pets: readonly Pet[], query: { readonly status?: PetStatus | undefined; readonly categoryId?: number | undefined }): Pet[] =>
-  pets.filter((p) => (query.status === undefined || p.status === query.status) && (query.categoryId === undefined || p.categoryId === query.categoryId)).map(asPet);
-const listQuery = (status: PetStatus | undefined, categoryId: number | undefined, afterId: number, limit: number): PetListQuery => ({
+const matching = (
+  pets: readonly Pet[],
+  query: { readonly status?: PetStatus | undefined; readonly categoryId?: number | undefined },
+): Pet[] =>
+  pets
+    .filter(
+      (p) =>
+        (query.status === undefined || p.status === query.status) &&
+        (query.categoryId === undefined || p.categoryId === query.categoryId),
+    )
+    .map(asPet);
+const listQuery = (
+  status: PetStatus | undefined,
+  categoryId: number | undefined,
+  afterId: number,
+  limit: number,
+): PetListQuery => ({
   afterId,
   limit,
   ...(status === undefined ? {} : { status }),
@@ -71,7 +104,11 @@ const checkedLists = (repo: PetRepository, model: () => readonly Pet[]): PetRepo
 /** Pets of a few categories, so that the category filters have something to find. */
 const fewCategoriesDraftArb: fc.Arbitrary<PetDraft> = fc.oneof(
   petDraftArb,
-  fc.record({ name: fc.constantFrom('a', 'B b', ' c '), categoryId: fc.integer({ min: 1, max: 3 }), status: fc.constantFrom(...PET_STATUSES) }),
+  fc.record({
+    name: fc.constantFrom('a', 'B b', ' c '),
+    categoryId: fc.integer({ min: 1, max: 3 }),
+    status: fc.constantFrom(...PET_STATUSES),
+  }),
 );
 const categoryOrAll = fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined });
 const holdArb: fc.Arbitrary<PetHold> = fc.record({
@@ -79,7 +116,11 @@ const holdArb: fc.Arbitrary<PetHold> = fc.record({
   orderId: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
 });
 const changesArb: fc.Arbitrary<PetChanges> = fc.record(
-  { name: fc.constantFrom('a', 'B b', 'Renamed'), categoryId: fc.integer({ min: 1, max: 3 }), status: fc.constantFrom(...PET_STATUSES) },
+  {
+    name: fc.constantFrom('a', 'B b', 'Renamed'),
+    categoryId: fc.integer({ min: 1, max: 3 }),
+    status: fc.constantFrom(...PET_STATUSES),
+  },
   { requiredKeys: [] },
 );
 /** Which revision a conditional write names: the current one, one the pet had before, or one it never had. */
@@ -94,7 +135,12 @@ const target = (model: Model, pick: number, offset: number): { id: number; pet: 
 };
 
 /** The revision a conditional write sends, read from the store for `current` (and checked against the model). */
-const revisionFor = async (repo: PetRepository, id: number, pet: ModelPet | undefined, choice: RevisionChoice): Promise<{ revision: number; current: boolean }> => {
+const revisionFor = async (
+  repo: PetRepository,
+  id: number,
+  pet: ModelPet | undefined,
+  choice: RevisionChoice,
+): Promise<{ revision: number; current: boolean }> => {
   const record = await repo.findById(id);
   if (record !== undefined && pet !== undefined) observeRevision(pet, record.revision);
   const known = pet?.revisions ?? [];
@@ -112,9 +158,19 @@ class CreateCommand implements fc.AsyncCommand<Model, PetRepository> {
   async run(model: Model, repo: PetRepository): Promise<void> {
     const pet = await repo.create(this.draft);
     const last = model.pets[model.pets.length - 1];
-    expect(pet.id).to.be.a('number').and.to.be.greaterThan(last?.id ?? 0);
+    expect(pet.id)
+      .to.be.a('number')
+      .and.to.be.greaterThan(last?.id ?? 0);
     expect({ ...pet }).to.deep.equal({ id: pet.id, ...this.draft });
-    model.pets.push({ id: pet.id, ...this.draft, orderId: null, statusPatchedAt: null, withdrawn: false, revisions: [], changed: false });
+    model.pets.push({
+      id: pet.id,
+      ...this.draft,
+      orderId: null,
+      statusPatchedAt: null,
+      withdrawn: false,
+      revisions: [],
+      changed: false,
+    });
   }
   toString(): string {
     return `create(${JSON.stringify(this.draft)})`;
@@ -123,7 +179,10 @@ class CreateCommand implements fc.AsyncCommand<Model, PetRepository> {
 
 class FindCommand implements fc.AsyncCommand<Model, PetRepository> {
   /** `pick` chooses an existing pet by position; `offset` makes the id miss on purpose. */
-  constructor(readonly pick: number, readonly offset: number) {}
+  constructor(
+    readonly pick: number,
+    readonly offset: number,
+  ) {}
   check(): boolean {
     return true;
   }
@@ -131,10 +190,14 @@ class FindCommand implements fc.AsyncCommand<Model, PetRepository> {
     const { id, pet } = target(model, this.pick, this.offset);
     const expected = pet === undefined || pet.withdrawn ? undefined : pet;
     const found = await repo.findById(id);
-    expect(found === undefined ? undefined : withoutRevision(found)).to.deep.equal(expected === undefined ? undefined : expectedRecord(expected));
+    expect(found === undefined ? undefined : withoutRevision(found)).to.deep.equal(
+      expected === undefined ? undefined : expectedRecord(expected),
+    );
     if (found !== undefined && expected !== undefined) observeRevision(expected, found.revision);
     const hold = await repo.findHold(id);
-    expect(hold === undefined ? undefined : { ...hold }).to.deep.equal(expected === undefined ? undefined : { status: expected.status, orderId: expected.orderId });
+    expect(hold === undefined ? undefined : { ...hold }).to.deep.equal(
+      expected === undefined ? undefined : { status: expected.status, orderId: expected.orderId },
+    );
   }
   toString(): string {
     return `find(pick=${this.pick}, offset=${this.offset})`;
@@ -142,7 +205,12 @@ class FindCommand implements fc.AsyncCommand<Model, PetRepository> {
 }
 
 class ListCommand implements fc.AsyncCommand<Model, PetRepository> {
-  constructor(readonly status: PetStatus | undefined, readonly categoryId: number | undefined, readonly after: AfterPick, readonly limit: number) {}
+  constructor(
+    readonly status: PetStatus | undefined,
+    readonly categoryId: number | undefined,
+    readonly after: AfterPick,
+    readonly limit: number,
+  ) {}
   check(): boolean {
     return true;
   }
@@ -157,14 +225,21 @@ class ListCommand implements fc.AsyncCommand<Model, PetRepository> {
 
 class SwapHoldCommand implements fc.AsyncCommand<Model, PetRepository> {
   /** `current`: expect the pet's real hold (the swap must win); otherwise `expected` as generated (it wins only when it matches). */
-  constructor(readonly pick: number, readonly offset: number, readonly current: boolean, readonly expected: PetHold, readonly next: PetHold) {}
+  constructor(
+    readonly pick: number,
+    readonly offset: number,
+    readonly current: boolean,
+    readonly expected: PetHold,
+    readonly next: PetHold,
+  ) {}
   check(): boolean {
     return true;
   }
   async run(model: Model, repo: PetRepository): Promise<void> {
     const { id, pet } = target(model, this.pick, this.offset);
     const expected = this.current && pet !== undefined ? { status: pet.status, orderId: pet.orderId } : this.expected;
-    const wins = pet !== undefined && !pet.withdrawn && pet.status === expected.status && pet.orderId === expected.orderId;
+    const wins =
+      pet !== undefined && !pet.withdrawn && pet.status === expected.status && pet.orderId === expected.orderId;
     expect(await repo.swapHold(id, expected, this.next)).to.equal(wins);
     if (wins) {
       pet.status = this.next.status;
@@ -182,7 +257,9 @@ class CountCommand implements fc.AsyncCommand<Model, PetRepository> {
     return true;
   }
   async run(model: Model, repo: PetRepository): Promise<void> {
-    const expected = Object.fromEntries(PET_STATUSES.map((st) => [st, listed(model).filter((p) => p.status === st).length]));
+    const expected = Object.fromEntries(
+      PET_STATUSES.map((st) => [st, listed(model).filter((p) => p.status === st).length]),
+    );
     expect({ ...(await repo.countByStatus()) }).to.deep.equal(expected);
   }
   toString(): string {
@@ -191,7 +268,13 @@ class CountCommand implements fc.AsyncCommand<Model, PetRepository> {
 }
 
 class UpdateCommand implements fc.AsyncCommand<Model, PetRepository> {
-  constructor(readonly pick: number, readonly offset: number, readonly choice: RevisionChoice, readonly changes: PetChanges, readonly tick: number) {}
+  constructor(
+    readonly pick: number,
+    readonly offset: number,
+    readonly choice: RevisionChoice,
+    readonly changes: PetChanges,
+    readonly tick: number,
+  ) {}
   check(): boolean {
     return true;
   }
@@ -203,13 +286,18 @@ class UpdateCommand implements fc.AsyncCommand<Model, PetRepository> {
         ? this.changes
         : {
             ...(this.changes.name !== undefined && this.changes.name !== pet.name ? { name: this.changes.name } : {}),
-            ...(this.changes.categoryId !== undefined && this.changes.categoryId !== pet.categoryId ? { categoryId: this.changes.categoryId } : {}),
-            ...(this.changes.status !== undefined && this.changes.status !== pet.status ? { status: this.changes.status } : {}),
+            ...(this.changes.categoryId !== undefined && this.changes.categoryId !== pet.categoryId
+              ? { categoryId: this.changes.categoryId }
+              : {}),
+            ...(this.changes.status !== undefined && this.changes.status !== pet.status
+              ? { status: this.changes.status }
+              : {}),
           };
     if (Object.keys(changes).length === 0) return;
     const { revision, current } = await revisionFor(repo, id, pet, this.choice);
     const at = new Date(Date.UTC(2027, 0, 1) + this.tick).toISOString();
-    const wins = pet !== undefined && !pet.withdrawn && current && (changes.status === undefined || pet.orderId === null);
+    const wins =
+      pet !== undefined && !pet.withdrawn && current && (changes.status === undefined || pet.orderId === null);
     const updated = await repo.update(id, revision, changes, at);
     if (!wins) return void expect(updated, 'a refused update answers undefined').to.equal(undefined);
     if (changes.name !== undefined) pet.name = changes.name;
@@ -219,7 +307,10 @@ class UpdateCommand implements fc.AsyncCommand<Model, PetRepository> {
       pet.statusPatchedAt = at;
     }
     pet.changed = true;
-    expect(updated === undefined ? undefined : withoutRevision(updated), 'update answers the pet after it').to.deep.equal(expectedRecord(pet));
+    expect(
+      updated === undefined ? undefined : withoutRevision(updated),
+      'update answers the pet after it',
+    ).to.deep.equal(expectedRecord(pet));
     observeRevision(pet, updated!.revision);
   }
   toString(): string {
@@ -228,7 +319,11 @@ class UpdateCommand implements fc.AsyncCommand<Model, PetRepository> {
 }
 
 class WithdrawCommand implements fc.AsyncCommand<Model, PetRepository> {
-  constructor(readonly pick: number, readonly offset: number, readonly choice: RevisionChoice) {}
+  constructor(
+    readonly pick: number,
+    readonly offset: number,
+    readonly choice: RevisionChoice,
+  ) {}
   check(): boolean {
     return true;
   }
@@ -253,7 +348,12 @@ const commandsArb = fc.commands(
     ...[1, 2, 3].map(() => fewCategoriesDraftArb.map((d) => new CreateCommand(d))),
     fc.tuple(fc.nat(), fc.integer({ min: -1, max: 2 })).map(([pick, offset]) => new FindCommand(pick, offset)),
     fc
-      .tuple(statusOrAll, categoryOrAll, afterArb, fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 12 })))
+      .tuple(
+        statusOrAll,
+        categoryOrAll,
+        afterArb,
+        fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 12 })),
+      )
       .map(([s, c, a, l]) => new ListCommand(s, c, a, l)),
     fc
       .tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), fc.boolean(), holdArb, holdArb)
@@ -262,7 +362,9 @@ const commandsArb = fc.commands(
     fc
       .tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), revisionChoiceArb, changesArb, fc.nat(1_000_000))
       .map(([pick, offset, choice, changes, tick]) => new UpdateCommand(pick, offset, choice, changes, tick)),
-    fc.tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), revisionChoiceArb).map(([pick, offset, choice]) => new WithdrawCommand(pick, offset, choice)),
+    fc
+      .tuple(fc.nat(), fc.constantFrom(0, 0, 0, 1), revisionChoiceArb)
+      .map(([pick, offset, choice]) => new WithdrawCommand(pick, offset, choice)),
   ],
   // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
   { maxCommands: 50, size: 'medium' },
@@ -275,7 +377,11 @@ const NO_CATEGORIES = { findById: async () => undefined };
  * The `PetRepository` contract: every adapter runs this same suite. `make` gives a fresh, empty
  * repository each time it is called.
  */
-export const petRepositoryContract = (name: string, make: MakeFixture<PetRepository>, options: ContractOptions = {}): void => {
+export const petRepositoryContract = (
+  name: string,
+  make: MakeFixture<PetRepository>,
+  options: ContractOptions = {},
+): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`PetRepository contract: ${name}`, function () {
@@ -294,7 +400,11 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         expect(created[2]!.id).to.be.greaterThan(created[1]!.id);
         for (const pet of created) {
           const found = (await repo.findById(pet.id))!;
-          expect(withoutRevision(found), 'a new pet: no hold, never patched').to.deep.equal({ ...pet, orderId: null, statusPatchedAt: null });
+          expect(withoutRevision(found), 'a new pet: no hold, never patched').to.deep.equal({
+            ...pet,
+            orderId: null,
+            statusPatchedAt: null,
+          });
           expect(found.revision).to.be.a('number');
         }
       }));
@@ -319,7 +429,9 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         expect(plain(await repo.list({ status: 'pending', afterId: 0, limit: 100 }))).to.deep.equal(
           plain(pets.filter((p) => p.status === 'pending')),
         );
-        expect(plain(await repo.list({ status: 'sold', afterId: pets[5]!.id, limit: 1 }))).to.deep.equal(plain([pets[8]!]));
+        expect(plain(await repo.list({ status: 'sold', afterId: pets[5]!.id, limit: 1 }))).to.deep.equal(
+          plain([pets[8]!]),
+        );
         expect(await repo.list({ afterId: pets[11]!.id, limit: 5 })).to.have.length(0);
       }));
 
@@ -338,10 +450,15 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
     it('lists by category, and by status and category, in ascending id order after a position', () =>
       withFixture(make, async (repo) => {
         const pets: Pet[] = [];
-        for (let i = 0; i < 18; i++) pets.push(await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: PET_STATUSES[(i >> 1) % 3]! }));
+        for (let i = 0; i < 18; i++)
+          pets.push(await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: PET_STATUSES[(i >> 1) % 3]! }));
         const plain = (rows: readonly Pet[]) => rows.map(asPet);
-        expect(plain(await repo.list({ categoryId: 2, afterId: 0, limit: 100 }))).to.deep.equal(plain(pets.filter((p) => p.categoryId === 2)));
-        expect(plain(await repo.list({ categoryId: 2, afterId: pets[4]!.id, limit: 2 }))).to.deep.equal(plain([pets[7]!, pets[10]!]));
+        expect(plain(await repo.list({ categoryId: 2, afterId: 0, limit: 100 }))).to.deep.equal(
+          plain(pets.filter((p) => p.categoryId === 2)),
+        );
+        expect(plain(await repo.list({ categoryId: 2, afterId: pets[4]!.id, limit: 2 }))).to.deep.equal(
+          plain([pets[7]!, pets[10]!]),
+        );
         expect(plain(await repo.list({ status: 'pending', categoryId: 3, afterId: 0, limit: 100 }))).to.deep.equal(
           plain(pets.filter((p) => p.status === 'pending' && p.categoryId === 3)),
         );
@@ -354,27 +471,55 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         const b = await repo.create({ name: 'b', categoryId: 5, status: 'available' });
         expect({ ...(await repo.findHold(a.id)) }).to.deep.equal({ status: 'available', orderId: null });
         expect(await repo.findHold(b.id + 1)).to.equal(undefined);
-        expect(await repo.swapHold(b.id + 1, { status: 'available', orderId: null }, { status: 'pending', orderId: 1 })).to.equal(false);
-        expect(await repo.swapHold(a.id, { status: 'available', orderId: 7 }, { status: 'pending', orderId: 1 })).to.equal(false);
-        expect(await repo.swapHold(a.id, { status: 'pending', orderId: null }, { status: 'sold', orderId: null })).to.equal(false);
-        expect(await repo.swapHold(a.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 1 })).to.equal(true);
+        expect(
+          await repo.swapHold(b.id + 1, { status: 'available', orderId: null }, { status: 'pending', orderId: 1 }),
+        ).to.equal(false);
+        expect(
+          await repo.swapHold(a.id, { status: 'available', orderId: 7 }, { status: 'pending', orderId: 1 }),
+        ).to.equal(false);
+        expect(
+          await repo.swapHold(a.id, { status: 'pending', orderId: null }, { status: 'sold', orderId: null }),
+        ).to.equal(false);
+        expect(
+          await repo.swapHold(a.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 1 }),
+        ).to.equal(true);
         expect({ ...(await repo.findHold(a.id)) }).to.deep.equal({ status: 'pending', orderId: 1 });
-        expect(withoutRevision((await repo.findById(a.id))!)).to.deep.equal({ id: a.id, name: 'a', categoryId: 5, status: 'pending', orderId: 1, statusPatchedAt: null });
+        expect(withoutRevision((await repo.findById(a.id))!)).to.deep.equal({
+          id: a.id,
+          name: 'a',
+          categoryId: 5,
+          status: 'pending',
+          orderId: 1,
+          statusPatchedAt: null,
+        });
         expect((await repo.list({ status: 'pending', afterId: 0, limit: 10 })).map((p) => p.id)).to.deep.equal([a.id]);
-        expect((await repo.list({ status: 'available', categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.id)).to.deep.equal([b.id]);
-        expect((await repo.list({ status: 'pending', categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.status)).to.deep.equal(['pending']);
-        expect((await repo.list({ categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.status)).to.deep.equal(['pending', 'available']);
+        expect(
+          (await repo.list({ status: 'available', categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.id),
+        ).to.deep.equal([b.id]);
+        expect(
+          (await repo.list({ status: 'pending', categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.status),
+        ).to.deep.equal(['pending']);
+        expect((await repo.list({ categoryId: 5, afterId: 0, limit: 10 })).map((p) => p.status)).to.deep.equal([
+          'pending',
+          'available',
+        ]);
         expect({ ...(await repo.countByStatus()) }).to.deep.equal({ available: 1, pending: 1, sold: 0 });
-        expect(await repo.swapHold(a.id, { status: 'pending', orderId: 1 }, { status: 'sold', orderId: null })).to.equal(true);
+        expect(
+          await repo.swapHold(a.id, { status: 'pending', orderId: 1 }, { status: 'sold', orderId: null }),
+        ).to.equal(true);
         expect({ ...(await repo.countByStatus()) }).to.deep.equal({ available: 1, pending: 0, sold: 1 });
-        expect(await repo.swapHold(a.id, { status: 'pending', orderId: 1 }, { status: 'available', orderId: null })).to.equal(false);
+        expect(
+          await repo.swapHold(a.id, { status: 'pending', orderId: 1 }, { status: 'available', orderId: null }),
+        ).to.equal(false);
       }));
 
     it('of N concurrent swapHold calls from the same hold, exactly one wins', () =>
       withFixture(make, async (repo) => {
         const pet = await repo.create({ name: 'contested', categoryId: 1, status: 'available' });
         const from: PetHold = { status: 'available', orderId: null };
-        const results = await Promise.all(Array.from({ length: 16 }, (_, i) => repo.swapHold(pet.id, from, { status: 'pending', orderId: i + 1 })));
+        const results = await Promise.all(
+          Array.from({ length: 16 }, (_, i) => repo.swapHold(pet.id, from, { status: 'pending', orderId: i + 1 })),
+        );
         expect(results.filter((r) => r)).to.have.length(1);
         const winner = results.indexOf(true) + 1;
         expect({ ...(await repo.findHold(pet.id)) }).to.deep.equal({ status: 'pending', orderId: winner });
@@ -385,7 +530,9 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
       withFixture(make, async (repo) => {
         const pet = await repo.create({ name: 'r', categoryId: 1, status: 'available' });
         const seen = [(await repo.findById(pet.id))!.revision];
-        expect(await repo.swapHold(pet.id, { status: 'pending', orderId: 1 }, { status: 'available', orderId: null })).to.equal(false);
+        expect(
+          await repo.swapHold(pet.id, { status: 'pending', orderId: 1 }, { status: 'available', orderId: null }),
+        ).to.equal(false);
         expect((await repo.findById(pet.id))!.revision, 'a refused swap').to.equal(seen[0]);
         const free = { status: 'available', orderId: null } as const;
         for (const [from, to] of [
@@ -409,9 +556,18 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         expect(await repo.update(a.id, r0 + 1, { name: 'stale' }, at), 'another revision').to.equal(undefined);
         expect(await repo.update(b.id + 1, 0, { name: 'nobody' }, at), 'no such pet').to.equal(undefined);
         const renamed = (await repo.update(a.id, r0, { name: 'A', categoryId: 2 }, at))!;
-        expect(withoutRevision(renamed)).to.deep.equal({ id: a.id, name: 'A', categoryId: 2, status: 'available', orderId: null, statusPatchedAt: null });
+        expect(withoutRevision(renamed)).to.deep.equal({
+          id: a.id,
+          name: 'A',
+          categoryId: 2,
+          status: 'available',
+          orderId: null,
+          statusPatchedAt: null,
+        });
         expect(renamed.revision).not.to.equal(r0);
-        expect(await repo.update(a.id, r0, { name: 'again' }, at), 'the revision it was at is gone').to.equal(undefined);
+        expect(await repo.update(a.id, r0, { name: 'again' }, at), 'the revision it was at is gone').to.equal(
+          undefined,
+        );
         expect({ ...(await repo.findById(a.id)) }).to.deep.equal({ ...renamed });
         const r1 = renamed.revision;
         const sold = (await repo.update(a.id, r1, { status: 'sold' }, at))!;
@@ -436,21 +592,38 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
     it('update refuses a status change while the pet is held, and makes any other change while it is', () =>
       withFixture(make, async (repo) => {
         const pet = await repo.create({ name: 'held', categoryId: 1, status: 'available' });
-        expect(await repo.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 4 })).to.equal(true);
+        expect(
+          await repo.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 4 }),
+        ).to.equal(true);
         const { revision } = (await repo.findById(pet.id))!;
-        expect(await repo.update(pet.id, revision, { status: 'available' }, '2027-01-01T00:00:00.000Z')).to.equal(undefined);
-        expect(await repo.update(pet.id, revision, { name: 'still held', status: 'sold' }, '2027-01-01T00:00:00.000Z'), 'nothing of it').to.equal(undefined);
+        expect(await repo.update(pet.id, revision, { status: 'available' }, '2027-01-01T00:00:00.000Z')).to.equal(
+          undefined,
+        );
+        expect(
+          await repo.update(pet.id, revision, { name: 'still held', status: 'sold' }, '2027-01-01T00:00:00.000Z'),
+          'nothing of it',
+        ).to.equal(undefined);
         expect((await repo.findById(pet.id))!.name).to.equal('held');
         const renamed = (await repo.update(pet.id, revision, { name: 'still held' }, '2027-01-01T00:00:00.000Z'))!;
-        expect(withoutRevision(renamed)).to.deep.equal({ id: pet.id, name: 'still held', categoryId: 1, status: 'pending', orderId: 4, statusPatchedAt: null });
+        expect(withoutRevision(renamed)).to.deep.equal({
+          id: pet.id,
+          name: 'still held',
+          categoryId: 1,
+          status: 'pending',
+          orderId: 4,
+          statusPatchedAt: null,
+        });
       }));
 
     it('withdraw (docs/rules.md §12): only at the given revision and while not held; then the pet is gone from every read, list, count and write, and its id is never given again', () =>
       withFixture(make, async (repo) => {
         const pets: Pet[] = [];
-        for (let i = 0; i < 9; i++) pets.push(await repo.create({ name: `p${i}`, categoryId: 1 + (i % 2), status: PET_STATUSES[i % 3]! }));
+        for (let i = 0; i < 9; i++)
+          pets.push(await repo.create({ name: `p${i}`, categoryId: 1 + (i % 2), status: PET_STATUSES[i % 3]! }));
         const [held, gone] = [pets[0]!, pets[3]!];
-        expect(await repo.swapHold(held.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 8 })).to.equal(true);
+        expect(
+          await repo.swapHold(held.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 8 }),
+        ).to.equal(true);
         const heldAt = (await repo.findById(held.id))!.revision;
         expect(await repo.withdraw(held.id, heldAt), 'held').to.equal(false);
         const goneAt = (await repo.findById(gone.id))!.revision;
@@ -461,21 +634,34 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
         expect(await repo.findById(gone.id)).to.equal(undefined);
         expect(await repo.findHold(gone.id)).to.equal(undefined);
         expect(await repo.withdraw(gone.id, goneAt), 'twice').to.equal(false);
-        expect(await repo.swapHold(gone.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 }), 'a placement after it').to.equal(false);
+        expect(
+          await repo.swapHold(gone.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 }),
+          'a placement after it',
+        ).to.equal(false);
         expect(await repo.update(gone.id, goneAt, { name: 'back' }, '2027-01-01T00:00:00.000Z')).to.equal(undefined);
         const rest = pets.filter((p) => p.id !== gone.id).map(asPet);
         const status = (p: Pet) => (p.id === held.id ? 'pending' : p.status);
         const ids = (rows: readonly Pet[]) => rows.map((p) => p.id);
         expect(ids(await repo.list({ afterId: 0, limit: 100 }))).to.deep.equal(ids(rest));
         for (const s of PET_STATUSES) {
-          expect(ids(await repo.list({ status: s, afterId: 0, limit: 100 }))).to.deep.equal(ids(rest.filter((p) => status(p) === s)));
+          expect(ids(await repo.list({ status: s, afterId: 0, limit: 100 }))).to.deep.equal(
+            ids(rest.filter((p) => status(p) === s)),
+          );
           for (const c of [1, 2]) {
-            expect(ids(await repo.list({ status: s, categoryId: c, afterId: 0, limit: 100 }))).to.deep.equal(ids(rest.filter((p) => status(p) === s && p.categoryId === c)));
+            expect(ids(await repo.list({ status: s, categoryId: c, afterId: 0, limit: 100 }))).to.deep.equal(
+              ids(rest.filter((p) => status(p) === s && p.categoryId === c)),
+            );
           }
         }
-        expect(ids(await repo.list({ categoryId: gone.categoryId, afterId: 0, limit: 100 }))).to.deep.equal(ids(rest.filter((p) => p.categoryId === gone.categoryId)));
+        expect(ids(await repo.list({ categoryId: gone.categoryId, afterId: 0, limit: 100 }))).to.deep.equal(
+          ids(rest.filter((p) => p.categoryId === gone.categoryId)),
+        );
         // A page still holds exactly `limit` rows when more exist: the withdrawn pet is not a hole in it.
-        expect(ids(await repo.list({ afterId: pets[1]!.id, limit: 3 }))).to.deep.equal([pets[2]!.id, pets[4]!.id, pets[5]!.id]);
+        expect(ids(await repo.list({ afterId: pets[1]!.id, limit: 3 }))).to.deep.equal([
+          pets[2]!.id,
+          pets[4]!.id,
+          pets[5]!.id,
+        ]);
         const counts = { available: 0, pending: 0, sold: 0 };
         for (const p of rest) counts[status(p)]++;
         expect({ ...(await repo.countByStatus()) }).to.deep.equal(counts);
@@ -491,16 +677,25 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
           const pet = await repo.create({ name: `contested ${round}`, categoryId: 1, status: 'available' });
           const { revision } = (await repo.findById(pet.id))!;
           const at = '2027-01-01T00:00:00.000Z';
-          const updates = Array.from({ length: 4 }, (_, i) => repo.update(pet.id, revision, i % 2 === round % 2 ? { name: `n${i}` } : { status: 'sold' }, at));
-          const swaps = Array.from({ length: 4 }, (_, i) => repo.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: i + 1 }));
+          const updates = Array.from({ length: 4 }, (_, i) =>
+            repo.update(pet.id, revision, i % 2 === round % 2 ? { name: `n${i}` } : { status: 'sold' }, at),
+          );
+          const swaps = Array.from({ length: 4 }, (_, i) =>
+            repo.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: i + 1 }),
+          );
           const withdrawal = repo.withdraw(pet.id, revision);
           const updated = (await Promise.all(updates)).filter((r) => r !== undefined);
           const swapped = (await Promise.all(swaps)).filter((r) => r);
           const withdrawn = await withdrawal;
-          expect(updated.length + (withdrawn ? 1 : 0), `round ${round}: writes at the revision that won`).to.be.at.most(1);
+          expect(updated.length + (withdrawn ? 1 : 0), `round ${round}: writes at the revision that won`).to.be.at.most(
+            1,
+          );
           expect(swapped.length, `round ${round}: placements that won`).to.be.at.most(1);
-          expect(updated.length + swapped.length + (withdrawn ? 1 : 0), `round ${round}: something won`).to.be.at.least(1);
-          if (withdrawn || updated[0]?.status === 'sold') expect(swapped, `round ${round}: a placement with a withdrawal or a status change`).to.have.length(0);
+          expect(updated.length + swapped.length + (withdrawn ? 1 : 0), `round ${round}: something won`).to.be.at.least(
+            1,
+          );
+          if (withdrawn || updated[0]?.status === 'sold')
+            expect(swapped, `round ${round}: a placement with a withdrawal or a status change`).to.have.length(0);
           const after = await repo.findById(pet.id);
           if (withdrawn) expect(after).to.equal(undefined);
           else if (swapped.length === 1) expect(after?.status).to.equal('pending');
@@ -519,14 +714,23 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
       fc.assert(
         fc.asyncProperty(
           fc.array(fewCategoriesDraftArb, { maxLength: 40, size: 'medium' }),
-          fc.array(fc.tuple(statusOrAll, categoryOrAll, afterArb, fc.integer({ min: 1, max: 15 })), { minLength: 1, maxLength: 10 }),
+          fc.array(fc.tuple(statusOrAll, categoryOrAll, afterArb, fc.integer({ min: 1, max: 15 })), {
+            minLength: 1,
+            maxLength: 10,
+          }),
           (drafts, queries) =>
             withFixture(make, async (repo) => {
               const pets: Pet[] = [];
               for (const draft of drafts) pets.push(asPet(await repo.create(draft)));
               for (const [status, categoryId, after, limit] of queries) {
                 const query = listQuery(status, categoryId, afterFrom(after, pets.map(byId)), limit);
-                expectListAnswer(`list(${JSON.stringify(query)})`, await repo.list(query), matching(pets, query), query, byId);
+                expectListAnswer(
+                  `list(${JSON.stringify(query)})`,
+                  await repo.list(query),
+                  matching(pets, query),
+                  query,
+                  byId,
+                );
               }
             }),
         ),
@@ -548,13 +752,19 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
               const pets: Pet[] = [];
               const create = async (draft: PetDraft) => void pets.push(asPet(await repo.create(draft)));
               for (const draft of seed) await create(draft);
-              const catalog = new PetCatalog(checkedLists(repo, () => pets), NO_CATEGORIES, new ManualClock());
+              const catalog = new PetCatalog(
+                checkedLists(repo, () => pets),
+                NO_CATEGORIES,
+                new ManualClock(),
+              );
               const filters = { status, categoryId: categoryId === undefined ? undefined : String(categoryId) };
               let lastSeen = 0;
               let cursor: string | undefined;
               for (let page = 0; ; page++) {
                 expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
-                const result = await catalog.listPets(cursor === undefined ? { limit, ...filters } : { limit, ...filters, cursor });
+                const result = await catalog.listPets(
+                  cursor === undefined ? { limit, ...filters } : { limit, ...filters, cursor },
+                );
                 if (!result.ok) throw new Error(`page ${page} failed: ${result.error.message}`);
                 const owed = matching(pets, { status, categoryId }).filter((p) => p.id > lastSeen);
                 expectExactPage(`page ${page}`, result.value, owed, limit, byId);
@@ -563,8 +773,18 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
                 if (nextCursor === undefined) break;
                 cursor = nextCursor;
                 // The cursor is bound to these filters: with any other filter it is refused.
-                const moved = await catalog.listPets({ limit, cursor, status: status === 'sold' ? 'pending' : 'sold', categoryId: filters.categoryId });
-                const recategorised = await catalog.listPets({ limit, cursor, status, categoryId: String((categoryId ?? 0) + 1) });
+                const moved = await catalog.listPets({
+                  limit,
+                  cursor,
+                  status: status === 'sold' ? 'pending' : 'sold',
+                  categoryId: filters.categoryId,
+                });
+                const recategorised = await catalog.listPets({
+                  limit,
+                  cursor,
+                  status,
+                  categoryId: String((categoryId ?? 0) + 1),
+                });
                 expect(moved.ok || moved.error.field).to.equal('cursor');
                 expect(recategorised.ok || recategorised.error.field).to.equal('cursor');
                 for (const draft of between[page] ?? []) await create(draft);
@@ -582,7 +802,13 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
           statusOrAll,
           categoryOrAll,
           // Between pages: pets withdrawn (by position among all pets, ahead of the walk or behind it) and pets created.
-          fc.array(fc.record({ withdraw: fc.array(fc.nat(), { maxLength: 4 }), create: fc.array(fewCategoriesDraftArb, { maxLength: 2 }) }), { maxLength: 30 }),
+          fc.array(
+            fc.record({
+              withdraw: fc.array(fc.nat(), { maxLength: 4 }),
+              create: fc.array(fewCategoriesDraftArb, { maxLength: 2 }),
+            }),
+            { maxLength: 30 },
+          ),
           (seed, limit, status, categoryId, between) =>
             withFixture(make, async (repo) => {
               // The model: every pet created, as created, and the ones withdrawn. Between pages nothing else changes a pet.
@@ -598,7 +824,9 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
               let cursor: string | undefined;
               for (let page = 0; ; page++) {
                 expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
-                const result = await catalog.listPets(cursor === undefined ? { limit, ...filters } : { limit, ...filters, cursor });
+                const result = await catalog.listPets(
+                  cursor === undefined ? { limit, ...filters } : { limit, ...filters, cursor },
+                );
                 if (!result.ok) throw new Error(`page ${page} failed: ${result.error.message}`);
                 // Exact: the next min(limit, owed) pets that remain after the last one shown, none withdrawn before the page.
                 const owed = matching(remaining(), { status, categoryId }).filter((p) => p.id > lastSeen);
@@ -619,7 +847,10 @@ export const petRepositoryContract = (name: string, make: MakeFixture<PetReposit
                 for (const draft of creates) await create(draft);
               }
               // Every pet that remains, once, in order (the walk ended: nothing more is owed).
-              expect(visited.filter((id) => !withdrawn.has(id)), 'every pet that remains, once').to.deep.equal(matching(remaining(), { status, categoryId }).map(byId));
+              expect(
+                visited.filter((id) => !withdrawn.has(id)),
+                'every pet that remains, once',
+              ).to.deep.equal(matching(remaining(), { status, categoryId }).map(byId));
             }),
         ),
         { ...runs },

@@ -40,7 +40,12 @@ const bytesOf = (text: string, size = 0): Uint8Array => {
   for (let i = text.length; i < out.length; i++) out[i] = (i * 31 + text.length) & 255;
   return out;
 };
-const fileOf = (width: number, bytes: Uint8Array): PhotoFile => ({ width, height: Math.ceil(width / 2), bytes: bytes.length, sha256: sha256HexOfBytes(bytes) });
+const fileOf = (width: number, bytes: Uint8Array): PhotoFile => ({
+  width,
+  height: Math.ceil(width / 2),
+  bytes: bytes.length,
+  sha256: sha256HexOfBytes(bytes),
+});
 
 /** Files for a photo: an original (`width` wide) and, when wide enough, a 160 rendition. */
 const filesFor = (tag: string, width = 400): { file: PhotoFile; bytes: Uint8Array }[] => {
@@ -115,7 +120,10 @@ interface Real {
   readonly store: PhotoStore;
 }
 const PETS = [1, 2];
-const visible = (m: Model, petId: number) => [...m.places.values()].filter((p) => p.upload.petId === petId && p.published).sort((a, b) => a.upload.photoId - b.upload.photoId);
+const visible = (m: Model, petId: number) =>
+  [...m.places.values()]
+    .filter((p) => p.upload.petId === petId && p.published)
+    .sort((a, b) => a.upload.photoId - b.upload.photoId);
 
 class ReserveCommand implements fc.AsyncCommand<Model, Real> {
   constructor(readonly petId: number) {}
@@ -131,7 +139,8 @@ class ReserveCommand implements fc.AsyncCommand<Model, Real> {
     }
     const place = reserved(outcome);
     expect(place.petId).to.equal(this.petId);
-    for (const other of m.uploads) expect(place.photoId, 'ids are never reused').to.be.greaterThan(other.upload.photoId);
+    for (const other of m.uploads)
+      expect(place.photoId, 'ids are never reused').to.be.greaterThan(other.upload.photoId);
     const entry: ModelPlace = { upload: place, files, put: 0, published: false };
     m.places.set(place.photoId, entry);
     m.uploads.push(entry);
@@ -139,7 +148,8 @@ class ReserveCommand implements fc.AsyncCommand<Model, Real> {
   toString = () => `reserve(pet ${this.petId})`;
 }
 
-const pick = (m: Readonly<Model>, n: number): ModelPlace | undefined => (m.uploads.length === 0 ? undefined : m.uploads[n % m.uploads.length]);
+const pick = (m: Readonly<Model>, n: number): ModelPlace | undefined =>
+  m.uploads.length === 0 ? undefined : m.uploads[n % m.uploads.length];
 
 class PutCommand implements fc.AsyncCommand<Model, Real> {
   constructor(readonly n: number) {}
@@ -184,7 +194,10 @@ class AbandonCommand implements fc.AsyncCommand<Model, Real> {
 }
 
 class DeleteCommand implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly n: number, readonly petId: number) {}
+  constructor(
+    readonly n: number,
+    readonly petId: number,
+  ) {}
   check = (m: Readonly<Model>) => pick(m, this.n) !== undefined;
   async run(m: Model, r: Real): Promise<void> {
     const p = pick(m, this.n)!;
@@ -223,11 +236,17 @@ const checkAgainstModel = async (m: Model, store: PhotoStore): Promise<void> => 
   for (const petId of PETS) {
     const want = visible(m, petId);
     const got = await store.list(petId);
-    expect(got.map((p) => p.id), `list(pet ${petId})`).to.deep.equal(want.map((p) => p.upload.photoId));
+    expect(
+      got.map((p) => p.id),
+      `list(pet ${petId})`,
+    ).to.deep.equal(want.map((p) => p.upload.photoId));
     for (const p of want) expect(await store.find(petId, p.upload.photoId)).to.deep.equal(photoOf(p.upload, p.files));
   }
   for (const p of m.uploads) {
-    if (!p.published || m.places.get(p.upload.photoId) !== p) expect(await store.read(p.upload.photoId, p.files[0]!.file.width), `read(#${p.upload.photoId})`).to.equal(undefined);
+    if (!p.published || m.places.get(p.upload.photoId) !== p)
+      expect(await store.read(p.upload.photoId, p.files[0]!.file.width), `read(#${p.upload.photoId})`).to.equal(
+        undefined,
+      );
   }
   await expectWhole(store, PETS);
   expect(await store.pets()).to.deep.equal(PETS.filter((petId) => visible(m, petId).length > 0));
@@ -280,13 +299,21 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
       expect(await uploadUnder(store, 7, 'again', 'tok-photo')).to.deep.equal(first);
       expect((await store.list(7)).map((p) => p.id)).to.deep.equal([first.id]);
       expect(await storedFiles(), 'the repeat kept no bytes').to.equal(files);
-      for (let i = 1; i < PHOTOS_PER_PET; i++) expect(typeof (await store.reserve(7, 10, T0)), `place ${i + 1}`).to.equal('object');
+      for (let i = 1; i < PHOTOS_PER_PET; i++)
+        expect(typeof (await store.reserve(7, 10, T0)), `place ${i + 1}`).to.equal('object');
       expect(await store.reserve(7, 10, T0), 'the repeat freed its place').to.equal('full');
     }));
 
   for (const [how, remove] of [
-    ['deleted', (store: PhotoStore, photo: StoredPhoto) => store.delete(photo.petId, photo.id).then((done) => expect(done).to.equal(true))],
-    ['removed with all of its pet\'s photos', (store: PhotoStore, photo: StoredPhoto) => store.deleteAllOf(photo.petId).then((n) => expect(n).to.equal(2))],
+    [
+      'deleted',
+      (store: PhotoStore, photo: StoredPhoto) =>
+        store.delete(photo.petId, photo.id).then((done) => expect(done).to.equal(true)),
+    ],
+    [
+      "removed with all of its pet's photos",
+      (store: PhotoStore, photo: StoredPhoto) => store.deleteAllOf(photo.petId).then((n) => expect(n).to.equal(2)),
+    ],
   ] as const) {
     it(`creation tokens (docs/rules.md §10, §13): a photo ${how} keeps its token; findByCreationToken answers it as it was published, and an upload whose publish meets that token stores nothing and answers it`, () =>
       withFixture(make, async ({ store, storedFiles }) => {
@@ -295,7 +322,10 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
         await remove(store, first);
         const files = await storedFiles();
         const photos = await allPhotos(store);
-        expect(photos.map((p) => p.id), 'it is gone').to.not.include(first.id);
+        expect(
+          photos.map((p) => p.id),
+          'it is gone',
+        ).to.not.include(first.id);
         expect(await store.find(7, first.id)).to.equal(undefined);
         expect(await store.read(first.id, first.width)).to.equal(undefined);
         expect(await store.findByCreationToken('tok-photo'), 'found by its token, as it was').to.deep.equal(first);
@@ -305,9 +335,12 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
         expect(await storedFiles(), 'no bytes kept').to.equal(files);
         expect(await store.pets()).to.deep.equal(photos.length === 0 ? [] : [7]);
         // Its place is free: the pet holds what is left and the room for the rest.
-        for (let i = photos.length; i < PHOTOS_PER_PET; i++) expect(typeof (await store.reserve(7, 10, T0)), `place ${i + 1}`).to.equal('object');
+        for (let i = photos.length; i < PHOTOS_PER_PET; i++)
+          expect(typeof (await store.reserve(7, 10, T0)), `place ${i + 1}`).to.equal('object');
         expect(await store.reserve(7, 10, T0)).to.equal('full');
-        expect((await uploadUnder(store, 9, 'new', 'tok-new')).id, 'ids are never reused').to.be.greaterThan(Math.max(first.id, other.id));
+        expect((await uploadUnder(store, 9, 'new', 'tok-new')).id, 'ids are never reused').to.be.greaterThan(
+          Math.max(first.id, other.id),
+        );
       }));
   }
 
@@ -327,9 +360,15 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
       // The repeat did not look (or looked too early): its own publish meets the token.
       expect(await library.upload(ADMIN, '5', 'image/jpeg', image('one'), resumed)).to.deep.equal(made);
       expect(await store.list(5)).to.have.length(1);
-      for (let i = 1; i < PHOTOS_PER_PET; i++) expect((await library.upload(ADMIN, '5', 'image/jpeg', image(`f${i}`))).ok).to.equal(true);
-      expect(await library.upload(ADMIN, '5', 'image/jpeg', image('one'), resumed), 'full, with the earlier photo among them').to.deep.equal(made);
-      expect(await library.upload(ADMIN, '5', 'image/jpeg', image('one'), { token: 'tok-other', resumed: true })).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
+      for (let i = 1; i < PHOTOS_PER_PET; i++)
+        expect((await library.upload(ADMIN, '5', 'image/jpeg', image(`f${i}`))).ok).to.equal(true);
+      expect(
+        await library.upload(ADMIN, '5', 'image/jpeg', image('one'), resumed),
+        'full, with the earlier photo among them',
+      ).to.deep.equal(made);
+      expect(
+        await library.upload(ADMIN, '5', 'image/jpeg', image('one'), { token: 'tok-other', resumed: true }),
+      ).to.deep.nested.include({ ok: false, 'error.code': 'conflict' });
     }));
 };
 
@@ -337,7 +376,11 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
  * The `PhotoStore` contract (docs/rules.md §13): every adapter runs this same suite. `make` gives a
  * fresh, empty store each time it is called.
  */
-export const photoStoreContract = (name: string, make: MakeFixture<PhotoStoreSubject>, options: ContractOptions = {}): void => {
+export const photoStoreContract = (
+  name: string,
+  make: MakeFixture<PhotoStoreSubject>,
+  options: ContractOptions = {},
+): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`PhotoStore contract: ${name}`, function () {
@@ -360,7 +403,8 @@ export const photoStoreContract = (name: string, make: MakeFixture<PhotoStoreSub
         expect(await store.find(7, place.photoId)).to.deep.equal(photo);
         expect(await store.find(8, place.photoId), "another pet's id").to.equal(undefined);
         expect(await store.list(8)).to.deep.equal([]);
-        for (const { file, bytes } of files) expect(await collectPhotoBytes((await store.read(place.photoId, file.width))!)).to.deep.equal(bytes);
+        for (const { file, bytes } of files)
+          expect(await collectPhotoBytes((await store.read(place.photoId, file.width))!)).to.deep.equal(bytes);
         expect(await store.read(place.photoId, 640), 'a width it was not made in').to.equal(undefined);
         expect(await store.pets()).to.deep.equal([7]);
       }));
@@ -537,36 +581,59 @@ export const photoStoreContract = (name: string, make: MakeFixture<PhotoStoreSub
           const racing = new Proxy(store, {
             get: (target, name, receiver) => {
               const value: unknown = Reflect.get(target, name, receiver);
-              return typeof value === 'function' ? async (...args: unknown[]) => (await before(), value.apply(target, args)) : value;
+              return typeof value === 'function'
+                ? async (...args: unknown[]) => (await before(), value.apply(target, args))
+                : value;
             },
           });
           const library = new PhotoLibrary(pets, racing, new TextImageProcessor(), clock);
           const body = async () => textImage({ format: 'jpeg', width: 400, height: 300 }, `race ${pet}`);
-          const outcome = await library.upload(ADMIN, String(pet), 'image/jpeg', body, token === undefined ? undefined : { token: `${token}-${pet}`, resumed: false });
+          const outcome = await library.upload(
+            ADMIN,
+            String(pet),
+            'image/jpeg',
+            body,
+            token === undefined ? undefined : { token: `${token}-${pet}`, resumed: false },
+          );
           const upload = calls;
           if (removeAt >= upload) await store.deleteAllOf(pet);
           return { pet, outcome, upload, lastLookup };
         };
         // The calls of an upload the withdrawal never meets.
-        const { upload: steps, outcome: undisturbed } = await race(Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, undefined);
+        const { upload: steps, outcome: undisturbed } = await race(
+          Number.MAX_SAFE_INTEGER,
+          Number.MAX_SAFE_INTEGER,
+          undefined,
+        );
         expect(undisturbed.ok).to.equal(true);
         for (const token of [undefined, 'tok-withdrawn']) {
           for (let withdrawAt = 0; withdrawAt <= steps; withdrawAt++) {
             for (let removeAt = withdrawAt; removeAt <= steps; removeAt++) {
               const { pet, outcome, lastLookup } = await race(withdrawAt, removeAt, token).catch((error: unknown) => {
-                throw new Error(`withdrawn before call ${withdrawAt}, photos removed before call ${removeAt}${token === undefined ? '' : ', under a key'}: ${String(error)}`);
+                throw new Error(
+                  `withdrawn before call ${withdrawAt}, photos removed before call ${removeAt}${token === undefined ? '' : ', under a key'}: ${String(error)}`,
+                );
               });
               const where = `withdrawn before call ${withdrawAt}, photos removed before call ${removeAt} (last look-up: call ${lastLookup})${token === undefined ? '' : ', under a key'}`;
               // The upload saw its pet at its last look-up: it answers the photo; else the pet went first: 404.
-              if (withdrawAt > lastLookup) expect(outcome, where).to.deep.nested.include({ ok: true, 'value.petId': pet });
-              else expect(outcome, where).to.deep.nested.include({ ok: false, 'error.code': 'not_found', 'error.message': `no pet has id ${pet}` });
+              if (withdrawAt > lastLookup)
+                expect(outcome, where).to.deep.nested.include({ ok: true, 'value.petId': pet });
+              else
+                expect(outcome, where).to.deep.nested.include({
+                  ok: false,
+                  'error.code': 'not_found',
+                  'error.message': `no pet has id ${pet}`,
+                });
               expect(await store.list(pet), where).to.deep.equal([]);
             }
           }
         }
         expect(await store.pets(), 'no photo of a withdrawn pet').to.deep.equal([]);
         expect(await storedFiles(), 'no bytes left').to.equal(files);
-        expect(await store.sweep(T0 + 60_000), 'no upload left under way, no stray file').to.deep.equal({ uploads: 0, files: 0 });
+        expect(await store.sweep(T0 + 60_000), 'no upload left under way, no stray file').to.deep.equal({
+          uploads: 0,
+          files: 0,
+        });
       }));
 
     describe('an upload through the use case, with the store failing or hanging at each of its writes (docs/rules.md §13)', () => {
@@ -589,10 +656,12 @@ export const photoStoreContract = (name: string, make: MakeFixture<PhotoStoreSub
                 struck = true;
                 return mode;
               });
-              const answer = await library.upload(ADMIN, '41', 'image/jpeg', async () => body).then(
-                (result) => ({ result }),
-                (error: unknown) => ({ error }),
-              );
+              const answer = await library
+                .upload(ADMIN, '41', 'image/jpeg', async () => body)
+                .then(
+                  (result) => ({ result }),
+                  (error: unknown) => ({ error }),
+                );
               faults.reset();
               // A fault is either an outage answer (503) or, when the decisive write landed before the answer was lost, a published photo.
               if ('error' in answer) expect(answer.error).to.be.instanceOf(StoreUnavailableError);
@@ -610,7 +679,9 @@ export const photoStoreContract = (name: string, make: MakeFixture<PhotoStoreSub
               const files = await expectWhole(after, [41]);
               expect(await storedFiles(), 'no stray bytes after the restart').to.equal(files);
               for (let i = photos.length; i < PHOTOS_PER_PET; i++) {
-                const again = await restarted.upload(ADMIN, '41', 'image/jpeg', async () => textImage({ format: 'jpeg', width: 300, height: 200 }, `r${i}`));
+                const again = await restarted.upload(ADMIN, '41', 'image/jpeg', async () =>
+                  textImage({ format: 'jpeg', width: 300, height: 200 }, `r${i}`),
+                );
                 expect(again.ok, `upload ${i + 1} after the restart`).to.equal(true);
               }
               const refused = await restarted.upload(ADMIN, '41', 'image/jpeg', async () => body);

@@ -1,6 +1,15 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { AdmissionDecision, BanRule, ConsumeRequest, ConsumeResult, Quota, QuotaStore, Subject, SubjectState } from '../src/index.js';
+import type {
+  AdmissionDecision,
+  BanRule,
+  ConsumeRequest,
+  ConsumeResult,
+  Quota,
+  QuotaStore,
+  Subject,
+  SubjectState,
+} from '../src/index.js';
 import { Admission, consumeQuota, DAY_MS, MINUTE_MS, NO_BAN, readQuota, windowStart } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
@@ -8,7 +17,12 @@ import { ManualClock } from './manual-clock.js';
 const T0 = Date.UTC(2027, 2, 3, 10, 15, 0);
 const quota: Quota = { perMinute: 3, perDay: 5 };
 const ban: BanRule = { threshold: 3, seconds: 120 };
-const at = (subject: string, now: number, q: Quota = quota, b: BanRule = ban): ConsumeRequest => ({ subject, now, quota: q, ban: b });
+const at = (subject: string, now: number, q: Quota = quota, b: BanRule = ban): ConsumeRequest => ({
+  subject,
+  now,
+  quota: q,
+  ban: b,
+});
 
 /**
  * Checks a run of admission decisions against the rules of docs/rules.md §5, stated directly:
@@ -17,12 +31,22 @@ const at = (subject: string, now: number, q: Quota = quota, b: BanRule = ban): C
  * takes nothing; the rejection that reaches the threshold within a minute window starts a ban of
  * exactly `ban.seconds`; `Retry-After` ≥ 1 points at the binding window's reset or the ban's end.
  */
-const checkDecisions = (q: Quota, b: BanRule, times: readonly number[], decisions: readonly AdmissionDecision[]): void => {
-  let minuteStart = Number.NaN, dayStart = Number.NaN;
-  let minuteLeft = q.perMinute, dayLeft = q.perDay, rejections = 0, bannedUntil = 0;
+const checkDecisions = (
+  q: Quota,
+  b: BanRule,
+  times: readonly number[],
+  decisions: readonly AdmissionDecision[],
+): void => {
+  let minuteStart = Number.NaN,
+    dayStart = Number.NaN;
+  let minuteLeft = q.perMinute,
+    dayLeft = q.perDay,
+    rejections = 0,
+    bannedUntil = 0;
   times.forEach((now, i) => {
     const d = decisions[i]!;
-    const ms = windowStart(now, MINUTE_MS), ds = windowStart(now, DAY_MS);
+    const ms = windowStart(now, MINUTE_MS),
+      ds = windowStart(now, DAY_MS);
     if (ms !== minuteStart) [minuteStart, minuteLeft, rejections] = [ms, q.perMinute, 0];
     if (ds !== dayStart) [dayStart, dayLeft] = [ds, q.perDay];
     const [minute, day] = d.windows;
@@ -42,7 +66,10 @@ const checkDecisions = (q: Quota, b: BanRule, times: readonly number[], decision
       expect(d.outcome, `request ${i} with room in both windows`).to.equal('admitted');
       minuteLeft -= 1;
       dayLeft -= 1;
-      expect([minute.remaining, day.remaining], `request ${i}: remaining after admission`).to.deep.equal([minuteLeft, dayLeft]);
+      expect([minute.remaining, day.remaining], `request ${i}: remaining after admission`).to.deep.equal([
+        minuteLeft,
+        dayLeft,
+      ]);
       expect(d.retryAfter).to.equal(undefined);
       return;
     }
@@ -55,7 +82,10 @@ const checkDecisions = (q: Quota, b: BanRule, times: readonly number[], decision
       return;
     }
     expect(d.outcome, `request ${i} over the limit`).to.equal('rate_limited');
-    expect([minute.remaining, day.remaining], `request ${i}: a rejection consumes nothing`).to.deep.equal([minuteLeft, dayLeft]);
+    expect([minute.remaining, day.remaining], `request ${i}: a rejection consumes nothing`).to.deep.equal([
+      minuteLeft,
+      dayLeft,
+    ]);
     expect(d.binding.remaining).to.equal(0);
     expect(d.retryAfter).to.be.at.least(1).and.to.equal(d.binding.resetIn);
   });
@@ -85,7 +115,8 @@ type QuotaCommand = fc.AsyncCommand<QuotaModel, QuotaStore>;
  * What a result says that matters: `bannedUntil` only while a ban runs (an ended ban's time may
  * be forgotten once its state expired, as the memory store's daily sweep and MongoDB's TTL do).
  */
-const observable = (result: ConsumeResult): ConsumeResult => (result.outcome === 'banned' ? result : { ...result, bannedUntil: 0 });
+const observable = (result: ConsumeResult): ConsumeResult =>
+  result.outcome === 'banned' ? result : { ...result, bannedUntil: 0 };
 
 const modelConsume = (model: QuotaModel, request: ConsumeRequest): ConsumeResult => {
   const { state, result } = consumeQuota(model.states.get(request.subject), request);
@@ -105,7 +136,9 @@ class ConsumeCommand implements QuotaCommand {
     model.now += this.step;
     const request = at(this.subject, model.now, this.settings.quota, this.settings.ban);
     const expected = modelConsume(model, request);
-    expect(observable(await store.consume(request)), `${this.toString()} at ${model.now}`).to.deep.equal(observable(expected));
+    expect(observable(await store.consume(request)), `${this.toString()} at ${model.now}`).to.deep.equal(
+      observable(expected),
+    );
   };
   toString = () => `consume(${this.subject}, +${this.step}ms)`;
 }
@@ -125,7 +158,10 @@ class PeekCommand implements QuotaCommand {
   run = async (model: QuotaModel, store: QuotaStore): Promise<void> => {
     model.now += this.step;
     const expected = readQuota(model.states.get(this.subject), this.settings.quota, model.now);
-    expect(readQuota(await store.peek(this.subject), this.settings.quota, model.now), `${this.toString()} at ${model.now}`).to.deep.equal(expected);
+    expect(
+      readQuota(await store.peek(this.subject), this.settings.quota, model.now),
+      `${this.toString()} at ${model.now}`,
+    ).to.deep.equal(expected);
   };
   toString = () => `peek(${this.subject}, +${this.step}ms)`;
 }
@@ -156,7 +192,9 @@ class BurstCommand implements QuotaCommand {
 
 const quotaCommandsArb = fc
   .record({
-    quota: fc.record({ perMinute: fc.integer({ min: 1, max: 4 }), extra: fc.integer({ min: 0, max: 6 }) }).map(({ perMinute, extra }) => ({ perMinute, perDay: perMinute + extra })),
+    quota: fc
+      .record({ perMinute: fc.integer({ min: 1, max: 4 }), extra: fc.integer({ min: 0, max: 6 }) })
+      .map(({ perMinute, extra }) => ({ perMinute, perDay: perMinute + extra })),
     ban: fc.record({ threshold: fc.integer({ min: 1, max: 4 }), seconds: fc.integer({ min: 1, max: 150 }) }),
   })
   .chain((run) => {
@@ -164,7 +202,9 @@ const quotaCommandsArb = fc
     return fc.commands(
       [
         fc.tuple(subject, stepArb).map(([s, step]) => new ConsumeCommand(run, s, step)),
-        fc.tuple(subject, stepArb, fc.integer({ min: 2, max: 8 })).map(([s, step, n]) => new BurstCommand(run, s, step, n)),
+        fc
+          .tuple(subject, stepArb, fc.integer({ min: 2, max: 8 }))
+          .map(([s, step, n]) => new BurstCommand(run, s, step, n)),
         fc.tuple(subject, stepArb).map(([s, step]) => new PeekCommand(run, s, step)),
       ],
       // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
@@ -176,37 +216,68 @@ const quotaCommandsArb = fc
  * The `QuotaStore` contract: every adapter runs this same suite. `make` gives a fresh, empty
  * store each time it is called.
  */
-export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, options: ContractOptions = {}): void => {
+export const quotaStoreContract = (
+  name: string,
+  make: MakeFixture<QuotaStore>,
+  options: ContractOptions = {},
+): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
 
   describe(`QuotaStore contract: ${name}`, function () {
     it('admits while both windows have room, counting one unit in each', () =>
       withFixture(make, async (store) => {
         for (let i = 1; i <= 3; i++) {
-          expect(await store.consume(at('s', T0 + i))).to.deep.equal({ outcome: 'admitted', minuteCount: i, dayCount: i, bannedUntil: 0 });
+          expect(await store.consume(at('s', T0 + i))).to.deep.equal({
+            outcome: 'admitted',
+            minuteCount: i,
+            dayCount: i,
+            bannedUntil: 0,
+          });
         }
       }));
 
     it('rejects past the minute limit and a rejection consumes nothing', () =>
       withFixture(make, async (store) => {
         for (let i = 0; i < 3; i++) await store.consume(at('s', T0));
-        expect(await store.consume(at('s', T0 + 1))).to.deep.equal({ outcome: 'rejected', minuteCount: 3, dayCount: 3, bannedUntil: 0 });
-        expect(await store.consume(at('s', T0 + 2))).to.deep.include({ outcome: 'rejected', minuteCount: 3, dayCount: 3 });
+        expect(await store.consume(at('s', T0 + 1))).to.deep.equal({
+          outcome: 'rejected',
+          minuteCount: 3,
+          dayCount: 3,
+          bannedUntil: 0,
+        });
+        expect(await store.consume(at('s', T0 + 2))).to.deep.include({
+          outcome: 'rejected',
+          minuteCount: 3,
+          dayCount: 3,
+        });
       }));
 
     it('starts a new minute window at the UTC minute boundary, keeping the day count', () =>
       withFixture(make, async (store) => {
         for (let i = 0; i < 3; i++) await store.consume(at('s', T0 + 59_999));
         expect((await store.consume(at('s', T0 + 59_999))).outcome).to.equal('rejected');
-        expect(await store.consume(at('s', T0 + 60_000))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 4 });
+        expect(await store.consume(at('s', T0 + 60_000))).to.deep.include({
+          outcome: 'admitted',
+          minuteCount: 1,
+          dayCount: 4,
+        });
       }));
 
     it('limits by the UTC day across minutes and starts afresh at midnight', () =>
       withFixture(make, async (store) => {
-        for (let i = 0; i < 5; i++) expect((await store.consume(at('s', T0 + i * MINUTE_MS))).outcome).to.equal('admitted');
-        expect(await store.consume(at('s', T0 + 6 * MINUTE_MS))).to.deep.include({ outcome: 'rejected', minuteCount: 0, dayCount: 5 });
+        for (let i = 0; i < 5; i++)
+          expect((await store.consume(at('s', T0 + i * MINUTE_MS))).outcome).to.equal('admitted');
+        expect(await store.consume(at('s', T0 + 6 * MINUTE_MS))).to.deep.include({
+          outcome: 'rejected',
+          minuteCount: 0,
+          dayCount: 5,
+        });
         const midnight = windowStart(T0, DAY_MS) + DAY_MS;
-        expect(await store.consume(at('s', midnight))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 1 });
+        expect(await store.consume(at('s', midnight))).to.deep.include({
+          outcome: 'admitted',
+          minuteCount: 1,
+          dayCount: 1,
+        });
       }));
 
     it('bans at the threshold-th rejection within a minute window, for exactly the ban length', () =>
@@ -242,9 +313,21 @@ export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, 
 
     it('counts a request stamped before the stored minute (a clock behind) into that later minute: windows never move backwards', () =>
       withFixture(make, async (store) => {
-        expect(await store.consume(at('s', T0 + 60_500))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 1 });
-        expect(await store.consume(at('s', T0 + 59_000))).to.deep.include({ outcome: 'admitted', minuteCount: 2, dayCount: 2 });
-        expect(await store.consume(at('s', T0 + 61_000))).to.deep.include({ outcome: 'admitted', minuteCount: 3, dayCount: 3 });
+        expect(await store.consume(at('s', T0 + 60_500))).to.deep.include({
+          outcome: 'admitted',
+          minuteCount: 1,
+          dayCount: 1,
+        });
+        expect(await store.consume(at('s', T0 + 59_000))).to.deep.include({
+          outcome: 'admitted',
+          minuteCount: 2,
+          dayCount: 2,
+        });
+        expect(await store.consume(at('s', T0 + 61_000))).to.deep.include({
+          outcome: 'admitted',
+          minuteCount: 3,
+          dayCount: 3,
+        });
         expect(await store.consume(at('s', T0 + 59_500))).to.deep.include({ outcome: 'rejected', minuteCount: 3 });
       }));
 
@@ -252,10 +335,18 @@ export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, 
       withFixture(make, async (store) => {
         const q: Quota = { perMinute: 1, perDay: 100 };
         expect((await store.consume(at('s', T0, q, NO_BAN))).outcome).to.equal('admitted');
-        for (let i = 1; i <= 40; i++) expect(await store.consume(at('s', T0 + i, q, NO_BAN)), `rejection ${i}`).to.deep.equal({ outcome: 'rejected', minuteCount: 1, dayCount: 1, bannedUntil: 0 });
+        for (let i = 1; i <= 40; i++)
+          expect(await store.consume(at('s', T0 + i, q, NO_BAN)), `rejection ${i}`).to.deep.equal({
+            outcome: 'rejected',
+            minuteCount: 1,
+            dayCount: 1,
+            bannedUntil: 0,
+          });
         const burst = await Promise.all(Array.from({ length: 20 }, () => store.consume(at('s', T0 + 50, q, NO_BAN))));
         expect(burst.map((r) => r.outcome)).to.deep.equal(Array.from({ length: 20 }, () => 'rejected'));
-        expect((await store.consume(at('s', T0 + MINUTE_MS, q, NO_BAN))).outcome, 'the next minute').to.equal('admitted');
+        expect((await store.consume(at('s', T0 + MINUTE_MS, q, NO_BAN))).outcome, 'the next minute').to.equal(
+          'admitted',
+        );
       }));
 
     it('peek: nothing for a subject never seen; then the stored state, read alike by readQuota', () =>
@@ -277,12 +368,23 @@ export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, 
         // Still one rejection to go before the ban (threshold 3): the reads counted none.
         expect((await store.consume(at('s', T0 + 2))).outcome).to.equal('rejected');
         for (let i = 0; i < 5; i++) await store.peek('s');
-        expect(await store.consume(at('s', T0 + 3))).to.deep.include({ outcome: 'banned', bannedUntil: T0 + 3 + 120_000, dayCount: 3 });
+        expect(await store.consume(at('s', T0 + 3))).to.deep.include({
+          outcome: 'banned',
+          bannedUntil: T0 + 3 + 120_000,
+          dayCount: 3,
+        });
         const during = readQuota(await store.peek('s'), quota, T0 + 60_000);
         expect(during.bannedUntil, 'a read during the ban shows its end').to.equal(T0 + 3 + 120_000);
-        expect(during.windows.map((w) => w.remaining), 'nothing left while it runs').to.deep.equal([0, 0]);
+        expect(
+          during.windows.map((w) => w.remaining),
+          'nothing left while it runs',
+        ).to.deep.equal([0, 0]);
         for (let i = 0; i < 5; i++) await store.peek('s');
-        expect(await store.consume(at('s', T0 + 3 + 120_000))).to.deep.include({ outcome: 'admitted', minuteCount: 1, dayCount: 4 });
+        expect(await store.consume(at('s', T0 + 3 + 120_000))).to.deep.include({
+          outcome: 'admitted',
+          minuteCount: 1,
+          dayCount: 4,
+        });
         const after = readQuota(await store.peek('s'), quota, T0 + 3 + 120_001);
         expect(after.bannedUntil).to.equal(undefined);
         expect(after.windows.map((w) => w.remaining)).to.deep.equal([2, 1]);
@@ -292,7 +394,13 @@ export const quotaStoreContract = (name: string, make: MakeFixture<QuotaStore>, 
       fc.assert(
         fc.asyncProperty(quotaCommandsArb, (commands) =>
           withFixture(make, (store) =>
-            fc.asyncModelRun(() => ({ model: { states: new Map<string, SubjectState>(), now: Date.UTC(2027, 5, 1, 23, 58) }, real: store }), commands),
+            fc.asyncModelRun(
+              () => ({
+                model: { states: new Map<string, SubjectState>(), now: Date.UTC(2027, 5, 1, 23, 58) },
+                real: store,
+              }),
+              commands,
+            ),
           ),
         ),
         { ...runs },

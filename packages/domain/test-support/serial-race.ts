@@ -49,9 +49,18 @@ const apply = (state: RaceState, request: RaceRequest): { readonly outcome: Race
  * another outcome than it did, and tries only one of the requests that are alike (placements with
  * the same outcome), so it stays small for dozens of placements.
  */
-export const serialOrderOf = (start: PetStatus, requests: readonly RaceRequest[], outcomes: readonly RaceOutcome[], end: RaceEnd): readonly number[] | undefined => {
+export const serialOrderOf = (
+  start: PetStatus,
+  requests: readonly RaceRequest[],
+  outcomes: readonly RaceOutcome[],
+  end: RaceEnd,
+): readonly number[] | undefined => {
   if (requests.length !== outcomes.length) throw new Error('one outcome per request');
-  const search = (state: RaceState, left: readonly number[], order: readonly number[]): readonly number[] | undefined => {
+  const search = (
+    state: RaceState,
+    left: readonly number[],
+    order: readonly number[],
+  ): readonly number[] | undefined => {
     if (left.length === 0) {
       const ends = end.withdrawn ? !state.exists : state.exists && state.status === end.status;
       return ends ? order : undefined;
@@ -64,10 +73,18 @@ export const serialOrderOf = (start: PetStatus, requests: readonly RaceRequest[]
       tried.add(alike);
       const { outcome, next } = apply(state, request);
       if (outcome !== outcomes[index]) continue;
-      const found = search(next, left.filter((i) => i !== index), [...order, index]);
+      const found = search(
+        next,
+        left.filter((i) => i !== index),
+        [...order, index],
+      );
       if (found !== undefined) return found;
     }
     return undefined;
   };
-  return search({ exists: true, status: start, held: false, changed: false }, requests.map((_, i) => i), []);
+  return search(
+    { exists: true, status: start, held: false, changed: false },
+    requests.map((_, i) => i),
+    [],
+  );
 };

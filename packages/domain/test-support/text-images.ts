@@ -38,9 +38,18 @@ export class TextImageProcessor implements ImageProcessor {
 
 /** An image for `TextImageProcessor`: `payload` (text) after the header line. */
 export const textImage = (
-  image: { readonly format: string; readonly width: number; readonly height: number; readonly frames?: number; readonly orientation?: number },
+  image: {
+    readonly format: string;
+    readonly width: number;
+    readonly height: number;
+    readonly frames?: number;
+    readonly orientation?: number;
+  },
   payload = '',
-): Uint8Array => latin1Bytes(`${MAGIC} ${image.format} ${image.width} ${image.height} ${image.frames ?? 1} ${image.orientation ?? 1}\n${payload}`);
+): Uint8Array =>
+  latin1Bytes(
+    `${MAGIC} ${image.format} ${image.width} ${image.height} ${image.frames ?? 1} ${image.orientation ?? 1}\n${payload}`,
+  );
 
 /** The bytes of text of one-byte characters (test-support runs on any runtime: no TextEncoder assumed). */
 export const latin1Bytes = (text: string): Uint8Array => Uint8Array.from(text, (ch) => ch.charCodeAt(0) & 255);
@@ -54,7 +63,8 @@ const parse = (bytes: Uint8Array): { header: ImageHeader; rest: string } | undef
   const text = latin1Text(bytes);
   const newline = text.indexOf('\n');
   const [magic, format, ...numbers] = (newline < 0 ? text : text.slice(0, newline)).split(' ');
-  if (magic !== MAGIC || format === undefined || numbers.length !== 4 || !numbers.every((n) => /^[0-9]+$/.test(n))) return undefined;
+  if (magic !== MAGIC || format === undefined || numbers.length !== 4 || !numbers.every((n) => /^[0-9]+$/.test(n)))
+    return undefined;
   const [width, height, frames, orientation] = numbers.map(Number) as [number, number, number, number];
   return { header: { format, width, height, frames, orientation }, rest: newline < 0 ? '' : text.slice(newline + 1) };
 };

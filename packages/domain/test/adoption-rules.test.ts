@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Caller, IdempotentCreation, OrderAction, OrderState } from '../src/index.js';
-import { Adoption, encodeCursor, LISTED_STATES, pageScope, STATES_OF_STATUS, StoreUnavailableError, timestamp } from '../src/index.js';
+import {
+  Adoption,
+  encodeCursor,
+  LISTED_STATES,
+  pageScope,
+  STATES_OF_STATUS,
+  StoreUnavailableError,
+  timestamp,
+} from '../src/index.js';
 import { MAX_ROUNDS } from '../src/use-cases/order-repair.js';
 import { ManualClock } from '../test-support/manual-clock.js';
 import { OrderStoreModel, PetStoreModel } from './support/flow-stores.js';
@@ -28,9 +36,16 @@ const setup = () => {
    * An order of `owner` in `state` for a new pet. An open one is held by its pet (`held: false`
    * stages a placement before its swap: its pet available and not holding it).
    */
-  const order = (owner: Caller, state: OrderState, { held = OPEN.includes(state), token }: { held?: boolean; token?: string } = {}): number => {
+  const order = (
+    owner: Caller,
+    state: OrderState,
+    { held = OPEN.includes(state), token }: { held?: boolean; token?: string } = {},
+  ): number => {
     const petId = pets.add(held ? 'pending' : state === 'delivered' ? 'sold' : 'available');
-    const id = orders.add({ petId, owner: owner.keyId, state, placedAt: timestamp(T0), updatedAt: timestamp(T0) }, token);
+    const id = orders.add(
+      { petId, owner: owner.keyId, state, placedAt: timestamp(T0), updatedAt: timestamp(T0) },
+      token,
+    );
     if (held) pets.pet(petId).orderId = id;
     return id;
   };
@@ -59,10 +74,14 @@ describe('Adoption: placing (docs/rules.md §8)', () => {
     const { adoption, orders, pets } = setup();
     expectRefusal(await adoption.place(A, {}), 'validation_failed', 'petId', 'no petId');
     expectRefusal(await adoption.place(A, { petId: 'one' }), 'validation_failed', 'petId', 'a string');
-    expect(expectRefusal(await adoption.place(A, { petId: 99 }), 'validation_failed', 'petId', 'no such pet')).to.include('99');
+    expect(
+      expectRefusal(await adoption.place(A, { petId: 99 }), 'validation_failed', 'petId', 'no such pet'),
+    ).to.include('99');
     const withdrawn = pets.add('available');
     pets.pet(withdrawn).withdrawn = true;
-    expect(expectRefusal(await adoption.place(A, { petId: withdrawn }), 'validation_failed', 'petId', 'a withdrawn pet')).to.include(`petId ${withdrawn}`);
+    expect(
+      expectRefusal(await adoption.place(A, { petId: withdrawn }), 'validation_failed', 'petId', 'a withdrawn pet'),
+    ).to.include(`petId ${withdrawn}`);
     expect(orders.orders.size).to.equal(0);
   });
 
@@ -148,7 +167,9 @@ describe('Adoption: placing (docs/rules.md §8)', () => {
     pets.calls.length = 0;
     const refused = expectRefusal(await adoption.place(B, { petId: petOf(approved).id }), 'conflict');
     expect(refused).to.include('pending');
-    expect(pets.calls, 'nothing to finish: the pet is not read again').to.deep.equal([`findHold ${petOf(approved).id}`]);
+    expect(pets.calls, 'nothing to finish: the pet is not read again').to.deep.equal([
+      `findHold ${petOf(approved).id}`,
+    ]);
     // A free pet: no order is read before the new one is created.
     orders.calls.length = 0;
     await adoption.place(B, { petId: pets.add('available') });
@@ -167,7 +188,10 @@ describe('Adoption: a placement under an Idempotency-Key (docs/rules.md §10)', 
     expect(orders.calls[0]).to.equal('create t1');
     expect(orders.tokens.get('t1')).to.equal(1);
     pets.swapHold = async () => false;
-    expectRefusal(await adoption.place(A, { petId: pets.add('available') }, { token: 't2', resumed: false }), 'conflict');
+    expectRefusal(
+      await adoption.place(A, { petId: pets.add('available') }, { token: 't2', resumed: false }),
+      'conflict',
+    );
     expect(orders.order(orders.tokens.get('t2')!).state).to.equal('abandoned');
   });
 
@@ -214,7 +238,10 @@ describe('Adoption: a placement under an Idempotency-Key (docs/rules.md §10)', 
     pets.pet(petOf(id).id).status = 'sold';
     expect(expectRefusal(await answered(adoption.placedUnder(resumed('t'))), 'conflict')).to.include('sold');
     expect(orders.order(id).state).to.equal('placing');
-    expect(pets.calls.filter((call) => call.startsWith('swapHold')), 'a pet seen taken is not tried').to.deep.equal([]);
+    expect(
+      pets.calls.filter((call) => call.startsWith('swapHold')),
+      'a pet seen taken is not tried',
+    ).to.deep.equal([]);
     // Taken between the look and the swap: still not abandoned.
     const racing = order(A, 'placing', { held: false, token: 'r' });
     pets.swapHold = async (petId) => ((pets.pet(petId).status = 'sold'), false);
@@ -226,14 +253,18 @@ describe('Adoption: a placement under an Idempotency-Key (docs/rules.md §10)', 
     const { adoption, order, petOf } = setup();
     const id = order(A, 'placing', { held: false, token: 't' });
     petOf(id).withdrawn = true;
-    expect(expectRefusal(await answered(adoption.placedUnder(resumed('t'))), 'validation_failed', 'petId')).to.include(String(petOf(id).id));
+    expect(expectRefusal(await answered(adoption.placedUnder(resumed('t'))), 'validation_failed', 'petId')).to.include(
+      String(petOf(id).id),
+    );
   });
 
   it('an earlier attempt that lost its pet: 409 telling to send a new key; a pet that holds the abandoned record all the same is handed back', async () => {
     const { adoption, order, petOf } = setup();
     const lost = order(A, 'abandoned', { token: 'lost' });
     const message = expectRefusal(await answered(adoption.placedUnder(resumed('lost'))), 'conflict');
-    expect(message).to.include(`pet ${petOf(lost).id}`).and.to.include('Idempotency-Key');
+    expect(message)
+      .to.include(`pet ${petOf(lost).id}`)
+      .and.to.include('Idempotency-Key');
     const late = order(A, 'abandoned', { held: true, token: 'late' });
     expectRefusal(await answered(adoption.placedUnder(resumed('late'))), 'conflict');
     expect(petOf(late)).to.deep.include({ status: 'available', orderId: null });
@@ -276,7 +307,9 @@ describe('Adoption: a placement under an Idempotency-Key (docs/rules.md §10)', 
     const { adoption, pets } = setup();
     const petId = pets.add('available');
     pets.swapHold = async (id) => ((pets.pet(id).withdrawn = true), false);
-    expect(expectRefusal(await adoption.place(A, { petId }, resumed('t')), 'validation_failed', 'petId')).to.include(String(petId));
+    expect(expectRefusal(await adoption.place(A, { petId }, resumed('t')), 'validation_failed', 'petId')).to.include(
+      String(petId),
+    );
   });
 
   it('a resumed placement whose create answers the earlier attempt’s record, finished and cancelled since, answers it as it is and leaves the pet alone', async () => {
@@ -310,9 +343,12 @@ describe('Adoption: reading and acting on one order (docs/rules.md §8)', () => 
   it('an id that is not canonical is refused on orderId; one beyond 2^53 − 1 is not found without asking the store; not_found names the id', async () => {
     const { adoption, orders, order } = setup();
     const id = order(A, 'placed');
-    for (const raw of ['abc', '01', '-1', '1.0']) expectRefusal(await adoption.getOrder(A, raw), 'validation_failed', 'orderId', raw);
+    for (const raw of ['abc', '01', '-1', '1.0'])
+      expectRefusal(await adoption.getOrder(A, raw), 'validation_failed', 'orderId', raw);
     orders.calls.length = 0;
-    expect(expectRefusal(await adoption.getOrder(ADMIN, '9007199254740993'), 'not_found')).to.include('9007199254740993');
+    expect(expectRefusal(await adoption.getOrder(ADMIN, '9007199254740993'), 'not_found')).to.include(
+      '9007199254740993',
+    );
     expect(orders.calls).to.deep.equal([]);
     expect(expectRefusal(await adoption.getOrder(B, id), 'not_found'), "another key's order").to.include(`id ${id}`);
     expect(expectRefusal(await adoption.cancel(B, id), 'not_found')).to.include(`id ${id}`);
@@ -334,7 +370,11 @@ describe('Adoption: reading and acting on one order (docs/rules.md §8)', () => 
     const { adoption, order } = setup();
     const delivered = order(A, 'delivered');
     const message = expectRefusal(await adoption.cancel(A, delivered), 'conflict');
-    expect(message).to.include(`order ${delivered}`).and.to.include('delivered').and.to.include('placed or approved').and.to.include('cancelled');
+    expect(message)
+      .to.include(`order ${delivered}`)
+      .and.to.include('delivered')
+      .and.to.include('placed or approved')
+      .and.to.include('cancelled');
     expect(expectRefusal(await adoption.deliver(ADMIN, order(A, 'placed')), 'conflict')).to.include('approved');
   });
 
@@ -342,9 +382,15 @@ describe('Adoption: reading and acting on one order (docs/rules.md §8)', () => 
     const { adoption, order, petOf, heard, orders } = setup();
     const at = timestamp(LATER);
     const id = order(A, 'placed');
-    expect(await adoption.approve(ADMIN, id)).to.deep.equal({ ok: true, value: { id, petId: petOf(id).id, status: 'approved', placedAt: timestamp(T0), updatedAt: at } });
+    expect(await adoption.approve(ADMIN, id)).to.deep.equal({
+      ok: true,
+      value: { id, petId: petOf(id).id, status: 'approved', placedAt: timestamp(T0), updatedAt: at },
+    });
     expect(petOf(id)).to.deep.include({ status: 'pending', orderId: id });
-    expect(await adoption.deliver(ADMIN, id)).to.deep.include({ ok: true, value: { id, petId: petOf(id).id, status: 'delivered', placedAt: timestamp(T0), updatedAt: at } });
+    expect(await adoption.deliver(ADMIN, id)).to.deep.include({
+      ok: true,
+      value: { id, petId: petOf(id).id, status: 'delivered', placedAt: timestamp(T0), updatedAt: at },
+    });
     expect(petOf(id)).to.deep.include({ status: 'sold', orderId: null });
     expect(orders.order(id).state).to.equal('delivered');
     const cancelled = order(A, 'approved');
@@ -353,7 +399,10 @@ describe('Adoption: reading and acting on one order (docs/rules.md §8)', () => 
     orders.calls.length = 0;
     expect(await adoption.deliver(ADMIN, id)).to.deep.include({ ok: true });
     expect(await adoption.cancel(A, cancelled)).to.deep.include({ ok: true });
-    expect(orders.calls.filter((call) => call.startsWith('updateState')), 'a repeat writes nothing').to.deep.equal([]);
+    expect(
+      orders.calls.filter((call) => call.startsWith('updateState')),
+      'a repeat writes nothing',
+    ).to.deep.equal([]);
     expect(heard).to.deep.equal(['approve', 'deliver', 'cancel']);
   });
 
@@ -384,7 +433,9 @@ describe('Adoption: reading and acting on one order (docs/rules.md §8)', () => 
       orders.updateState = async () => (attempts++, false);
       const error = await rejection(adoption.act(ADMIN, action, id));
       expect(error, action).to.be.instanceOf(StoreUnavailableError);
-      expect((error as Error).message).to.include(`order ${id} `).and.to.include('retry');
+      expect((error as Error).message)
+        .to.include(`order ${id} `)
+        .and.to.include('retry');
       expect(attempts, action).to.equal(MAX_ROUNDS);
       expect(heard).to.deep.equal([]);
     }
@@ -410,7 +461,10 @@ describe('OrderRepair: records left half done are settled before anyone sees the
     ] as const) {
       const id = order(A, state);
       const got = await adoption.getOrder(A, id);
-      expect(got, state).to.deep.equal({ ok: true, value: { id, petId: petOf(id).id, status, placedAt: timestamp(T0), updatedAt: timestamp(T0) } });
+      expect(got, state).to.deep.equal({
+        ok: true,
+        value: { id, petId: petOf(id).id, status, placedAt: timestamp(T0), updatedAt: timestamp(T0) },
+      });
       expect(petOf(id)).to.deep.include({ status: pet, orderId: null });
       expect(orders.order(id).state).to.equal(status);
     }
@@ -418,7 +472,13 @@ describe('OrderRepair: records left half done are settled before anyone sees the
 
   it('a placement record its pet does not hold stays invisible (also when its pet is gone); one it holds is placed', async () => {
     const { adoption, orders, order, petOf } = setup();
-    const gone = orders.add({ petId: 999, owner: A.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) });
+    const gone = orders.add({
+      petId: 999,
+      owner: A.keyId,
+      state: 'placing',
+      placedAt: timestamp(T0),
+      updatedAt: timestamp(T0),
+    });
     expectRefusal(await adoption.getOrder(ADMIN, gone), 'not_found');
     const unheld = order(A, 'placing', { held: false });
     expectRefusal(await adoption.getOrder(A, unheld), 'not_found');
@@ -450,7 +510,9 @@ describe('OrderRepair: records left half done are settled before anyone sees the
     orders.updateState = async () => (attempts++, false);
     const error = await rejection(adoption.getOrder(ADMIN, id));
     expect(error).to.be.instanceOf(StoreUnavailableError);
-    expect((error as Error).message).to.include(`order ${id} `).and.to.include('retry');
+    expect((error as Error).message)
+      .to.include(`order ${id} `)
+      .and.to.include('retry');
     expect(attempts).to.equal(MAX_ROUNDS);
     const findById = orders.findById;
     let reads = 0;
@@ -467,7 +529,8 @@ describe('Adoption: listing orders (docs/rules.md §2, §8)', () => {
     expectRefusal(await adoption.listOrders(A, { status: 3 }), 'validation_failed', 'status');
     expectRefusal(await adoption.listOrders(A, { limit: 0 }), 'validation_failed', 'limit');
     expectRefusal(await adoption.listOrders(A, { cursor: 'nope' }), 'validation_failed', 'cursor');
-    for (const status of ['placed', 'approved', 'delivered', 'cancelled']) expect((await adoption.listOrders(A, { status })).ok, status).to.equal(true);
+    for (const status of ['placed', 'approved', 'delivered', 'cancelled'])
+      expect((await adoption.listOrders(A, { status })).ok, status).to.equal(true);
   });
 
   it('the next cursor belongs to the listing: the order list, its owner and its status filter; refused in any other', async () => {
@@ -486,28 +549,58 @@ describe('Adoption: listing orders (docs/rules.md §2, §8)', () => {
       [A, undefined],
       [A, 'approved'],
     ] as const) {
-      const other = await adoption.listOrders(caller, { limit: 1, cursor, ...(status === undefined ? {} : { status }) });
+      const other = await adoption.listOrders(caller, {
+        limit: 1,
+        cursor,
+        ...(status === undefined ? {} : { status }),
+      });
       expectRefusal(other, 'validation_failed', 'cursor', `${caller.keyId} ${status}`);
     }
     const mine = await adoption.listOrders(A, { limit: 1 });
     const mineCursor = mine.ok ? mine.value.nextCursor : undefined;
     expect(mineCursor).to.equal(encodeCursor(1, pageScope('orders', { owner: A.keyId })));
-    expectRefusal(await adoption.listOrders(B, { limit: 1, cursor: mineCursor }), 'validation_failed', 'cursor', "another key's unfiltered listing");
-    expectRefusal(await adoption.listOrders(ADMIN, { limit: 1, cursor: mineCursor }), 'validation_failed', 'cursor', "a client's cursor at an admin");
+    expectRefusal(
+      await adoption.listOrders(B, { limit: 1, cursor: mineCursor }),
+      'validation_failed',
+      'cursor',
+      "another key's unfiltered listing",
+    );
+    expectRefusal(
+      await adoption.listOrders(ADMIN, { limit: 1, cursor: mineCursor }),
+      'validation_failed',
+      'cursor',
+      "a client's cursor at an admin",
+    );
     const admin = await adoption.listOrders(ADMIN, { limit: 1 });
     const adminCursor = admin.ok ? admin.value.nextCursor : undefined;
     expect(adminCursor).to.equal(encodeCursor(1, pageScope('orders')));
-    expectRefusal(await adoption.listOrders(A, { limit: 1, cursor: adminCursor }), 'validation_failed', 'cursor', "an admin's cursor at a client");
-    expectRefusal(await adoption.listOrders(ADMIN, { cursor: encodeCursor(1, pageScope('pets')) }), 'validation_failed', 'cursor', 'a cursor of the pet list');
+    expectRefusal(
+      await adoption.listOrders(A, { limit: 1, cursor: adminCursor }),
+      'validation_failed',
+      'cursor',
+      "an admin's cursor at a client",
+    );
+    expectRefusal(
+      await adoption.listOrders(ADMIN, { cursor: encodeCursor(1, pageScope('pets')) }),
+      'validation_failed',
+      'cursor',
+      'a cursor of the pet list',
+    );
   });
 
   it('property: a cursor is accepted exactly in the listing it came from: the same owner (every admin key lists all orders) and the same status filter', async () => {
     const { adoption, order } = setup();
     const ADMIN2: Caller = { keyId: 'key_ad11111111ad', role: 'admin' };
-    for (const owner of [A, B]) for (const state of ['placed', 'approved', 'delivered', 'cancelled'] as const) for (let i = 0; i < 2; i++) order(owner, state);
-    const listing = fc.record({ caller: fc.constantFrom(A, B, ADMIN, ADMIN2), status: fc.constantFrom(undefined, 'placed', 'approved', 'delivered', 'cancelled') });
+    for (const owner of [A, B])
+      for (const state of ['placed', 'approved', 'delivered', 'cancelled'] as const)
+        for (let i = 0; i < 2; i++) order(owner, state);
+    const listing = fc.record({
+      caller: fc.constantFrom(A, B, ADMIN, ADMIN2),
+      status: fc.constantFrom(undefined, 'placed', 'approved', 'delivered', 'cancelled'),
+    });
     const filters = ({ status }: { status: string | undefined }) => (status === undefined ? {} : { status });
-    const scope = ({ caller, status }: { caller: Caller; status: string | undefined }) => `${caller.role === 'admin' ? '*' : caller.keyId} ${status}`;
+    const scope = ({ caller, status }: { caller: Caller; status: string | undefined }) =>
+      `${caller.role === 'admin' ? '*' : caller.keyId} ${status}`;
     await fc.assert(
       fc.asyncProperty(listing, listing, async (from, at) => {
         const first = await adoption.listOrders(from.caller, { limit: 1, ...filters(from) });
@@ -587,7 +680,8 @@ describe('Adoption: listing orders (docs/rules.md §2, §8)', () => {
     order(A, 'placed');
     const approved = order(A, 'approved');
     // A store that answers every record, whatever the states asked for (one that changed between index and fetch).
-    orders.list = async (query) => [...orders.orders.values()].filter((o) => o.id > query.afterId).slice(0, query.limit);
+    orders.list = async (query) =>
+      [...orders.orders.values()].filter((o) => o.id > query.afterId).slice(0, query.limit);
     const page = await adoption.listOrders(A, { status: 'approved' });
     expect(page.ok && page.value.items.map((o) => o.id)).to.deep.equal([approved]);
   });

@@ -29,11 +29,18 @@ describe('Authorization: Bearer <key> (docs/rules.md §4): the whole header, not
   };
 
   it('accepts exactly "Bearer <key>" (the scheme in any case, spaces after the key allowed)', async () => {
-    for (const header of [`Bearer ${KEY}`, `bEaReR ${KEY}`, `Bearer  ${KEY}  `]) expect(await reason(header), header).to.equal('accepted');
+    for (const header of [`Bearer ${KEY}`, `bEaReR ${KEY}`, `Bearer  ${KEY}  `])
+      expect(await reason(header), header).to.equal('accepted');
   });
 
   it('refuses a header with text after the key, even when the key is a prefix of it', async () => {
-    for (const header of [`Bearer ${KEY} extra`, `Bearer ${KEY}ä`, `Bearer ${KEY} ${KEY}`, `Bearer ${KEY}\u00a0`, `Bearer ${KEY};`]) {
+    for (const header of [
+      `Bearer ${KEY} extra`,
+      `Bearer ${KEY}ä`,
+      `Bearer ${KEY} ${KEY}`,
+      `Bearer ${KEY}\u00a0`,
+      `Bearer ${KEY};`,
+    ]) {
       expect(await reason(header), header).to.equal('invalid');
     }
   });
@@ -45,7 +52,8 @@ describe('Authorization: Bearer <key> (docs/rules.md §4): the whole header, not
   });
 
   it('refuses a bearer header whose credential only ends with "Bearer <key>"', async () => {
-    for (const header of [`Bearer x Bearer ${KEY}`, `Bearer Bearer ${KEY}`]) expect(await reason(header), header).to.equal('invalid');
+    for (const header of [`Bearer x Bearer ${KEY}`, `Bearer Bearer ${KEY}`])
+      expect(await reason(header), header).to.equal('invalid');
   });
 
   it('says what to send when no credential came, and that the key is not valid when one did; both 401 unauthorized', async () => {
@@ -89,18 +97,25 @@ describe('key records (docs/rules.md §4, §5, §9)', () => {
     for (const hash of ['0'.repeat(64), 'f'.repeat(64)]) {
       expect(settingsKeyPosition(hash), hash).to.be.above(listFrom).and.below(API_KEY_POSITION_BASE);
     }
-    expect(settingsKeyPosition(`000000000001${'f'.repeat(52)}`)).to.be.below(settingsKeyPosition(`000000000002${'0'.repeat(52)}`));
+    expect(settingsKeyPosition(`000000000001${'f'.repeat(52)}`)).to.be.below(
+      settingsKeyPosition(`000000000002${'0'.repeat(52)}`),
+    );
   });
 
   it('an issued key is the whole text: the key pattern refuses anything before or after one', () => {
     const key = generateApiKey(new SeededRandom('anchors'));
     expect(key).to.match(ISSUED_KEY_PATTERN);
-    for (const text of [`x${key}`, ` ${key}`, `${key}x`, `${key} `, `${key}\n`]) expect(ISSUED_KEY_PATTERN.test(text), JSON.stringify(text)).to.equal(false);
+    for (const text of [`x${key}`, ` ${key}`, `${key}x`, `${key} `, `${key}\n`])
+      expect(ISSUED_KEY_PATTERN.test(text), JSON.stringify(text)).to.equal(false);
   });
 });
 
 describe('ApiKeyLookupCache: the age check and writes (docs/rules.md §9)', () => {
-  const stored = (key: string): StoredApiKey => ({ ...(apiKeyRecord(key, 'pro') as ApiKeyRecord), source: 'settings', position: 1 });
+  const stored = (key: string): StoredApiKey => ({
+    ...(apiKeyRecord(key, 'pro') as ApiKeyRecord),
+    source: 'settings',
+    position: 1,
+  });
 
   /** A store that counts lookups and answers each one only when told to. */
   class HeldStore extends ApiKeyStoreModel {

@@ -3,8 +3,25 @@
 // and the use cases of CategoryCatalog (same name → conflict naming the holder, 404, paging).
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Category, CategoryListQuery, CategoryNameTaken, CategoryRepository, NewCategory, Result } from '../src/index.js';
-import { CategoryCatalog, categoryNameKey, encodeCursor, fail, INT64_MAX, ok, pageScope, parsePetId, validateNewCategory } from '../src/index.js';
+import type {
+  Category,
+  CategoryListQuery,
+  CategoryNameTaken,
+  CategoryRepository,
+  NewCategory,
+  Result,
+} from '../src/index.js';
+import {
+  CategoryCatalog,
+  categoryNameKey,
+  encodeCursor,
+  fail,
+  INT64_MAX,
+  ok,
+  pageScope,
+  parsePetId,
+  validateNewCategory,
+} from '../src/index.js';
 import { parseCategoryId, readCategoryFilter } from '../src/category/validate.js';
 import { expectRefusal } from './support/refusals.js';
 
@@ -17,8 +34,12 @@ const idTextArb = fc.oneof(
   fc.bigInt({ min: MAX_SAFE - 5n, max: MAX_SAFE + 5n }).map(String),
   fc.bigInt({ min: INT64 - 5n, max: INT64 + 5n }).map(String),
   fc.integer({ min: 1, max: 999 }).map(String),
-  fc.tuple(fc.constantFrom('0', '-', '+', ' ', '00', '0x'), fc.integer({ min: 0, max: 99 })).map(([prefix, n]) => prefix + n),
-  fc.tuple(fc.integer({ min: 1, max: 99 }), fc.constantFrom('.0', '.5', 'e0', 'e3', ' ', 'n', '_0')).map(([n, suffix]) => n + suffix),
+  fc
+    .tuple(fc.constantFrom('0', '-', '+', ' ', '00', '0x'), fc.integer({ min: 0, max: 99 }))
+    .map(([prefix, n]) => prefix + n),
+  fc
+    .tuple(fc.integer({ min: 1, max: 99 }), fc.constantFrom('.0', '.5', 'e0', 'e3', ' ', 'n', '_0'))
+    .map(([n, suffix]) => n + suffix),
   fc.constantFrom('', '0', '1', 'abc', '99999999999999999999', '١٢', '１'),
 );
 const isCanonical = (text: string): boolean => /^[1-9][0-9]*$/.test(text);
@@ -28,7 +49,10 @@ describe('category ids (docs/rules.md §7: the petId rules of §2)', () => {
     fc.assert(
       fc.property(idTextArb, (text) => {
         const valid = isCanonical(text) && BigInt(text) <= INT64;
-        for (const [parse, field] of [[parseCategoryId, 'categoryId'], [(raw: string) => parsePetId(raw), 'petId']] as const) {
+        for (const [parse, field] of [
+          [parseCategoryId, 'categoryId'],
+          [(raw: string) => parsePetId(raw), 'petId'],
+        ] as const) {
           const result = parse(text);
           if (!valid) {
             const message = expectRefusal(result, 'validation_failed', field, text);
@@ -45,7 +69,11 @@ describe('category ids (docs/rules.md §7: the petId rules of §2)', () => {
   it('property: the categoryId filter of a list is a positive safe integer, as a number or as its canonical decimal text', () => {
     const valueArb = fc.oneof(
       idTextArb,
-      fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 1.5, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1, NaN, Infinity)),
+      fc.oneof(
+        fc.integer(),
+        fc.double(),
+        fc.constantFrom(0, -1, 1.5, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1, NaN, Infinity),
+      ),
       fc.constantFrom(null, true, false, [3], { id: 3 }, undefined),
     );
     fc.assert(
@@ -161,11 +189,20 @@ describe('CategoryCatalog (docs/rules.md §7)', () => {
     expect(first.value.nextCursor).to.equal('YzIuMi4yNThhYjF3Z3N1ag');
     const next = await catalog.listCategories({ limit: 3, cursor: 'YzIuMi4yNThhYjF3Z3N1ag' });
     expect(next).to.deep.equal({ ok: true, value: { items: [3, 4, 5].map((id) => ({ id, name: 'abcde'[id - 1] })) } });
-    for (const cursor of [encodeCursor(2, pageScope('pets')), encodeCursor(2, pageScope('keys')), encodeCursor(2, pageScope('categories', { status: 'sold' }))]) {
+    for (const cursor of [
+      encodeCursor(2, pageScope('pets')),
+      encodeCursor(2, pageScope('keys')),
+      encodeCursor(2, pageScope('categories', { status: 'sold' })),
+    ]) {
       expectRefusal(await catalog.listCategories({ cursor }), 'validation_failed', 'cursor', cursor);
     }
     for (const limit of [0, 101, 2.5, '2']) {
-      const message = expectRefusal(await catalog.listCategories({ limit }), 'validation_failed', 'limit', String(limit));
+      const message = expectRefusal(
+        await catalog.listCategories({ limit }),
+        'validation_failed',
+        'limit',
+        String(limit),
+      );
       expect(message, 'it gives the range').to.include('1 to 100');
     }
   });

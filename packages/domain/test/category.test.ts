@@ -15,7 +15,21 @@ describe('NewCategory validation (docs/rules.md §7)', () => {
       expect(validateNewCategory({ name }), name).to.deep.equal({ ok: true, value: { name } });
       expect(schemaAccepts({ name }), name).to.equal(true);
     }
-    for (const body of [{}, { name: '' }, { name: ' \t' }, { name: 'x'.repeat(101) }, { name: '🐕'.repeat(101) }, { name: 'a\ud800' }, { name: 5 }, { name: null }, { name: 'Dogs', id: 1 }, { name: 'Dogs', extra: true }, [], 'Dogs', null]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: ' \t' },
+      { name: 'x'.repeat(101) },
+      { name: '🐕'.repeat(101) },
+      { name: 'a\ud800' },
+      { name: 5 },
+      { name: null },
+      { name: 'Dogs', id: 1 },
+      { name: 'Dogs', extra: true },
+      [],
+      'Dogs',
+      null,
+    ]) {
       const result = validateNewCategory(body);
       expect(result.ok, JSON.stringify(body)).to.equal(false);
       expect(schemaAccepts(body), `schema on ${JSON.stringify(body)}`).to.equal(false);
@@ -28,22 +42,38 @@ describe('NewCategory validation (docs/rules.md §7)', () => {
   });
 
   it('property: the domain validator accepts exactly what the exported JSON Schema accepts', () => {
-    const weird = fc.oneof(fc.jsonValue(), fc.constantFrom('', ' ', '\u3000', 'a\ud800', '\udfff', 'x'.repeat(101), null, 7));
+    const weird = fc.oneof(
+      fc.jsonValue(),
+      fc.constantFrom('', ' ', '\u3000', 'a\ud800', '\udfff', 'x'.repeat(101), null, 7),
+    );
     const nameArb = fc.oneof(
       { weight: 4, arbitrary: categoryNameArb },
       { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 8 }) },
-      { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(' ', '\n', '\u00a0', '\u2028', '\ufeff'), minLength: 1, maxLength: 4 }) },
+      {
+        weight: 1,
+        arbitrary: fc.string({
+          unit: fc.constantFrom(' ', '\n', '\u00a0', '\u2028', '\ufeff'),
+          minLength: 1,
+          maxLength: 4,
+        }),
+      },
       { weight: 1, arbitrary: weird },
     );
     const bodyArb = fc.oneof(
       { weight: 6, arbitrary: fc.record({ name: nameArb }, { requiredKeys: [] }) },
       {
         weight: 2,
-        arbitrary: fc.tuple(fc.record({ name: nameArb }), fc.constantFrom('id', 'Name', '__proto__', 'constructor', 'label'), weird).map(([body, key, value]) => {
-          const out: Record<string, unknown> = { ...body };
-          Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-          return out;
-        }),
+        arbitrary: fc
+          .tuple(
+            fc.record({ name: nameArb }),
+            fc.constantFrom('id', 'Name', '__proto__', 'constructor', 'label'),
+            weird,
+          )
+          .map(([body, key, value]) => {
+            const out: Record<string, unknown> = { ...body };
+            Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+            return out;
+          }),
       },
       { weight: 1, arbitrary: weird },
     );

@@ -35,7 +35,16 @@ const respellings = (issued: string): string[] => {
   const bytes = Buffer.from(textOf(issued), 'latin1');
   const standard = bytes.toString('base64');
   const padded = issued + '='.repeat((4 - (issued.length % 4)) % 4 || 1);
-  const out = [padded, standard, standard.replace(/=+$/, ''), ...[' ', '\n', '\t', '\r', '\u00a0'].flatMap((ws) => [ws + issued, issued + ws, issued.slice(0, 4) + ws + issued.slice(4)])];
+  const out = [
+    padded,
+    standard,
+    standard.replace(/=+$/, ''),
+    ...[' ', '\n', '\t', '\r', '\u00a0'].flatMap((ws) => [
+      ws + issued,
+      issued + ws,
+      issued.slice(0, 4) + ws + issued.slice(4),
+    ]),
+  ];
   if (issued.length % 4 !== 0) {
     // The last character of a partial group carries unused low bits: setting one spells the same bytes.
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -80,7 +89,9 @@ describe('cursors (docs/rules.md §2, Paging)', () => {
   it('property: every cursor the pager issues is canonical base64url within the query bound, and decodes to the position its page ends at', () => {
     fc.assert(
       fc.property(fc.uniqueArray(positionArb, { minLength: 2, maxLength: 8 }), scopeArb, (ids, scope) => {
-        const rows: Pet[] = ids.sort((a, b) => a - b).map((id) => ({ id, name: 'x', categoryId: 1, status: 'available' }));
+        const rows: Pet[] = ids
+          .sort((a, b) => a - b)
+          .map((id) => ({ id, name: 'x', categoryId: 1, status: 'available' }));
         const limit = rows.length - 1;
         const page = assemblePage(rows, limit, scope, byId);
         const cursor = page.nextCursor!;
@@ -88,7 +99,10 @@ describe('cursors (docs/rules.md §2, Paging)', () => {
         expect(cursor.length).to.be.at.most(MAX_CURSOR_LENGTH);
         expect(spell(textOf(cursor)), 'one spelling').to.equal(cursor);
         expect(decodeCursor(cursor, scope)).to.equal(rows[limit - 1]!.id);
-        expect(readPageRequest({ cursor, limit: LIMIT_MAX }, scope)).to.deep.equal({ ok: true, value: { limit: LIMIT_MAX, afterId: rows[limit - 1]!.id } });
+        expect(readPageRequest({ cursor, limit: LIMIT_MAX }, scope)).to.deep.equal({
+          ok: true,
+          value: { limit: LIMIT_MAX, afterId: rows[limit - 1]!.id },
+        });
       }),
     );
   });
@@ -100,7 +114,12 @@ describe('cursors (docs/rules.md §2, Paging)', () => {
         for (const other of respellings(issued).filter((spelling) => spelling !== issued)) {
           expect(textOf(other), 'a lenient decoder reads it as the same text').to.equal(textOf(issued));
           expect(decodeCursor(other, scope), JSON.stringify(other)).to.equal(undefined);
-          expectRefusal(readPageRequest({ cursor: other }, scope), 'validation_failed', 'cursor', JSON.stringify(other));
+          expectRefusal(
+            readPageRequest({ cursor: other }, scope),
+            'validation_failed',
+            'cursor',
+            JSON.stringify(other),
+          );
         }
       }),
     );
@@ -137,7 +156,16 @@ describe('cursors (docs/rules.md §2, Paging)', () => {
 
   it('refuses texts that are no base64url at all, and cursors that are not strings, without throwing', () => {
     const scope = pageScope('pets');
-    for (const text of ['', '=', 'A', 'AAAAA', '****', 'YzIu*S5meWJtMHd2Z2p4', 'x'.repeat(MAX_CURSOR_LENGTH + 1), encodeCursor(1, scope) + 'A']) {
+    for (const text of [
+      '',
+      '=',
+      'A',
+      'AAAAA',
+      '****',
+      'YzIu*S5meWJtMHd2Z2p4',
+      'x'.repeat(MAX_CURSOR_LENGTH + 1),
+      encodeCursor(1, scope) + 'A',
+    ]) {
       expect(decodeCursor(text, scope), text).to.equal(undefined);
     }
     for (const cursor of [null, 7, true, {}, ['YzIuMS5meWJtMHd2Z2p4'], '']) {
@@ -180,9 +208,14 @@ describe('the scope a cursor is bound to (docs/rules.md §2: the list and its fi
     fc.assert(
       fc.property(
         fc.constantFrom('pets', 'categories', 'orders', 'keys'),
-        fc.dictionary(keyArb, fc.option(fc.oneof(fc.string(), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })), { nil: undefined })),
+        fc.dictionary(
+          keyArb,
+          fc.option(fc.oneof(fc.string(), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER })), { nil: undefined }),
+        ),
         (list, filters) => {
-          const present = Object.fromEntries(Object.entries(filters).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
+          const present = Object.fromEntries(
+            Object.entries(filters).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])),
+          );
           expect(readScope(pageScope(list, filters))).to.deep.equal({ list, filters: present });
         },
       ),

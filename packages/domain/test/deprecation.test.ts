@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { deprecationHeaders, GET_PET_DEPRECATION, httpDate, isSunset } from '../src/index.js';
 
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 /** Instants from year 1000 to 9999: an IMF-fixdate has a four-digit year. */
 const instantArb = fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59, 999) });
 
@@ -35,19 +36,28 @@ describe('the deprecation of getPet (docs/rules.md §2)', () => {
       }),
     );
     // Every day name and month name, once each.
-    for (let day = 0; day < 7; day++) expect(httpDate(Date.UTC(2030, 11, 1 + day))).to.equal(new Date(Date.UTC(2030, 11, 1 + day)).toUTCString());
-    for (let month = 0; month < 12; month++) expect(httpDate(Date.UTC(2031, month, 9, 8, 7, 6))).to.equal(new Date(Date.UTC(2031, month, 9, 8, 7, 6)).toUTCString());
+    for (let day = 0; day < 7; day++)
+      expect(httpDate(Date.UTC(2030, 11, 1 + day))).to.equal(new Date(Date.UTC(2030, 11, 1 + day)).toUTCString());
+    for (let month = 0; month < 12; month++)
+      expect(httpDate(Date.UTC(2031, month, 9, 8, 7, 6))).to.equal(
+        new Date(Date.UTC(2031, month, 9, 8, 7, 6)).toUTCString(),
+      );
   });
 
   it('property: the headers of any deprecation: Unix seconds of its start, the HTTP-date of its sunset, the successor link', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: Date.UTC(9999, 0, 1) }), instantArb, fc.constantFrom('/v1/pets', '/v2/pets', '/v1/categories'), (deprecatedAt, sunsetAt, successor) => {
-        expect(deprecationHeaders({ deprecatedAt, sunsetAt, successor })).to.deep.equal({
-          Deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
-          Sunset: new Date(sunsetAt).toUTCString(),
-          Link: `<${successor}>; rel="successor-version"`,
-        });
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: Date.UTC(9999, 0, 1) }),
+        instantArb,
+        fc.constantFrom('/v1/pets', '/v2/pets', '/v1/categories'),
+        (deprecatedAt, sunsetAt, successor) => {
+          expect(deprecationHeaders({ deprecatedAt, sunsetAt, successor })).to.deep.equal({
+            Deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
+            Sunset: new Date(sunsetAt).toUTCString(),
+            Link: `<${successor}>; rel="successor-version"`,
+          });
+        },
+      ),
     );
   });
 });

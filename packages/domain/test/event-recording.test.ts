@@ -51,7 +51,11 @@ describe('the events the use cases ask their writes to record (docs/rules.md §1
       const patched = await admin.patch(ADMIN, id, body);
       if (!patched.ok) throw new Error(patched.error.message);
       expect(writes() - before, `${JSON.stringify(body)}: read, then written`).to.equal(2);
-      expect(recorded.pop(), JSON.stringify(body)).to.deep.equal({ type: 'key.updated', occurredAt: AT, data: patched.value });
+      expect(recorded.pop(), JSON.stringify(body)).to.deep.equal({
+        type: 'key.updated',
+        occurredAt: AT,
+        data: patched.value,
+      });
     }
   });
 
@@ -61,19 +65,35 @@ describe('the events the use cases ask their writes to record (docs/rules.md §1
     const recorded: NewEvent[] = [];
     const store = {
       ...forwardingPets(pets),
-      update: async (petId: number, revision: number, changes: object, at: string, record?: (pet: PetRecord) => readonly NewEvent[]) => {
+      update: async (
+        petId: number,
+        revision: number,
+        changes: object,
+        at: string,
+        record?: (pet: PetRecord) => readonly NewEvent[],
+      ) => {
         const after = await pets.update(petId, revision, changes, at);
         if (after !== undefined && record !== undefined) recorded.push(...record(after));
         return after;
       },
     };
-    const maintenance = new PetMaintenance(store, new OrderStoreModel(), { findById: async (c: number) => ({ id: c, name: `C${c}` }) }, new ManualClock(T0));
+    const maintenance = new PetMaintenance(
+      store,
+      new OrderStoreModel(),
+      { findById: async (c: number) => ({ id: c, name: `C${c}` }) },
+      new ManualClock(T0),
+    );
     expect((await maintenance.patch(ADMIN, id, { name: 'Max' })).ok).to.equal(true);
     expect((await maintenance.patch(ADMIN, id, { categoryId: 2, status: 'sold' })).ok).to.equal(true);
     expect((await maintenance.patch(ADMIN, id, { categoryId: 2, name: 'Max' })).ok, 'changes nothing').to.equal(true);
     expect(recorded).to.deep.equal([
       { type: 'pet.updated', occurredAt: AT, data: { id, name: 'Max', categoryId: 1, status: 'available' } },
-      { type: 'pet.updated', occurredAt: AT, data: { id, name: 'Max', categoryId: 2, status: 'sold' }, follows: [{ kind: 'category', id: 2 }] },
+      {
+        type: 'pet.updated',
+        occurredAt: AT,
+        data: { id, name: 'Max', categoryId: 2, status: 'sold' },
+        follows: [{ kind: 'category', id: 2 }],
+      },
     ]);
   });
 });

@@ -6,9 +6,18 @@ import { EventStoreModel } from './support/event-store-model.js';
 
 const T0 = Date.UTC(2027, 0, 1);
 const AT = new Date(T0).toISOString();
-const petEvent = (id: number, name = 'Rex', status: 'available' | 'pending' = 'available'): NewEvent => ({ type: 'pet.updated', occurredAt: AT, data: { id, name, categoryId: 1, status } });
+const petEvent = (id: number, name = 'Rex', status: 'available' | 'pending' = 'available'): NewEvent => ({
+  type: 'pet.updated',
+  occurredAt: AT,
+  data: { id, name, categoryId: 1, status },
+});
 const order = (id: number, petId: number): Order => ({ id, petId, status: 'placed', placedAt: AT, updatedAt: AT });
-const placed = (id: number, petId: number): NewEvent => ({ type: 'order.placed', occurredAt: AT, data: order(id, petId), follows: [{ kind: 'pet', id: petId }] });
+const placed = (id: number, petId: number): NewEvent => ({
+  type: 'order.placed',
+  occurredAt: AT,
+  data: order(id, petId),
+  follows: [{ kind: 'pet', id: petId }],
+});
 const flush = async (): Promise<void> => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 };
@@ -60,8 +69,14 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     const [order1] = store.record(placed(10, 1));
     const [pet1, pet1b] = store.record(petEvent(1, 'Rex', 'pending'), petEvent(1, 'Max', 'pending'));
     expect(await new EventRelay(store, clock, 'me').run()).to.equal(3);
-    expect(store.feed.map((e) => e.id), "the pet's events before the order that follows it").to.deep.equal([pet1!.id, pet1b!.id, order1!.id]);
-    expect(store.calls.filter((c) => c.startsWith('append')), 'each appended once').to.have.length(3);
+    expect(
+      store.feed.map((e) => e.id),
+      "the pet's events before the order that follows it",
+    ).to.deep.equal([pet1!.id, pet1b!.id, order1!.id]);
+    expect(
+      store.calls.filter((c) => c.startsWith('append')),
+      'each appended once',
+    ).to.have.length(3);
     expect(store.calls).to.include('pendingOf pet:1');
     expect(store.waiting).to.equal(0);
     // A followed resource with nothing waiting: looked at, nothing to clear.
@@ -73,20 +88,39 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
 
   it('follows through a mark: only the entries up to the marked one; none when it no longer waits; cause before effect across an order and its pet', async () => {
     const clock = new ManualClock(T0);
-    const reserved = (petId: number, orderId: number): NewEvent => ({ ...petEvent(petId, 'Rex', 'pending'), mark: `order:${orderId}` });
-    const placedThrough = (orderId: number, petId: number): NewEvent => ({ ...placed(orderId, petId), follows: [{ kind: 'pet', id: petId, through: `order:${orderId}` }] });
+    const reserved = (petId: number, orderId: number): NewEvent => ({
+      ...petEvent(petId, 'Rex', 'pending'),
+      mark: `order:${orderId}`,
+    });
+    const placedThrough = (orderId: number, petId: number): NewEvent => ({
+      ...placed(orderId, petId),
+      follows: [{ kind: 'pet', id: petId, through: `order:${orderId}` }],
+    });
     const prefix = new EventStoreModel();
     const [order10] = prefix.record(placedThrough(10, 1));
     const [reserving, later] = prefix.record(reserved(1, 10), petEvent(1, 'Max', 'pending'));
     await new EventRelay(prefix, clock, 'me').run();
-    expect(prefix.feed.map((e) => e.id), 'the marked entry and what came before it; the later one in its turn').to.deep.equal([reserving!.id, order10!.id, later!.id]);
+    expect(
+      prefix.feed.map((e) => e.id),
+      'the marked entry and what came before it; the later one in its turn',
+    ).to.deep.equal([reserving!.id, order10!.id, later!.id]);
 
     const gone = new EventStoreModel();
     const [order11] = gone.record(placedThrough(11, 2));
     const [other] = gone.record(petEvent(2, 'Max'));
     await new EventRelay(gone, clock, 'me').run();
-    expect(gone.feed.map((e) => e.id), 'the marked entry is no longer waiting: nothing to wait for').to.deep.equal([order11!.id, other!.id]);
-    expect(gone.calls.slice(0, 6)).to.deep.equal(['lease me', 'lastSequence', 'pending 100', 'pendingOf pet:2', `append ${order11!.id}@1`, `clear order:11 ${order11!.id}`]);
+    expect(
+      gone.feed.map((e) => e.id),
+      'the marked entry is no longer waiting: nothing to wait for',
+    ).to.deep.equal([order11!.id, other!.id]);
+    expect(gone.calls.slice(0, 6)).to.deep.equal([
+      'lease me',
+      'lastSequence',
+      'pending 100',
+      'pendingOf pet:2',
+      `append ${order11!.id}@1`,
+      `clear order:11 ${order11!.id}`,
+    ]);
 
     const chain = new EventStoreModel();
     const [pending] = chain.record(reserved(3, 12));
@@ -97,7 +131,10 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
       { type: 'order.delivered', occurredAt: AT, data: { ...order(12, 3), status: 'delivered' }, mark: 'delivered' },
     );
     await new EventRelay(chain, clock, 'me').run();
-    expect(chain.feed.map((e) => e.id), 'reserved, placed, approved, delivered, then released').to.deep.equal([pending!.id, p12!.id, a12!.id, d12!.id, sold!.id]);
+    expect(
+      chain.feed.map((e) => e.id),
+      'reserved, placed, approved, delivered, then released',
+    ).to.deep.equal([pending!.id, p12!.id, a12!.id, d12!.id, sold!.id]);
     expect(chain.waiting).to.equal(0);
   });
 
@@ -120,7 +157,12 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
       ['evt_other', 1],
       [mine!.id, 2],
     ]);
-    expect(store.calls.filter((c) => c === 'lastSequence' || c.startsWith('append'))).to.deep.equal(['lastSequence', `append ${mine!.id}@1`, 'lastSequence', `append ${mine!.id}@2`]);
+    expect(store.calls.filter((c) => c === 'lastSequence' || c.startsWith('append'))).to.deep.equal([
+      'lastSequence',
+      `append ${mine!.id}@1`,
+      'lastSequence',
+      `append ${mine!.id}@2`,
+    ]);
   });
 
   it('an entry already in the feed (a run that stopped before clearing) is not appended again, only cleared; it is not told', async () => {
@@ -146,13 +188,17 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     store.append = async () => 'taken';
     const taken = await new EventRelay(store, clock, 'me').run().catch((error: unknown) => error);
     expect(taken).to.be.instanceOf(StoreUnavailableError);
-    expect((taken as Error).message).to.equal("the feed's next sequence was taken 32 times in a row (other relays at work); retry");
+    expect((taken as Error).message).to.equal(
+      "the feed's next sequence was taken 32 times in a row (other relays at work); retry",
+    );
     expect(store.calls.filter((c) => c === 'lastSequence')).to.have.length(33);
 
     const circle = new EventStoreModel();
     circle.record({ ...petEvent(1), follows: [{ kind: 'pet', id: 1 }] });
     const error = await new EventRelay(circle, clock, 'me').run().catch((e: unknown) => e);
-    expect((error as Error).message).to.equal("the outboxes' follows lead deeper than 8 resources (at pet 1): a store that records events out of its rules");
+    expect((error as Error).message).to.equal(
+      "the outboxes' follows lead deeper than 8 resources (at pet 1): a store that records events out of its rules",
+    );
     expect(circle.calls.filter((c) => c.startsWith('pendingOf'))).to.have.length(8);
   });
 
@@ -161,7 +207,16 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     const clock = new ManualClock(T0);
     for (let i = 1; i <= 3; i++) store.record(petEvent(i));
     expect(await new EventRelay(store, clock, 'me', { batch: 1 }).run()).to.equal(3);
-    expect(store.calls.filter((c) => c.startsWith('lease') || c.startsWith('pending'))).to.deep.equal(['lease me', 'pending 1', 'lease me', 'pending 1', 'lease me', 'pending 1', 'lease me', 'pending 1']);
+    expect(store.calls.filter((c) => c.startsWith('lease') || c.startsWith('pending'))).to.deep.equal([
+      'lease me',
+      'pending 1',
+      'lease me',
+      'pending 1',
+      'lease me',
+      'pending 1',
+      'lease me',
+      'pending 1',
+    ]);
 
     const lost = new EventStoreModel();
     for (let i = 1; i <= 3; i++) lost.record(petEvent(i));
@@ -264,7 +319,10 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     expect(timers.live, 'the idle wait cancelled').to.deep.equal([]);
     await flush();
     expect(runs()).to.equal(3);
-    expect(timers.live.map((t) => t.ms), 'and started over').to.deep.equal([25]);
+    expect(
+      timers.live.map((t) => t.ms),
+      'and started over',
+    ).to.deep.equal([25]);
     await loop.stop();
     store.record(petEvent(2));
     loop.wake();
@@ -302,11 +360,17 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     timers.fireLast();
     await flush();
     expect(errors).to.deep.equal([failure, failure]);
-    expect(timers.live.map((t) => t.ms), 'later and later').to.deep.equal([50]);
+    expect(
+      timers.live.map((t) => t.ms),
+      'later and later',
+    ).to.deep.equal([50]);
     timers.fireLast();
     await flush();
     expect(runs()).to.equal(3);
-    expect(timers.live.map((t) => t.ms), 'soon again after a run that moved something').to.deep.equal([25]);
+    expect(
+      timers.live.map((t) => t.ms),
+      'soon again after a run that moved something',
+    ).to.deep.equal([25]);
     await loop.stop();
   });
 
@@ -351,7 +415,9 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     const store = new EventStoreModel();
     const timers = new ManualTimers();
     let runs = 0;
-    const relay = { run: async () => (runs++ === 0 ? Promise.reject(new StoreUnavailableError('down')) : 0) } as unknown as Relay;
+    const relay = {
+      run: async () => (runs++ === 0 ? Promise.reject(new StoreUnavailableError('down')) : 0),
+    } as unknown as Relay;
     const loop = new RelayLoop(relay, store, timers);
     loop.start();
     await flush();
@@ -368,20 +434,35 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
   const feedOf = (count: number) => {
     const store = new EventStoreModel();
     for (let i = 1; i <= count; i++) {
-      store.feed.push({ id: `evt_${i}`, sequence: i, type: i % 2 === 0 ? 'pet.withdrawn' : 'category.created', occurredAt: AT, data: i % 2 === 0 ? { id: i } : { id: i, name: `c${i}` } } as Event);
+      store.feed.push({
+        id: `evt_${i}`,
+        sequence: i,
+        type: i % 2 === 0 ? 'pet.withdrawn' : 'category.created',
+        occurredAt: AT,
+        data: i % 2 === 0 ? { id: i } : { id: i, name: `c${i}` },
+      } as Event);
     }
     store.lastSeq = count;
     return store;
   };
   const add = async (store: EventStoreModel, type: 'pet.withdrawn' | 'category.created'): Promise<void> => {
     const sequence = store.lastSeq + 1;
-    await store.append({ id: `evt_${sequence}`, sequence, type, occurredAt: AT, data: type === 'pet.withdrawn' ? { id: sequence } : { id: sequence, name: 'n' } } as Event);
+    await store.append({
+      id: `evt_${sequence}`,
+      sequence,
+      type,
+      occurredAt: AT,
+      data: type === 'pet.withdrawn' ? { id: sequence } : { id: sequence, name: 'n' },
+    } as Event);
   };
 
   it('admin keys only, decided before anything is read', () => {
     const feed = new EventFeed(new EventStoreModel(), new ManualClock());
     expect(feed.authorize(ADMIN)).to.deep.equal({ ok: true, value: undefined });
-    expect(feed.authorize({ keyId: 'key_aaaaaaaaaaaa', role: 'client' })).to.deep.equal({ ok: false, error: { code: 'forbidden', message: 'only an admin key may read the events' } });
+    expect(feed.authorize({ keyId: 'key_aaaaaaaaaaaa', role: 'client' })).to.deep.equal({
+      ok: false,
+      error: { code: 'forbidden', message: 'only an admin key may read the events' },
+    });
     expect(feed.authorize(undefined).ok).to.equal(false);
   });
 
@@ -392,14 +473,20 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     expect(page.ok && page.value.next).to.equal(3);
     const typed = await feed.read({ after: 0, types: ['pet.withdrawn'], limit: 10, waitMs: 0 });
     expect(typed.ok && typed.value.events.map((e) => e.sequence)).to.deep.equal([2, 4]);
-    expect(await feed.read({ after: 5, limit: 10, waitMs: 0 })).to.deep.equal({ ok: true, value: { events: [], next: 5 } });
+    expect(await feed.read({ after: 5, limit: 10, waitMs: 0 })).to.deep.equal({
+      ok: true,
+      value: { events: [], next: 5 },
+    });
     const store = feedOf(3);
     const asked: object[] = [];
     const after = store.after;
     store.after = (sequence, query) => (asked.push(query), after(sequence, query));
     await new EventFeed(store, new ManualClock(T0)).read({ after: 0, limit: 3, waitMs: 0 });
     await new EventFeed(store, new ManualClock(T0)).read({ after: 0, types: ['pet.withdrawn'], limit: 3, waitMs: 0 });
-    expect(asked, 'the store is asked for types only when some are').to.deep.equal([{ limit: 3 }, { types: ['pet.withdrawn'], limit: 3 }]);
+    expect(asked, 'the store is asked for types only when some are').to.deep.equal([
+      { limit: 3 },
+      { types: ['pet.withdrawn'], limit: 3 },
+    ]);
     expect(Object.keys(asked[0]!)).to.deep.equal(['limit']);
   });
 
@@ -409,7 +496,11 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     const feed = new EventFeed(store, new ManualClock(T0));
     expect(await feed.read({ after: 1, limit: 10, waitMs: 0 })).to.deep.equal({
       ok: false,
-      error: { code: 'gone', message: 'events after 1 are no longer kept; the first kept event is 3: read on from after=2 (what came between is lost to this reader)' },
+      error: {
+        code: 'gone',
+        message:
+          'events after 1 are no longer kept; the first kept event is 3: read on from after=2 (what came between is lost to this reader)',
+      },
     });
     expect((await feed.read({ after: 2, limit: 10, waitMs: 0 })).ok).to.equal(true);
     const racing = feedOf(5);
@@ -419,7 +510,9 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
       racing.feed.splice(0, 3);
       return read;
     };
-    expect((await new EventFeed(racing, new ManualClock(T0)).read({ after: 1, limit: 10, waitMs: 0 })).ok).to.equal(false);
+    expect((await new EventFeed(racing, new ManualClock(T0)).read({ after: 1, limit: 10, waitMs: 0 })).ok).to.equal(
+      false,
+    );
   });
 
   it('a long poll answers as soon as a matching event arrives, waiting past events of other types; [] at its end', async () => {
@@ -432,7 +525,10 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     clock.advance(1_000);
     await add(store, 'category.created');
     await flush();
-    expect(store.calls.slice(-1), 'a category is not what it waits for: it waits past it, for the time left').to.deep.equal(['waitBeyond 3 29000']);
+    expect(
+      store.calls.slice(-1),
+      'a category is not what it waits for: it waits past it, for the time left',
+    ).to.deep.equal(['waitBeyond 3 29000']);
     await add(store, 'pet.withdrawn');
     const page = await reading;
     expect(page.ok && page.value).to.deep.equal({ events: [store.feed[3]], next: 4 });
@@ -441,16 +537,27 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     const timedOut = await new EventFeed(quiet, new ManualClock(T0)).read({ after: 1, limit: 10, waitMs: 5 });
     expect(timedOut).to.deep.equal({ ok: true, value: { events: [], next: 1 } });
     let told!: () => void;
-    const ended = new EventFeed(quiet, new ManualClock(T0)).read({ after: 1, limit: 10, waitMs: 30_000 }, new Promise<void>((resolve) => (told = resolve)));
+    const ended = new EventFeed(quiet, new ManualClock(T0)).read(
+      { after: 1, limit: 10, waitMs: 30_000 },
+      new Promise<void>((resolve) => (told = resolve)),
+    );
     told();
     expect(await ended, 'ended by its caller').to.deep.equal({ ok: true, value: { events: [], next: 1 } });
     const late = feedOf(1);
     const lateClock = new ManualClock(T0);
-    const lateRead = new EventFeed(late, lateClock).read({ after: 1, types: ['pet.withdrawn'], limit: 10, waitMs: 1_000 });
+    const lateRead = new EventFeed(late, lateClock).read({
+      after: 1,
+      types: ['pet.withdrawn'],
+      limit: 10,
+      waitMs: 1_000,
+    });
     await flush();
     lateClock.advance(1_000);
     await add(late, 'category.created');
-    expect(await lateRead, 'past its deadline: no second wait').to.deep.equal({ ok: true, value: { events: [], next: 1 } });
+    expect(await lateRead, 'past its deadline: no second wait').to.deep.equal({
+      ok: true,
+      value: { events: [], next: 1 },
+    });
     expect(late.calls.filter((c) => c.startsWith('waitBeyond'))).to.have.length(1);
   });
 
@@ -460,7 +567,11 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     const until = new Promise<void>((resolve) => (stop = resolve));
     const seen: number[] = [];
     const following = (async () => {
-      for await (const event of new EventFeed(store, new ManualClock(T0)).follow(1, { batch: 2, until, types: ['pet.withdrawn', 'category.created'] })) {
+      for await (const event of new EventFeed(store, new ManualClock(T0)).follow(1, {
+        batch: 2,
+        until,
+        types: ['pet.withdrawn', 'category.created'],
+      })) {
         seen.push(event.sequence);
         if (seen.length === 5) stop();
       }
@@ -477,10 +588,15 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
     const after = quiet.after;
     quiet.after = (sequence, query) => (asked.push(query), after(sequence, query));
     const all: number[] = [];
-    for await (const event of new EventFeed(quiet, new ManualClock(T0)).follow(0, { until: Promise.resolve() })) all.push(event.sequence);
+    for await (const event of new EventFeed(quiet, new ManualClock(T0)).follow(0, { until: Promise.resolve() }))
+      all.push(event.sequence);
     expect(all, 'told to stop before it began: what is there, then the end').to.deep.equal([1, 2]);
     expect(asked[0], 'a hundred at a time, every type').to.deep.equal({ limit: 100 });
-    for await (const _ of new EventFeed(quiet, new ManualClock(T0)).follow(2, { types: ['pet.withdrawn'], until: Promise.reject(new Error('gone away')) })) expect.fail('nothing after 2');
+    for await (const _ of new EventFeed(quiet, new ManualClock(T0)).follow(2, {
+      types: ['pet.withdrawn'],
+      until: Promise.reject(new Error('gone away')),
+    }))
+      expect.fail('nothing after 2');
     expect(asked[asked.length - 1]).to.deep.equal({ types: ['pet.withdrawn'], limit: 100 });
 
     const purged = feedOf(5);
@@ -489,7 +605,9 @@ describe('EventFeed: pages of the feed, long polls, and following it', () => {
       for await (const _ of new EventFeed(purged, new ManualClock(T0)).follow()) return 'an event';
       return 'none';
     })().catch((error: unknown) => (error as Error).message);
-    expect(behind).to.equal('events after 0 are no longer kept; the first kept event is 4: read on from after=3 (what came between is lost to this reader)');
+    expect(behind).to.equal(
+      'events after 0 are no longer kept; the first kept event is 4: read on from after=3 (what came between is lost to this reader)',
+    );
   });
 });
 
@@ -497,7 +615,15 @@ describe('EventRetention: the start of the feed goes, never its middle, never th
   const DAY = 24 * 60 * 60 * 1000;
   const feedAt = (...days: number[]) => {
     const store = new EventStoreModel();
-    days.forEach((day, i) => store.feed.push({ id: `evt_${i + 1}`, sequence: i + 1, type: 'pet.withdrawn', occurredAt: new Date(T0 + day * DAY).toISOString(), data: { id: i } }));
+    days.forEach((day, i) =>
+      store.feed.push({
+        id: `evt_${i + 1}`,
+        sequence: i + 1,
+        type: 'pet.withdrawn',
+        occurredAt: new Date(T0 + day * DAY).toISOString(),
+        data: { id: i },
+      }),
+    );
     store.lastSeq = days.length;
     return store;
   };
@@ -507,7 +633,10 @@ describe('EventRetention: the start of the feed goes, never its middle, never th
     expect(await new EventRetention(store, new ManualClock(T0 + 40 * DAY)).purge()).to.equal(2);
     const purges = () => store.calls.filter((c) => c.startsWith('purge'));
     expect(purges()).to.deep.equal(['purge 2']);
-    expect(await new EventRetention(store, new ManualClock(T0 + 40 * DAY)).purge(), 'the old event after a young one stays').to.equal(0);
+    expect(
+      await new EventRetention(store, new ManualClock(T0 + 40 * DAY)).purge(),
+      'the old event after a young one stays',
+    ).to.equal(0);
     expect(purges(), 'and nothing is asked of the store').to.deep.equal(['purge 2']);
     expect(await new EventRetention(store, new ManualClock(T0 + 100 * DAY), 7).purge(), 'never the newest').to.equal(2);
     expect(store.feed.map((e) => e.sequence)).to.deep.equal([5]);

@@ -32,8 +32,24 @@ const isQuery = ajv.compile(ListEventsQuerySchema);
 
 const AT = '2027-01-01T00:00:00.000Z';
 const pet: Pet = { id: 7, name: 'Rex', categoryId: 3, status: 'available' };
-const order: OrderRecord = { id: 12, petId: 7, owner: 'key_0123456789ab', state: 'placed', placedAt: AT, updatedAt: AT };
-const photo: StoredPhoto = { id: 4, petId: 7, contentType: 'image/jpeg', width: 800, height: 600, bytes: 51_234, createdAt: AT, files: [{ width: 800, height: 600, bytes: 51_234, sha256: 'a'.repeat(64) }] };
+const order: OrderRecord = {
+  id: 12,
+  petId: 7,
+  owner: 'key_0123456789ab',
+  state: 'placed',
+  placedAt: AT,
+  updatedAt: AT,
+};
+const photo: StoredPhoto = {
+  id: 4,
+  petId: 7,
+  contentType: 'image/jpeg',
+  width: 800,
+  height: 600,
+  bytes: 51_234,
+  createdAt: AT,
+  files: [{ width: 800, height: 600, bytes: 51_234, sha256: 'a'.repeat(64) }],
+};
 const key: StoredApiKey = {
   keyHash: 'b'.repeat(64),
   role: 'client',
@@ -69,7 +85,8 @@ const events: readonly Event[] = recorded.map((event, i) => toEvent({ ...event, 
 describe('the Event schema (docs/rules.md §15)', () => {
   it('takes every event the recorders make, of every type', () => {
     expect(new Set(events.map((e) => e.type))).to.deep.equal(new Set(EVENT_TYPES));
-    for (const event of events) expect(isEvent(event), `${event.type}: ${JSON.stringify(isEvent.errors)}`).to.equal(true);
+    for (const event of events)
+      expect(isEvent(event), `${event.type}: ${JSON.stringify(isEvent.errors)}`).to.equal(true);
   });
 
   it('has one closed shape per type, in the order of the table, each fixing its type and saying when it is recorded and what its data is', () => {
@@ -112,11 +129,33 @@ const asSent = (value: string): string | number => (CANONICAL.test(value) ? Numb
 const numberText = fc.oneof(
   fc.nat({ max: 40 }).map(String),
   fc.integer({ min: 90, max: 110 }).map(String),
-  fc.constantFrom('-1', '007', '+5', '1e1', '1.0', '0x10', '', ' 3', '9007199254740991', '9007199254740992', '99999999999999999999', 'twenty'),
+  fc.constantFrom(
+    '-1',
+    '007',
+    '+5',
+    '1e1',
+    '1.0',
+    '0x10',
+    '',
+    ' 3',
+    '9007199254740991',
+    '9007199254740992',
+    '99999999999999999999',
+    'twenty',
+  ),
 );
 const typesText = fc.oneof(
-  fc.array(fc.constantFrom(...EVENT_TYPES, 'pet', 'order.placing', 'Pet.created', ''), { minLength: 1, maxLength: 4 }).map((names) => names.join(',')),
-  fc.constantFrom('pet.created,', ',pet.created', 'pet.created, order.placed', 'pet.created,,order.placed', 'petXcreated', 'pet.created\norder.placed'),
+  fc
+    .array(fc.constantFrom(...EVENT_TYPES, 'pet', 'order.placing', 'Pet.created', ''), { minLength: 1, maxLength: 4 })
+    .map((names) => names.join(',')),
+  fc.constantFrom(
+    'pet.created,',
+    ',pet.created',
+    'pet.created, order.placed',
+    'pet.created,,order.placed',
+    'petXcreated',
+    'pet.created\norder.placed',
+  ),
 );
 
 describe('the query of GET /events: its schema and readFeedQuery agree (docs/rules.md §15)', () => {
@@ -125,7 +164,9 @@ describe('the query of GET /events: its schema and readFeedQuery agree (docs/rul
       fc.property(
         fc.record({ after: numberText, types: typesText, limit: numberText, wait: numberText }, { requiredKeys: [] }),
         (query) => {
-          const sent = Object.fromEntries(Object.entries(query).map(([name, value]) => [name, name === 'types' ? value : asSent(value)]));
+          const sent = Object.fromEntries(
+            Object.entries(query).map(([name, value]) => [name, name === 'types' ? value : asSent(value)]),
+          );
           expect(isQuery(sent), JSON.stringify(sent)).to.equal(readFeedQuery(sent).ok);
         },
       ),

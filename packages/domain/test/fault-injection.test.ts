@@ -1,5 +1,20 @@
 import { expect } from 'chai';
-import type { ApiKeyRecord, ApiKeyStore, StoredApiKey, ConsumeRequest, ConsumeResult, Pet, PetDraft, PetHold, PetListQuery, PetRecord, PetRepository, PetStatus, QuotaStore, SubjectState } from '../src/index.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  StoredApiKey,
+  ConsumeRequest,
+  ConsumeResult,
+  Pet,
+  PetDraft,
+  PetHold,
+  PetListQuery,
+  PetRecord,
+  PetRepository,
+  PetStatus,
+  QuotaStore,
+  SubjectState,
+} from '../src/index.js';
 import { apiKeyRecord, consumeQuota, DEFAULT_BAN_RULE, PLAN_QUOTAS, StoreUnavailableError } from '../src/index.js';
 import { FaultInjector } from '../test-support/index.js';
 
@@ -75,7 +90,12 @@ class Keys implements ApiKeyStore {
 }
 
 const draft: PetDraft = { name: 'Rex', categoryId: 1, status: 'available' };
-const consume: ConsumeRequest = { subject: 's', now: Date.UTC(2027, 0, 1), quota: PLAN_QUOTAS.free, ban: DEFAULT_BAN_RULE };
+const consume: ConsumeRequest = {
+  subject: 's',
+  now: Date.UTC(2027, 0, 1),
+  quota: PLAN_QUOTAS.free,
+  ban: DEFAULT_BAN_RULE,
+};
 
 const rejection = async (p: unknown): Promise<unknown> => {
   try {
@@ -94,10 +114,14 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const pet = await pets.create(draft);
     expect(await pets.findById(pet.id)).to.deep.equal({ ...pet, revision: 0, orderId: null, statusPatchedAt: null });
     expect(await pets.list({ afterId: 0, limit: 10 })).to.deep.equal([pet]);
-    expect(faults.calls.map((c) => `${c.method}:${c.mode}`)).to.deep.equal(['create:pass', 'findById:pass', 'list:pass']);
+    expect(faults.calls.map((c) => `${c.method}:${c.mode}`)).to.deep.equal([
+      'create:pass',
+      'findById:pass',
+      'list:pass',
+    ]);
   });
 
-  it('forwards a create\'s creation token (and logs it with the call) only when there is one; findByCreationToken is a read', async () => {
+  it("forwards a create's creation token (and logs it with the call) only when there is one; findByCreationToken is a read", async () => {
     const faults = new FaultInjector();
     const inner = new Pets();
     const pets = faults.petRepository(inner);
@@ -120,7 +144,13 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const error = await rejection(faults.petRepository(inner).create(draft));
     expect(error).to.be.instanceOf(StoreUnavailableError);
     expect(inner.rows).to.have.length(0);
-    expect(faults.calls[0]).to.deep.include({ port: 'PetRepository', method: 'create', write: true, mode: 'fail', reached: false });
+    expect(faults.calls[0]).to.deep.include({
+      port: 'PetRepository',
+      method: 'create',
+      write: true,
+      mode: 'fail',
+      reached: false,
+    });
   });
 
   it('fail-after-write: the write is applied, then the caller gets StoreUnavailableError', async () => {
@@ -156,12 +186,20 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const faults = new FaultInjector().queue('fail', 'pass', 'fail-after-write');
     const keys = faults.apiKeyStore(new Keys());
     const outcomes: string[] = [];
-    for (let i = 0; i < 4; i++) outcomes.push(await Promise.resolve(keys.findByHash('x')).then(() => 'ok', () => 'unavailable'));
+    for (let i = 0; i < 4; i++)
+      outcomes.push(
+        await Promise.resolve(keys.findByHash('x')).then(
+          () => 'ok',
+          () => 'unavailable',
+        ),
+      );
     expect(outcomes).to.deep.equal(['unavailable', 'ok', 'unavailable', 'ok']);
 
     faults.use((call) => (call.write ? 'fail' : undefined));
     expect(await keys.findByHash('x')).to.equal(undefined);
-    expect(await rejection(keys.save(apiKeyRecord('k', 'free') as ApiKeyRecord))).to.be.instanceOf(StoreUnavailableError);
+    expect(await rejection(keys.save(apiKeyRecord('k', 'free') as ApiKeyRecord))).to.be.instanceOf(
+      StoreUnavailableError,
+    );
     faults.use((call) => (call.args[0] === 'boom' ? 'fail' : undefined));
     expect(await rejection(keys.findByHash('boom'))).to.be.instanceOf(StoreUnavailableError);
     expect(await keys.findByHash('calm')).to.equal(undefined);

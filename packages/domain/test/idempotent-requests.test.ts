@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { IdempotentRequests, type ClaimOutcome, type CompletedRecord, type IdempotencyStore, type InProgressRecord, type KeptAnswer } from '../src/index.js';
+import {
+  IdempotentRequests,
+  type ClaimOutcome,
+  type CompletedRecord,
+  type IdempotencyStore,
+  type InProgressRecord,
+  type KeptAnswer,
+} from '../src/index.js';
 import { ManualClock } from '../test-support/index.js';
 
 /** Records what IdempotentRequests hands a store to keep; every claim is granted. */
@@ -20,7 +27,11 @@ describe('IdempotentRequests: what a kept answer holds (docs/rules.md §10)', ()
     const store = new KeptAnswers();
     const requests = new IdempotentRequests(store, new ManualClock());
     // A Location read off a response that has none is `undefined` (a caller in plain JavaScript, or past exact optional types).
-    const noLocation = { status: 400, body: '{"code":"validation_failed"}', location: undefined } as unknown as KeptAnswer;
+    const noLocation = {
+      status: 400,
+      body: '{"code":"validation_failed"}',
+      location: undefined,
+    } as unknown as KeptAnswer;
     for (const answer of [noLocation, { status: 201, body: '{"id":1}', location: '/v1/pets/1' }]) {
       const started = await requests.start('key_a', `k${answer.status}`, 'fp');
       if (started.kind !== 'process') throw new Error('expected a claim');

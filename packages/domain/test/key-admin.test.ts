@@ -121,7 +121,13 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
 
   it('property: NewApiKeySchema and the domain agree on every body (the schema says numbers exactly with enterprise, as a oneOf of closed shapes; it cannot say perMinute ≤ perDay)', async () => {
     const { admin } = setup();
-    const value = fc.oneof(fc.integer({ min: -2, max: 10 }), fc.constant(QUOTA_MAX + 1), fc.constant(1.5), fc.string(), fc.constant(null));
+    const value = fc.oneof(
+      fc.integer({ min: -2, max: 10 }),
+      fc.constant(QUOTA_MAX + 1),
+      fc.constant(1.5),
+      fc.string(),
+      fc.constant(null),
+    );
     const body = fc.record(
       {
         plan: fc.oneof(fc.constantFrom('free', 'pro', 'business', 'enterprise'), fc.string()),
@@ -135,7 +141,8 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     await fc.assert(
       fc.asyncProperty(body, async (b) => {
         const domain = await admin.create(ADMIN, b);
-        const m = b.perMinute, d = b.perDay;
+        const m = b.perMinute,
+          d = b.perDay;
         const ordered = !(typeof m === 'number' && typeof d === 'number' && m > d);
         expect(domain.ok, JSON.stringify(b)).to.equal(createAccepts(b) && ordered);
       }),
@@ -238,7 +245,11 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     const numbers = await admin.patch(ADMIN, id, { perMinute: 4, perDay: 5 });
     expect(numbers.ok && numbers.value).to.deep.include({ plan: 'enterprise', quota: { perMinute: 4, perDay: 5 } });
     const keeps = await admin.patch(ADMIN, id, { plan: 'enterprise', label: 'big' });
-    expect(keeps.ok && keeps.value).to.deep.include({ plan: 'enterprise', quota: { perMinute: 4, perDay: 5 }, label: 'big' });
+    expect(keeps.ok && keeps.value).to.deep.include({
+      plan: 'enterprise',
+      quota: { perMinute: 4, perDay: 5 },
+      label: 'big',
+    });
     const down = await admin.patch(ADMIN, id, { plan: 'business' });
     expect(down.ok && down.value).to.deep.include({ plan: 'business', quota: PLAN_QUOTAS.business, label: 'big' });
     const empty = await admin.patch(ADMIN, id, {});
@@ -253,13 +264,23 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     if (!made.ok) throw new Error('create');
     const id = made.value.id;
     const day = await admin.patch(ADMIN, id, { perDay: 500 });
-    expect(day.ok && day.value).to.deep.include({ plan: 'enterprise', quota: { perMinute: 10, perDay: 500 }, label: 'big' });
+    expect(day.ok && day.value).to.deep.include({
+      plan: 'enterprise',
+      quota: { perMinute: 10, perDay: 500 },
+      label: 'big',
+    });
     const minute = await admin.patch(ADMIN, id, { perMinute: 500 });
-    expect(minute.ok && minute.value.quota, 'perMinute = perDay is allowed').to.deep.equal({ perMinute: 500, perDay: 500 });
+    expect(minute.ok && minute.value.quota, 'perMinute = perDay is allowed').to.deep.equal({
+      perMinute: 500,
+      perDay: 500,
+    });
     const withPlan = await admin.patch(ADMIN, id, { plan: 'enterprise', perDay: QUOTA_MAX });
     expect(withPlan.ok && withPlan.value.quota).to.deep.equal({ perMinute: 500, perDay: QUOTA_MAX });
     const withLabel = await admin.patch(ADMIN, id, { perMinute: 7, label: 'smaller' });
-    expect(withLabel.ok && withLabel.value).to.deep.include({ quota: { perMinute: 7, perDay: QUOTA_MAX }, label: 'smaller' });
+    expect(withLabel.ok && withLabel.value).to.deep.include({
+      quota: { perMinute: 7, perDay: QUOTA_MAX },
+      label: 'smaller',
+    });
     await admin.patch(ADMIN, id, { perDay: 100 });
     // Refused, nothing changed: the result out of order, or a number out of range.
     const refused: Array<[unknown, string, RegExp]> = [
@@ -276,7 +297,9 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
       expect(!r.ok && r.error, JSON.stringify(body)).to.deep.include({ code: 'validation_failed', field });
       expect(!r.ok && r.error.message, JSON.stringify(body)).to.match(message);
     }
-    expect((await admin.get(ADMIN, id)).ok && (await admin.get(ADMIN, id))).to.deep.nested.include({ 'value.quota': { perMinute: 7, perDay: 100 } });
+    expect((await admin.get(ADMIN, id)).ok && (await admin.get(ADMIN, id))).to.deep.nested.include({
+      'value.quota': { perMinute: 7, perDay: 100 },
+    });
   });
 
   it('PATCH: a number on a key that stays on a fixed plan → 400; moving to enterprise from a fixed plan needs both numbers (the stricter reading)', async () => {
@@ -332,7 +355,11 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
 
   it('unknown and malformed key ids: not_found and validation_failed (the id quoted at most 64 characters)', async () => {
     const { admin } = setup();
-    for (const op of [(id: string) => admin.get(ADMIN, id), (id: string) => admin.patch(ADMIN, id, { label: 'x' }), (id: string) => admin.revoke(ADMIN, id)]) {
+    for (const op of [
+      (id: string) => admin.get(ADMIN, id),
+      (id: string) => admin.patch(ADMIN, id, { label: 'x' }),
+      (id: string) => admin.revoke(ADMIN, id),
+    ]) {
       const none = await op('key_abcdefabcdef');
       expect(!none.ok && none.error.code).to.equal('not_found');
       for (const bad of ['key_ABCDEFABCDEF', 'key_abc', 'pet_x', '', `key_${'a'.repeat(500)}`]) {
@@ -383,7 +410,11 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     const made = await admin.create(ADMIN, { plan: 'free' });
     if (!made.ok) throw new Error('create');
     expect(await admin.revoke(ADMIN, made.value.id)).to.deep.equal({ ok: true, value: undefined });
-    for (const r of [await admin.get(ADMIN, made.value.id), await admin.patch(ADMIN, made.value.id, { plan: 'pro' }), await admin.revoke(ADMIN, made.value.id)]) {
+    for (const r of [
+      await admin.get(ADMIN, made.value.id),
+      await admin.patch(ADMIN, made.value.id, { plan: 'pro' }),
+      await admin.revoke(ADMIN, made.value.id),
+    ]) {
       expect(!r.ok && r.error.code).to.equal('not_found');
     }
     const page = await admin.list(ADMIN);
@@ -405,7 +436,11 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
 });
 
 describe('ApiKeyLookupCache', () => {
-  const stored = (key: string): StoredApiKey => ({ ...(apiKeyRecord(key, 'pro') as never as StoredApiKey), source: 'settings', position: 1 });
+  const stored = (key: string): StoredApiKey => ({
+    ...(apiKeyRecord(key, 'pro') as never as StoredApiKey),
+    source: 'settings',
+    position: 1,
+  });
 
   /** A store whose lookups count and can be held open. */
   class SlowStore extends ApiKeyStoreModel {

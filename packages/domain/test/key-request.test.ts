@@ -10,7 +10,9 @@ import { ApiKeyStoreModel } from './support/api-key-store-model.js';
 describe('key creation bodies (docs/rules.md §9)', () => {
   it('a body that is no JSON object is refused as a whole, saying what to send', () => {
     for (const body of [null, [], 'plan', 3]) {
-      expect(expectRefusal(validateKeyRequest(body), 'validation_failed', 'body', String(body))).to.match(/JSON object.*plan/);
+      expect(expectRefusal(validateKeyRequest(body), 'validation_failed', 'body', String(body))).to.match(
+        /JSON object.*plan/,
+      );
     }
   });
 
@@ -22,62 +24,97 @@ describe('key creation bodies (docs/rules.md §9)', () => {
   it('plan is required, and one of the four plans (all named)', () => {
     expect(expectRefusal(validateKeyRequest({ label: 'x' }), 'validation_failed', 'plan')).to.match(/required/);
     for (const plan of ['gold', 'Free', 3, null]) {
-      expect(expectRefusal(validateKeyRequest({ plan }), 'validation_failed', 'plan', String(plan))).to.include('free, pro, business, enterprise');
+      expect(expectRefusal(validateKeyRequest({ plan }), 'validation_failed', 'plan', String(plan))).to.include(
+        'free, pro, business, enterprise',
+      );
     }
   });
 
   it('perMinute and perDay come together: one alone names the other', () => {
     for (const plan of ['free', 'enterprise']) {
-      expect(expectRefusal(validateKeyRequest({ plan, perMinute: 5 }), 'validation_failed', 'perDay', plan)).to.include('perMinute');
-      expect(expectRefusal(validateKeyRequest({ plan, perDay: 5 }), 'validation_failed', 'perMinute', plan)).to.include('perDay');
+      expect(expectRefusal(validateKeyRequest({ plan, perMinute: 5 }), 'validation_failed', 'perDay', plan)).to.include(
+        'perMinute',
+      );
+      expect(expectRefusal(validateKeyRequest({ plan, perDay: 5 }), 'validation_failed', 'perMinute', plan)).to.include(
+        'perDay',
+      );
     }
   });
 
   it('a quota number out of range names its field and the range', () => {
     for (const field of ['perMinute', 'perDay']) {
       const body = { plan: 'enterprise', perMinute: 5, perDay: 50, [field]: 0 };
-      expect(expectRefusal(validateKeyRequest(body), 'validation_failed', field)).to.include('from 1 to 9007199254740991');
+      expect(expectRefusal(validateKeyRequest(body), 'validation_failed', field)).to.include(
+        'from 1 to 9007199254740991',
+      );
     }
   });
 
   it('label: a string of 1 to 100 code points, well-formed', () => {
-    expect(expectRefusal(validateKeyRequest({ plan: 'free', label: 7 }), 'validation_failed', 'label')).to.match(/string/);
-    expect(expectRefusal(validateKeyRequest({ plan: 'free', label: '' }), 'validation_failed', 'label')).to.match(/1 to 100 characters.*got 0/);
-    expect(expectRefusal(validateKeyRequest({ plan: 'free', label: 'x'.repeat(101) }), 'validation_failed', 'label')).to.match(/got 101/);
-    expect(expectRefusal(validateKeyRequest({ plan: 'free', label: 'a\uD800' }), 'validation_failed', 'label')).to.match(/lone surrogate/);
+    expect(expectRefusal(validateKeyRequest({ plan: 'free', label: 7 }), 'validation_failed', 'label')).to.match(
+      /string/,
+    );
+    expect(expectRefusal(validateKeyRequest({ plan: 'free', label: '' }), 'validation_failed', 'label')).to.match(
+      /1 to 100 characters.*got 0/,
+    );
+    expect(
+      expectRefusal(validateKeyRequest({ plan: 'free', label: 'x'.repeat(101) }), 'validation_failed', 'label'),
+    ).to.match(/got 101/);
+    expect(
+      expectRefusal(validateKeyRequest({ plan: 'free', label: 'a\uD800' }), 'validation_failed', 'label'),
+    ).to.match(/lone surrogate/);
   });
 
   it('answers exactly the grant, with a label only when one was sent', () => {
     const plain = validateKeyRequest({ plan: 'pro' });
     expect(plain).to.deep.equal({ ok: true, value: { plan: 'pro', quota: PLAN_QUOTAS.pro } });
     expect(plain.ok && Object.hasOwn(plain.value, 'label')).to.equal(false);
-    expect(validateKeyRequest({ plan: 'pro', label: 'ci' })).to.deep.equal({ ok: true, value: { plan: 'pro', quota: PLAN_QUOTAS.pro, label: 'ci' } });
+    expect(validateKeyRequest({ plan: 'pro', label: 'ci' })).to.deep.equal({
+      ok: true,
+      value: { plan: 'pro', quota: PLAN_QUOTAS.pro, label: 'ci' },
+    });
   });
 });
 
 describe('key change bodies (docs/rules.md §9), each checked on its own before the key is read', () => {
   it('a body that is no JSON object is refused as a whole, naming what it may hold', () => {
     for (const body of [null, [], 'label', 3]) {
-      expect(expectRefusal(validateKeyPatch(body), 'validation_failed', 'body', String(body))).to.include('plan, perMinute, perDay, label');
+      expect(expectRefusal(validateKeyPatch(body), 'validation_failed', 'body', String(body))).to.include(
+        'plan, perMinute, perDay, label',
+      );
     }
   });
 
   it('an empty change is refused, naming every field it may hold', () => {
-    expect(expectRefusal(validateKeyPatch({}), 'validation_failed', 'body')).to.include('plan, perMinute, perDay, label');
+    expect(expectRefusal(validateKeyPatch({}), 'validation_failed', 'body')).to.include(
+      'plan, perMinute, perDay, label',
+    );
   });
 
   it('refuses a bad plan, a bad label, and numbers out of order', () => {
     expectRefusal(validateKeyPatch({ plan: 'gold' }), 'validation_failed', 'plan');
     expectRefusal(validateKeyPatch({ label: '' }), 'validation_failed', 'label');
     expectRefusal(validateKeyPatch({ label: 5, plan: 'pro' }), 'validation_failed', 'label');
-    expect(expectRefusal(validateKeyPatch({ perMinute: 10, perDay: 9 }), 'validation_failed', 'perMinute')).to.match(/perMinute 10, perDay 9/);
-    expect(validateKeyPatch({ perMinute: 10, perDay: 10 })).to.deep.equal({ ok: true, value: { quota: { perMinute: 10, perDay: 10 } } });
+    expect(expectRefusal(validateKeyPatch({ perMinute: 10, perDay: 9 }), 'validation_failed', 'perMinute')).to.match(
+      /perMinute 10, perDay 9/,
+    );
+    expect(validateKeyPatch({ perMinute: 10, perDay: 10 })).to.deep.equal({
+      ok: true,
+      value: { quota: { perMinute: 10, perDay: 10 } },
+    });
   });
 
   it('numbers with a fixed plan are refused on the body itself', () => {
-    expect(expectRefusal(validateKeyPatch({ plan: 'free', perMinute: 5 }), 'validation_failed', 'perMinute')).to.match(/enterprise/);
-    expect(expectRefusal(validateKeyPatch({ plan: 'pro', perDay: 5 }), 'validation_failed', 'perDay')).to.match(/enterprise/);
-    expect(validateKeyPatch({ plan: 'enterprise', perDay: 5 })).to.deep.equal({ ok: true, value: { plan: 'enterprise', quota: { perDay: 5 } } });
+    expect(expectRefusal(validateKeyPatch({ plan: 'free', perMinute: 5 }), 'validation_failed', 'perMinute')).to.match(
+      /enterprise/,
+    );
+    expect(expectRefusal(validateKeyPatch({ plan: 'pro', perDay: 5 }), 'validation_failed', 'perDay')).to.match(
+      /enterprise/,
+    );
+    expect(validateKeyPatch({ plan: 'enterprise', perDay: 5 })).to.deep.equal({
+      ok: true,
+      value: { plan: 'enterprise', quota: { perDay: 5 } },
+    });
   });
 
   it('answers exactly the fields sent (no field present as undefined)', () => {
@@ -152,7 +189,9 @@ describe('KeyAdmin: what reaches the store, and what a client is told (docs/rule
 
   it('a client key is told the operation needs an admin key', async () => {
     const { admin } = setup();
-    expect(expectRefusal(await admin.list({ keyId: 'key_111111111111', role: 'client' }), 'forbidden')).to.include('admin key');
+    expect(expectRefusal(await admin.list({ keyId: 'key_111111111111', role: 'client' }), 'forbidden')).to.include(
+      'admin key',
+    );
   });
 
   it('the last page has no nextCursor; a page before it has one bound to the key list', async () => {

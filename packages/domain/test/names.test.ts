@@ -13,9 +13,27 @@ import { expectRefusal } from './support/refusals.js';
 /** Code points counted independently of the code under test: a surrogate pair is one, everything else one per unit. */
 const codePoints = (text: string): number => text.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '_').length;
 /** A surrogate without its partner (read without the `u` flag, unit by unit). */
-const hasLoneSurrogate = (text: string): boolean => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+const hasLoneSurrogate = (text: string): boolean =>
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
 /** ECMAScript white space and line terminators: what `\s` matches. */
-const WHITE_SPACE = ['\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+const WHITE_SPACE = [
+  '\t',
+  '\n',
+  '\v',
+  '\f',
+  '\r',
+  ' ',
+  '\u00a0',
+  '\u1680',
+  '\u2000',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+  '\ufeff',
+];
 
 /** Units around every boundary the rule has: surrogate ranges, white space, control characters, combining marks. */
 const unitArb = fc.oneof(
@@ -56,7 +74,12 @@ describe('names (docs/rules.md §1, §7)', () => {
   });
 
   it('property: a name is accepted exactly when it has min–max code points, a character that is not white space, and no lone surrogate; a refusal names the rule', () => {
-    const boundsArb = fc.constantFrom([NAME_MIN_LENGTH, NAME_MAX_LENGTH], [CATEGORY_NAME_MIN_LENGTH, CATEGORY_NAME_MAX_LENGTH], [1, 3], [2, 5]);
+    const boundsArb = fc.constantFrom(
+      [NAME_MIN_LENGTH, NAME_MAX_LENGTH],
+      [CATEGORY_NAME_MIN_LENGTH, CATEGORY_NAME_MAX_LENGTH],
+      [1, 3],
+      [2, 5],
+    );
     fc.assert(
       fc.property(textArb, boundsArb, (name, [min, max]) => {
         const why = expectedFailure(name, min, max);
@@ -73,10 +96,19 @@ describe('names (docs/rules.md §1, §7)', () => {
   });
 
   it('counts the bounds in code points: 200 (pets) and 100 (categories) astral characters fit, one more does not', () => {
-    for (const [unit, pet, category] of [['x', 200, 100], ['🐕', 200, 100], ['e\u0301', 100, 50]] as const) {
+    for (const [unit, pet, category] of [
+      ['x', 200, 100],
+      ['🐕', 200, 100],
+      ['e\u0301', 100, 50],
+    ] as const) {
       expect(validateNewPet({ name: unit.repeat(pet), categoryId: 1 }).ok, `${unit} × ${pet}`).to.equal(true);
       expect(validateNewCategory({ name: unit.repeat(category) }).ok, `${unit} × ${category}`).to.equal(true);
-      const tooLong = expectRefusal(validateNewPet({ name: unit.repeat(pet) + 'y', categoryId: 1 }), 'validation_failed', 'name', unit);
+      const tooLong = expectRefusal(
+        validateNewPet({ name: unit.repeat(pet) + 'y', categoryId: 1 }),
+        'validation_failed',
+        'name',
+        unit,
+      );
       expect(tooLong).to.include('1 to 200').and.include(`got ${201}`);
       expectRefusal(validateNewCategory({ name: unit.repeat(category) + 'y' }), 'validation_failed', 'name', unit);
     }
@@ -84,7 +116,12 @@ describe('names (docs/rules.md §1, §7)', () => {
 
   it('refuses a name that is not a string, saying so', () => {
     for (const name of [5, null, true, ['Rex'], { name: 'Rex' }]) {
-      const message = expectRefusal({ ok: false, error: checkName(name, 1, 200) }, 'validation_failed', 'name', JSON.stringify(name));
+      const message = expectRefusal(
+        { ok: false, error: checkName(name, 1, 200) },
+        'validation_failed',
+        'name',
+        JSON.stringify(name),
+      );
       expect(message).to.match(/string/);
       expectRefusal(validateNewCategory({ name }), 'validation_failed', 'name', JSON.stringify(name));
     }
@@ -109,10 +146,25 @@ describe('names (docs/rules.md §1, §7)', () => {
   });
 
   it('property: two category names are the same name exactly when equal after NFC and lower-casing', () => {
-    const wordArb = fc.constantFrom('Café', 'café', 'CAFÉ', 'Cafe\u0301', 'CAFE\u0301', 'Cafe', 'Ångström', 'A\u030angstro\u0308m', 'Dogs', 'DOGS', 'dogs', 'Dog');
+    const wordArb = fc.constantFrom(
+      'Café',
+      'café',
+      'CAFÉ',
+      'Cafe\u0301',
+      'CAFE\u0301',
+      'Cafe',
+      'Ångström',
+      'A\u030angstro\u0308m',
+      'Dogs',
+      'DOGS',
+      'dogs',
+      'Dog',
+    );
     fc.assert(
       fc.property(wordArb, wordArb, (a, b) => {
-        expect(categoryNameKey(a) === categoryNameKey(b), `${a} / ${b}`).to.equal(a.normalize('NFC').toLowerCase() === b.normalize('NFC').toLowerCase());
+        expect(categoryNameKey(a) === categoryNameKey(b), `${a} / ${b}`).to.equal(
+          a.normalize('NFC').toLowerCase() === b.normalize('NFC').toLowerCase(),
+        );
       }),
     );
     expect(categoryNameKey('Cafe\u0301')).to.equal(categoryNameKey('CAFÉ'));

@@ -32,15 +32,30 @@ describe('orders: rules without a store (docs/rules.md §8)', () => {
     expect(TRANSITIONS).to.deep.equal({
       approve: { from: ['placed'], to: 'approved', pet: 'pending', who: 'admin' },
       deliver: { from: ['approved'], to: 'delivered', pet: 'sold', via: 'delivering', who: 'admin' },
-      cancel: { from: ['placed', 'approved'], to: 'cancelled', pet: 'available', via: 'cancelling', who: 'owner-or-admin' },
+      cancel: {
+        from: ['placed', 'approved'],
+        to: 'cancelled',
+        pet: 'available',
+        via: 'cancelling',
+        who: 'owner-or-admin',
+      },
     });
   });
 
   it('the repair rule finishes every write-ahead state toward the status it was heading for, and nothing else', () => {
     expect(repairStep('placing')).to.deep.equal({ to: 'placed', onlyIfHeld: true });
-    expect(repairStep('cancelling')).to.deep.equal({ pet: { from: 'pending', to: 'available' }, to: 'cancelled', onlyIfHeld: false });
-    expect(repairStep('delivering')).to.deep.equal({ pet: { from: 'pending', to: 'sold' }, to: 'delivered', onlyIfHeld: false });
-    for (const settled of ['placed', 'approved', 'delivered', 'cancelled', 'abandoned'] as const) expect(repairStep(settled)).to.equal(undefined);
+    expect(repairStep('cancelling')).to.deep.equal({
+      pet: { from: 'pending', to: 'available' },
+      to: 'cancelled',
+      onlyIfHeld: false,
+    });
+    expect(repairStep('delivering')).to.deep.equal({
+      pet: { from: 'pending', to: 'sold' },
+      to: 'delivered',
+      onlyIfHeld: false,
+    });
+    for (const settled of ['placed', 'approved', 'delivered', 'cancelled', 'abandoned'] as const)
+      expect(repairStep(settled)).to.equal(undefined);
     for (const [status, states] of Object.entries(STATES_OF_STATUS)) {
       for (const state of states) expect(repairStep(state)?.to ?? state).to.equal(status);
     }
@@ -49,7 +64,10 @@ describe('orders: rules without a store (docs/rules.md §8)', () => {
   it('an Order is RFC 3339 UTC with milliseconds, and carries no owner', () => {
     const at = timestamp(Date.UTC(2027, 0, 2, 3, 4, 5, 6));
     expect(at).to.equal('2027-01-02T03:04:05.006Z');
-    const order = toOrder({ id: 1, petId: 2, owner: 'key_0123456789ab', state: 'placed', placedAt: at, updatedAt: at }, 'placed');
+    const order = toOrder(
+      { id: 1, petId: 2, owner: 'key_0123456789ab', state: 'placed', placedAt: at, updatedAt: at },
+      'placed',
+    );
     expect(order).to.deep.equal({ id: 1, petId: 2, status: 'placed', placedAt: at, updatedAt: at });
     expect(ajv.validate(OrderSchema, order)).to.equal(true);
   });
@@ -68,7 +86,18 @@ describe('orders: rules without a store (docs/rules.md §8)', () => {
     fc.assert(
       fc.property(
         fc.oneof(
-          fc.record({ petId: fc.oneof(fc.integer({ min: -5, max: 2 ** 53 + 5 }), fc.double(), fc.string(), fc.constant(null), fc.boolean()) }, { requiredKeys: [] }),
+          fc.record(
+            {
+              petId: fc.oneof(
+                fc.integer({ min: -5, max: 2 ** 53 + 5 }),
+                fc.double(),
+                fc.string(),
+                fc.constant(null),
+                fc.boolean(),
+              ),
+            },
+            { requiredKeys: [] },
+          ),
           fc.dictionary(fc.oneof(fc.constant('petId'), fc.string({ maxLength: 5 })), fc.oneof(fc.nat(), fc.string())),
           fc.anything(),
         ),
@@ -84,22 +113,29 @@ describe('orders: rules without a store (docs/rules.md §8)', () => {
 describe('orders: the body and status rules, at their bounds (docs/rules.md §3, §8)', () => {
   it('a body that is not a JSON object is refused on body, saying what to send', () => {
     for (const body of [null, [], [{ petId: 1 }], 'petId', 1, true, undefined]) {
-      expect(expectRefusal(validateNewOrder(body), 'validation_failed', 'body', JSON.stringify(body))).to.include('JSON object').and.to.include('petId');
+      expect(expectRefusal(validateNewOrder(body), 'validation_failed', 'body', JSON.stringify(body)))
+        .to.include('JSON object')
+        .and.to.include('petId');
     }
   });
 
   it('an unknown property is refused on itself, quoted to at most 64 characters; a missing petId is said to be required', () => {
-    expect(expectRefusal(validateNewOrder({ petId: 1, color: 'red' }), 'validation_failed', 'color')).to.include("'color'").and.to.include('petId');
+    expect(expectRefusal(validateNewOrder({ petId: 1, color: 'red' }), 'validation_failed', 'color'))
+      .to.include("'color'")
+      .and.to.include('petId');
     const long = 'k'.repeat(100);
     const refused = validateNewOrder({ [long]: 1 });
     const message = expectRefusal(refused, 'validation_failed');
     expect(refused.ok || refused.error.field).to.equal(long);
-    expect(message).to.include(`'${'k'.repeat(QUOTE_LIMIT)}…'`).and.not.to.include('k'.repeat(QUOTE_LIMIT + 1));
+    expect(message)
+      .to.include(`'${'k'.repeat(QUOTE_LIMIT)}…'`)
+      .and.not.to.include('k'.repeat(QUOTE_LIMIT + 1));
     expect(expectRefusal(validateNewOrder({}), 'validation_failed', 'petId')).to.include('required');
   });
 
   it('petId is a JSON integer from 1 to 2^53 − 1: both bounds pass, one beyond either fails naming the range', () => {
-    for (const petId of [1, 2, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1, 1.0]) expect(validateNewOrder({ petId }), String(petId)).to.deep.equal({ ok: true, value: { petId } });
+    for (const petId of [1, 2, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1, 1.0])
+      expect(validateNewOrder({ petId }), String(petId)).to.deep.equal({ ok: true, value: { petId } });
     for (const petId of [0, -1, Number.MAX_SAFE_INTEGER + 1, 2 ** 60, 1.5, Number.NaN, Infinity, '1', null, [1]]) {
       const message = expectRefusal(validateNewOrder({ petId }), 'validation_failed', 'petId', String(petId));
       expect(message).to.include(`from 1 to ${Number.MAX_SAFE_INTEGER}`);
@@ -108,7 +144,8 @@ describe('orders: the body and status rules, at their bounds (docs/rules.md §3,
 
   it('the status filter takes exactly the four statuses', () => {
     for (const status of ORDER_STATUSES) expect(isOrderStatus(status), status).to.equal(true);
-    for (const other of ['placing', 'cancelling', 'delivering', 'abandoned', 'Placed', '', undefined, null, 1]) expect(isOrderStatus(other), String(other)).to.equal(false);
+    for (const other of ['placing', 'cancelling', 'delivering', 'abandoned', 'Placed', '', undefined, null, 1])
+      expect(isOrderStatus(other), String(other)).to.equal(false);
     expect(ORDER_STATUSES).to.deep.equal(['placed', 'approved', 'delivered', 'cancelled']);
   });
 

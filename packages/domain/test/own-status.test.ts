@@ -47,10 +47,16 @@ class MapQuotas implements QuotaStore {
 const quotaArb: fc.Arbitrary<Quota> = fc
   .record({ perMinute: fc.integer({ min: 1, max: 6 }), extra: fc.integer({ min: 0, max: 8 }) })
   .map(({ perMinute, extra }) => ({ perMinute, perDay: perMinute + extra }));
-const banArb: fc.Arbitrary<BanRule> = fc.record({ threshold: fc.integer({ min: 1, max: 4 }), seconds: fc.integer({ min: 1, max: 1_000 }) });
+const banArb: fc.Arbitrary<BanRule> = fc.record({
+  threshold: fc.integer({ min: 1, max: 4 }),
+  seconds: fc.integer({ min: 1, max: 1_000 }),
+});
 
 /** Any stored state near T0, including one in a later minute than the request's (a clock behind) and ended or running bans. */
-const stateArb: fc.Arbitrary<SubjectState | undefined> = fc.option(subjectStateArb(T0, { minuteCount: 8, minuteRejections: 4 }), { nil: undefined });
+const stateArb: fc.Arbitrary<SubjectState | undefined> = fc.option(
+  subjectStateArb(T0, { minuteCount: 8, minuteRejections: 4 }),
+  { nil: undefined },
+);
 const nowArb = fc.integer({ min: T0 - DAY_MS, max: T0 + DAY_MS });
 
 describe('reading a subject without counting (docs/rules.md §14)', () => {
@@ -70,21 +76,31 @@ describe('reading a subject without counting (docs/rules.md §14)', () => {
         const decision = decideAdmission(consumeQuota(state, { subject: 's', now, quota, ban }).result, quota, now);
         const [minute, day] = reading.windows;
         // Binding window, stated directly: fewer remaining; on a tie, the later reset.
-        expect(reading.binding).to.deep.equal(minute.remaining < day.remaining || (minute.remaining === day.remaining && minute.resetAt > day.resetAt) ? minute : day);
+        expect(reading.binding).to.deep.equal(
+          minute.remaining < day.remaining || (minute.remaining === day.remaining && minute.resetAt > day.resetAt)
+            ? minute
+            : day,
+        );
         expect(reading.windows.map((w) => [w.name, w.limit, w.seconds, w.resetAt, w.resetIn])).to.deep.equal(
           decision.windows.map((w) => [w.name, w.limit, w.seconds, w.resetAt, w.resetIn]),
         );
         const runningBan = state !== undefined && state.bannedUntil > now;
         if (runningBan) {
           expect(reading.bannedUntil).to.equal(state.bannedUntil);
-          expect(reading.windows.map((w) => w.remaining), 'nothing left while a ban runs').to.deep.equal([0, 0]);
+          expect(
+            reading.windows.map((w) => w.remaining),
+            'nothing left while a ban runs',
+          ).to.deep.equal([0, 0]);
           expect(decision.outcome).to.equal('temporarily_banned');
           return;
         }
         expect(reading.bannedUntil, 'an ended ban is not shown').to.equal(undefined);
         if (reading.binding.remaining > 0) {
           expect(decision.outcome).to.equal('admitted');
-          expect(decision.windows.map((w) => w.remaining + 1), 'the request takes one unit of each window').to.deep.equal(reading.windows.map((w) => w.remaining));
+          expect(
+            decision.windows.map((w) => w.remaining + 1),
+            'the request takes one unit of each window',
+          ).to.deep.equal(reading.windows.map((w) => w.remaining));
         } else {
           expect(decision.outcome).to.be.oneOf(['rate_limited', 'temporarily_banned']);
           if (decision.outcome === 'rate_limited') expect(decision.windows).to.deep.equal(reading.windows);
@@ -96,7 +112,12 @@ describe('reading a subject without counting (docs/rules.md §14)', () => {
 describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', () => {
   const caller: Caller = { keyId: 'key_0123456789ab', role: 'client' };
   const free: Subject = { id: 'k:free', plan: 'free', quota: PLAN_QUOTAS.free, caller };
-  const other: Subject = { id: 'k:other', plan: 'free', quota: PLAN_QUOTAS.free, caller: { keyId: 'key_ba9876543210', role: 'admin' } };
+  const other: Subject = {
+    id: 'k:other',
+    plan: 'free',
+    quota: PLAN_QUOTAS.free,
+    caller: { keyId: 'key_ba9876543210', role: 'admin' },
+  };
   const setup = (now = T0 + 15_500, ban?: BanRule) => {
     const quotas = new MapQuotas();
     const clock = new ManualClock(now);
@@ -162,14 +183,20 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
       expect(refused.allowance).to.deep.include({ outcome: 'rate_limited', retryAfter: 45 });
       expect(refused.allowance.binding).to.deep.include({ name: 'minute', limit: 60, remaining: 0 });
     }
-    expect((await admission.lookUp(other, other.caller!)).allowance.outcome, 'another key has its own').to.equal('admitted');
+    expect((await admission.lookUp(other, other.caller!)).allowance.outcome, 'another key has its own').to.equal(
+      'admitted',
+    );
     expect(admitted(admission.admit(free)).binding.remaining, 'the plan’s windows are apart').to.equal(59);
     clock.set(windowStart(clock.now(), MINUTE_MS) + MINUTE_MS);
     expect((await admission.lookUp(free, caller)).allowance.outcome, 'the next minute').to.equal('admitted');
   });
 
   it('property: looks are invisible to admission, and each says what admission would say; the allowance admits the first 60 of each UTC minute', async () => {
-    const stepArb = fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 70_000 }), fc.constantFrom(MINUTE_MS, DAY_MS));
+    const stepArb = fc.oneof(
+      fc.integer({ min: 0, max: 2_000 }),
+      fc.integer({ min: 2_000, max: 70_000 }),
+      fc.constantFrom(MINUTE_MS, DAY_MS),
+    );
     const commandArb = fc.oneof(
       fc.record({ kind: fc.constant('admit' as const), step: stepArb }),
       fc.record({ kind: fc.constant('look' as const), step: stepArb, count: fc.integer({ min: 1, max: 40 }) }),
@@ -187,15 +214,24 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
           const now = withLooks.clock.now();
           if (windowStart(now, MINUTE_MS) !== minute) [minute, looksInMinute] = [windowStart(now, MINUTE_MS), 0];
           if (command.kind === 'admit') {
-            expect(admitted(withLooks.admission.admit(subject))).to.deep.equal(admitted(without.admission.admit(subject)));
+            expect(admitted(withLooks.admission.admit(subject))).to.deep.equal(
+              admitted(without.admission.admit(subject)),
+            );
             continue;
           }
           for (let i = 0; i < command.count; i++) {
             const look = await withLooks.admission.lookUp(subject, caller);
             looksInMinute += 1;
-            expect(look.allowance.outcome).to.equal(looksInMinute <= OWN_STATUS_QUOTA.perMinute ? 'admitted' : 'rate_limited');
+            expect(look.allowance.outcome).to.equal(
+              looksInMinute <= OWN_STATUS_QUOTA.perMinute ? 'admitted' : 'rate_limited',
+            );
             if (look.status !== undefined) {
-              expect(look.status).to.deep.equal({ caller, plan: subject.plan, quota, ...readQuota(without.quotas.states.get(subject.id), quota, now) });
+              expect(look.status).to.deep.equal({
+                caller,
+                plan: subject.plan,
+                quota,
+                ...readQuota(without.quotas.states.get(subject.id), quota, now),
+              });
             }
           }
         }

@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Pet } from '../src/index.js';
-import { assemblePage, byId, decodeCursor, encodeCursor, pageScope, PET_STATUSES, readPageRequest } from '../src/index.js';
+import {
+  assemblePage,
+  byId,
+  decodeCursor,
+  encodeCursor,
+  pageScope,
+  PET_STATUSES,
+  readPageRequest,
+} from '../src/index.js';
 
 const afterIdArb = fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
 /** Scopes as the lists make them: a list name and some of its filters. */
@@ -16,23 +24,32 @@ const scopeArb = fc
 
 describe('pagination', () => {
   it('property: a cursor decodes to its position in the listing it was made for', () => {
-    fc.assert(fc.property(afterIdArb, scopeArb, (afterId, scope) => {
-      expect(decodeCursor(encodeCursor(afterId, scope), scope)).to.equal(afterId);
-    }));
+    fc.assert(
+      fc.property(afterIdArb, scopeArb, (afterId, scope) => {
+        expect(decodeCursor(encodeCursor(afterId, scope), scope)).to.equal(afterId);
+      }),
+    );
   });
 
   it('property: a cursor is refused by every other listing (another list or other filters)', () => {
-    fc.assert(fc.property(afterIdArb, scopeArb, scopeArb, (afterId, scope, other) => {
-      fc.pre(scope !== other);
-      expect(decodeCursor(encodeCursor(afterId, scope), other)).to.equal(undefined);
-    }));
+    fc.assert(
+      fc.property(afterIdArb, scopeArb, scopeArb, (afterId, scope, other) => {
+        fc.pre(scope !== other);
+        expect(decodeCursor(encodeCursor(afterId, scope), other)).to.equal(undefined);
+      }),
+    );
   });
 
   it('property: the scope is canonical: the order filters are given in does not matter, absent ones do not count', () => {
-    fc.assert(fc.property(fc.dictionary(fc.constantFrom('a', 'b', 'status', 'categoryId'), fc.oneof(fc.string(), fc.nat())), (filters) => {
-      const reversed = Object.fromEntries(Object.entries(filters).reverse());
-      expect(pageScope('pets', reversed)).to.equal(pageScope('pets', { ...filters, none: undefined }));
-    }));
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom('a', 'b', 'status', 'categoryId'), fc.oneof(fc.string(), fc.nat())),
+        (filters) => {
+          const reversed = Object.fromEntries(Object.entries(filters).reverse());
+          expect(pageScope('pets', reversed)).to.equal(pageScope('pets', { ...filters, none: undefined }));
+        },
+      ),
+    );
     expect(pageScope('pets', { status: 'sold' })).to.not.equal(pageScope('pets', { categoryId: 'sold' }));
     expect(pageScope('pets')).to.not.equal(pageScope('categories'));
   });
@@ -74,8 +91,15 @@ describe('pagination', () => {
       expect(!r.ok && r.error.field, String(limit)).to.equal('limit');
     }
     const cursor = encodeCursor(7, 'pets?status=sold');
-    expect(readPageRequest({ limit: 5, cursor }, 'pets?status=sold')).to.deep.equal({ ok: true, value: { limit: 5, afterId: 7 } });
-    for (const [input, scope] of [[{ cursor }, 'pets'], [{ cursor: 7 }, 'pets?status=sold'], [{ cursor: cursor.slice(1) }, 'pets?status=sold']] as const) {
+    expect(readPageRequest({ limit: 5, cursor }, 'pets?status=sold')).to.deep.equal({
+      ok: true,
+      value: { limit: 5, afterId: 7 },
+    });
+    for (const [input, scope] of [
+      [{ cursor }, 'pets'],
+      [{ cursor: 7 }, 'pets?status=sold'],
+      [{ cursor: cursor.slice(1) }, 'pets?status=sold'],
+    ] as const) {
       const r = readPageRequest(input, scope);
       expect(!r.ok && r.error.field).to.equal('cursor');
     }

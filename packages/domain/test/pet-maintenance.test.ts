@@ -52,7 +52,11 @@ describe('PATCH body (docs/rules.md §12): a closed object of any of name, categ
     expect(accepts({ name: 'Rex' })).to.deep.equal({ name: 'Rex' });
     expect(accepts({ categoryId: 9007199254740991 })).to.deep.equal({ categoryId: 9007199254740991 });
     expect(accepts({ status: 'sold' })).to.deep.equal({ status: 'sold' });
-    expect(accepts({ name: ' Mia 🐈 ', categoryId: 2, status: 'available' })).to.deep.equal({ name: ' Mia 🐈 ', categoryId: 2, status: 'available' });
+    expect(accepts({ name: ' Mia 🐈 ', categoryId: 2, status: 'available' })).to.deep.equal({
+      name: ' Mia 🐈 ',
+      categoryId: 2,
+      status: 'available',
+    });
     expect(accepts(JSON.parse('{"categoryId":1.0}'))).to.deep.equal({ categoryId: 1 });
   });
 
@@ -72,12 +76,16 @@ describe('PATCH body (docs/rules.md §12): a closed object of any of name, categ
     expect(rejects({ name: 'a', colour: 'red' }, 'colour')).to.include("'colour'");
     const long = 'k'.repeat(300);
     expect(rejects({ [long]: 1 }, long).length).to.be.below(200);
-    for (const key of ['__proto__', 'constructor', 'prototype']) rejects(JSON.parse(`{"name":"a","${key}":{"polluted":true}}`) as object, key);
+    for (const key of ['__proto__', 'constructor', 'prototype'])
+      rejects(JSON.parse(`{"name":"a","${key}":{"polluted":true}}`) as object, key);
     expect(({} as Record<string, unknown>)['polluted']).to.equal(undefined);
   });
 
   it('property: the domain validator accepts exactly what PetPatchSchema (the OpenAPI request schema) accepts', () => {
-    const weird = fc.oneof(fc.jsonValue(), fc.constantFrom(0, -1, 1.5, 2 ** 53, '', ' ', '\ud800', 'Available', null, 'sold', 'withdrawn'));
+    const weird = fc.oneof(
+      fc.jsonValue(),
+      fc.constantFrom(0, -1, 1.5, 2 ** 53, '', ' ', '\ud800', 'Available', null, 'sold', 'withdrawn'),
+    );
     const bodyArb = fc.oneof(
       {
         weight: 8,
@@ -91,11 +99,20 @@ describe('PATCH body (docs/rules.md §12): a closed object of any of name, categ
               },
               { requiredKeys: [] },
             ),
-            fc.option(fc.tuple(fc.oneof(fc.constantFrom('id', '__proto__', 'Name'), fc.string({ maxLength: 6 })), weird), { nil: undefined, freq: 3 }),
+            fc.option(
+              fc.tuple(fc.oneof(fc.constantFrom('id', '__proto__', 'Name'), fc.string({ maxLength: 6 })), weird),
+              { nil: undefined, freq: 3 },
+            ),
           )
           .map(([base, extra]) => {
             const body: Record<string, unknown> = { ...base };
-            if (extra) Object.defineProperty(body, extra[0], { value: extra[1], enumerable: true, writable: true, configurable: true });
+            if (extra)
+              Object.defineProperty(body, extra[0], {
+                value: extra[1],
+                enumerable: true,
+                writable: true,
+                configurable: true,
+              });
             return body;
           }),
       },
@@ -150,7 +167,20 @@ describe('If-Match (RFC 9110 §13.1.1) against a pet revision', () => {
 
   it('anything that is not an If-Match is refused, without quoting it (one message for all)', () => {
     const messages = new Set<string>();
-    for (const header of ['3', '"3', '3"', '"3" "4"', '*, "3"', '"3", *', 'w/"3"', 'W/3', '"a"b', '"\x7f"', '"\x01"', 'W/ "3"']) {
+    for (const header of [
+      '3',
+      '"3',
+      '3"',
+      '"3" "4"',
+      '*, "3"',
+      '"3", *',
+      'w/"3"',
+      'W/3',
+      '"a"b',
+      '"\x7f"',
+      '"\x01"',
+      'W/ "3"',
+    ]) {
       const parsed = parseIfMatch(header);
       expect(parsed.ok, JSON.stringify(header)).to.equal(false);
       if (!parsed.ok) {
@@ -164,10 +194,15 @@ describe('If-Match (RFC 9110 §13.1.1) against a pet revision', () => {
   it('property: a formatted list of tags allows exactly the revisions of its strong tags', () => {
     const tagArb = fc.record({ weak: fc.boolean(), revision: fc.nat(50) });
     fc.assert(
-      fc.property(fc.array(tagArb, { maxLength: 5 }), fc.nat(50), fc.constantFrom(',', ', ', ' ,', ' , '), (tags, revision, separator) => {
-        const header = tags.map((t) => `${t.weak ? 'W/' : ''}${entityTag(t.revision)}`).join(separator);
-        expect(allows(header, revision)).to.equal(tags.some((t) => !t.weak && t.revision === revision));
-      }),
+      fc.property(
+        fc.array(tagArb, { maxLength: 5 }),
+        fc.nat(50),
+        fc.constantFrom(',', ', ', ' ,', ' , '),
+        (tags, revision, separator) => {
+          const header = tags.map((t) => `${t.weak ? 'W/' : ''}${entityTag(t.revision)}`).join(separator);
+          expect(allows(header, revision)).to.equal(tags.some((t) => !t.weak && t.revision === revision));
+        },
+      ),
     );
   });
 });
@@ -175,9 +210,15 @@ describe('If-Match (RFC 9110 §13.1.1) against a pet revision', () => {
 describe('returned adoptions: which deliveries bind the status (docs/rules.md §8 with §12)', () => {
   it('every delivery binds a pet whose status no PATCH set; only later ones bind a pet whose status a PATCH set', () => {
     expect(deliveryBindsStatus({ statusPatchedAt: null }, '2027-01-01T00:00:00.000Z')).to.equal(true);
-    expect(deliveryBindsStatus({ statusPatchedAt: '2027-01-01T00:00:01.000Z' }, '2027-01-01T00:00:00.999Z')).to.equal(false);
-    expect(deliveryBindsStatus({ statusPatchedAt: '2027-01-01T00:00:01.000Z' }, '2027-01-01T00:00:01.000Z')).to.equal(false);
-    expect(deliveryBindsStatus({ statusPatchedAt: '2027-01-01T00:00:01.000Z' }, '2027-01-01T00:00:01.001Z')).to.equal(true);
+    expect(deliveryBindsStatus({ statusPatchedAt: '2027-01-01T00:00:01.000Z' }, '2027-01-01T00:00:00.999Z')).to.equal(
+      false,
+    );
+    expect(deliveryBindsStatus({ statusPatchedAt: '2027-01-01T00:00:01.000Z' }, '2027-01-01T00:00:01.000Z')).to.equal(
+      false,
+    );
+    expect(deliveryBindsStatus({ statusPatchedAt: '2027-01-01T00:00:01.000Z' }, '2027-01-01T00:00:01.001Z')).to.equal(
+      true,
+    );
   });
 });
 
@@ -186,9 +227,25 @@ const untouchable = (): PetRepository => {
   const touched = (): never => {
     throw new Error('the store was touched');
   };
-  return { create: touched, findByCreationToken: touched, findById: touched, list: touched, findHold: touched, swapHold: touched, countByStatus: touched, update: touched, withdraw: touched };
+  return {
+    create: touched,
+    findByCreationToken: touched,
+    findById: touched,
+    list: touched,
+    findHold: touched,
+    swapHold: touched,
+    countByStatus: touched,
+    update: touched,
+    withdraw: touched,
+  };
 };
-const noOrders = { create: () => Promise.reject(new Error('no orders')), findByCreationToken: async () => undefined, findById: async () => undefined, updateState: async () => false, list: async () => [] };
+const noOrders = {
+  create: () => Promise.reject(new Error('no orders')),
+  findByCreationToken: async () => undefined,
+  findById: async () => undefined,
+  updateState: async () => false,
+  list: async () => [],
+};
 const THREE_CATEGORIES = { findById: async (id: number) => (id >= 1 && id <= 3 ? { id, name: `c${id}` } : undefined) };
 
 /**
@@ -231,8 +288,14 @@ class OnePetStore implements PetRepository {
     this.updates++;
     if (this.lose(id)) return undefined;
     const pet = this.pets.get(id);
-    if (pet === undefined || pet.revision !== revision || (changes.status !== undefined && pet.orderId !== null)) return undefined;
-    const next = { ...pet, ...changes, revision: revision + 1, ...(changes.status === undefined ? {} : { statusPatchedAt: at }) };
+    if (pet === undefined || pet.revision !== revision || (changes.status !== undefined && pet.orderId !== null))
+      return undefined;
+    const next = {
+      ...pet,
+      ...changes,
+      revision: revision + 1,
+      ...(changes.status === undefined ? {} : { statusPatchedAt: at }),
+    };
     this.pets.set(id, next);
     return next;
   }
@@ -248,16 +311,33 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
   const setup = (pet: Partial<PetRecord> = {}, afterWithdrawal?: (petId: number) => Promise<void>) => {
     const store = new OnePetStore();
-    store.pets.set(5, { id: 5, name: 'Rex', categoryId: 1, status: 'available', revision: 3, orderId: null, statusPatchedAt: null, ...pet });
+    store.pets.set(5, {
+      id: 5,
+      name: 'Rex',
+      categoryId: 1,
+      status: 'available',
+      revision: 3,
+      orderId: null,
+      statusPatchedAt: null,
+      ...pet,
+    });
     return { store, maintenance: new PetMaintenance(store, noOrders, THREE_CATEGORIES, clock, afterWithdrawal) };
   };
   const codeOf = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? 'ok' : r.error!.code);
 
   it('a client key gets 403 on both operations, whatever the id, body or If-Match, before anything is looked up', async () => {
-    const maintenance = new PetMaintenance(untouchable(), noOrders, { findById: () => Promise.reject(new Error('looked up')) }, clock);
+    const maintenance = new PetMaintenance(
+      untouchable(),
+      noOrders,
+      { findById: () => Promise.reject(new Error('looked up')) },
+      clock,
+    );
     for (const id of ['5', 'abc', '0', '99999999999999999999', 7]) {
       for (const body of [{ name: 'x' }, { categoryId: 99 }, {}, 'junk']) {
-        expect(await maintenance.patch(CLIENT, id, body, 'not an etag')).to.deep.include({ ok: false, error: { code: 'forbidden', message: 'only an admin key may correct or withdraw a pet' } });
+        expect(await maintenance.patch(CLIENT, id, body, 'not an etag')).to.deep.include({
+          ok: false,
+          error: { code: 'forbidden', message: 'only an admin key may correct or withdraw a pet' },
+        });
       }
       expect(codeOf(await maintenance.withdraw(CLIENT, id, '"1"'))).to.equal('forbidden');
     }
@@ -268,11 +348,16 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
 
   it('then 400 for a bad id, If-Match or body, and for a categoryId naming no category (after the shape rules), before the pet is looked up', async () => {
     const maintenance = new PetMaintenance(untouchable(), noOrders, THREE_CATEGORIES, clock);
-    for (const id of ['abc', '0', '007', '-1']) expect(await maintenance.patch(ADMIN, id, { name: 'x' })).to.deep.nested.include({ 'error.field': 'petId' });
-    expect(await maintenance.patch(ADMIN, '5', { name: 'x' }, 'nope')).to.deep.nested.include({ 'error.field': 'If-Match' });
+    for (const id of ['abc', '0', '007', '-1'])
+      expect(await maintenance.patch(ADMIN, id, { name: 'x' })).to.deep.nested.include({ 'error.field': 'petId' });
+    expect(await maintenance.patch(ADMIN, '5', { name: 'x' }, 'nope')).to.deep.nested.include({
+      'error.field': 'If-Match',
+    });
     expect(await maintenance.withdraw(ADMIN, '5', 'nope')).to.deep.nested.include({ 'error.field': 'If-Match' });
     expect(await maintenance.patch(ADMIN, '5', { id: 5 })).to.deep.nested.include({ 'error.field': 'id' });
-    expect(await maintenance.patch(ADMIN, '5', { categoryId: 0 })).to.deep.nested.include({ 'error.message': 'categoryId must be an integer from 1 to 9007199254740991' });
+    expect(await maintenance.patch(ADMIN, '5', { categoryId: 0 })).to.deep.nested.include({
+      'error.message': 'categoryId must be an integer from 1 to 9007199254740991',
+    });
     expect(await maintenance.patch(ADMIN, '5', { categoryId: 7 })).to.deep.equal({
       ok: false,
       error: { code: 'validation_failed', field: 'categoryId', message: 'categoryId 7 names no category' },
@@ -301,7 +386,9 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
     expect(store.pets.get(5)).to.deep.include({ name: 'Rex', revision: 3 });
     const renamed = await maintenance.patch(ADMIN, 5, { name: 'Max' }, '"1", "3"');
     expect(renamed).to.deep.nested.include({ 'value.name': 'Max', 'value.revision': 4 });
-    expect(codeOf(await maintenance.patch(ADMIN, 5, { name: 'Rex' }, '"3"')), 'the tag it had').to.equal('precondition_failed');
+    expect(codeOf(await maintenance.patch(ADMIN, 5, { name: 'Rex' }, '"3"')), 'the tag it had').to.equal(
+      'precondition_failed',
+    );
     expect(codeOf(await maintenance.patch(ADMIN, 5, { name: 'Rex' }, '*'))).to.equal('ok');
     expect(codeOf(await maintenance.withdraw(ADMIN, 5, '*'))).to.equal('ok');
   });
@@ -315,7 +402,11 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
 
   it('name and categoryId change in any status, also while reserved; status only while no open order holds the pet (409 saying it is reserved)', async () => {
     const { maintenance, store } = setup({ status: 'pending', orderId: 12 });
-    expect(await maintenance.patch(ADMIN, 5, { name: 'Held', categoryId: 2 })).to.deep.nested.include({ 'value.name': 'Held', 'value.categoryId': 2, 'value.status': 'pending' });
+    expect(await maintenance.patch(ADMIN, 5, { name: 'Held', categoryId: 2 })).to.deep.nested.include({
+      'value.name': 'Held',
+      'value.categoryId': 2,
+      'value.status': 'pending',
+    });
     for (const body of [{ status: 'available' }, { status: 'sold', name: 'Other' }]) {
       const refused = await maintenance.patch(ADMIN, 5, body);
       expect(codeOf(refused)).to.equal('conflict');
@@ -330,15 +421,24 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
   it('a status change records when (a sold pet set back to available is a returned adoption)', async () => {
     clock.set(Date.UTC(2027, 0, 2, 10));
     const { maintenance } = setup({ status: 'sold' });
-    expect(await maintenance.patch(ADMIN, 5, { status: 'available' })).to.deep.nested.include({ 'value.status': 'available', 'value.statusPatchedAt': '2027-01-02T10:00:00.000Z' });
+    expect(await maintenance.patch(ADMIN, 5, { status: 'available' })).to.deep.nested.include({
+      'value.status': 'available',
+      'value.statusPatchedAt': '2027-01-02T10:00:00.000Z',
+    });
     clock.advance(1);
-    expect(await maintenance.patch(ADMIN, 5, { name: 'Back' })).to.deep.nested.include({ 'value.statusPatchedAt': '2027-01-02T10:00:00.000Z' });
+    expect(await maintenance.patch(ADMIN, 5, { name: 'Back' })).to.deep.nested.include({
+      'value.statusPatchedAt': '2027-01-02T10:00:00.000Z',
+    });
   });
 
   it('a lost round reads the pet again: without If-Match the last write wins; with it, the tag is now stale → 412', async () => {
     const { maintenance, store } = setup();
     store.interfere = (pet) => ({ ...pet, name: 'Someone else' });
-    expect(await maintenance.patch(ADMIN, 5, { categoryId: 3 })).to.deep.nested.include({ 'value.name': 'Someone else', 'value.categoryId': 3, 'value.revision': 5 });
+    expect(await maintenance.patch(ADMIN, 5, { categoryId: 3 })).to.deep.nested.include({
+      'value.name': 'Someone else',
+      'value.categoryId': 3,
+      'value.revision': 5,
+    });
     store.interfere = (pet) => ({ ...pet, name: 'Again' });
     expect(codeOf(await maintenance.patch(ADMIN, 5, { categoryId: 2 }, '"5"'))).to.equal('precondition_failed');
     store.interfere = (pet) => ({ ...pet, status: 'pending', orderId: 40 });
@@ -377,8 +477,10 @@ describe('If-Match, read character by character (RFC 9110 §8.8.3, §13.1.1; doc
   });
 
   it('spaces and tabs around the value and around list elements are no part of it', () => {
-    for (const star of ['*', '  *', '*  ', '\t \t*\t ', ' \t*']) expect(parsed(star), JSON.stringify(star)).to.equal('*');
-    for (const header of ['  "3"  ', '\t\t"3"', '"3"\t\t']) expect(parsed(header), JSON.stringify(header)).to.deep.equal(['"3"']);
+    for (const star of ['*', '  *', '*  ', '\t \t*\t ', ' \t*'])
+      expect(parsed(star), JSON.stringify(star)).to.equal('*');
+    for (const header of ['  "3"  ', '\t\t"3"', '"3"\t\t'])
+      expect(parsed(header), JSON.stringify(header)).to.deep.equal(['"3"']);
     expect(parsed('"1"\t,\t"3"')).to.deep.equal(['"1"', '"3"']);
     expect(parsed('"1" \t, \t"3"\t')).to.deep.equal(['"1"', '"3"']);
     expect(parseIfMatch('" 3"').ok, 'a space inside a tag').to.equal(false);
@@ -395,26 +497,43 @@ describe('If-Match, read character by character (RFC 9110 §8.8.3, §13.1.1; doc
       }),
     );
     for (const c of ['!', '#', '~', '\x80', '\xff']) expect(parsed(`"${c}"`), c).to.deep.equal([`"${c}"`]);
-    for (const c of [' ', '\x7f', '\u0100', '\x20']) expect(parseIfMatch(`"${c}"`).ok, JSON.stringify(c)).to.equal(false);
+    for (const c of [' ', '\x7f', '\u0100', '\x20'])
+      expect(parseIfMatch(`"${c}"`).ok, JSON.stringify(c)).to.equal(false);
   });
 
   it('a malformed If-Match is a 400 about If-Match that says what it must be, without quoting the value', () => {
     const message = expectRefusal(parseIfMatch('"3" junk-value'), 'validation_failed', 'If-Match');
-    expect(message).to.equal('If-Match must be * or a comma-separated list of entity tags such as "3" (the ETag of the pet as you read it)');
+    expect(message).to.equal(
+      'If-Match must be * or a comma-separated list of entity tags such as "3" (the ETag of the pet as you read it)',
+    );
     expect(message).not.to.include('junk-value');
   });
 });
 
 describe('what a PATCH really changes, and why a reserved pet refuses (docs/rules.md §12)', () => {
-  const PET: PetRecord = { id: 5, name: 'Rex', categoryId: 1, status: 'available', revision: 3, orderId: null, statusPatchedAt: null };
+  const PET: PetRecord = {
+    id: 5,
+    name: 'Rex',
+    categoryId: 1,
+    status: 'available',
+    revision: 3,
+    orderId: null,
+    statusPatchedAt: null,
+  };
 
   it('property: the changes are exactly the fields sent with another value than the pet has (no other key at all)', () => {
     const nameArb = fc.option(fc.constantFrom('Rex', 'Max'), { nil: undefined });
     const categoryArb = fc.option(fc.constantFrom(1, 2), { nil: undefined });
-    const statusArb = fc.option(fc.constantFrom('available', 'pending', 'sold') as fc.Arbitrary<Pet['status']>, { nil: undefined });
+    const statusArb = fc.option(fc.constantFrom('available', 'pending', 'sold') as fc.Arbitrary<Pet['status']>, {
+      nil: undefined,
+    });
     fc.assert(
       fc.property(nameArb, categoryArb, statusArb, (name, categoryId, status) => {
-        const patch: PetChanges = { ...(name === undefined ? {} : { name }), ...(categoryId === undefined ? {} : { categoryId }), ...(status === undefined ? {} : { status }) };
+        const patch: PetChanges = {
+          ...(name === undefined ? {} : { name }),
+          ...(categoryId === undefined ? {} : { categoryId }),
+          ...(status === undefined ? {} : { status }),
+        };
         const want: Record<string, unknown> = {};
         for (const [key, value] of Object.entries(patch)) if (value !== PET[key as keyof Pet]) want[key] = value;
         const changes = changesOf(PET, patch);
@@ -428,13 +547,15 @@ describe('what a PATCH really changes, and why a reserved pet refuses (docs/rule
     const held = { ...PET, status: 'pending' as const, orderId: 12 };
     expect(patchConflict(held, { status: 'sold' })).to.deep.equal({
       code: 'conflict',
-      message: 'pet 5 is reserved by order 12 (placed or approved); its status can change only once that order is delivered or cancelled',
+      message:
+        'pet 5 is reserved by order 12 (placed or approved); its status can change only once that order is delivered or cancelled',
     });
     expect(patchConflict(held, { name: 'Held', categoryId: 2 })).to.equal(undefined);
     expect(patchConflict(PET, { status: 'sold' })).to.equal(undefined);
     expect(withdrawalConflict(held)).to.deep.equal({
       code: 'conflict',
-      message: 'pet 5 is reserved by order 12 (placed or approved); it can be withdrawn only once that order is delivered or cancelled',
+      message:
+        'pet 5 is reserved by order 12 (placed or approved); it can be withdrawn only once that order is delivered or cancelled',
     });
     expect(withdrawalConflict(PET)).to.equal(undefined);
   });
@@ -442,16 +563,28 @@ describe('what a PATCH really changes, and why a reserved pet refuses (docs/rule
 
 describe('PetMaintenance (docs/rules.md §12): ids, lost rounds, and the orders it reads', () => {
   const clock = new ManualClock(Date.UTC(2027, 0, 1));
-  const pet = (over: Partial<PetRecord> = {}): PetRecord => ({ id: 5, name: 'Rex', categoryId: 1, status: 'available', revision: 3, orderId: null, statusPatchedAt: null, ...over });
+  const pet = (over: Partial<PetRecord> = {}): PetRecord => ({
+    id: 5,
+    name: 'Rex',
+    categoryId: 1,
+    status: 'available',
+    revision: 3,
+    orderId: null,
+    statusPatchedAt: null,
+    ...over,
+  });
 
   it('a 404 names the id as given; a malformed id is a 400 about petId on both operations, before any lookup', async () => {
     const store = new OnePetStore();
     const maintenance = new PetMaintenance(store, noOrders, THREE_CATEGORIES, clock);
     expect(expectRefusal(await maintenance.patch(ADMIN, '6', { name: 'x' }), 'not_found')).to.equal('no pet has id 6');
     expect(expectRefusal(await maintenance.withdraw(ADMIN, '6'), 'not_found')).to.equal('no pet has id 6');
-    expect(expectRefusal(await maintenance.withdraw(ADMIN, '9223372036854775807'), 'not_found')).to.equal('no pet has id 9223372036854775807');
+    expect(expectRefusal(await maintenance.withdraw(ADMIN, '9223372036854775807'), 'not_found')).to.equal(
+      'no pet has id 9223372036854775807',
+    );
     const untouched = new PetMaintenance(untouchable(), noOrders, THREE_CATEGORIES, clock);
-    for (const id of ['abc', '0', '007', '-1']) expectRefusal(await untouched.withdraw(ADMIN, id), 'validation_failed', 'petId', id);
+    for (const id of ['abc', '0', '007', '-1'])
+      expectRefusal(await untouched.withdraw(ADMIN, id), 'validation_failed', 'petId', id);
   });
 
   it(`a pet that changes under every round is given up after ${MAX_ROUNDS} rounds with an outage (503, retry) naming it; nothing changed`, async () => {
@@ -468,7 +601,9 @@ describe('PetMaintenance (docs/rules.md §12): ids, lost rounds, and the orders 
         return false;
       };
       const maintenance = new PetMaintenance(store, noOrders, THREE_CATEGORIES, clock);
-      const error = await (operation === 'patch' ? maintenance.patch(ADMIN, 5, { name: 'Max' }) : maintenance.withdraw(ADMIN, 5)).catch((e: unknown) => e);
+      const error = await (
+        operation === 'patch' ? maintenance.patch(ADMIN, 5, { name: 'Max' }) : maintenance.withdraw(ADMIN, 5)
+      ).catch((e: unknown) => e);
       expect(error, operation).to.be.instanceOf(StoreUnavailableError);
       expect((error as Error).message).to.equal('pet 5 kept changing under this request; retry');
       expect(writes, `${operation}: one conditional write a round`).to.equal(MAX_ROUNDS);

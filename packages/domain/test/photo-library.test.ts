@@ -28,7 +28,10 @@ const T0 = Date.UTC(2027, 0, 1, 12);
 const TYPES_TEXT = 'image/jpeg, image/png, image/webp';
 
 /** A library over a model store, with pets 7 and 8 (and whatever `withdraw` has not removed). */
-const setup = (options: ConstructorParameters<typeof PhotoStoreModel>[0] = {}, digest?: (bytes: Uint8Array) => string | Promise<string>) => {
+const setup = (
+  options: ConstructorParameters<typeof PhotoStoreModel>[0] = {},
+  digest?: (bytes: Uint8Array) => string | Promise<string>,
+) => {
   const store = new PhotoStoreModel(options);
   const pets = new Set([7, 8]);
   const lookups: number[] = [];
@@ -40,11 +43,17 @@ const setup = (options: ConstructorParameters<typeof PhotoStoreModel>[0] = {}, d
   };
   const images = new TextImageProcessor();
   const clock = new ManualClock(T0);
-  const library = digest === undefined ? new PhotoLibrary(lookup, store, images, clock) : new PhotoLibrary(lookup, store, images, clock, digest);
+  const library =
+    digest === undefined
+      ? new PhotoLibrary(lookup, store, images, clock)
+      : new PhotoLibrary(lookup, store, images, clock, digest);
   return { store, pets, lookups, images, clock, library };
 };
 
-const jpeg = (width = 300, height = 200, payload = 'pixels') => async () => textImage({ format: 'jpeg', width, height }, payload);
+const jpeg =
+  (width = 300, height = 200, payload = 'pixels') =>
+  async () =>
+    textImage({ format: 'jpeg', width, height }, payload);
 const made = (result: Result<Photo, { message: string }>): Photo => {
   if (!result.ok) throw new Error(`refused: ${result.error.message}`);
   return result.value;
@@ -63,7 +72,9 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     const { store, lookups, library } = setup();
     const refused = await library.upload(CLIENT, '7', 'image/jpeg', jpeg());
     expect(expectRefusal(refused, 'forbidden')).to.equal('only an admin key may add a photo');
-    expect(expectRefusal(await library.delete(CLIENT, '7', '1'), 'forbidden')).to.equal('only an admin key may delete a photo');
+    expect(expectRefusal(await library.delete(CLIENT, '7', '1'), 'forbidden')).to.equal(
+      'only an admin key may delete a photo',
+    );
     expect(store.calls).to.deep.equal([]);
     expect(lookups).to.deep.equal([]);
   });
@@ -71,7 +82,8 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
   it('authorizeUpload: the same check on its own, for a transport that looks something up before upload (an Idempotency-Key): admin only, no caller refused', () => {
     const { store, lookups, library } = setup();
     expect(library.authorizeUpload(ADMIN)).to.deep.equal({ ok: true, value: undefined });
-    for (const caller of [CLIENT, undefined]) expect(expectRefusal(library.authorizeUpload(caller), 'forbidden')).to.equal('only an admin key may add a photo');
+    for (const caller of [CLIENT, undefined])
+      expect(expectRefusal(library.authorizeUpload(caller), 'forbidden')).to.equal('only an admin key may add a photo');
     expect(store.calls).to.deep.equal([]);
     expect(lookups).to.deep.equal([]);
   });
@@ -79,7 +91,12 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
   it('a type other than the three is a 415 whose message names the three', async () => {
     const { library } = setup();
     for (const type of [undefined, 'image/gif', 'text/plain', 'image/jpg']) {
-      const message = expectRefusal(await library.upload(ADMIN, '7', type, jpeg()), 'unsupported_media_type', undefined, String(type));
+      const message = expectRefusal(
+        await library.upload(ADMIN, '7', type, jpeg()),
+        'unsupported_media_type',
+        undefined,
+        String(type),
+      );
       expect(message).to.include(TYPES_TEXT);
     }
   });
@@ -99,9 +116,22 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     const { store, library } = setup();
     const photo = made(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(8_000, 4_500, 'cat')));
     expect(store.calls).to.deep.equal(['list', 'reserve', 'putFile', 'putFile', 'putFile', 'putFile', 'publish']);
-    expect(photo).to.deep.equal({ id: 1, petId: 7, contentType: 'image/jpeg', width: PHOTO_STORED_LONG_SIDE, height: 2_304, bytes: photo.bytes, createdAt: '2027-01-01T12:00:00.000Z' });
+    expect(photo).to.deep.equal({
+      id: 1,
+      petId: 7,
+      contentType: 'image/jpeg',
+      width: PHOTO_STORED_LONG_SIDE,
+      height: 2_304,
+      bytes: photo.bytes,
+      createdAt: '2027-01-01T12:00:00.000Z',
+    });
     const stored = await store.find(7, photo.id);
-    expect(stored!.files.map((f) => [f.width, f.height])).to.deep.equal([[4_096, 2_304], [160, 90], [320, 180], [640, 360]]);
+    expect(stored!.files.map((f) => [f.width, f.height])).to.deep.equal([
+      [4_096, 2_304],
+      [160, 90],
+      [320, 180],
+      [640, 360],
+    ]);
     let total = 0;
     for (const file of stored!.files) {
       const bytes = await bytesOf(await store.read(photo.id, file.width));
@@ -116,7 +146,11 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
 
   it('a photo no wider than a width is not made in it (never an enlargement); the digest may be the platform’s, at once or later', async () => {
     const { store, library } = setup({}, async (bytes) => `digest-of-${bytes.length}`);
-    const photo = made(await library.upload(ADMIN, '8', 'image/webp', async () => textImage({ format: 'webp', width: 320, height: 640 })));
+    const photo = made(
+      await library.upload(ADMIN, '8', 'image/webp', async () =>
+        textImage({ format: 'webp', width: 320, height: 640 }),
+      ),
+    );
     expect(photo).to.deep.include({ petId: 8, contentType: 'image/webp', width: 320, height: 640 });
     const stored = (await store.find(8, photo.id))!;
     expect(stored.files.map((f) => f.width)).to.deep.equal([320, 160]);
@@ -125,15 +159,24 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
 
   it('property: the stored files are the original and exactly the widths narrower than it, heights in proportion', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 5_000 }), async (width, height) => {
-        const { store, library } = setup();
-        const photo = made(await library.upload(ADMIN, '7', 'image/png', async () => textImage({ format: 'png', width, height })));
-        const files = (await store.find(7, photo.id))!.files;
-        expect(Math.max(photo.width, photo.height)).to.equal(Math.min(Math.max(width, height), PHOTO_STORED_LONG_SIDE));
-        expect(files[0]).to.deep.include({ width: photo.width, height: photo.height });
-        expect(files.slice(1).map((f) => f.width)).to.deep.equal(PHOTO_WIDTHS.filter((w) => w < photo.width));
-        for (const f of files.slice(1)) expect(f.height).to.equal(Math.max(1, Math.round((photo.height * f.width) / photo.width)));
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5_000 }),
+        fc.integer({ min: 1, max: 5_000 }),
+        async (width, height) => {
+          const { store, library } = setup();
+          const photo = made(
+            await library.upload(ADMIN, '7', 'image/png', async () => textImage({ format: 'png', width, height })),
+          );
+          const files = (await store.find(7, photo.id))!.files;
+          expect(Math.max(photo.width, photo.height)).to.equal(
+            Math.min(Math.max(width, height), PHOTO_STORED_LONG_SIDE),
+          );
+          expect(files[0]).to.deep.include({ width: photo.width, height: photo.height });
+          expect(files.slice(1).map((f) => f.width)).to.deep.equal(PHOTO_WIDTHS.filter((w) => w < photo.width));
+          for (const f of files.slice(1))
+            expect(f.height).to.equal(Math.max(1, Math.round((photo.height * f.width) / photo.width)));
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -141,7 +184,11 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
   it('an empty or absent body is a 400 saying to send the image (of the three types)', async () => {
     const { library, images } = setup();
     for (const body of [undefined, new Uint8Array(0)]) {
-      const message = expectRefusal(await library.upload(ADMIN, '7', 'image/jpeg', async () => body), 'validation_failed', 'body');
+      const message = expectRefusal(
+        await library.upload(ADMIN, '7', 'image/jpeg', async () => body),
+        'validation_failed',
+        'body',
+      );
       expect(message).to.equal(`the body must be the image itself (${TYPES_TEXT})`);
     }
     expect(images.normalised).to.equal(0);
@@ -149,14 +196,21 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
 
   it('bytes that do not decode whole are a 400 naming the declared type; nothing is reserved', async () => {
     const { library, store } = setup();
-    const message = expectRefusal(await library.upload(ADMIN, '7', 'image/png', async () => textImage({ format: 'png', width: 9, height: 9 }, 'BROKEN')), 'validation_failed', 'body');
+    const message = expectRefusal(
+      await library.upload(ADMIN, '7', 'image/png', async () =>
+        textImage({ format: 'png', width: 9, height: 9 }, 'BROKEN'),
+      ),
+      'validation_failed',
+      'body',
+    );
     expect(message).to.equal('the body does not decode as a whole image/png image (truncated or damaged?)');
     expect(store.reservations).to.deep.equal([]);
   });
 
   it(`a pet with ${PHOTOS_PER_PET} photos gets 409 naming the pet and the limit, before its body is read`, async () => {
     const { library, store } = setup();
-    for (let i = 0; i < PHOTOS_PER_PET; i++) made(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(100, 100, `p${i}`)));
+    for (let i = 0; i < PHOTOS_PER_PET; i++)
+      made(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(100, 100, `p${i}`)));
     let read = false;
     const refused = await library.upload(ADMIN, '7', 'image/jpeg', async () => {
       read = true;
@@ -182,7 +236,9 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     const { library, store } = setup({ budget: 200 });
     const refused = await library.upload(ADMIN, '7', 'image/jpeg', jpeg(1_000, 1_000, 'x'.repeat(100)));
     const message = expectRefusal(refused, 'insufficient_storage');
-    expect(message).to.equal('the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)');
+    expect(message).to.equal(
+      'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)',
+    );
     expect(store.placeCount).to.equal(0);
     expect(store.calls.filter((c) => c === 'putFile')).to.deep.equal([]);
     expect(await library.list('7')).to.deep.equal({ ok: true, value: [] });
@@ -221,7 +277,9 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
       await store.sweep(T0 + 1);
     };
     const error = await library.upload(ADMIN, '7', 'image/jpeg', jpeg()).catch((e: unknown) => e);
-    expect(error).to.be.instanceOf(StoreUnavailableError).with.property('message', 'the upload of photo 1 was given up while it was being written; retry');
+    expect(error)
+      .to.be.instanceOf(StoreUnavailableError)
+      .with.property('message', 'the upload of photo 1 was given up while it was being written; retry');
     expect(store.abandoned).to.have.length(1);
     expect(await library.list('7')).to.deep.equal({ ok: true, value: [] });
   });
@@ -235,11 +293,23 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
         // The withdrawal lands between two files: the pet goes, then its photos, this upload among them.
         if (pets.delete(7)) await store.deleteAllOf(7);
       };
-      const outcome = await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), token === undefined ? undefined : { token, resumed: false });
+      const outcome = await library.upload(
+        ADMIN,
+        '7',
+        'image/jpeg',
+        jpeg(),
+        token === undefined ? undefined : { token, resumed: false },
+      );
       expect(expectRefusal(outcome, 'not_found'), `token: ${String(token)}`).to.equal('no pet has id 7');
-      expect(store.abandoned.map((u) => u.photoId), 'what it put since is removed').to.deep.equal([1]);
+      expect(
+        store.abandoned.map((u) => u.photoId),
+        'what it put since is removed',
+      ).to.deep.equal([1]);
       expect(store.placeCount).to.equal(0);
-      expect(store.calls.filter((c) => c === 'delete'), 'nothing published, nothing to delete').to.deep.equal([]);
+      expect(
+        store.calls.filter((c) => c === 'delete'),
+        'nothing published, nothing to delete',
+      ).to.deep.equal([]);
       expect(await store.pets()).to.deep.equal([]);
     }
   });
@@ -259,7 +329,9 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
       pets.delete(7);
       return publish(upload, photo, token);
     };
-    expect(expectRefusal(await library.upload(ADMIN, '7', 'image/jpeg', jpeg()), 'not_found')).to.equal('no pet has id 7');
+    expect(expectRefusal(await library.upload(ADMIN, '7', 'image/jpeg', jpeg()), 'not_found')).to.equal(
+      'no pet has id 7',
+    );
     expect(store.placeCount).to.equal(0);
     expect(store.calls.at(-1)).to.equal('delete');
   });
@@ -295,9 +367,13 @@ describe('PhotoLibrary: an upload under an Idempotency-Key (docs/rules.md §10, 
   it('a pet full with the earlier attempt’s photo answers that photo; full without it (or without a key) is a 409', async () => {
     const { library } = setup();
     const photo = made(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), first));
-    for (let i = 1; i < PHOTOS_PER_PET; i++) made(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(100, 100, `p${i}`)));
+    for (let i = 1; i < PHOTOS_PER_PET; i++)
+      made(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(100, 100, `p${i}`)));
     expect(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), resumed)).to.deep.equal({ ok: true, value: photo });
-    expectRefusal(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), { token: 'tok-other', resumed: true }), 'conflict');
+    expectRefusal(
+      await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), { token: 'tok-other', resumed: true }),
+      'conflict',
+    );
     expectRefusal(await library.upload(ADMIN, '7', 'image/jpeg', jpeg()), 'conflict');
   });
 
@@ -306,7 +382,10 @@ describe('PhotoLibrary: an upload under an Idempotency-Key (docs/rules.md §10, 
     const photo = made(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), first));
     for (let i = 1; i < PHOTOS_PER_PET; i++) await store.reserve(7, 1, T0);
     expect(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), resumed)).to.deep.equal({ ok: true, value: photo });
-    expectRefusal(await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), { token: 'tok-3', resumed: false }), 'conflict');
+    expectRefusal(
+      await library.upload(ADMIN, '7', 'image/jpeg', jpeg(), { token: 'tok-3', resumed: false }),
+      'conflict',
+    );
   });
 });
 
@@ -314,7 +393,11 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
   const withPhotos = async (options: ConstructorParameters<typeof PhotoStoreModel>[0] = {}) => {
     const s = setup(options);
     const a = made(await s.library.upload(ADMIN, '7', 'image/jpeg', jpeg(1_000, 500, 'a')));
-    const b = made(await s.library.upload(ADMIN, '8', 'image/png', async () => textImage({ format: 'png', width: 200, height: 100 }, 'b')));
+    const b = made(
+      await s.library.upload(ADMIN, '8', 'image/png', async () =>
+        textImage({ format: 'png', width: 200, height: 100 }, 'b'),
+      ),
+    );
     const c = made(await s.library.upload(ADMIN, '7', 'image/jpeg', jpeg(300, 300, 'c')));
     return { ...s, a, b, c };
   };
@@ -331,7 +414,9 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
     pets.delete(8);
     expect(expectRefusal(await library.list('8'), 'not_found')).to.equal('no pet has id 8');
     lookups.length = 0;
-    expect(expectRefusal(await library.list('9007199254740993'), 'not_found')).to.equal('no pet has id 9007199254740993');
+    expect(expectRefusal(await library.list('9007199254740993'), 'not_found')).to.equal(
+      'no pet has id 9007199254740993',
+    );
     expect(lookups, 'an id beyond any pet is not looked up').to.deep.equal([]);
     for (const id of ['0', 'x', '-7', '7.0']) expectRefusal(await library.list(id), 'validation_failed', 'petId', id);
   });
@@ -340,7 +425,10 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
     it(`answers the width asked for, or the original (never wider); its bytes as stored (${asyncReads ? 'a store outside the process' : 'a store in the process'})`, async () => {
       const { library, a, c } = await withPhotos({ asyncReads });
       const widths = async (photo: Photo, width?: readonly string[]) => {
-        const got = width === undefined ? await library.get('7', String(photo.id)) : await library.get('7', String(photo.id), width);
+        const got =
+          width === undefined
+            ? await library.get('7', String(photo.id))
+            : await library.get('7', String(photo.id), width);
         if (!got.ok) throw new Error(got.error.message);
         expect(got.value.photo).to.deep.equal(photo);
         const bytes = await bytesOf(await got.value.bytes());
@@ -358,14 +446,22 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
 
   it('a photo of another pet, deleted, or beyond any id (not looked up) is a 404 naming the photo id; bad ids and widths are 400s naming their field', async () => {
     const { library, a, b, pets, store } = await withPhotos();
-    for (const [pet, photo] of [['7', String(b.id)], ['8', String(a.id)], ['7', '99'], ['7', '9007199254740993']] as const) {
+    for (const [pet, photo] of [
+      ['7', String(b.id)],
+      ['8', String(a.id)],
+      ['7', '99'],
+      ['7', '9007199254740993'],
+    ] as const) {
       const before = store.calls.length;
-      expect(expectRefusal(await library.get(pet, photo), 'not_found', undefined, `${pet}/${photo}`)).to.equal(`this pet has no photo with id ${photo}`);
+      expect(expectRefusal(await library.get(pet, photo), 'not_found', undefined, `${pet}/${photo}`)).to.equal(
+        `this pet has no photo with id ${photo}`,
+      );
       expect(store.calls.slice(before), `${pet}/${photo}`).to.deep.equal(photo.length > 15 ? [] : ['find']);
     }
     expectRefusal(await library.get('x', String(a.id)), 'validation_failed', 'petId');
     expectRefusal(await library.get('7', '0'), 'validation_failed', 'photoId');
-    for (const width of [['100'], ['160', '160'], ['']]) expectRefusal(await library.get('7', String(a.id), width), 'validation_failed', 'width');
+    for (const width of [['100'], ['160', '160'], ['']])
+      expectRefusal(await library.get('7', String(a.id), width), 'validation_failed', 'width');
     pets.delete(7);
     expect(expectRefusal(await library.get('7', String(a.id)), 'not_found')).to.equal('no pet has id 7');
   });
@@ -380,12 +476,18 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
 
   it('deletes a photo of that pet only; then it is 404 and no longer listed', async () => {
     const { library, a, b, c, store } = await withPhotos();
-    expect(expectRefusal(await library.delete(ADMIN, '8', String(a.id)), 'not_found')).to.equal(`this pet has no photo with id ${a.id}`);
+    expect(expectRefusal(await library.delete(ADMIN, '8', String(a.id)), 'not_found')).to.equal(
+      `this pet has no photo with id ${a.id}`,
+    );
     const before = store.calls.length;
-    expect(expectRefusal(await library.delete(ADMIN, '7', '9007199254740993'), 'not_found')).to.equal('this pet has no photo with id 9007199254740993');
+    expect(expectRefusal(await library.delete(ADMIN, '7', '9007199254740993'), 'not_found')).to.equal(
+      'this pet has no photo with id 9007199254740993',
+    );
     expect(store.calls.slice(before), 'an id beyond any photo is not looked up').to.deep.equal([]);
     expect(await library.delete(ADMIN, '7', String(a.id))).to.deep.equal({ ok: true, value: undefined });
-    expect(expectRefusal(await library.delete(ADMIN, '7', String(a.id)), 'not_found')).to.equal(`this pet has no photo with id ${a.id}`);
+    expect(expectRefusal(await library.delete(ADMIN, '7', String(a.id)), 'not_found')).to.equal(
+      `this pet has no photo with id ${a.id}`,
+    );
     expectRefusal(await library.get('7', String(a.id)), 'not_found');
     expect(await library.list('7')).to.deep.equal({ ok: true, value: [c] });
     expect(await library.list('8')).to.deep.equal({ ok: true, value: [b] });

@@ -26,7 +26,10 @@ describe('plan table (docs/rules.md §5)', () => {
   });
 
   it('gives enterprise keys their own quota and refuses custom numbers elsewhere', () => {
-    expect(apiKeyRecord('k', 'enterprise', { perMinute: 5, perDay: 50 })).to.deep.include({ plan: 'enterprise', quota: { perMinute: 5, perDay: 50 } });
+    expect(apiKeyRecord('k', 'enterprise', { perMinute: 5, perDay: 50 })).to.deep.include({
+      plan: 'enterprise',
+      quota: { perMinute: 5, perDay: 50 },
+    });
     expect(apiKeyRecord('k', 'enterprise')).to.be.a('string');
     expect(apiKeyRecord('k', 'enterprise', { perMinute: 0, perDay: 50 })).to.be.a('string');
     expect(apiKeyRecord('k', 'enterprise', { perMinute: 60, perDay: 50 })).to.be.a('string');
@@ -49,7 +52,11 @@ describe('admission decision numbers', () => {
       resetAt: Date.UTC(2027, 0, 1, 12, 31) / 1000,
       resetIn: 45,
     });
-    const dayBound = decideAdmission({ outcome: 'admitted', minuteCount: 1, dayCount: 990, bannedUntil: 0 }, quota, now);
+    const dayBound = decideAdmission(
+      { outcome: 'admitted', minuteCount: 1, dayCount: 990, bannedUntil: 0 },
+      quota,
+      now,
+    );
     expect(dayBound.binding.name).to.equal('day');
     expect(dayBound.binding.remaining).to.equal(10);
   });
@@ -64,9 +71,17 @@ describe('admission decision numbers', () => {
 
   it('gives Retry-After of at least one second, and the ban time left when banned', () => {
     const justBefore = Date.UTC(2027, 0, 1, 12, 30, 59, 999);
-    const d = decideAdmission({ outcome: 'rejected', minuteCount: 60, dayCount: 61, bannedUntil: 0 }, quota, justBefore);
+    const d = decideAdmission(
+      { outcome: 'rejected', minuteCount: 60, dayCount: 61, bannedUntil: 0 },
+      quota,
+      justBefore,
+    );
     expect(d.retryAfter).to.equal(1);
-    const banned = decideAdmission({ outcome: 'banned', minuteCount: 3, dayCount: 3, bannedUntil: now + 899_001 }, quota, now);
+    const banned = decideAdmission(
+      { outcome: 'banned', minuteCount: 3, dayCount: 3, bannedUntil: now + 899_001 },
+      quota,
+      now,
+    );
     expect(banned.outcome).to.equal('temporarily_banned');
     expect(banned.retryAfter).to.equal(900);
     expect(banned.binding.remaining).to.equal(0);
@@ -93,12 +108,14 @@ describe('deprecation of getPet', () => {
 
 describe('quoting client input in messages', () => {
   it('property: at most 64 code points of the input, cut with …, and short input unchanged', () => {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => {
-      const quoted = quoteInput(text);
-      const points = Array.from(text);
-      if (points.length <= QUOTE_LIMIT) expect(quoted).to.equal(text);
-      else expect(quoted).to.equal(`${points.slice(0, QUOTE_LIMIT).join('')}…`);
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (text) => {
+        const quoted = quoteInput(text);
+        const points = Array.from(text);
+        if (points.length <= QUOTE_LIMIT) expect(quoted).to.equal(text);
+        else expect(quoted).to.equal(`${points.slice(0, QUOTE_LIMIT).join('')}…`);
+      }),
+    );
     expect(quoteInput('x'.repeat(200_000))).to.equal(`${'x'.repeat(64)}…`);
   });
 });

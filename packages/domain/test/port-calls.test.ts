@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { PORT_METHODS, PORT_NAMES, wrapPort, type AroundCall, type NamedPorts, type PortCall, type PortName } from '../src/index.js';
+import {
+  PORT_METHODS,
+  PORT_NAMES,
+  wrapPort,
+  type AroundCall,
+  type NamedPorts,
+  type PortCall,
+  type PortName,
+} from '../src/index.js';
 
 /** Stands for any adapter: every method it is asked for answers `answer:<name>` and records the call, its arguments and `this`. */
 class Recorder {
@@ -25,27 +33,77 @@ const callEvery = (port: object, ...args: unknown[]): unknown[] =>
 
 describe('port calls: one wrapper for every method of every store port', () => {
   it('names the eight store ports, in a fixed order (the metrics label them so)', () => {
-    expect(PORT_NAMES).to.deep.equal(['PetRepository', 'CategoryRepository', 'OrderRepository', 'QuotaStore', 'ApiKeyStore', 'IdempotencyStore', 'PhotoStore', 'EventStore']);
+    expect(PORT_NAMES).to.deep.equal([
+      'PetRepository',
+      'CategoryRepository',
+      'OrderRepository',
+      'QuotaStore',
+      'ApiKeyStore',
+      'IdempotencyStore',
+      'PhotoStore',
+      'EventStore',
+    ]);
   });
 
   it('lists every method of every store port (the types refuse one left out; this says which they are)', () => {
     const names = Object.fromEntries(PORT_NAMES.map((port) => [port, Object.keys(PORT_METHODS[port]).sort()]));
     expect(names).to.deep.equal({
-      PetRepository: ['countByStatus', 'create', 'findByCreationToken', 'findById', 'findHold', 'list', 'swapHold', 'update', 'withdraw'],
+      PetRepository: [
+        'countByStatus',
+        'create',
+        'findByCreationToken',
+        'findById',
+        'findHold',
+        'list',
+        'swapHold',
+        'update',
+        'withdraw',
+      ],
       CategoryRepository: ['create', 'findByCreationToken', 'findById', 'findByName', 'list'],
       OrderRepository: ['create', 'findByCreationToken', 'findById', 'list', 'updateState'],
       QuotaStore: ['consume', 'peek'],
       ApiKeyStore: ['findByHash', 'findById', 'insert', 'list', 'retainSettingsKeys', 'revoke', 'save', 'update'],
       IdempotencyStore: ['claim', 'complete', 'discard', 'release'],
-      PhotoStore: ['abandon', 'delete', 'deleteAllOf', 'find', 'findByCreationToken', 'list', 'pets', 'publish', 'putFile', 'read', 'reserve', 'sweep'],
-      EventStore: ['after', 'append', 'clear', 'firstSequence', 'lastSequence', 'lease', 'onRecorded', 'pending', 'pendingOf', 'purge', 'waitBeyond'],
+      PhotoStore: [
+        'abandon',
+        'delete',
+        'deleteAllOf',
+        'find',
+        'findByCreationToken',
+        'list',
+        'pets',
+        'publish',
+        'putFile',
+        'read',
+        'reserve',
+        'sweep',
+      ],
+      EventStore: [
+        'after',
+        'append',
+        'clear',
+        'firstSequence',
+        'lastSequence',
+        'lease',
+        'onRecorded',
+        'pending',
+        'pendingOf',
+        'purge',
+        'waitBeyond',
+      ],
     });
   });
 
   it('a method writes exactly when its name is not a query (find…, list, read, peek, pets, count…, and the event store reads: pending…, after, first/lastSequence, onRecorded, waitBeyond): what the fault injector counts as a write', () => {
     for (const port of PORT_NAMES) {
       for (const [method, kind] of Object.entries(PORT_METHODS[port])) {
-        expect(kind, `${port}.${method}`).to.equal(/^(find|list|read|peek|pets|count|pending|after|firstSequence|lastSequence|onRecorded|waitBeyond)/.test(method) ? 'read' : 'write');
+        expect(kind, `${port}.${method}`).to.equal(
+          /^(find|list|read|peek|pets|count|pending|after|firstSequence|lastSequence|onRecorded|waitBeyond)/.test(
+            method,
+          )
+            ? 'read'
+            : 'write',
+        );
       }
     }
   });
@@ -61,9 +119,18 @@ describe('port calls: one wrapper for every method of every store port', () => {
       };
       const wrapped = wrapPort(port, inner, around);
       const methods = Object.keys(PORT_METHODS[port]);
-      expect(Object.keys(wrapped), 'a plain object with every method of the port, and only those').to.deep.equal(methods);
+      expect(Object.keys(wrapped), 'a plain object with every method of the port, and only those').to.deep.equal(
+        methods,
+      );
       expect(callEvery(wrapped, 1, 'two')).to.deep.equal(methods.map((m) => `answer:${m}`));
-      expect(seen).to.deep.equal(methods.map((method) => ({ port, method, write: PORT_METHODS[port][method as keyof (typeof PORT_METHODS)[typeof port]] === 'write', args: [1, 'two'] })));
+      expect(seen).to.deep.equal(
+        methods.map((method) => ({
+          port,
+          method,
+          write: PORT_METHODS[port][method as keyof (typeof PORT_METHODS)[typeof port]] === 'write',
+          args: [1, 'two'],
+        })),
+      );
       expect(recorder.calls.map((c) => c.method)).to.deep.equal(methods);
       for (const call of recorder.calls) {
         expect(call.args, call.method).to.deep.equal([1, 'two']);

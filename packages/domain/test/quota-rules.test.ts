@@ -86,7 +86,9 @@ describe('quota bounds (docs/rules.md §5): whole numbers, 1 ≤ per minute ≤ 
     expect(isValidQuota({ perMinute: 5, perDay: 5 })).to.equal(true);
     expect(isValidQuota({ perMinute: 1, perDay: 5 })).to.equal(true);
     expect(isValidQuota({ perMinute: Number.MAX_SAFE_INTEGER, perDay: Number.MAX_SAFE_INTEGER })).to.equal(true);
-    expect(apiKeyRecord('k', 'enterprise', { perMinute: 7, perDay: 7 })).to.deep.include({ quota: { perMinute: 7, perDay: 7 } });
+    expect(apiKeyRecord('k', 'enterprise', { perMinute: 7, perDay: 7 })).to.deep.include({
+      quota: { perMinute: 7, perDay: 7 },
+    });
   });
 
   it('refuses zero a minute, more a minute than a day, fractions and numbers past 2^53 − 1 in either field', () => {
@@ -109,7 +111,11 @@ describe('quota bounds (docs/rules.md §5): whole numbers, 1 ≤ per minute ≤ 
   });
 
   it('property: a quota is valid exactly when both are safe integers with 1 ≤ per minute ≤ per day', () => {
-    const number = fc.oneof(fc.integer({ min: -3, max: 12 }), fc.double({ min: -3, max: 12, noNaN: true }), fc.constantFrom(2 ** 53, 2 ** 53 - 1));
+    const number = fc.oneof(
+      fc.integer({ min: -3, max: 12 }),
+      fc.double({ min: -3, max: 12, noNaN: true }),
+      fc.constantFrom(2 ** 53, 2 ** 53 - 1),
+    );
     fc.assert(
       fc.property(number, number, (perMinute, perDay) => {
         const whole = Number.isSafeInteger(perMinute) && Number.isSafeInteger(perDay);
@@ -125,7 +131,14 @@ describe('quota bounds (docs/rules.md §5): whole numbers, 1 ≤ per minute ≤ 
 
 describe('isStateExpired: a stored state matters until its day has ended and no ban runs', () => {
   const dayStart = Date.UTC(2027, 4, 6);
-  const state = (bannedUntil: number): SubjectState => ({ minuteStart: dayStart, minuteCount: 1, minuteRejections: 0, dayStart, dayCount: 1, bannedUntil });
+  const state = (bannedUntil: number): SubjectState => ({
+    minuteStart: dayStart,
+    minuteCount: 1,
+    minuteRejections: 0,
+    dayStart,
+    dayCount: 1,
+    bannedUntil,
+  });
 
   it('expires at the first millisecond of the next day, not before', () => {
     expect(isStateExpired(state(0), dayStart + DAY_MS - 1)).to.equal(false);
@@ -153,10 +166,21 @@ describe('the binding window (docs/rules.md §5): fewer requests left, or on a t
         fc.constantFrom('admitted' as const, 'rejected' as const),
         (now, perMinute, minuteCount, extra, outcome) => {
           const quota = { perMinute, perDay: perMinute + 3 };
-          const d = decideAdmission({ outcome, minuteCount, dayCount: minuteCount + extra, bannedUntil: 0 }, quota, now);
+          const d = decideAdmission(
+            { outcome, minuteCount, dayCount: minuteCount + extra, bannedUntil: 0 },
+            quota,
+            now,
+          );
           const [minute, day] = d.windows;
           expect(minute.resetAt).to.be.at.most(day.resetAt);
-          const expected = minute.remaining !== day.remaining ? (minute.remaining < day.remaining ? minute : day) : minute.resetAt > day.resetAt ? minute : day;
+          const expected =
+            minute.remaining !== day.remaining
+              ? minute.remaining < day.remaining
+                ? minute
+                : day
+              : minute.resetAt > day.resetAt
+                ? minute
+                : day;
           expect(d.binding).to.deep.equal(expected);
           if (minute.remaining === day.remaining) expect(d.binding.name, 'a tie: the day').to.equal('day');
         },
@@ -165,7 +189,11 @@ describe('the binding window (docs/rules.md §5): fewer requests left, or on a t
 
   it('a tie in the day’s last minute, when both reset at once, reports the day', () => {
     const lastMinute = Date.UTC(2027, 0, 1, 23, 59, 30);
-    const d = decideAdmission({ outcome: 'rejected', minuteCount: 5, dayCount: 10, bannedUntil: 0 }, { perMinute: 5, perDay: 10 }, lastMinute);
+    const d = decideAdmission(
+      { outcome: 'rejected', minuteCount: 5, dayCount: 10, bannedUntil: 0 },
+      { perMinute: 5, perDay: 10 },
+      lastMinute,
+    );
     expect(d.windows[0].resetAt).to.equal(d.windows[1].resetAt);
     expect(d.binding.name).to.equal('day');
   });

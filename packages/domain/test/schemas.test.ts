@@ -9,7 +9,12 @@ ajv.addFormat('int64', true);
 ajv.addFormat('date-time', true);
 const accepts = ajv.compile(OwnStatusSchema);
 
-const window = (name: string, limit: number, remaining: number, resetAt: string) => ({ name, limit, remaining, resetAt });
+const window = (name: string, limit: number, remaining: number, resetAt: string) => ({
+  name,
+  limit,
+  remaining,
+  resetAt,
+});
 const status = (windows: unknown[], bannedUntil: string | null = null) => ({
   keyId: 'key_0123456789ab',
   role: 'client',
@@ -24,7 +29,14 @@ describe('the OwnStatus schema (docs/rules.md §14)', () => {
     const minute = window('minute', 10, 3, '2027-03-03T10:16:00.000Z');
     const day = window('day', 1000, 993, '2027-03-04T00:00:00.000Z');
     expect(accepts(status([minute, day])), JSON.stringify(accepts.errors)).to.equal(true);
-    expect(accepts(status([window('minute', 10, 0, minute.resetAt), window('day', 1000, 0, day.resetAt)], '2027-03-03T10:30:00.000Z'))).to.equal(true);
+    expect(
+      accepts(
+        status(
+          [window('minute', 10, 0, minute.resetAt), window('day', 1000, 0, day.resetAt)],
+          '2027-03-03T10:30:00.000Z',
+        ),
+      ),
+    ).to.equal(true);
     for (const windows of [
       [day, minute],
       [minute],

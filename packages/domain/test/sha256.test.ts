@@ -18,10 +18,14 @@ describe('sha256Hex: FIPS 180-4 SHA-256 (docs/rules.md §4)', () => {
       '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
     );
     expect(
-      sha256Hex('abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu'),
+      sha256Hex(
+        'abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu',
+      ),
     ).to.equal('cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1');
     // One million 'a': a bit length (8,000,000) that fills the length field's third byte.
-    expect(sha256Hex('a'.repeat(1_000_000))).to.equal('cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
+    expect(sha256Hex('a'.repeat(1_000_000))).to.equal(
+      'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0',
+    );
   });
 
   it('equals node:crypto at every message length from 0 to 200 bytes (the padding boundaries 55/56, 63/64, 119/120, 127/128, 183/184)', () => {
@@ -40,7 +44,9 @@ describe('sha256Hex: FIPS 180-4 SHA-256 (docs/rules.md §4)', () => {
   });
 
   it('hashes the UTF-8 bytes of text, at every boundary of the encoding; a lone surrogate counts as U+FFFD (as TextEncoder and node:crypto)', () => {
-    const codePoints = [0x00, 0x41, 0x7f, 0x80, 0x81, 0x7ff, 0x800, 0x801, 0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000, 0x10001, 0x10ffff];
+    const codePoints = [
+      0x00, 0x41, 0x7f, 0x80, 0x81, 0x7ff, 0x800, 0x801, 0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000, 0x10001, 0x10ffff,
+    ];
     for (const cp of codePoints) {
       const text = `a${String.fromCodePoint(cp)}z`;
       expect(sha256Hex(text), `U+${cp.toString(16)}`).to.equal(nodeSha256(Buffer.from(text, 'utf8')));
@@ -59,7 +65,16 @@ describe('sha256Hex: FIPS 180-4 SHA-256 (docs/rules.md §4)', () => {
 
 describe('constantTimeEqual', () => {
   it('is string equality, whichever string is longer or where they differ', () => {
-    for (const [a, b] of [['', ''], ['a', ''], ['', 'a'], ['ab', 'abc'], ['abc', 'ab'], ['abc', 'abd'], ['xbc', 'abc'], ['abc', 'abc']] as const) {
+    for (const [a, b] of [
+      ['', ''],
+      ['a', ''],
+      ['', 'a'],
+      ['ab', 'abc'],
+      ['abc', 'ab'],
+      ['abc', 'abd'],
+      ['xbc', 'abc'],
+      ['abc', 'abc'],
+    ] as const) {
       expect(constantTimeEqual(a, b), `${a} vs ${b}`).to.equal(a === b);
     }
   });

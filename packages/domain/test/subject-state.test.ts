@@ -4,13 +4,25 @@ import { consumeQuota, DAY_MS, MINUTE_MS, windowStart, type ConsumeRequest, type
 import { subjectStateArb } from './support/subject-states.js';
 
 const T0 = Date.UTC(2027, 2, 3, 10, 15, 0);
-const request = (now: number): ConsumeRequest => ({ subject: 's', now, quota: { perMinute: 3, perDay: 10 }, ban: { threshold: 2, seconds: 60 } });
+const request = (now: number): ConsumeRequest => ({
+  subject: 's',
+  now,
+  quota: { perMinute: 3, perDay: 10 },
+  ban: { threshold: 2, seconds: 60 },
+});
 
 const stateArb = subjectStateArb(T0, { minuteCount: 5, minuteRejections: 3 });
 
 describe('consumeQuota: windows never move backwards', () => {
   it('a request stamped before the stored minute counts into that later minute instead of resetting it', () => {
-    const later: SubjectState = { minuteStart: T0 + MINUTE_MS, minuteCount: 2, minuteRejections: 0, dayStart: windowStart(T0, DAY_MS), dayCount: 7, bannedUntil: 0 };
+    const later: SubjectState = {
+      minuteStart: T0 + MINUTE_MS,
+      minuteCount: 2,
+      minuteRejections: 0,
+      dayStart: windowStart(T0, DAY_MS),
+      dayCount: 7,
+      bannedUntil: 0,
+    };
     const { state, result } = consumeQuota(later, request(T0 + 30_000));
     expect(result).to.deep.equal({ outcome: 'admitted', minuteCount: 3, dayCount: 8, bannedUntil: 0 });
     expect(state.minuteStart).to.equal(T0 + MINUTE_MS);
@@ -19,7 +31,14 @@ describe('consumeQuota: windows never move backwards', () => {
 
   it('a request stamped on the previous day counts into the stored later day', () => {
     const midnight = windowStart(T0, DAY_MS) + DAY_MS;
-    const nextDay: SubjectState = { minuteStart: midnight, minuteCount: 1, minuteRejections: 0, dayStart: midnight, dayCount: 1, bannedUntil: 0 };
+    const nextDay: SubjectState = {
+      minuteStart: midnight,
+      minuteCount: 1,
+      minuteRejections: 0,
+      dayStart: midnight,
+      dayCount: 1,
+      bannedUntil: 0,
+    };
     const { state, result } = consumeQuota(nextDay, request(midnight - 5));
     expect(result).to.deep.include({ outcome: 'admitted', minuteCount: 2, dayCount: 2 });
     expect([state.minuteStart, state.dayStart]).to.deep.equal([midnight, midnight]);

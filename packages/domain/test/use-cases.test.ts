@@ -57,7 +57,12 @@ class ArrayRepository implements PetRepository {
   async list(q: PetListQuery): Promise<readonly Pet[]> {
     this.lastQuery = q;
     return this.pets
-      .filter((p) => (q.status === undefined || p.status === q.status) && (q.categoryId === undefined || p.categoryId === q.categoryId) && p.id > q.afterId)
+      .filter(
+        (p) =>
+          (q.status === undefined || p.status === q.status) &&
+          (q.categoryId === undefined || p.categoryId === q.categoryId) &&
+          p.id > q.afterId,
+      )
       .slice(0, q.limit);
   }
   async findHold(id: number): Promise<PetHold | undefined> {
@@ -86,7 +91,8 @@ describe('PetCatalog use cases', () => {
     const repo = new ArrayRepository();
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
     const catalog = new PetCatalog(repo, THREE_CATEGORIES, clock);
-    for (let i = 0; i < n; i++) await repo.create({ name: `p${i}`, categoryId: 1, status: i % 2 ? 'sold' : 'available' });
+    for (let i = 0; i < n; i++)
+      await repo.create({ name: `p${i}`, categoryId: 1, status: i % 2 ? 'sold' : 'available' });
     return { repo, clock, catalog };
   };
 
@@ -128,8 +134,25 @@ describe('PetCatalog use cases', () => {
 
   it('getPet parses the path id strictly and tells not_found from validation_failed', async () => {
     const { catalog } = await setup(2);
-    expect(await catalog.getPet('2')).to.deep.equal({ ok: true, value: { id: 2, name: 'p1', categoryId: 1, status: 'sold', revision: 0, orderId: null, statusPatchedAt: null } });
-    for (const id of ['abc', '0', '-1', '1.5', '007', '', ' 1', '1 ', '+1', '1e3', '0x1', '9223372036854775808', '99999999999999999999']) {
+    expect(await catalog.getPet('2')).to.deep.equal({
+      ok: true,
+      value: { id: 2, name: 'p1', categoryId: 1, status: 'sold', revision: 0, orderId: null, statusPatchedAt: null },
+    });
+    for (const id of [
+      'abc',
+      '0',
+      '-1',
+      '1.5',
+      '007',
+      '',
+      ' 1',
+      '1 ',
+      '+1',
+      '1e3',
+      '0x1',
+      '9223372036854775808',
+      '99999999999999999999',
+    ]) {
       const r = await catalog.getPet(id);
       expect(!r.ok && r.error.code, JSON.stringify(id)).to.equal('validation_failed');
     }
@@ -142,7 +165,10 @@ describe('PetCatalog use cases', () => {
   it('createPet checks that categoryId names a category, after the shape rules, and stores nothing otherwise', async () => {
     const { catalog, repo } = await setup();
     const missing = await catalog.createPet({ name: 'Rex', categoryId: 7 });
-    expect(missing).to.deep.equal({ ok: false, error: { code: 'validation_failed', field: 'categoryId', message: 'categoryId 7 names no category' } });
+    expect(missing).to.deep.equal({
+      ok: false,
+      error: { code: 'validation_failed', field: 'categoryId', message: 'categoryId 7 names no category' },
+    });
     const huge = await catalog.createPet({ name: 'Rex', categoryId: Number.MAX_SAFE_INTEGER });
     expect(!huge.ok && huge.error.message).to.equal(`categoryId ${Number.MAX_SAFE_INTEGER} names no category`);
     // Shape first: a malformed id or name is refused for its shape, never looked up.
@@ -156,7 +182,8 @@ describe('PetCatalog use cases', () => {
 
   it('listPets filters by categoryId (a canonical positive decimal up to 2^53 − 1), alone or with status, with the cursor bound to both', async () => {
     const { catalog, repo } = await setup();
-    for (let i = 0; i < 12; i++) await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 ? 'sold' : 'available' });
+    for (let i = 0; i < 12; i++)
+      await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 ? 'sold' : 'available' });
     const ids = async (input: Record<string, unknown>) => {
       const r = await catalog.listPets(input);
       if (!r.ok) throw new Error(r.error.message);
@@ -167,14 +194,37 @@ describe('PetCatalog use cases', () => {
     expect(await ids({ categoryId: '2', status: 'sold' })).to.deep.equal([2, 8]);
     expect(await ids({ categoryId: '9007199254740991' })).to.deep.equal([]);
     expect(repo.lastQuery).to.deep.equal({ categoryId: Number.MAX_SAFE_INTEGER, afterId: 0, limit: 21 });
-    for (const categoryId of ['0', '-1', '1.5', '007', '', ' 1', '+1', '1e3', 'abc', '9007199254740992', '99999999999999999999', 0, 1.5, -2, true, null]) {
+    for (const categoryId of [
+      '0',
+      '-1',
+      '1.5',
+      '007',
+      '',
+      ' 1',
+      '+1',
+      '1e3',
+      'abc',
+      '9007199254740992',
+      '99999999999999999999',
+      0,
+      1.5,
+      -2,
+      true,
+      null,
+    ]) {
       const r = await catalog.listPets({ categoryId });
       expect(!r.ok && r.error.field, JSON.stringify(categoryId)).to.equal('categoryId');
     }
     const first = await catalog.listPets({ categoryId: '2', status: 'available', limit: 1 });
     const cursor = first.ok ? first.value.nextCursor! : '';
     expect(await ids({ categoryId: '2', status: 'available', limit: 1, cursor })).to.deep.equal([11]);
-    for (const other of [{}, { categoryId: '2' }, { status: 'available' }, { categoryId: '3', status: 'available' }, { categoryId: '2', status: 'sold' }]) {
+    for (const other of [
+      {},
+      { categoryId: '2' },
+      { status: 'available' },
+      { categoryId: '3', status: 'available' },
+      { categoryId: '2', status: 'sold' },
+    ]) {
       const r = await catalog.listPets({ ...other, cursor });
       expect(!r.ok && r.error.field, JSON.stringify(other)).to.equal('cursor');
     }
@@ -185,7 +235,9 @@ describe('PetCatalog use cases', () => {
     const created = await catalog.createPet({ name: 'Rex', categoryId: 2 }, { token: 'tok-1', resumed: false });
     if (!created.ok) throw new Error(created.error.message);
     expect(repo.tokens.get('tok-1')).to.equal(created.value);
-    expect(await catalog.petCreatedUnder({ token: 'tok-1', resumed: false }), 'a first claim: no look-up').to.equal(undefined);
+    expect(await catalog.petCreatedUnder({ token: 'tok-1', resumed: false }), 'a first claim: no look-up').to.equal(
+      undefined,
+    );
     expect(await catalog.petCreatedUnder({ token: 'tok-1', resumed: true })).to.equal(created.value);
     expect(await catalog.petCreatedUnder({ token: 'tok-2', resumed: true })).to.equal(undefined);
     expect(await catalog.createPet({ name: 'Rex', categoryId: 2 })).to.deep.include({ ok: true });
@@ -212,7 +264,9 @@ describe('CategoryCatalog use cases', () => {
     async create(c: NewCategory, token?: string): Promise<Result<Category, CategoryNameTaken>> {
       const earlier = token === undefined ? undefined : this.tokens.get(token);
       if (earlier !== undefined) return ok(earlier);
-      const taken = [...this.rows.values()].find((r) => r.name.normalize('NFC').toLowerCase() === c.name.normalize('NFC').toLowerCase());
+      const taken = [...this.rows.values()].find(
+        (r) => r.name.normalize('NFC').toLowerCase() === c.name.normalize('NFC').toLowerCase(),
+      );
       if (taken) return fail({ existingId: taken.id });
       const row = { id: this.rows.size + 1, name: c.name };
       this.rows.set(row.id, row);
@@ -232,11 +286,26 @@ describe('CategoryCatalog use cases', () => {
 
   it('createCategory validates the closed body and the name rule, stores the name as sent, and answers conflict naming the id', async () => {
     const categories = new CategoryCatalog(new MapCategories());
-    expect(await categories.createCategory({ name: ' Big Cats ' })).to.deep.equal({ ok: true, value: { id: 1, name: ' Big Cats ' } });
+    expect(await categories.createCategory({ name: ' Big Cats ' })).to.deep.equal({
+      ok: true,
+      value: { id: 1, name: ' Big Cats ' },
+    });
     const taken = await categories.createCategory({ name: ' BIG CATS ' });
     expect(!taken.ok && taken.error.code).to.equal('conflict');
     expect(!taken.ok && taken.error.message).to.match(/^category 1 already has this name/);
-    for (const body of [null, [], 'x', {}, { name: '' }, { name: ' \t' }, { name: 'x'.repeat(101) }, { name: '\ud800' }, { name: 5 }, { name: 'a', id: 3 }, { name: 'a', extra: 1 }]) {
+    for (const body of [
+      null,
+      [],
+      'x',
+      {},
+      { name: '' },
+      { name: ' \t' },
+      { name: 'x'.repeat(101) },
+      { name: '\ud800' },
+      { name: 5 },
+      { name: 'a', id: 3 },
+      { name: 'a', extra: 1 },
+    ]) {
       const r = await categories.createCategory(body);
       expect(!r.ok && r.error.code, JSON.stringify(body)).to.equal('validation_failed');
     }
@@ -251,7 +320,10 @@ describe('CategoryCatalog use cases', () => {
     const created = await categories.createCategory({ name: 'Birds' }, { token: 'tok-1', resumed: false });
     if (!created.ok) throw new Error(created.error.message);
     expect(repo.tokens.get('tok-1')).to.equal(created.value);
-    expect(await categories.categoryCreatedUnder({ token: 'tok-1', resumed: false }), 'a first claim: no look-up').to.equal(undefined);
+    expect(
+      await categories.categoryCreatedUnder({ token: 'tok-1', resumed: false }),
+      'a first claim: no look-up',
+    ).to.equal(undefined);
     expect(await categories.categoryCreatedUnder({ token: 'tok-1', resumed: true })).to.equal(created.value);
     expect(await categories.categoryCreatedUnder({ token: 'tok-2', resumed: true })).to.equal(undefined);
     expect(await categories.createCategory({ name: 'Fish' })).to.deep.include({ ok: true });
@@ -327,9 +399,11 @@ describe('sha256Hex and constantTimeEqual', () => {
   });
 
   it('property: constantTimeEqual is string equality', () => {
-    fc.assert(fc.property(fc.string(), fc.string(), (a, b) => {
-      expect(constantTimeEqual(a, b)).to.equal(a === b);
-    }));
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (a, b) => {
+        expect(constantTimeEqual(a, b)).to.equal(a === b);
+      }),
+    );
     expect(constantTimeEqual('abc', 'abc')).to.equal(true);
     expect(constantTimeEqual('abc', 'abd')).to.equal(false);
     expect(constantTimeEqual('abc', 'ab')).to.equal(false);

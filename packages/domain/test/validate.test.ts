@@ -58,8 +58,10 @@ describe('NewPet validation (docs/rules.md §1)', () => {
   });
 
   it('takes status exactly as one of the three values; null and other cases are rejected', () => {
-    for (const status of ['available', 'pending', 'sold']) expect(accepts({ name: 'a', categoryId: 1, status })?.status).to.equal(status);
-    for (const status of ['Available', 'SOLD', '', null, 1, 'adopted']) rejects({ name: 'a', categoryId: 1, status }, 'status');
+    for (const status of ['available', 'pending', 'sold'])
+      expect(accepts({ name: 'a', categoryId: 1, status })?.status).to.equal(status);
+    for (const status of ['Available', 'SOLD', '', null, 1, 'adopted'])
+      rejects({ name: 'a', categoryId: 1, status }, 'status');
   });
 
   it('requires name and categoryId', () => {
@@ -106,20 +108,38 @@ describe('NewPet validation (docs/rules.md §1)', () => {
           { weight: 1, arbitrary: weird },
           { weight: 1, arbitrary: fc.double() },
         ),
-        status: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('available', 'pending', 'sold') }, { weight: 1, arbitrary: weird }),
+        status: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom('available', 'pending', 'sold') },
+          { weight: 1, arbitrary: weird },
+        ),
       },
       { requiredKeys: [] },
     );
     const extraKeyArb = fc.option(
-      fc.tuple(fc.oneof(fc.constantFrom('id', '__proto__', 'constructor', 'prototype', 'Name', 'status '), fc.string({ maxLength: 6 })), weird),
+      fc.tuple(
+        fc.oneof(
+          fc.constantFrom('id', '__proto__', 'constructor', 'prototype', 'Name', 'status '),
+          fc.string({ maxLength: 6 }),
+        ),
+        weird,
+      ),
       { nil: undefined, freq: 3 },
     );
     const bodyArb = fc.oneof(
-      { weight: 8, arbitrary: fc.tuple(baseArb, extraKeyArb).map(([base, extra]) => {
-        const body: Record<string, unknown> = { ...base };
-        if (extra) Object.defineProperty(body, extra[0], { value: extra[1], enumerable: true, writable: true, configurable: true });
-        return body;
-      }) },
+      {
+        weight: 8,
+        arbitrary: fc.tuple(baseArb, extraKeyArb).map(([base, extra]) => {
+          const body: Record<string, unknown> = { ...base };
+          if (extra)
+            Object.defineProperty(body, extra[0], {
+              value: extra[1],
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+          return body;
+        }),
+      },
       { weight: 1, arbitrary: weird },
     );
 

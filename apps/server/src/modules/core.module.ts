@@ -1,6 +1,19 @@
 import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
-import { Admission, Adoption, ApiKeyLookupCache, Authenticator, CategoryCatalog, IdempotentRequests, KeyAdmin, PetCatalog, PetMaintenance, PhotoLibrary, type EventStore, type StorePorts } from '@petstore/domain';
+import {
+  Admission,
+  Adoption,
+  ApiKeyLookupCache,
+  Authenticator,
+  CategoryCatalog,
+  IdempotentRequests,
+  KeyAdmin,
+  PetCatalog,
+  PetMaintenance,
+  PhotoLibrary,
+  type EventStore,
+  type StorePorts,
+} from '@petstore/domain';
 import { createHttpApp, sha256HexInSlices, UploadAdmission } from '@petstore/adapters-http';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
@@ -21,7 +34,10 @@ const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<S
  * The event store as an optional dependency (docs/rules.md §15): stores given by the caller may record
  * no events, and then the server has no feed. (Inversify's type for an optional value is that of `undefined`.)
  */
-const OPTIONAL_EVENT_STORE = { serviceIdentifier: TOKENS.EventStore as unknown as ServiceIdentifier<undefined>, optional: true } as const;
+const OPTIONAL_EVENT_STORE = {
+  serviceIdentifier: TOKENS.EventStore as unknown as ServiceIdentifier<undefined>,
+  optional: true,
+} as const;
 /** The store's one circuit (fail fast during an outage): every bounded port and the photo store share it. */
 const STORE_CIRCUIT = Symbol.for('petstore.StoreCircuit') as ServiceIdentifier<StoreCircuit>;
 
@@ -39,7 +55,11 @@ export const coreModule = new ContainerModule(({ bind }) => {
           failure: (port) => metrics.storeFailure(port),
           change: (open) => {
             metrics.storeCircuit(open);
-            if (open) logger.error({ openMs: STORE_CIRCUIT_OPEN_MS }, 'store circuit open: store calls fail fast (503) until a probe call is answered');
+            if (open)
+              logger.error(
+                { openMs: STORE_CIRCUIT_OPEN_MS },
+                'store circuit open: store calls fail fast (503) until a probe call is answered',
+              );
             else logger.info({}, 'store circuit closed: the store answers again');
           },
         }),
@@ -48,8 +68,29 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(BOUNDED_PORTS)
     .toResolvedValue(
-      (pets, categories, orders, quotas, keys, idempotency, ms, store, clock, keyCacheMs, circuit, events: EventStore | undefined) => {
-        const ports: StorePorts = { pets, categories, orders, quotas, keys, idempotency, ...(events === undefined ? {} : { events }) };
+      (
+        pets,
+        categories,
+        orders,
+        quotas,
+        keys,
+        idempotency,
+        ms,
+        store,
+        clock,
+        keyCacheMs,
+        circuit,
+        events: EventStore | undefined,
+      ) => {
+        const ports: StorePorts = {
+          pets,
+          categories,
+          orders,
+          quotas,
+          keys,
+          idempotency,
+          ...(events === undefined ? {} : { events }),
+        };
         if (store.inProcess === true) return ports;
         const bounded = boundedPorts(ports, ms, circuit);
         return keyCacheMs > 0 ? { ...bounded, keys: new ApiKeyLookupCache(bounded.keys, clock, keyCacheMs) } : bounded;
@@ -72,21 +113,32 @@ export const coreModule = new ContainerModule(({ bind }) => {
     )
     .inSingletonScope();
   bind(TOKENS.PetCatalog)
-    .toResolvedValue((ports, clock) => new PetCatalog(ports.pets, ports.categories, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .toResolvedValue(
+      (ports, clock) => new PetCatalog(ports.pets, ports.categories, clock),
+      [BOUNDED_PORTS, TOKENS.Clock],
+    )
     .inSingletonScope();
   bind(TOKENS.CategoryCatalog)
     .toResolvedValue((ports, clock) => new CategoryCatalog(ports.categories, clock), [BOUNDED_PORTS, TOKENS.Clock])
     .inSingletonScope();
   bind(TOKENS.Adoption)
     .toResolvedValue(
-      (ports, clock, metrics) => new Adoption(ports.pets, ports.orders, clock, (action) => metrics.orderTransition(action)),
+      (ports, clock, metrics) =>
+        new Adoption(ports.pets, ports.orders, clock, (action) => metrics.orderTransition(action)),
       [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Metrics],
     )
     .inSingletonScope();
   // Pet maintenance (docs/rules.md §12). The photos of a withdrawn pet go with it (§13), once the withdrawal has landed.
   bind(TOKENS.PetMaintenance)
     .toResolvedValue(
-      (ports, clock, photos) => new PetMaintenance(ports.pets, ports.orders, ports.categories, clock, async (petId) => void (await photos.removeAllOf(petId))),
+      (ports, clock, photos) =>
+        new PetMaintenance(
+          ports.pets,
+          ports.orders,
+          ports.categories,
+          clock,
+          async (petId) => void (await photos.removeAllOf(petId)),
+        ),
       [BOUNDED_PORTS, TOKENS.Clock, TOKENS.PhotoLibrary],
     )
     .inSingletonScope();
@@ -94,10 +146,16 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
     .inSingletonScope();
   bind(TOKENS.Admission)
-    .toResolvedValue((ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban), [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Settings])
+    .toResolvedValue(
+      (ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban),
+      [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Settings],
+    )
     .inSingletonScope();
   bind(TOKENS.KeyAdmin)
-    .toResolvedValue((ports, random, clock) => new KeyAdmin(ports.keys, random, clock, clock.now(), nativeSha256), [BOUNDED_PORTS, TOKENS.Random, TOKENS.Clock])
+    .toResolvedValue(
+      (ports, random, clock) => new KeyAdmin(ports.keys, random, clock, clock.now(), nativeSha256),
+      [BOUNDED_PORTS, TOKENS.Random, TOKENS.Clock],
+    )
     .inSingletonScope();
   bind(TOKENS.IdempotentRequests)
     .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
@@ -106,7 +164,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
   // at once (see SharpImageProcessor). Each admitted upload has at most one image waiting, so a
   // queue as long as the uploads admitted never refuses one (docs/rules.md §13).
   bind(TOKENS.ImageProcessor)
-    .toResolvedValue((settings) => new SharpImageProcessor({ queueLimit: Math.max(32, settings.uploadsInFlight) }), [TOKENS.Settings])
+    .toResolvedValue(
+      (settings) => new SharpImageProcessor({ queueLimit: Math.max(32, settings.uploadsInFlight) }),
+      [TOKENS.Settings],
+    )
     .inSingletonScope();
   bind(TOKENS.PhotoLibrary)
     .toResolvedValue(
@@ -119,20 +180,45 @@ export const coreModule = new ContainerModule(({ bind }) => {
           // A photo's files are hashed natively, in slices that leave the event loop its turns (docs/rules.md §13).
           sha256HexInSlices,
         ),
-      [BOUNDED_PORTS, TOKENS.PhotoStore, TOKENS.ImageProcessor, TOKENS.Clock, TOKENS.StoreDeadlineMs, TOKENS.StoreLifecycle, STORE_CIRCUIT],
+      [
+        BOUNDED_PORTS,
+        TOKENS.PhotoStore,
+        TOKENS.ImageProcessor,
+        TOKENS.Clock,
+        TOKENS.StoreDeadlineMs,
+        TOKENS.StoreLifecycle,
+        STORE_CIRCUIT,
+      ],
     )
     .inSingletonScope();
   // The feed, the relay and the retention (docs/rules.md §15), over the bounded event store: a store that
   // hangs fails the relay's run (retried), never holds it; a long poll's wait is not bounded (withEventPassthrough).
   bind(TOKENS.Events)
     .toResolvedValue(
-      (ports, clock, metrics, logger, settings) => new ServerEvents(ports.events, { clock, metrics, logger, retentionDays: settings.eventRetentionDays }),
+      (ports, clock, metrics, logger, settings) =>
+        new ServerEvents(ports.events, { clock, metrics, logger, retentionDays: settings.eventRetentionDays }),
       [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Metrics, TOKENS.Logger, TOKENS.Settings],
     )
     .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
-      (catalog, categories, adoption, authenticator, admission, store, logger, settings, ms, keyAdmin, idempotency, metrics, maintenance, photos, events) =>
+      (
+        catalog,
+        categories,
+        adoption,
+        authenticator,
+        admission,
+        store,
+        logger,
+        settings,
+        ms,
+        keyAdmin,
+        idempotency,
+        metrics,
+        maintenance,
+        photos,
+        events,
+      ) =>
         createHttpApp(
           {
             catalog,
@@ -152,7 +238,10 @@ export const coreModule = new ContainerModule(({ bind }) => {
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
-          { trustProxy: settings.trustProxy, ...(settings.corsOrigins === undefined ? {} : { corsOrigins: settings.corsOrigins }) },
+          {
+            trustProxy: settings.trustProxy,
+            ...(settings.corsOrigins === undefined ? {} : { corsOrigins: settings.corsOrigins }),
+          },
         ),
       [
         TOKENS.PetCatalog,

@@ -1,5 +1,15 @@
 import { ContainerModule } from 'inversify';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, EventStoreInMemory, IdempotencyStoreInMemory, MemoryOutbox, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  EventStoreInMemory,
+  IdempotencyStoreInMemory,
+  MemoryOutbox,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  PhotoStoreInMemory,
+  QuotaStoreInMemory,
+} from '@petstore/adapters-memory';
 import { TOKENS } from '../tokens.js';
 
 /**
@@ -11,13 +21,27 @@ export const memoryStoreModule = new ContainerModule(({ bind }) => {
   const events = new EventStoreInMemory(new MemoryOutbox());
   const { outbox } = events;
   bind(TOKENS.EventStore).toConstantValue(events);
-  bind(TOKENS.PetRepository).toResolvedValue(() => new PetRepositoryInMemory(outbox)).inSingletonScope();
-  bind(TOKENS.CategoryRepository).toResolvedValue(() => new CategoryRepositoryInMemory(outbox)).inSingletonScope();
-  bind(TOKENS.OrderRepository).toResolvedValue(() => new OrderRepositoryInMemory(outbox)).inSingletonScope();
-  bind(TOKENS.QuotaStore).toResolvedValue(() => new QuotaStoreInMemory()).inSingletonScope();
-  bind(TOKENS.ApiKeyStore).toResolvedValue(() => new ApiKeyStoreInMemory([], outbox)).inSingletonScope();
-  bind(TOKENS.IdempotencyStore).toResolvedValue(() => new IdempotencyStoreInMemory()).inSingletonScope();
+  bind(TOKENS.PetRepository)
+    .toResolvedValue(() => new PetRepositoryInMemory(outbox))
+    .inSingletonScope();
+  bind(TOKENS.CategoryRepository)
+    .toResolvedValue(() => new CategoryRepositoryInMemory(outbox))
+    .inSingletonScope();
+  bind(TOKENS.OrderRepository)
+    .toResolvedValue(() => new OrderRepositoryInMemory(outbox))
+    .inSingletonScope();
+  bind(TOKENS.QuotaStore)
+    .toResolvedValue(() => new QuotaStoreInMemory())
+    .inSingletonScope();
+  bind(TOKENS.ApiKeyStore)
+    .toResolvedValue(() => new ApiKeyStoreInMemory([], outbox))
+    .inSingletonScope();
+  bind(TOKENS.IdempotencyStore)
+    .toResolvedValue(() => new IdempotencyStoreInMemory())
+    .inSingletonScope();
   // Photos in the process, within PETSTORE_PHOTO_MEMORY_MB (docs/rules.md §13).
-  bind(TOKENS.PhotoStore).toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes, outbox), [TOKENS.Settings]).inSingletonScope();
+  bind(TOKENS.PhotoStore)
+    .toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes, outbox), [TOKENS.Settings])
+    .inSingletonScope();
   bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: async () => true, close: async () => {}, inProcess: true });
 });

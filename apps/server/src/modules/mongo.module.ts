@@ -11,18 +11,36 @@ const MONGO_STORES = Symbol.for('petstore.MongoStores') as ServiceIdentifier<Mon
  */
 export const mongoStoreModule = (uri: string): ContainerModule =>
   new ContainerModule(({ bind }) => {
-    bind(MONGO_STORES).toResolvedValue(() => connectMongo(uri)).inSingletonScope();
-    bind(TOKENS.PetRepository).toResolvedValue((m) => m.pets, [MONGO_STORES]).inSingletonScope();
-    bind(TOKENS.CategoryRepository).toResolvedValue((m) => m.categories, [MONGO_STORES]).inSingletonScope();
-    bind(TOKENS.OrderRepository).toResolvedValue((m) => m.orders, [MONGO_STORES]).inSingletonScope();
-    bind(TOKENS.QuotaStore).toResolvedValue((m) => m.quotas, [MONGO_STORES]).inSingletonScope();
-    bind(TOKENS.ApiKeyStore).toResolvedValue((m) => m.keys, [MONGO_STORES]).inSingletonScope();
-    bind(TOKENS.IdempotencyStore).toResolvedValue((m) => m.idempotency, [MONGO_STORES]).inSingletonScope();
+    bind(MONGO_STORES)
+      .toResolvedValue(() => connectMongo(uri))
+      .inSingletonScope();
+    bind(TOKENS.PetRepository)
+      .toResolvedValue((m) => m.pets, [MONGO_STORES])
+      .inSingletonScope();
+    bind(TOKENS.CategoryRepository)
+      .toResolvedValue((m) => m.categories, [MONGO_STORES])
+      .inSingletonScope();
+    bind(TOKENS.OrderRepository)
+      .toResolvedValue((m) => m.orders, [MONGO_STORES])
+      .inSingletonScope();
+    bind(TOKENS.QuotaStore)
+      .toResolvedValue((m) => m.quotas, [MONGO_STORES])
+      .inSingletonScope();
+    bind(TOKENS.ApiKeyStore)
+      .toResolvedValue((m) => m.keys, [MONGO_STORES])
+      .inSingletonScope();
+    bind(TOKENS.IdempotencyStore)
+      .toResolvedValue((m) => m.idempotency, [MONGO_STORES])
+      .inSingletonScope();
     // Records, GridFS bytes and places; swept at start (server.ts) of what a process that died left.
-    bind(TOKENS.PhotoStore).toResolvedValue((m) => m.photos, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.PhotoStore)
+      .toResolvedValue((m) => m.photos, [MONGO_STORES])
+      .inSingletonScope();
     // The outboxes the repositories above fill, and the feed (docs/rules.md §15): one connection, so that
     // a write of this process wakes its relay at once; other processes' writes are found by polling.
-    bind(TOKENS.EventStore).toResolvedValue((m) => m.events, [MONGO_STORES]).inSingletonScope();
+    bind(TOKENS.EventStore)
+      .toResolvedValue((m) => m.events, [MONGO_STORES])
+      .inSingletonScope();
     bind(TOKENS.StoreLifecycle)
       .toResolvedValue((m) => ({ isReady: () => m.isReady(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();

@@ -20,7 +20,10 @@ interface PendingCall {
   settle(how: 'answer' | 'outage' | 'other'): void;
 }
 
-type Step = { readonly kind: 'call' } | { readonly kind: 'settle'; readonly index: number; readonly how: 'answer' | 'outage' | 'other' } | { readonly kind: 'advance'; readonly ms: number };
+type Step =
+  | { readonly kind: 'call' }
+  | { readonly kind: 'settle'; readonly index: number; readonly how: 'answer' | 'outage' | 'other' }
+  | { readonly kind: 'advance'; readonly ms: number };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: fc.constant<Step>({ kind: 'call' }) },
@@ -31,10 +34,24 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       // Mostly the oldest call in flight: calls outliving a change of state are where the rules are subtle.
       index: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.nat()),
       // Outages weigh more: the open states are the ones with rules to break.
-      how: fc.oneof({ weight: 2, arbitrary: fc.constant('outage' as const) }, fc.constant('answer' as const), fc.constant('other' as const)),
+      how: fc.oneof(
+        { weight: 2, arbitrary: fc.constant('outage' as const) },
+        fc.constant('answer' as const),
+        fc.constant('other' as const),
+      ),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 1, max: OPEN_MS - 1 }), fc.constant(OPEN_MS), fc.integer({ min: OPEN_MS, max: 3 * OPEN_MS })) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      ms: fc.oneof(
+        fc.integer({ min: 1, max: OPEN_MS - 1 }),
+        fc.constant(OPEN_MS),
+        fc.integer({ min: OPEN_MS, max: 3 * OPEN_MS }),
+      ),
+    }),
+  },
 );
 
 const ticks = async (): Promise<void> => {
@@ -50,7 +67,10 @@ describe('hardening: the store circuit (fail fast during an outage, probe, recov
         const clock = new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0));
         const failures: string[] = [];
         const changes: boolean[] = [];
-        const circuit = new StoreCircuit(clock, OPEN_MS, { failure: (port) => failures.push(port), change: (open) => changes.push(open) });
+        const circuit = new StoreCircuit(clock, OPEN_MS, {
+          failure: (port) => failures.push(port),
+          change: (open) => changes.push(open),
+        });
         // The model: the rules, in their own terms.
         let open = false;
         let lastOutageAt = 0;
@@ -70,7 +90,10 @@ describe('hardening: the store circuit (fail fast during an outage, probe, recov
               () => {
                 ran = true;
                 return new Promise<number>((resolve, reject) => {
-                  settle = (how) => (how === 'answer' ? resolve(1) : reject(how === 'outage' ? new StoreUnavailableError('down') : new TypeError('a bug')));
+                  settle = (how) =>
+                    how === 'answer'
+                      ? resolve(1)
+                      : reject(how === 'outage' ? new StoreUnavailableError('down') : new TypeError('a bug'));
                 });
               },
               60_000,
@@ -79,9 +102,16 @@ describe('hardening: the store circuit (fail fast during an outage, probe, recov
             );
             const outcome = result.then(
               () => 'answered' as const,
-              (error: unknown) => (error instanceof StoreUnavailableError ? (ran ? ('outage' as const) : ('refused' as const)) : ('other' as const)),
+              (error: unknown) =>
+                error instanceof StoreUnavailableError
+                  ? ran
+                    ? ('outage' as const)
+                    : ('refused' as const)
+                  : ('other' as const),
             );
-            expect(ran, `a call ${open ? 'while open' : 'while closed'} ${mayRun ? 'runs' : 'is refused'}`).to.equal(mayRun);
+            expect(ran, `a call ${open ? 'while open' : 'while closed'} ${mayRun ? 'runs' : 'is refused'}`).to.equal(
+              mayRun,
+            );
             const call: PendingCall = { ran, outcome, settle: (how) => settle(how) };
             if (ran) {
               if (open) probeInFlight = call;
@@ -143,7 +173,11 @@ describe('hardening: the store circuit (fail fast during an outage, probe, recov
   it('through the server: the first request waits the deadline, the next ones answer 503 with Retry-After without calling the store, a probe follows the interval, and the store answering closes the circuit', async () => {
     const clock = new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0));
     const deadlineMs = 1_000;
-    const h = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:enterprise:1000000:10000000`, PETSTORE_METRICS_PORT: '0' }, clock, storeDeadlineMs: deadlineMs });
+    const h = await startHarness({
+      env: { PETSTORE_API_KEYS: `${KEY}:enterprise:1000000:10000000`, PETSTORE_METRICS_PORT: '0' },
+      clock,
+      storeDeadlineMs: deadlineMs,
+    });
     const scrape = async (): Promise<string> => (await fetch(`${h.server.metricsUrl!}/metrics`)).text();
     const get = () => send(h.port, { path: '/v1/pets', headers: auth });
     try {
@@ -166,7 +200,9 @@ describe('hardening: the store circuit (fail fast during an outage, probe, recov
       expect(calls(), 'no call reached the store while the circuit was open').to.equal(1);
       let metrics = await scrape();
       expect(metrics).to.match(/^petstore_store_circuit_open 1$/m);
-      expect(metrics, 'the failure counted once, for its port').to.match(/^petstore_store_failures_total\{port="ApiKeyStore"\} 1$/m);
+      expect(metrics, 'the failure counted once, for its port').to.match(
+        /^petstore_store_failures_total\{port="ApiKeyStore"\} 1$/m,
+      );
 
       clock.advance(STORE_CIRCUIT_OPEN_MS - 1);
       expect((await get()).status).to.equal(503);

@@ -51,7 +51,10 @@ describe('hardening: the store deadline (a hanging store yields 503, never a hun
 
       faults.reset(); // the store is back
       clock.advance(STORE_CIRCUIT_OPEN_MS); // past the store circuit's interval: the next call probes, and closes it
-      expect((await send(port, { method: 'POST', path: '/v1/pets', headers: json, body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
+      expect(
+        (await send(port, { method: 'POST', path: '/v1/pets', headers: json, body: '{"name":"Rex","categoryId":1}' }))
+          .status,
+      ).to.equal(201);
       expect((await send(port, { path: '/v1/pets', headers: auth })).status).to.equal(200);
     } finally {
       await harness?.stop();

@@ -10,10 +10,17 @@ const PER_MINUTE = 1_000_000;
 const auth = { Authorization: `Bearer ${KEY}` };
 const json = { ...auth, 'Content-Type': 'application/json' };
 
-const allPets = async (h: Harness): Promise<readonly Pet[]> => h.pets.list({ afterId: 0, limit: Number.MAX_SAFE_INTEGER });
+const allPets = async (h: Harness): Promise<readonly Pet[]> =>
+  h.pets.list({ afterId: 0, limit: Number.MAX_SAFE_INTEGER });
 
 const create = (h: Harness, name: string): Promise<Answer> =>
-  send(h.port, { method: 'POST', path: '/v1/pets', headers: json, body: JSON.stringify({ name, categoryId: 3 }), timeoutMs: 10_000 });
+  send(h.port, {
+    method: 'POST',
+    path: '/v1/pets',
+    headers: json,
+    body: JSON.stringify({ name, categoryId: 3 }),
+    timeoutMs: 10_000,
+  });
 
 /** Failures never seen in this process while the tests run: an unhandled rejection would crash a server. */
 const unhandled: unknown[] = [];
@@ -29,7 +36,12 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
   before(async () => {
     process.on('unhandledRejection', onUnhandled);
     // Injected hangs (300 ms) outlast the service's deadline (100 ms): both bounds get exercised.
-    h = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:enterprise:${PER_MINUTE}:${PER_MINUTE * 10}` }, clock, storeDeadlineMs: 100, hangMs: 300 });
+    h = await startHarness({
+      env: { PETSTORE_API_KEYS: `${KEY}:enterprise:${PER_MINUTE}:${PER_MINUTE * 10}` },
+      clock,
+      storeDeadlineMs: 100,
+      hangMs: 300,
+    });
   });
   after(async () => {
     await h.stop();
@@ -56,7 +68,10 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
         h.faults.reset();
         // The store circuit is open: once its interval has passed, the next call is the probe.
         clock.advance(STORE_CIRCUIT_OPEN_MS);
-        expect((await create(h, `recovered-${port}-${mode}`)).status, 'recovers with the first call after the circuit interval').to.equal(201);
+        expect(
+          (await create(h, `recovered-${port}-${mode}`)).status,
+          'recovers with the first call after the circuit interval',
+        ).to.equal(201);
       }
     }
     expect((await send(h.port, { path: '/healthz' })).status).to.equal(200);
@@ -64,7 +79,12 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
 
   it('with the key lookup cache on, a key store outage is felt once the cached lookup is older than its bound (by the clock port), and the service recovers', async () => {
     const cacheClock = new ManualClock(Date.UTC(2027, 4, 5, 13, 0, 0));
-    const cached = await startHarness({ env: { PETSTORE_API_KEYS: 'cached-key:pro' }, clock: cacheClock, storeDeadlineMs: 100, keyCacheMaxAgeMs: KEY_CACHE_MAX_AGE_MS });
+    const cached = await startHarness({
+      env: { PETSTORE_API_KEYS: 'cached-key:pro' },
+      clock: cacheClock,
+      storeDeadlineMs: 100,
+      keyCacheMaxAgeMs: KEY_CACHE_MAX_AGE_MS,
+    });
     try {
       const get = () => send(cached.port, { path: '/v1/pets', headers: { Authorization: 'Bearer cached-key' } });
       expect((await get()).status).to.equal(200);
@@ -90,8 +110,14 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
       // What happens to this request's create call in the pet repository…
       create: fc.constantFrom<FaultMode>(...FAULT_MODES),
       // …and, with a lower weight, to its quota and key lookups.
-      quota: fc.oneof({ weight: 4, arbitrary: fc.constant<FaultMode>('pass') }, { weight: 1, arbitrary: fc.constantFrom<FaultMode>(...FAULT_MODES) }),
-      key: fc.oneof({ weight: 4, arbitrary: fc.constant<FaultMode>('pass') }, { weight: 1, arbitrary: fc.constantFrom<FaultMode>('fail', 'hang') }),
+      quota: fc.oneof(
+        { weight: 4, arbitrary: fc.constant<FaultMode>('pass') },
+        { weight: 1, arbitrary: fc.constantFrom<FaultMode>(...FAULT_MODES) },
+      ),
+      key: fc.oneof(
+        { weight: 4, arbitrary: fc.constant<FaultMode>('pass') },
+        { weight: 1, arbitrary: fc.constantFrom<FaultMode>('fail', 'hang') },
+      ),
     });
     await fc.assert(
       fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 12 }), async (requests) => {
@@ -105,7 +131,8 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
         const quotaModes = requests.map((r) => r.quota);
         const keyModes = requests.map((r) => r.key);
         h.faults.use((call) => {
-          if (call.port === 'PetRepository' && call.method === 'create') return byName.get((call.args[0] as PetDraft).name)?.create ?? 'pass';
+          if (call.port === 'PetRepository' && call.method === 'create')
+            return byName.get((call.args[0] as PetDraft).name)?.create ?? 'pass';
           if (call.port === 'QuotaStore') return quotaModes.shift() ?? 'pass';
           if (call.port === 'ApiKeyStore') return keyModes.shift() ?? 'pass';
           return 'pass';
@@ -142,7 +169,12 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
   });
 
   it('quota state stays exact across failures mid-request: a unit is consumed only by a consume the store applied', async () => {
-    const small = await startHarness({ env: { PETSTORE_API_KEYS: 'small-key:enterprise:5:50' }, clock, storeDeadlineMs: 100, hangMs: 300 });
+    const small = await startHarness({
+      env: { PETSTORE_API_KEYS: 'small-key:enterprise:5:50' },
+      clock,
+      storeDeadlineMs: 100,
+      hangMs: 300,
+    });
     try {
       const get = () => send(small.port, { path: '/v1/pets', headers: { Authorization: 'Bearer small-key' } });
       // 1 admitted, then the store fails before (not counted) and after (counted) applying consume.
@@ -189,7 +221,9 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
     const paths = ['/v1/pets', '/v1/pets?limit=2', '/v1/pets/1', '/readyz', '/healthz'];
     const answers = await Promise.all(
       Array.from({ length: 300 }, (_, n) =>
-        n % 3 === 0 ? create(h, `burst-${n}`) : send(h.port, { path: paths[n % paths.length]!, headers: auth, timeoutMs: 10_000 }),
+        n % 3 === 0
+          ? create(h, `burst-${n}`)
+          : send(h.port, { path: paths[n % paths.length]!, headers: auth, timeoutMs: 10_000 }),
       ),
     );
     for (const a of answers) {

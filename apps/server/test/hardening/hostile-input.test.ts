@@ -1,6 +1,23 @@
 import { expect } from 'chai';
-import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, type ApiKeyRecord } from '@petstore/domain';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import {
+  Admission,
+  Adoption,
+  Authenticator,
+  apiKeyRecord,
+  CategoryCatalog,
+  KeyAdmin,
+  PetCatalog,
+  PetMaintenance,
+  type ApiKeyRecord,
+} from '@petstore/domain';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  QuotaStoreInMemory,
+  SystemClock,
+} from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { SystemRandom } from '../../src/system-random.js';
 import { errorOf, parseRaw, rawExchange, send, startHarness, type Answer, type Harness } from './support.js';
@@ -51,8 +68,14 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
   it('deeply nested JSON (depth 100,000): arrays, objects, and nesting inside a field', async () => {
     expectClear4xx(await post(h, '['.repeat(100_000) + ']'.repeat(100_000)), 'validation_failed');
     expectClear4xx(await post(h, '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000)), 'validation_failed');
-    expectClear4xx(await post(h, `{"name":"x","categoryId":1,"status":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), 'validation_failed');
-    expectClear4xx(await post(h, `{"name":${'{"n":'.repeat(100_000)}1${'}'.repeat(100_000)},"categoryId":1}`), 'validation_failed');
+    expectClear4xx(
+      await post(h, `{"name":"x","categoryId":1,"status":${'['.repeat(100_000)}${']'.repeat(100_000)}}`),
+      'validation_failed',
+    );
+    expectClear4xx(
+      await post(h, `{"name":${'{"n":'.repeat(100_000)}1${'}'.repeat(100_000)},"categoryId":1}`),
+      'validation_failed',
+    );
     // Unbalanced: never parses.
     expectClear4xx(await post(h, '['.repeat(100_000)), 'malformed_json');
     expect(h.pets.size).to.equal(0);
@@ -69,8 +92,13 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     expect(errorOf(parseRaw(declared.text).body).code).to.equal('payload_too_large');
     // Chunked, no length declared.
     const chunk = Buffer.alloc(64 * 1024, 0x20);
-    const pieces: Buffer[] = [Buffer.from(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)];
-    for (let sent = 0; sent <= MiB; sent += chunk.length) pieces.push(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+    const pieces: Buffer[] = [
+      Buffer.from(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      ),
+    ];
+    for (let sent = 0; sent <= MiB; sent += chunk.length)
+      pieces.push(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
     const chunked = await rawExchange(h.port, pieces);
     expect4xxOrClosed(chunked.text, chunked.closed);
     expect(parseRaw(chunked.text).status).to.equal(413);
@@ -81,7 +109,8 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
   });
 
   it('a huge number of fields: within 1 MiB (the unknown one is named) and beyond (413)', async () => {
-    const fields = (n: number) => `{"name":"x","categoryId":1,${Array.from({ length: n }, (_, i) => `"f${i}":${i}`).join(',')}}`;
+    const fields = (n: number) =>
+      `{"name":"x","categoryId":1,${Array.from({ length: n }, (_, i) => `"f${i}":${i}`).join(',')}}`;
     const within = fields(60_000);
     expect(Buffer.byteLength(within)).to.be.below(MiB);
     const a = await post(h, within);
@@ -96,14 +125,18 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
   });
 
   it('huge headers (one of 20 KB, or 40 KB in 4,000 headers) get 431 headers_too_large with an Error body; many small ones are served', async () => {
-    const one = await rawExchange(h.port, [`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
+    const one = await rawExchange(h.port, [
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ]);
     expect(one.closed).to.equal(true);
     expect(parseRaw(one.text).status).to.equal(431);
     expect(errorOf(parseRaw(one.text).body)).to.deep.include({ code: 'headers_too_large', status: 431 });
     expect(parseRaw(one.text).headers).to.match(/^content-type: application\/json; charset=utf-8$/im);
     expect(parseRaw(one.text).headers).to.match(/^x-request-id: /im);
     const many = Array.from({ length: 4_000 }, (_, i) => `X-H${i}: 1234567\r\n`).join('');
-    const lots = await rawExchange(h.port, [`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n${many}\r\n`]);
+    const lots = await rawExchange(h.port, [
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n${many}\r\n`,
+    ]);
     expect(parseRaw(lots.text).status).to.equal(431);
     expect(errorOf(parseRaw(lots.text).body).code).to.equal('headers_too_large');
     // 1,500 small headers fit the 16 KB header limit: an ordinary request, none of its headers
@@ -112,19 +145,28 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     for (let i = 0; i < 1_500; i++) headers[`x-h${i}`] = '1';
     expect((await send(h.port, { path: '/v1/pets', headers: { ...headers, ...auth } })).status).to.equal(200);
     // No Host at all (HTTP/1.1 requires one): 400 with an Error body and a request id.
-    const hostless = await rawExchange(h.port, [`GET /v1/pets HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`]);
+    const hostless = await rawExchange(h.port, [
+      `GET /v1/pets HTTP/1.1\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`,
+    ]);
     expect(parseRaw(hostless.text).status).to.equal(400);
     expect(errorOf(parseRaw(hostless.text).body).code).to.equal('validation_failed');
     expect(parseRaw(hostless.text).headers).to.match(/^x-request-id: /im);
     // A 10 KB Authorization header: an invalid credential, answered 401.
-    expectClear4xx(await send(h.port, { path: '/v1/pets', headers: { Authorization: `Bearer ${'k'.repeat(10_000)}` } }), 'unauthorized');
+    expectClear4xx(
+      await send(h.port, { path: '/v1/pets', headers: { Authorization: `Bearer ${'k'.repeat(10_000)}` } }),
+      'unauthorized',
+    );
   });
 
   it('slow headers: a request whose headers never complete gets 408 request_timeout with an Error body at the 10 s header deadline, and is closed', async () => {
     const started = Date.now();
     const slow = await rawExchange(
       h.port,
-      ['GET /v1/pets HTTP/1.1\r\n', 'Host: x\r\n', ...Array.from({ length: 60 }, (_, i) => [{ pauseMs: 250 }, `X-Drip-${i}: 1\r\n`]).flat()],
+      [
+        'GET /v1/pets HTTP/1.1\r\n',
+        'Host: x\r\n',
+        ...Array.from({ length: 60 }, (_, i) => [{ pauseMs: 250 }, `X-Drip-${i}: 1\r\n`]).flat(),
+      ],
       20_000,
     );
     expect(slow.closed, 'closed by the server').to.equal(true);
@@ -154,7 +196,10 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
       const drip = Array.from({ length: 40 }, () => [{ pauseMs: 200 }, ' ']).flat();
       const slow = await rawExchange(
         running.port,
-        [`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`, ...drip],
+        [
+          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+          ...drip,
+        ],
         10_000,
       );
       expect(slow.closed, 'closed by the server').to.equal(true);
@@ -168,7 +213,8 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
 
   it('invalid UTF-8 and lone surrogates in names: 400, nothing stored', async () => {
     const before = h.pets.size;
-    const bytes = (b: number[]) => Buffer.concat([Buffer.from('{"name":"'), Buffer.from(b), Buffer.from('","categoryId":1}')]);
+    const bytes = (b: number[]) =>
+      Buffer.concat([Buffer.from('{"name":"'), Buffer.from(b), Buffer.from('","categoryId":1}')]);
     for (const bad of [[0xff], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82]]) {
       expectClear4xx(await post(h, bytes(bad)), 'malformed_json');
     }
@@ -194,7 +240,13 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
       '{"__proto__":[]}',
     ];
     for (const body of attacks) expectClear4xx(await post(h, body), 'validation_failed');
-    for (const q of ['__proto__=1', 'constructor=1', '__proto__[polluted]=1', 'constructor[prototype][polluted]=1', 'limit[__proto__]=1']) {
+    for (const q of [
+      '__proto__=1',
+      'constructor=1',
+      '__proto__[polluted]=1',
+      'constructor[prototype][polluted]=1',
+      'limit[__proto__]=1',
+    ]) {
       const a = await send(h.port, { path: `/v1/pets?${q}`, headers: auth });
       expect(a.status, q).to.be.oneOf([200, 400]);
       if (a.status === 400) expectClear4xx(a, 'validation_failed');
@@ -206,11 +258,25 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
   it('very long query strings (12 KB served, 64 KB refused) and repeated parameters', async () => {
     const long = await send(h.port, { path: `/v1/pets?x=${'a'.repeat(12_000)}`, headers: auth });
     expect(long.status).to.equal(200);
-    const huge = await rawExchange(h.port, [`GET /v1/pets?x=${'a'.repeat(64 * 1024)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`]);
+    const huge = await rawExchange(h.port, [
+      `GET /v1/pets?x=${'a'.repeat(64 * 1024)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+    ]);
     expect4xxOrClosed(huge.text, huge.closed);
-    expectClear4xx(await send(h.port, { path: `/v1/pets?limit=${'9'.repeat(10_000)}`, headers: auth }), 'validation_failed');
-    expectClear4xx(await send(h.port, { path: `/v1/pets?cursor=${'A'.repeat(10_000)}`, headers: auth }), 'validation_failed');
-    for (const q of ['limit=1&limit=2', 'limit=1&limit=1', 'status=sold&status=sold', 'cursor=a&cursor=b', 'limit=1&status=sold&limit=1']) {
+    expectClear4xx(
+      await send(h.port, { path: `/v1/pets?limit=${'9'.repeat(10_000)}`, headers: auth }),
+      'validation_failed',
+    );
+    expectClear4xx(
+      await send(h.port, { path: `/v1/pets?cursor=${'A'.repeat(10_000)}`, headers: auth }),
+      'validation_failed',
+    );
+    for (const q of [
+      'limit=1&limit=2',
+      'limit=1&limit=1',
+      'status=sold&status=sold',
+      'cursor=a&cursor=b',
+      'limit=1&status=sold&limit=1',
+    ]) {
       expectClear4xx(await send(h.port, { path: `/v1/pets?${q}`, headers: auth }), 'validation_failed');
     }
     // Bracket spellings are other (unknown) parameters: ignored, never parsed into objects.
@@ -227,9 +293,38 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     const created = await post(h, '{"name":"Target","categoryId":1}');
     const id = (JSON.parse(created.text) as { id: number }).id;
     const tricks = [
-      `%${(0x30 + id).toString(16)}`, `${id}%00`, `${id}%20`, `%20${id}`, `+${id}`, `%2B${id}`, `0${id}`, `${id}.0`, `${id}e0`, `0x${id.toString(16)}`,
-      '%2e%2e', '..', '.', `..%2f${id}`, `${id}%2f`, `${id}%2F..`, '%', '%zz', '%ff', '%c0%ae', '%E2%80%AE1', '%F0%9F%90%88', `${id}%0d%0aX-Injected:%201`,
-      '-1', '0', '9223372036854775808', '99999999999999999999999999', `${'1'.repeat(5_000)}`, '%EF%BC%91', '%D9%A3', `${id};x`, `${id}%3Bx`,
+      `%${(0x30 + id).toString(16)}`,
+      `${id}%00`,
+      `${id}%20`,
+      `%20${id}`,
+      `+${id}`,
+      `%2B${id}`,
+      `0${id}`,
+      `${id}.0`,
+      `${id}e0`,
+      `0x${id.toString(16)}`,
+      '%2e%2e',
+      '..',
+      '.',
+      `..%2f${id}`,
+      `${id}%2f`,
+      `${id}%2F..`,
+      '%',
+      '%zz',
+      '%ff',
+      '%c0%ae',
+      '%E2%80%AE1',
+      '%F0%9F%90%88',
+      `${id}%0d%0aX-Injected:%201`,
+      '-1',
+      '0',
+      '9223372036854775808',
+      '99999999999999999999999999',
+      `${'1'.repeat(5_000)}`,
+      '%EF%BC%91',
+      '%D9%A3',
+      `${id};x`,
+      `${id}%3Bx`,
     ];
     for (const t of tricks) {
       const a = await send(h.port, { path: `/v1/pets/${t}`, headers: auth });
@@ -238,7 +333,15 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
       expect(a.headers['x-injected'], t).to.equal(undefined);
     }
     // Other spellings of the path never reach another route or a 5xx.
-    for (const p of [`/v1//pets/${id}`, `/v1/pets/${id}/`, `/v1/pets/${id}/x`, `/V1/pets/${id}`, `/v1/%70ets/${id}`, `/v1/pets/${id}#x`, `//v1/pets`]) {
+    for (const p of [
+      `/v1//pets/${id}`,
+      `/v1/pets/${id}/`,
+      `/v1/pets/${id}/x`,
+      `/V1/pets/${id}`,
+      `/v1/%70ets/${id}`,
+      `/v1/pets/${id}#x`,
+      `//v1/pets`,
+    ]) {
       const a = await send(h.port, { path: p, headers: auth });
       expect(a.status, p).to.be.below(500);
       if (a.status >= 400) expectClear4xx(a);
@@ -251,8 +354,17 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     // A CR LF ends the header line, so the id is `abc` and the rest another request header; a
     // folded line, a bare CR or LF, NUL or DEL make Node's parser refuse the request, which
     // still gets a generated id. Nothing after the break is ever reflected.
-    for (const value of ['abc\r\nX-Injected: 1', 'abc\r\n X-Injected: 1', 'abc\rX-Injected: 1', 'abc\nX-Injected: 1', 'abc\x00X-Injected', 'abc\x7fX-Injected']) {
-      const r = await rawExchange(h.port, [`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nX-Request-Id: ${value}\r\nConnection: close\r\n\r\n`]);
+    for (const value of [
+      'abc\r\nX-Injected: 1',
+      'abc\r\n X-Injected: 1',
+      'abc\rX-Injected: 1',
+      'abc\nX-Injected: 1',
+      'abc\x00X-Injected',
+      'abc\x7fX-Injected',
+    ]) {
+      const r = await rawExchange(h.port, [
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nX-Request-Id: ${value}\r\nConnection: close\r\n\r\n`,
+      ]);
       const { status, headers, body } = parseRaw(r.text);
       expect(status, JSON.stringify(value)).to.be.oneOf([200, 400]);
       if (status === 400) expect(errorOf(body).code).to.equal('validation_failed');
@@ -260,7 +372,16 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
       const id = /^x-request-id: (.*)$/im.exec(headers)?.[1];
       expect(id, JSON.stringify(value)).to.satisfy((v: string) => v === 'abc' || UUID.test(v));
     }
-    for (const value of ['a'.repeat(10 * 1024), 'a'.repeat(129), 'has space', 'semi;colon', '<script>', 'ü', '../../etc', '']) {
+    for (const value of [
+      'a'.repeat(10 * 1024),
+      'a'.repeat(129),
+      'has space',
+      'semi;colon',
+      '<script>',
+      'ü',
+      '../../etc',
+      '',
+    ]) {
       const a = await send(h.port, { path: '/v1/pets', headers: { ...auth, 'X-Request-Id': value } });
       expect(a.status).to.equal(200);
       expect(a.headers['x-request-id'], value.slice(0, 20)).to.match(UUID);

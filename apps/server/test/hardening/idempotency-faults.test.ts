@@ -16,7 +16,15 @@ import {
   type PhotoStore,
   type StoredPhoto,
 } from '@petstore/domain';
-import { FAULT_MODES, FaultInjector, forwardingCategories, forwardingOrders, forwardingPets, ManualClock, type FaultMode } from '@petstore/domain/testing';
+import {
+  FAULT_MODES,
+  FaultInjector,
+  forwardingCategories,
+  forwardingOrders,
+  forwardingPets,
+  ManualClock,
+  type FaultMode,
+} from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -62,7 +70,11 @@ class Created {
 }
 
 /** The stores as the server gets them: each create-bearing port spied on (what it really created), then behind the fault injector. */
-const spied = (created: Created, faults: FaultInjector, real: Omit<ProvidedStores, 'photos'> & { readonly photos: PhotoStore }): ProvidedStores => {
+const spied = (
+  created: Created,
+  faults: FaultInjector,
+  real: Omit<ProvidedStores, 'photos'> & { readonly photos: PhotoStore },
+): ProvidedStores => {
   const pets: PetRepository = {
     ...forwardingPets(real.pets),
     create: async (draft, token) => {
@@ -135,7 +147,10 @@ const modeArb = fc.oneof(
 /** The faulty call: among the first few more often (a pet's or a category's create is the 2nd or 3rd call of its attempt), up to a photo's last. */
 const atArb = fc.oneof({ weight: 2, arbitrary: fc.nat(3) }, { weight: 1, arbitrary: fc.nat(10) });
 const attemptArb = fc.record({ at: atArb, mode: modeArb, between: fc.nat() });
-const createArb = fc.record({ kind: fc.constantFrom<Kind>('pet', 'category', 'order', 'photo'), attempts: fc.array(attemptArb, { minLength: 1, maxLength: 4 }) });
+const createArb = fc.record({
+  kind: fc.constantFrom<Kind>('pet', 'category', 'order', 'photo'),
+  attempts: fc.array(attemptArb, { minLength: 1, maxLength: 4 }),
+});
 
 interface Subject {
   readonly server: StartedServer;
@@ -145,10 +160,19 @@ interface Subject {
   stop(): Promise<void>;
 }
 
-const start = async (real: Omit<ProvidedStores, 'photos'> & { readonly photos: PhotoStore }, clock: ManualClock, stop: () => Promise<void>): Promise<Subject> => {
+const start = async (
+  real: Omit<ProvidedStores, 'photos'> & { readonly photos: PhotoStore },
+  clock: ManualClock,
+  stop: () => Promise<void>,
+): Promise<Subject> => {
   const faults = new FaultInjector({ hangMs: 50 });
   const created = new Created();
-  const settings = parseSettings({ PORT: '0', HOST: '127.0.0.1', PETSTORE_API_KEYS: `${KEY}:enterprise:1000000:100000000`, PETSTORE_ADMIN_KEYS: ADMIN });
+  const settings = parseSettings({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PETSTORE_API_KEYS: `${KEY}:enterprise:1000000:100000000`,
+    PETSTORE_ADMIN_KEYS: ADMIN,
+  });
   // An injected hang ends after 50 ms with the driver's timeout (the write landed or not): the
   // service's own store deadline stays the product's 5 s, which a real store's calls never reach
   // here, however busy the machine (at 100 ms a slow MongoDB call was a 503 of no fault).
@@ -169,9 +193,15 @@ const start = async (real: Omit<ProvidedStores, 'photos'> & { readonly photos: P
 const property = (subject: () => Subject, numRuns: number) => async () => {
   const { server, faults, created, clock } = subject();
   const json = (key: string) => ({ Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' });
-  const call = (method: string, path: string, key = ADMIN): Promise<Answer> => send(server.port, { method, path, headers: json(key) });
+  const call = (method: string, path: string, key = ADMIN): Promise<Answer> =>
+    send(server.port, { method, path, headers: json(key) });
   const newPet = async (): Promise<number> => {
-    const res = await send(server.port, { method: 'POST', path: '/v1/pets', headers: json(KEY), body: '{"name":"Host","categoryId":1}' });
+    const res = await send(server.port, {
+      method: 'POST',
+      path: '/v1/pets',
+      headers: json(KEY),
+      body: '{"name":"Host","categoryId":1}',
+    });
     expect(res.status, res.text).to.equal(201);
     return (JSON.parse(res.text) as { id: number }).id;
   };
@@ -190,16 +220,31 @@ const property = (subject: () => Subject, numRuns: number) => async () => {
         const idempotencyKey = `${name}-${kind}`;
         const post = (): Promise<Answer> =>
           kind === 'photo'
-            ? send(server.port, { method: 'POST', path: `/v1/pets/${host}/photos`, headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'image/jpeg', 'Idempotency-Key': idempotencyKey }, body: photo })
+            ? send(server.port, {
+                method: 'POST',
+                path: `/v1/pets/${host}/photos`,
+                headers: {
+                  Authorization: `Bearer ${ADMIN}`,
+                  'Content-Type': 'image/jpeg',
+                  'Idempotency-Key': idempotencyKey,
+                },
+                body: photo,
+              })
             : send(server.port, {
                 method: 'POST',
                 path: kind === 'pet' ? '/v1/pets' : kind === 'category' ? '/v1/categories' : '/v1/store/orders',
                 headers: { ...json(KEY), 'Idempotency-Key': idempotencyKey },
-                body: kind === 'pet' ? JSON.stringify({ name, categoryId: 1 }) : kind === 'category' ? JSON.stringify({ name }) : JSON.stringify({ petId: host }),
+                body:
+                  kind === 'pet'
+                    ? JSON.stringify({ name, categoryId: 1 })
+                    : kind === 'category'
+                      ? JSON.stringify({ name })
+                      : JSON.stringify({ petId: host }),
               });
         let withdrawn = false;
         const answered: { status: number; id?: number; faulty: boolean }[] = [];
-        const what = () => `${kind} ${name}: ${answered.map((a) => `${a.status}${a.id === undefined ? '' : `#${a.id}`}${a.faulty ? '' : ' (clean)'}`).join(', ')}`;
+        const what = () =>
+          `${kind} ${name}: ${answered.map((a) => `${a.status}${a.id === undefined ? '' : `#${a.id}`}${a.faulty ? '' : ' (clean)'}`).join(', ')}`;
 
         // The attempts with their faults, then clean ones until the claim is free: each one until it answers.
         const plan: (Attempt | undefined)[] = [...attempts, undefined];
@@ -214,7 +259,11 @@ const property = (subject: () => Subject, numRuns: number) => async () => {
           // Past the store circuit a fault may have opened: the next call is its probe.
           clock.advance(STORE_CIRCUIT_OPEN_MS);
           const body = JSON.parse(res.text) as { id?: number; code?: string; message?: string };
-          answered.push({ status: res.status, ...(res.status === 201 ? { id: body.id! } : {}), faulty: attempt !== undefined });
+          answered.push({
+            status: res.status,
+            ...(res.status === 201 ? { id: body.id! } : {}),
+            faulty: attempt !== undefined,
+          });
           const ids = created.of(tag);
           expect(ids.length, `created at most once: ${what()}`).to.be.at.most(1);
           expect(res.status, `never a 500: ${what()}`).not.to.equal(500);
@@ -231,10 +280,22 @@ const property = (subject: () => Subject, numRuns: number) => async () => {
             expect(ids, `a 201 names what was created: ${what()}`).to.deep.equal([body.id]);
             // As it was created (a pet as it was when withdrawn: it never moved here), never in a state a client cannot be shown.
             const shown = JSON.parse(res.text) as Record<string, unknown>;
-            if (kind === 'pet') expect(shown, what()).to.deep.equal({ id: body.id, name, categoryId: 1, status: 'available' });
+            if (kind === 'pet')
+              expect(shown, what()).to.deep.equal({ id: body.id, name, categoryId: 1, status: 'available' });
             if (kind === 'category') expect(shown, what()).to.deep.equal({ id: body.id, name });
-            if (kind === 'order') expect(shown, what()).to.deep.include({ id: body.id, petId: host }).and.to.have.property('status').that.is.oneOf(['placed', 'cancelled']);
-            if (kind === 'photo') expect(shown, what()).to.deep.include({ id: body.id, petId: host, contentType: 'image/jpeg', width: 64, height: 48 });
+            if (kind === 'order')
+              expect(shown, what())
+                .to.deep.include({ id: body.id, petId: host })
+                .and.to.have.property('status')
+                .that.is.oneOf(['placed', 'cancelled']);
+            if (kind === 'photo')
+              expect(shown, what()).to.deep.include({
+                id: body.id,
+                petId: host,
+                contentType: 'image/jpeg',
+                width: 64,
+                height: 48,
+              });
           }
           // Between attempts: something done to what was created (or its pet), with no fault.
           const between = attempt === undefined ? 'nothing' : BETWEEN[kind][attempt.between % BETWEEN[kind].length]!;
@@ -247,8 +308,10 @@ const property = (subject: () => Subject, numRuns: number) => async () => {
               withdrawn ||= gone.status === 204;
             }
           }
-          if (between === 'delete the photo' && id !== undefined) expect([204, 404]).to.include((await call('DELETE', `/v1/pets/${host}/photos/${id}`)).status);
-          if (between === 'cancel the order' && id !== undefined) expect([200, 404, 409]).to.include((await call('POST', `/v1/store/orders/${id}/cancel`)).status);
+          if (between === 'delete the photo' && id !== undefined)
+            expect([204, 404]).to.include((await call('DELETE', `/v1/pets/${host}/photos/${id}`)).status);
+          if (between === 'cancel the order' && id !== undefined)
+            expect([200, 404, 409]).to.include((await call('POST', `/v1/store/orders/${id}/cancel`)).status);
         }
 
         // What the key answers in the end: what was created, if anything was, whatever became of it since.
@@ -298,7 +361,10 @@ describe('hardening: a create never happens twice under one Idempotency-Key, und
       );
     });
     after(() => subject.stop());
-    it('property: pets, categories, orders and photos, each create repeated under its key until it answers, faults and withdrawals in between: one resource at most, every 201 names it, the last answer is it', property(() => subject, 100));
+    it(
+      'property: pets, categories, orders and photos, each create repeated under its key until it answers, faults and withdrawals in between: one resource at most, every 201 names it, the last answer is it',
+      property(() => subject, 100),
+    );
   });
 
   describe('on MongoDB (needs MONGODB_URI)', () => {
@@ -333,6 +399,9 @@ describe('hardening: a create never happens twice under one Idempotency-Key, und
       );
     });
     after(() => subject.stop());
-    it('property: pets, categories, orders and photos, each create repeated under its key until it answers, faults and withdrawals in between: one resource at most, every 201 names it, the last answer is it', property(() => subject, 40));
+    it(
+      'property: pets, categories, orders and photos, each create repeated under its key until it answers, faults and withdrawals in between: one resource at most, every 201 names it, the last answer is it',
+      property(() => subject, 40),
+    );
   });
 });

@@ -7,7 +7,12 @@ const ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 
 interface LoadSummary {
   readonly ok: boolean;
-  readonly requests: { readonly total: number; readonly '5xx': number; readonly connectionErrors: number; readonly timeouts: number };
+  readonly requests: {
+    readonly total: number;
+    readonly '5xx': number;
+    readonly connectionErrors: number;
+    readonly timeouts: number;
+  };
   readonly serverExitCode: number | null;
 }
 
@@ -17,7 +22,14 @@ describe('hardening: a short load run (the load script, a few seconds)', functio
   it('scripts/load/run.mjs for 4 s at 300 requests/s: no 5xx, no connection error, no crash, clean stop', async () => {
     const child = spawn(process.execPath, ['scripts/load/run.mjs'], {
       cwd: ROOT,
-      env: { PATH: process.env['PATH'] ?? '', LOAD_DURATION: '4', LOAD_RATE: '300', LOAD_CONNECTIONS: '20', LOAD_SAMPLE_SECONDS: '1', LOAD_JSON: '1' },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        LOAD_DURATION: '4',
+        LOAD_RATE: '300',
+        LOAD_CONNECTIONS: '20',
+        LOAD_SAMPLE_SECONDS: '1',
+        LOAD_JSON: '1',
+      },
     });
     let out = '';
     let err = '';

@@ -5,8 +5,25 @@ import { expect } from 'chai';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { Admission, Adoption, Authenticator, apiKeyRecord, CategoryCatalog, KeyAdmin, PetCatalog, PetMaintenance, type ApiKeyRecord } from '@petstore/domain';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory, QuotaStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import {
+  Admission,
+  Adoption,
+  Authenticator,
+  apiKeyRecord,
+  CategoryCatalog,
+  KeyAdmin,
+  PetCatalog,
+  PetMaintenance,
+  type ApiKeyRecord,
+} from '@petstore/domain';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  QuotaStoreInMemory,
+  SystemClock,
+} from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { SystemRandom } from '../../src/system-random.js';
 import { parseRaw, rawExchange, send, sleep, startHarness, waitFor } from './support.js';
@@ -54,10 +71,25 @@ describe('hardening: log levels (a client fault is info or warn, never error)', 
     const h = await startHarness({ env: { PETSTORE_API_KEYS: `${KEY}:pro` }, logger });
     try {
       const cases: { name: string; pieces: Array<string | { pauseMs: number }>; level: number; code: string }[] = [
-        { name: 'bad chunk size', pieces: [`${HEAD}Transfer-Encoding: chunked\r\n\r\n`, 'zz\r\n{}\r\n0\r\n\r\n'], level: 40, code: 'HPE_INVALID_CHUNK_SIZE' },
-        { name: 'bad second chunk', pieces: [`${HEAD}Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n`, { pauseMs: 50 }, 'q\r\n'], level: 40, code: 'HPE_INVALID_CHUNK_SIZE' },
+        {
+          name: 'bad chunk size',
+          pieces: [`${HEAD}Transfer-Encoding: chunked\r\n\r\n`, 'zz\r\n{}\r\n0\r\n\r\n'],
+          level: 40,
+          code: 'HPE_INVALID_CHUNK_SIZE',
+        },
+        {
+          name: 'bad second chunk',
+          pieces: [`${HEAD}Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n`, { pauseMs: 50 }, 'q\r\n'],
+          level: 40,
+          code: 'HPE_INVALID_CHUNK_SIZE',
+        },
         { name: 'bad request line', pieces: ['GARBAGE\r\n\r\n'], level: 40, code: 'HPE_INVALID_METHOD' },
-        { name: 'bad header', pieces: ['GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'], level: 40, code: 'HPE_INVALID_HEADER_TOKEN' },
+        {
+          name: 'bad header',
+          pieces: ['GET /v1/pets HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'],
+          level: 40,
+          code: 'HPE_INVALID_HEADER_TOKEN',
+        },
       ];
       for (const c of cases) {
         lines.length = 0;
@@ -66,23 +98,34 @@ describe('hardening: log levels (a client fault is info or warn, never error)', 
         await waitFor(() => lines.some((l) => l.msg === 'client error'), `the log line of ${c.name}`);
         await sleep(50);
         const faults = lines.filter((l) => l.msg === 'client error');
-        expect(faults.map((l) => [l.level, l.code]), c.name).to.deep.equal([[c.level, c.code]]);
+        expect(
+          faults.map((l) => [l.level, l.code]),
+          c.name,
+        ).to.deep.equal([[c.level, c.code]]);
         expect(faults[0]!.requestId, `${c.name}: the id the client got`).to.equal(requestIdOf(text));
-        expect(lines.filter((l) => l.level >= 50), c.name).to.deep.equal([]);
+        expect(
+          lines.filter((l) => l.level >= 50),
+          c.name,
+        ).to.deep.equal([]);
       }
 
       // A body cut short (the client closes its side) and a reset mid-body: the client went away (info).
       lines.length = 0;
       await rawExchange(h.port, [`${HEAD}Content-Length: 100\r\n\r\n{"na`, { pauseMs: 100 }], 300);
       await resetMidRequest(h.port, `${HEAD}Content-Length: 100\r\n\r\n{"na`);
-      await waitFor(() => lines.filter((l) => l.msg === 'client error').length >= 2, 'the log lines of the bodies cut short');
+      await waitFor(
+        () => lines.filter((l) => l.msg === 'client error').length >= 2,
+        'the log lines of the bodies cut short',
+      );
       await sleep(100);
       const gone = lines.filter((l) => l.msg === 'client error');
       expect(gone.map((l) => l.level)).to.deep.equal([30, 30]);
       expect(lines.filter((l) => l.level >= 40)).to.deep.equal([]);
 
       // The service still answers, and its own request lines are info.
-      expect((await send(h.port, { path: '/v1/pets', headers: { Authorization: `Bearer ${KEY}` } })).status).to.equal(200);
+      expect((await send(h.port, { path: '/v1/pets', headers: { Authorization: `Bearer ${KEY}` } })).status).to.equal(
+        200,
+      );
     } finally {
       await h.stop();
     }
@@ -104,7 +147,13 @@ describe('hardening: log levels (a client fault is info or warn, never error)', 
       keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
       logger,
     });
-    const running = await listen(app, { port: 0, host: '127.0.0.1', headersTimeoutMs: 500, requestTimeoutMs: 1_000, logger });
+    const running = await listen(app, {
+      port: 0,
+      host: '127.0.0.1',
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 1_000,
+      logger,
+    });
     try {
       const slowHeaders = rawExchange(running.port, ['GET /v1/pets HTTP/1.1\r\nHost: x\r\n'], 5_000);
       const slowBody = rawExchange(running.port, [`${HEAD}Content-Length: 100\r\n\r\n{"name":`], 5_000);

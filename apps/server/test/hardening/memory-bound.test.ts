@@ -72,22 +72,35 @@ describe('hardening: memory stays bounded under hostile traffic (rotating keys a
         const statuses = new Map<number, number>();
         for (let start = 0; start < n; start += 100) {
           const answers = await Promise.all(
-            Array.from({ length: Math.min(100, n - start) }, (_, j) => send(h.port, { path: '/v1/pets', headers: make(start + j) })),
+            Array.from({ length: Math.min(100, n - start) }, (_, j) =>
+              send(h.port, { path: '/v1/pets', headers: make(start + j) }),
+            ),
           );
           for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
         }
         return statuses;
       };
-      const rotating = await batch(3_000, (i) => ({ 'X-Forwarded-For': `10.9.${i >> 8}.${i & 255}`, Authorization: `Bearer wrong-${i}` }));
+      const rotating = await batch(3_000, (i) => ({
+        'X-Forwarded-For': `10.9.${i >> 8}.${i & 255}`,
+        Authorization: `Bearer wrong-${i}`,
+      }));
       expect([...rotating.keys()]).to.deep.equal([401]);
       expect(h.quotas.size).to.equal(3_000);
-      const oneAddress = await batch(2_000, (i) => ({ 'X-Forwarded-For': '10.8.0.1', Authorization: `Bearer wrong-${i}` }));
+      const oneAddress = await batch(2_000, (i) => ({
+        'X-Forwarded-For': '10.8.0.1',
+        Authorization: `Bearer wrong-${i}`,
+      }));
       expect(oneAddress.get(401)).to.equal(60); // the free plan's minute, then 429 whatever the key
       expect(oneAddress.get(429)).to.equal(1_940);
       expect(h.quotas.size, 'rotating keys added one entry: the address').to.equal(3_001);
-      expect(h.faults.count({ port: 'ApiKeyStore', method: 'save' }), 'only the configured key was ever saved').to.equal(1);
+      expect(
+        h.faults.count({ port: 'ApiKeyStore', method: 'save' }),
+        'only the configured key was ever saved',
+      ).to.equal(1);
       clock.advance(DAY_MS);
-      expect((await send(h.port, { path: '/v1/pets', headers: { Authorization: 'Bearer mem-key' } })).status).to.equal(200);
+      expect((await send(h.port, { path: '/v1/pets', headers: { Authorization: 'Bearer mem-key' } })).status).to.equal(
+        200,
+      );
       expect(h.quotas.size, 'yesterday is gone').to.equal(1);
     } finally {
       await h.stop();

@@ -14,7 +14,11 @@ const GUESSES = ['sEcReT-guess-1', 'sEcReT-guess-2', 'sEcReT-guess-3'];
 const ALL = [FREE, PRO, TINY, UNUSED, ...GUESSES];
 
 /** Every place a raw key could leak: its text, its base64 and hex spellings. */
-const spellings = (key: string): string[] => [key, Buffer.from(key).toString('base64'), Buffer.from(key).toString('hex')];
+const spellings = (key: string): string[] => [
+  key,
+  Buffer.from(key).toString('base64'),
+  Buffer.from(key).toString('hex'),
+];
 
 describe('hardening: secrets (no raw key in any store, log line or response)', function () {
   this.timeout(30_000);
@@ -38,21 +42,34 @@ describe('hardening: secrets (no raw key in any store, log line or response)', f
       storeDeadlineMs: 200,
     });
     const answers: Answer[] = [];
-    const go = async (path: string, key: string | undefined, extra: { method?: string; body?: string; scheme?: string } = {}) => {
+    const go = async (
+      path: string,
+      key: string | undefined,
+      extra: { method?: string; body?: string; scheme?: string } = {},
+    ) => {
       const headers: Record<string, string> = {};
       if (key !== undefined) headers['Authorization'] = `${extra.scheme ?? 'Bearer'} ${key}`;
       if (extra.body !== undefined) headers['Content-Type'] = 'application/json';
-      const a = await send(h.port, { method: extra.method ?? 'GET', path, headers, ...(extra.body === undefined ? {} : { body: extra.body }) });
+      const a = await send(h.port, {
+        method: extra.method ?? 'GET',
+        path,
+        headers,
+        ...(extra.body === undefined ? {} : { body: extra.body }),
+      });
       answers.push(a);
       return a;
     };
     try {
-      expect((await go('/v1/pets', FREE, { method: 'POST', body: '{"name":"Rex","categoryId":1}' })).status).to.equal(201);
+      expect((await go('/v1/pets', FREE, { method: 'POST', body: '{"name":"Rex","categoryId":1}' })).status).to.equal(
+        201,
+      );
       expect((await go('/v1/pets', PRO)).status).to.equal(200);
       expect((await go('/v1/pets/1', PRO, { scheme: 'bEaReR' })).status).to.equal(200);
       expect((await go('/v1/pets/999', FREE)).status).to.equal(404);
       expect((await go('/v1/pets?limit=0', FREE)).status).to.equal(400);
-      expect((await go('/v1/pets', FREE, { method: 'POST', body: `{"name":"x","categoryId":1,"key":"${FREE}"}` })).status).to.equal(400);
+      expect(
+        (await go('/v1/pets', FREE, { method: 'POST', body: `{"name":"x","categoryId":1,"key":"${FREE}"}` })).status,
+      ).to.equal(400);
       expect((await go('/nowhere', PRO)).status).to.equal(404);
       expect((await go('/v1/pets', PRO, { method: 'DELETE' })).status).to.equal(405);
       for (const g of GUESSES) expect((await go('/v1/pets', g)).status).to.equal(401);
@@ -73,11 +90,18 @@ describe('hardening: secrets (no raw key in any store, log line or response)', f
     }
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     const logs = lines.join('');
-    expect(logs.split('\n').filter((l) => l.includes('"msg":"request"')).length, 'one log line per request').to.equal(answers.length);
+    expect(logs.split('\n').filter((l) => l.includes('"msg":"request"')).length, 'one log line per request').to.equal(
+      answers.length,
+    );
     expect(logs).to.contain('store unavailable');
     const exposed = answers.map((a) => `${a.status} ${JSON.stringify(a.headers)}\n${a.text}`).join('\n');
     // The store's memory, as a debugger would print it.
-    const stores = inspect([h.keys, h.quotas, h.pets], { depth: 20, showHidden: true, maxArrayLength: null, maxStringLength: null });
+    const stores = inspect([h.keys, h.quotas, h.pets], {
+      depth: 20,
+      showHidden: true,
+      maxArrayLength: null,
+      maxStringLength: null,
+    });
     // Every argument any port received: only hashes (the key store is asked by SHA-256, never by key).
     const portArgs = JSON.stringify(h.faults.calls.map((c) => c.args));
     for (const key of ALL) {
@@ -103,7 +127,10 @@ describe('hardening: secrets (no raw key in any store, log line or response)', f
     });
     const logger = pino({ level: 'trace', base: { service: 'petstore' } }, sink);
     const ADMIN = 'sEcReT-admin-9a7c31';
-    const h = await startHarness({ env: { PETSTORE_API_KEYS: `${FREE}:free`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_LOG_LEVEL: 'trace' }, logger });
+    const h = await startHarness({
+      env: { PETSTORE_API_KEYS: `${FREE}:free`, PETSTORE_ADMIN_KEYS: ADMIN, PETSTORE_LOG_LEVEL: 'trace' },
+      logger,
+    });
     const answers: Answer[] = [];
     const go = async (method: string, path: string, key: string, body?: string) => {
       const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
@@ -123,12 +150,16 @@ describe('hardening: secrets (no raw key in any store, log line or response)', f
       }
       const ids = creations.map((a) => (JSON.parse(a.text) as { id: string }).id);
       expect((await go('GET', '/v1/pets', issued[0]!)).status).to.equal(200);
-      expect((await go('POST', '/v1/pets', issued[1]!, `{"name":"Rex","categoryId":1,"key":"${issued[0]}"}`)).status).to.equal(400);
+      expect(
+        (await go('POST', '/v1/pets', issued[1]!, `{"name":"Rex","categoryId":1,"key":"${issued[0]}"}`)).status,
+      ).to.equal(400);
       expect((await go('GET', '/v1/admin/keys?limit=2', ADMIN)).status).to.equal(200);
       expect((await go('GET', '/v1/admin/keys', ADMIN)).status).to.equal(200);
       expect((await go('GET', `/v1/admin/keys/${ids[0]}`, ADMIN)).status).to.equal(200);
       expect((await go('PATCH', `/v1/admin/keys/${ids[0]}`, ADMIN, '{"plan":"business"}')).status).to.equal(200);
-      expect((await go('PATCH', `/v1/admin/keys/${ids[0]}`, ADMIN, `{"label":"${issued[1]}","oops":"${ADMIN}"}`)).status).to.equal(400);
+      expect(
+        (await go('PATCH', `/v1/admin/keys/${ids[0]}`, ADMIN, `{"label":"${issued[1]}","oops":"${ADMIN}"}`)).status,
+      ).to.equal(400);
       expect((await go('GET', '/v1/admin/keys', FREE)).status).to.equal(403);
       expect((await go('POST', '/v1/admin/keys', issued[0]!, '{"plan":"business"}')).status).to.equal(403);
       expect((await go('GET', '/v1/admin/keys', `${ADMIN}x`)).status).to.equal(401);
@@ -142,7 +173,9 @@ describe('hardening: secrets (no raw key in any store, log line or response)', f
     }
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     const logs = lines.join('');
-    expect(logs.split('\n').filter((l) => l.includes('"msg":"request"')).length, 'one log line per request').to.equal(answers.length);
+    expect(logs.split('\n').filter((l) => l.includes('"msg":"request"')).length, 'one log line per request').to.equal(
+      answers.length,
+    );
     expect(logs, 'logs name keys by public id').to.contain('"subject":"key_');
     const exposedExceptCreations = answers
       .filter((a) => !creations.includes(a))
@@ -155,7 +188,10 @@ describe('hardening: secrets (no raw key in any store, log line or response)', f
         expect(stores, 'the key store holds a key').not.to.contain(sp);
       }
       const at = exposedExceptCreations.indexOf(key.slice(0, 20));
-      expect(exposedExceptCreations, `an answer other than its creation holds a key: ${exposedExceptCreations.slice(Math.max(0, at - 300), at + 60)}`).not.to.contain(key.slice(0, 20));
+      expect(
+        exposedExceptCreations,
+        `an answer other than its creation holds a key: ${exposedExceptCreations.slice(Math.max(0, at - 300), at + 60)}`,
+      ).not.to.contain(key.slice(0, 20));
       expect(logs + exposedExceptCreations, 'a full hash appears').not.to.contain(sha256Hex(key));
     }
     expect(logs + answers.map((a) => a.text).join(''), 'no 64-hex string at all').not.to.match(/[0-9a-f]{64}/);

@@ -22,7 +22,10 @@ const attempt = (port: number, method: string, path: string, body?: string): Pro
         method,
         path,
         agent: false,
-        headers: { Authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: {
+          Authorization: `Bearer ${KEY}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
       },
       (res) => {
         started = true;
@@ -68,7 +71,11 @@ describe('hardening: graceful shutdown under load (child process)', function () 
               method: 'POST',
               path: '/v1/pets',
               agent: false,
-              headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) },
+              headers: {
+                Authorization: `Bearer ${KEY}`,
+                'Content-Type': 'application/json',
+                'Content-Length': String(Buffer.byteLength(body)),
+              },
             },
             (res) => {
               let text = '';
@@ -113,7 +120,10 @@ describe('hardening: graceful shutdown under load (child process)', function () 
       expect(JSON.parse(a.body)).to.have.property('id');
     }
     const full = outcomes.filter((o) => o.kind === 'full');
-    expect(outcomes.filter((o) => o.kind === 'truncated'), 'truncated answers').to.deep.equal([]);
+    expect(
+      outcomes.filter((o) => o.kind === 'truncated'),
+      'truncated answers',
+    ).to.deep.equal([]);
     expect(full.length).to.be.greaterThan(50);
     for (const o of full) expect((o as { status: number }).status).to.be.oneOf([200, 201, 404]);
     expect(p.stdout()).to.contain('stopping: finishing requests in flight');

@@ -6,7 +6,16 @@ import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Clock } from '@petstore/domain';
 import { FaultInjector } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, EventStoreInMemory, MemoryOutbox, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  EventStoreInMemory,
+  MemoryOutbox,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  PhotoStoreInMemory,
+  QuotaStoreInMemory,
+} from '@petstore/adapters-memory';
 import { silentLogger, type HttpLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../../src/settings.js';
 import { startServer, type StartedServer } from '../../src/server.js';
@@ -31,7 +40,8 @@ export const seedCategories = async (url: string | URL, key: string): Promise<vo
       body: JSON.stringify({ name: categoryName(i) }),
     });
     const body = (await res.json()) as { id?: number };
-    if (res.status !== 201 || body.id !== i) throw new Error(`seeding categories: category ${i} answered ${res.status}`);
+    if (res.status !== 201 || body.id !== i)
+      throw new Error(`seeding categories: category ${i} answered ${res.status}`);
   }
 };
 
@@ -76,7 +86,12 @@ export interface HarnessOptions {
 /** Starts the real server (settings, container, HTTP) on 127.0.0.1, port 0, over fault-injected memory stores. */
 export const startHarness = async (options: HarnessOptions = {}): Promise<Harness> => {
   const faults = new FaultInjector(options.hangMs === undefined ? {} : { hangMs: options.hangMs });
-  const events = options.events === true ? new EventStoreInMemory(new MemoryOutbox()) : options.events === false ? undefined : options.events;
+  const events =
+    options.events === true
+      ? new EventStoreInMemory(new MemoryOutbox())
+      : options.events === false
+        ? undefined
+        : options.events;
   const outbox = events?.outbox;
   const pets = new PetRepositoryInMemory(outbox);
   const categories = new CategoryRepositoryInMemory(outbox);
@@ -143,17 +158,24 @@ export const send = (port: number, options: SendOptions): Promise<Answer> =>
         method: options.method ?? 'GET',
         path: options.path,
         // A body always goes with its length (Node would send a GET or HEAD body undelimited).
-        headers: options.body === undefined ? (options.headers ?? {}) : { 'Content-Length': String(Buffer.byteLength(options.body)), ...options.headers },
+        headers:
+          options.body === undefined
+            ? (options.headers ?? {})
+            : { 'Content-Length': String(Buffer.byteLength(options.body)), ...options.headers },
         agent: false,
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
         res.on('error', reject);
       },
     );
-    req.setTimeout(options.timeoutMs ?? 15_000, () => req.destroy(new Error(`no answer within ${options.timeoutMs ?? 15_000} ms`)));
+    req.setTimeout(options.timeoutMs ?? 15_000, () =>
+      req.destroy(new Error(`no answer within ${options.timeoutMs ?? 15_000} ms`)),
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -189,26 +211,40 @@ export const rawExchange = (
     socket.on('data', (c: Buffer) => chunks.push(c));
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
-    socket.on('connect', () => void (async () => {
-      for (const piece of pieces) {
-        if (done) return;
-        if (typeof piece === 'object' && !Buffer.isBuffer(piece)) await new Promise((r) => setTimeout(r, piece.pauseMs));
-        else if (!socket.destroyed) socket.write(piece);
-      }
-    })());
+    socket.on(
+      'connect',
+      () =>
+        void (async () => {
+          for (const piece of pieces) {
+            if (done) return;
+            if (typeof piece === 'object' && !Buffer.isBuffer(piece))
+              await new Promise((r) => setTimeout(r, piece.pauseMs));
+            else if (!socket.destroyed) socket.write(piece);
+          }
+        })(),
+    );
   });
 
 /** The status code and parsed `Error` body of a raw HTTP response text (the first response on the connection). */
 export const parseRaw = (text: string): { status: number; headers: string; body: string } => {
   const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
   const split = text.indexOf('\r\n\r\n');
-  return { status: match ? Number(match[1]) : 0, headers: split < 0 ? text : text.slice(0, split), body: split < 0 ? '' : text.slice(split + 4) };
+  return {
+    status: match ? Number(match[1]) : 0,
+    headers: split < 0 ? text : text.slice(0, split),
+    body: split < 0 ? '' : text.slice(split + 4),
+  };
 };
 
 /** Parses an `Error` body and checks its shape; throws with the text when it is not one. */
 export const errorOf = (text: string): { code: string; message: string; status: number } => {
   const body = JSON.parse(text) as { code?: unknown; message?: unknown; status?: unknown };
-  if (typeof body.code !== 'string' || typeof body.message !== 'string' || typeof body.status !== 'number' || Object.keys(body).length !== 3) {
+  if (
+    typeof body.code !== 'string' ||
+    typeof body.message !== 'string' ||
+    typeof body.status !== 'number' ||
+    Object.keys(body).length !== 3
+  ) {
     throw new Error(`not an Error body: ${text.slice(0, 300)}`);
   }
   return body as { code: string; message: string; status: number };
@@ -228,7 +264,10 @@ export interface ServerProcess {
  * PATH), in the compiled tests' folder (no `.env` there: the server reads one from its working directory).
  */
 export const spawnServer = (env: Readonly<Record<string, string>>): ServerProcess => {
-  const child = spawn(process.execPath, [MAIN], { cwd: fileURLToPath(new URL('.', import.meta.url)), env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', ...env } });
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+    env: { PATH: process.env['PATH'] ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

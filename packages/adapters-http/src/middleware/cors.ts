@@ -28,7 +28,14 @@ export const CORS_EXPOSED_HEADERS = [
 ] as const;
 
 /** The request headers a browser may send beyond the CORS-safelisted ones (the conditional ones of docs/rules.md §12, §13 included). */
-const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'If-Match', 'If-None-Match'] as const;
+const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'X-Request-Id',
+  'If-Match',
+  'If-None-Match',
+] as const;
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
 /** How long a browser may cache a preflight's answer (seconds). */
 const CORS_MAX_AGE_SECONDS = 600;

@@ -1,7 +1,24 @@
 import type { ServerResponse } from 'node:http';
 import type { Middleware, ParameterizedContext } from 'koa';
-import type { AdmissionDecision, Admission, Authenticator, Caller, Quota, QuotaReading, Result, Subject, Unauthorized } from '@petstore/domain';
-import { anonymousSubject, deprecationHeaders, GET_PET_DEPRECATION, isPromise, OWN_STATUS_QUOTA, quoteInput } from '@petstore/domain';
+import type {
+  AdmissionDecision,
+  Admission,
+  Authenticator,
+  Caller,
+  Quota,
+  QuotaReading,
+  Result,
+  Subject,
+  Unauthorized,
+} from '@petstore/domain';
+import {
+  anonymousSubject,
+  deprecationHeaders,
+  GET_PET_DEPRECATION,
+  isPromise,
+  OWN_STATUS_QUOTA,
+  quoteInput,
+} from '@petstore/domain';
 import { HttpError } from '../errors.js';
 import { bodyLimitOf, declaresOverLimit, tooLarge } from '../body.js';
 import { dispatch, type Match, type Routes } from '../dispatch.js';
@@ -39,7 +56,12 @@ export interface GateOptions {
  * 5. `callerOf`: a missing or invalid credential → 401 (an address over its limit got 429 at step 3);
  * 6. `dispatch`: the route's steps (a create's `Idempotency-Key` step among them, §10).
  */
-export const gate = (routes: Routes, authenticator: Authenticator, admission: Admission, options: GateOptions = {}): Middleware<AppState> => {
+export const gate = (
+  routes: Routes,
+  authenticator: Authenticator,
+  admission: Admission,
+  options: GateOptions = {},
+): Middleware<AppState> => {
   const metrics = options.metrics ?? noMetrics;
 
   /** Step 1. A request target with no path (authority form, `CONNECT host:port`) matches nothing. */
@@ -70,7 +92,13 @@ export const gate = (routes: Routes, authenticator: Authenticator, admission: Ad
   };
 
   /** Step 3 for `GET /v1/me` with a valid key (docs/rules.md §14): the key's own allowance, then its status read without counting; then steps 4 and 6. */
-  const ownStatus = async (ctx: GateContext, match: Extract<Match, { route: object }>, subject: Subject, caller: Caller, next: () => Promise<unknown>): Promise<void> => {
+  const ownStatus = async (
+    ctx: GateContext,
+    match: Extract<Match, { route: object }>,
+    subject: Subject,
+    caller: Caller,
+    next: () => Promise<unknown>,
+  ): Promise<void> => {
     const look = await admission.lookUp(subject, caller);
     metrics.rateLimitDecision(look.allowance.outcome);
     if (look.status === undefined) {
@@ -91,7 +119,8 @@ export const gate = (routes: Routes, authenticator: Authenticator, admission: Ad
     const authenticating = identify(ctx);
     const auth = isPromise(authenticating) ? await authenticating : authenticating;
     const subject = subjectOf(ctx, auth);
-    if (match.route !== undefined && match.route.name === OWN_STATUS_ROUTE && subject.caller !== undefined) return ownStatus(ctx, match, subject, subject.caller, next);
+    if (match.route !== undefined && match.route.name === OWN_STATUS_ROUTE && subject.caller !== undefined)
+      return ownStatus(ctx, match, subject, subject.caller, next);
 
     const admitting = admission.admit(subject);
     if (!admitted(ctx, subject, isPromise(admitting) ? await admitting : admitting)) return;
@@ -117,7 +146,8 @@ const checkRequest = (ctx: GateContext, match: Match, caller: Caller | undefined
   // 10 MiB for a photo upload (§13), 1 MiB everywhere else, and for no route at all.
   const limit = bodyLimitOf(match.route?.name);
   ctx.state.bodyLimit = limit;
-  if (declaresOverLimit(ctx.req, limit) && !(match.route?.keyed === true && caller !== undefined)) throw tooLarge(limit);
+  if (declaresOverLimit(ctx.req, limit) && !(match.route?.keyed === true && caller !== undefined))
+    throw tooLarge(limit);
 };
 
 /** Step 4, no route for the method: 404 for an unknown path; else 405 with `Allow`, or 204 to `OPTIONS`. */
@@ -129,7 +159,9 @@ const answerUnrouted = (ctx: GateContext, methods: readonly string[]): void => {
     ctx.status = 204;
     return;
   }
-  throw new HttpError('method_not_allowed', `${quoteInput(ctx.method)} is not allowed here; use ${allow}`, { Allow: allow });
+  throw new HttpError('method_not_allowed', `${quoteInput(ctx.method)} is not allowed here; use ${allow}`, {
+    Allow: allow,
+  });
 };
 
 /** Step 5: the key holder, or 401 with its challenge. */
@@ -166,9 +198,17 @@ const refuse = (ctx: GateContext, decision: AdmissionDecision, what = ''): void 
   const retryAfter = String(decision.retryAfter ?? 1);
   ctx.res.setHeader('Retry-After', retryAfter);
   if (decision.outcome === 'temporarily_banned') {
-    answerError(ctx, 'temporarily_banned', `too many requests after being rate limited; banned for ${retryAfter} more seconds`);
+    answerError(
+      ctx,
+      'temporarily_banned',
+      `too many requests after being rate limited; banned for ${retryAfter} more seconds`,
+    );
   } else {
     const { binding } = decision;
-    answerError(ctx, 'rate_limited', `rate limit of ${binding.limit} requests per ${binding.name}${what} exceeded; retry in ${retryAfter} seconds`);
+    answerError(
+      ctx,
+      'rate_limited',
+      `rate limit of ${binding.limit} requests per ${binding.name}${what} exceeded; retry in ${retryAfter} seconds`,
+    );
   }
 };

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { checkIdempotencyKey, oversizedRequestFingerprint, requestFingerprint, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
+import {
+  checkIdempotencyKey,
+  oversizedRequestFingerprint,
+  requestFingerprint,
+  type IdempotentRequests,
+  type KeptAnswer,
+} from '@petstore/domain';
 import { errorBody, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
 import { BODY_LIMIT_BYTES, declaresOverLimit, readRawBody, tooLarge } from '../body.js';
@@ -13,7 +19,12 @@ import type { AppState } from '../state.js';
  * The creates that take `Idempotency-Key` (docs/rules.md §10), by route template: `POST` of these
  * paths. `POST /v1/admin/keys` is deliberately not one (its answer holds a key, never stored).
  */
-export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set(['/v1/pets', '/v1/categories', '/v1/store/orders', '/v1/pets/:petId/photos']);
+export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set([
+  '/v1/pets',
+  '/v1/categories',
+  '/v1/store/orders',
+  '/v1/pets/:petId/photos',
+]);
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
@@ -75,7 +86,13 @@ export const underIdempotencyKey = (requests: IdempotentRequests | undefined, lo
         await requests.abandon(ticket).catch(() => undefined);
         throw error;
       }
-      await keep(requests, ticket, { status: error.status, body: errorBody(error.code, error.message) }, logger, ctx.state.requestId);
+      await keep(
+        requests,
+        ticket,
+        { status: error.status, body: errorBody(error.code, error.message) },
+        logger,
+        ctx.state.requestId,
+      );
       throw error;
     }
     await keep(requests, ticket, answer, logger, ctx.state.requestId);
@@ -115,7 +132,8 @@ const fingerprintOf = async (ctx: Ctx): Promise<string> => {
   try {
     body = await readRawBody(ctx.req, ctx.res, limit);
   } catch (error) {
-    if (error instanceof HttpError && error.code === 'payload_too_large') return oversizedRequestFingerprint(ctx.method, ctx.path);
+    if (error instanceof HttpError && error.code === 'payload_too_large')
+      return oversizedRequestFingerprint(ctx.method, ctx.path);
     throw error;
   }
   // A photo's 10 MiB are hashed in slices: the event loop keeps serving meanwhile (docs/rules.md §13).
@@ -139,6 +157,9 @@ const keep = async (
   try {
     await requests.finish(ticket, answer);
   } catch (error) {
-    logger.error({ requestId, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) }, 'idempotency answer not kept');
+    logger.error(
+      { requestId, err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
+      'idempotency answer not kept',
+    );
   }
 };

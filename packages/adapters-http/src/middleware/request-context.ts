@@ -41,12 +41,25 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
         logger.error({ requestId, err: { name: error.name, message: error.message } }, 'store unavailable');
       } else {
         const status = (error as { status?: unknown }).status;
-        const expose = (error as { expose?: unknown }).expose === true && typeof status === 'number' && status >= 400 && status < 500;
+        const expose =
+          (error as { expose?: unknown }).expose === true &&
+          typeof status === 'number' &&
+          status >= 400 &&
+          status < 500;
         if (expose) {
           answerError(ctx, codeForStatus(status), (error as Error).message);
         } else {
           answerError(ctx, 'internal_error', `an internal error occurred; quote request id ${requestId}`);
-          logger.error({ requestId, err: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) }, 'unhandled error');
+          logger.error(
+            {
+              requestId,
+              err:
+                error instanceof Error
+                  ? { name: error.name, message: error.message, stack: error.stack }
+                  : String(error),
+            },
+            'unhandled error',
+          );
         }
       }
     }
@@ -56,7 +69,12 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
     const seconds = (performance.now() - started) / 1000;
     const route = ctx.state.route;
     // `route` is `<METHOD> <template>`: the label is the template alone.
-    metrics.request(ctx.method, route === undefined ? UNMATCHED_ROUTE : route.slice(route.indexOf(' ') + 1), ctx.status, seconds);
+    metrics.request(
+      ctx.method,
+      route === undefined ? UNMATCHED_ROUTE : route.slice(route.indexOf(' ') + 1),
+      ctx.status,
+      seconds,
+    );
     logRequest({
       requestId,
       method: ctx.method,
@@ -69,7 +87,11 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
 };
 
 const hasBody = (headers: IncomingHttpHeaders): boolean =>
-  headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+  headers['transfer-encoding'] !== undefined ||
+  (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
-export const answerError = (ctx: Parameters<Middleware<AppState>>[0], code: Parameters<typeof errorBody>[0], message: string): void =>
-  answerJson(ctx, errorBody(code, message), ERROR_STATUS[code]);
+export const answerError = (
+  ctx: Parameters<Middleware<AppState>>[0],
+  code: Parameters<typeof errorBody>[0],
+  message: string,
+): void => answerJson(ctx, errorBody(code, message), ERROR_STATUS[code]);

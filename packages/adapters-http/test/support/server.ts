@@ -3,7 +3,13 @@
 // ManualClock, keys, ban rule, proxy trust, repository and logger; and raw clients built on
 // node:http (any method, any header, bodies with or without Content-Type, chunked or slow)
 // and node:net (bytes the HTTP client refuses to send).
-import { Agent, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
+import {
+  Agent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type Server,
+} from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import {
@@ -44,7 +50,17 @@ import {
   QuotaStoreInMemory,
 } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
-import { createHttpApp, listen, LongPolls, type CorsOrigins, type HttpLogger, type HttpMetrics, type ListenOptions, type RunningServer, type UploadAdmission } from '../../src/index.js';
+import {
+  createHttpApp,
+  listen,
+  LongPolls,
+  type CorsOrigins,
+  type HttpLogger,
+  type HttpMetrics,
+  type ListenOptions,
+  type RunningServer,
+  type UploadAdmission,
+} from '../../src/index.js';
 
 /** 2027-01-01T00:00:00Z: after the deprecation of getPet, before its sunset, at a minute's start. */
 export const T0 = Date.UTC(2027, 0, 1);
@@ -122,7 +138,10 @@ export interface TestServerOptions {
   /** The upload admission (docs/rules.md §13); the app's default when absent. */
   readonly uploads?: UploadAdmission;
   /** The timeouts `listen` is given (docs/rules.md §6); its defaults when absent. */
-  readonly timeouts?: Pick<ListenOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'uploadBodyTimeoutMs' | 'uploadStallTimeoutMs'>;
+  readonly timeouts?: Pick<
+    ListenOptions,
+    'headersTimeoutMs' | 'requestTimeoutMs' | 'uploadBodyTimeoutMs' | 'uploadStallTimeoutMs'
+  >;
   /**
    * The events (docs/rules.md §15): the in-memory stores the server makes record their events in
    * one outbox, a relay loop moves them into this event store, and `GET /v1/events` reads it.
@@ -179,7 +198,14 @@ export const rawRequest = (port: number, req: RawRequest, defaultAgent?: Agent):
     if (req.body !== undefined && !req.chunked) headers['content-length'] = String(Buffer.byteLength(req.body));
     if (req.chunked) headers['transfer-encoding'] = 'chunked';
     const outgoing = httpRequest(
-      { host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers, agent: req.agent ?? defaultAgent ?? false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: req.method ?? 'GET',
+        path: req.path,
+        headers,
+        agent: req.agent ?? defaultAgent ?? false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -207,16 +233,19 @@ export const streamingRequest = (
     if (req.key !== undefined) headers['authorization'] = `Bearer ${req.key}`;
     let answered = false;
     let written = 0;
-    const outgoing = httpRequest({ host: '127.0.0.1', port, method: req.method ?? 'POST', path: req.path, headers, agent: false }, (res) => {
-      answered = true;
-      const got: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => got.push(chunk));
-      res.on('end', () => {
-        outgoing.destroy();
-        resolve({ ...toResponse(res.statusCode ?? 0, res.headers, Buffer.concat(got)), bytesWritten: written });
-      });
-      res.on('error', reject);
-    });
+    const outgoing = httpRequest(
+      { host: '127.0.0.1', port, method: req.method ?? 'POST', path: req.path, headers, agent: false },
+      (res) => {
+        answered = true;
+        const got: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => got.push(chunk));
+        res.on('end', () => {
+          outgoing.destroy();
+          resolve({ ...toResponse(res.statusCode ?? 0, res.headers, Buffer.concat(got)), bytesWritten: written });
+        });
+        res.on('error', reject);
+      },
+    );
     // Errors after the answer (the server closing a connection it no longer reads) do not matter.
     outgoing.on('error', (error) => {
       if (!answered) reject(error);
@@ -320,7 +349,18 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   const photoStore = options.photoStore ?? new PhotoStoreInMemory(options.photoBudgetBytes, outbox);
   const photos = new PhotoLibrary(repository, options.wrapPhotoStore?.(photoStore) ?? photoStore, IMAGES, clock);
   // The relay (docs/rules.md §15): on the platform's timers, its lease on the test's clock.
-  const relay = new RelayLoop(new EventRelay(events, clock, 'test-server', options.metrics?.eventAppended === undefined ? {} : { onAppended: (event) => options.metrics!.eventAppended!(event.type) }), events, globalThis);
+  const relay = new RelayLoop(
+    new EventRelay(
+      events,
+      clock,
+      'test-server',
+      options.metrics?.eventAppended === undefined
+        ? {}
+        : { onAppended: (event) => options.metrics!.eventAppended!(event.type) },
+    ),
+    events,
+    globalThis,
+  );
   relay.start();
   const longPolls = new LongPolls();
   const app = createHttpApp(
@@ -366,9 +406,21 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     agent,
     request,
     postJson: (text, key = KEYS.huge, extraHeaders = {}) =>
-      request({ method: 'POST', path: '/v1/pets', key, headers: { 'content-type': 'application/json', ...extraHeaders }, body: text }),
+      request({
+        method: 'POST',
+        path: '/v1/pets',
+        key,
+        headers: { 'content-type': 'application/json', ...extraHeaders },
+        body: text,
+      }),
     postCategory: (text, key = KEYS.huge) =>
-      request({ method: 'POST', path: '/v1/categories', key, headers: { 'content-type': 'application/json' }, body: text }),
+      request({
+        method: 'POST',
+        path: '/v1/categories',
+        key,
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      }),
     async close() {
       agent.destroy();
       longPolls.close();
@@ -379,7 +431,11 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
 };
 
 /** The `Error` body of docs/rules.md §3, checked in full: code, status = HTTP status, a message. */
-export const expectError = (res: RawResponse, status: number, code: string): { code: string; message: string; status: number } => {
+export const expectError = (
+  res: RawResponse,
+  status: number,
+  code: string,
+): { code: string; message: string; status: number } => {
   expect(res.status, `status of ${res.text}`).to.equal(status);
   expect(res.header('content-type')).to.equal('application/json; charset=utf-8');
   const body = res.json() as { code: string; message: string; status: number };
@@ -394,7 +450,13 @@ export const expectError = (res: RawResponse, status: number, code: string): { c
 export const rateLimitOf = (
   res: RawResponse,
 ): { limit: number; remaining: number; reset: number; policy: string; name: string; r: number; t: number } => {
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit']) {
+  for (const name of [
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'ratelimit-policy',
+    'ratelimit',
+  ]) {
     expect(res.headers, `${name} on a ${res.status}`).to.have.property(name);
   }
   const match = /^"(minute|day)";r=(\d+);t=(\d+)$/.exec(res.header('ratelimit'));

@@ -4,7 +4,14 @@
 // whether it fails matters.
 import fc from 'fast-check';
 import { eventStoreContract } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, MemoryOutbox, OrderRepositoryInMemory, PetRepositoryInMemory, PhotoStoreInMemory } from '../../src/index.js';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  MemoryOutbox,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  PhotoStoreInMemory,
+} from '../../src/index.js';
 import { EVENT_DEFECTS, FlawedEventStore } from './broken-events.js';
 
 fc.configureGlobal({ ...fc.readConfigureGlobal(), endOnFailure: true });

@@ -1,4 +1,12 @@
-import type { AppendOutcome, Event, EventQuery, EventSource, EventStore, OutboxEntry, RelayLease } from '@petstore/domain';
+import type {
+  AppendOutcome,
+  Event,
+  EventQuery,
+  EventSource,
+  EventStore,
+  OutboxEntry,
+  RelayLease,
+} from '@petstore/domain';
 import { leaseAllows } from '@petstore/domain';
 import { MemoryOutbox } from '../../src/index.js';
 
@@ -26,7 +34,6 @@ export const EVENT_DEFECTS = [
 ] as const;
 export type EventDefect = (typeof EVENT_DEFECTS)[number]['name'];
 
-
 /** A plain feed over a `MemoryOutbox`, right but for its one `defect`. */
 export class FlawedEventStore implements EventStore {
   private readonly stored: Event[] = [];
@@ -48,13 +55,18 @@ export class FlawedEventStore implements EventStore {
 
   async pending(limit: number): Promise<readonly OutboxEntry[]> {
     const entries = this.outbox.pending(limit);
-    if (this.defect === 'loses an event in a crash:') for (const entry of entries) this.outbox.clear(sourceOf(entry), [entry.id]);
+    if (this.defect === 'loses an event in a crash:')
+      for (const entry of entries) this.outbox.clear(sourceOf(entry), [entry.id]);
     return entries;
   }
 
   async pendingOf(source: EventSource): Promise<readonly OutboxEntry[]> {
     const entries = this.outbox.pendingOf(source);
-    if (this.defect === 'loses an event in a crash:') this.outbox.clear(source, entries.map((e) => e.id));
+    if (this.defect === 'loses an event in a crash:')
+      this.outbox.clear(
+        source,
+        entries.map((e) => e.id),
+      );
     return entries;
   }
 
@@ -72,7 +84,8 @@ export class FlawedEventStore implements EventStore {
     this.stored.push(event);
     this.stored.sort((a, b) => a.sequence - b.sequence);
     this.last = Math.max(this.last, event.sequence);
-    if (this.defect === 'shows an event before a smaller one:' && event.sequence % 2 === 1) setTimeout(() => this.visible.add(event.sequence), 3);
+    if (this.defect === 'shows an event before a smaller one:' && event.sequence % 2 === 1)
+      setTimeout(() => this.visible.add(event.sequence), 3);
     else this.visible.add(event.sequence);
     return 'appended';
   }
@@ -87,7 +100,12 @@ export class FlawedEventStore implements EventStore {
 
   after(sequence: number, query: EventQuery): readonly Event[] {
     return this.stored
-      .filter((e) => e.sequence > sequence && this.visible.has(e.sequence) && (query.types === undefined || query.types.includes(e.type)))
+      .filter(
+        (e) =>
+          e.sequence > sequence &&
+          this.visible.has(e.sequence) &&
+          (query.types === undefined || query.types.includes(e.type)),
+      )
       .slice(0, query.limit);
   }
 
@@ -109,4 +127,7 @@ export class FlawedEventStore implements EventStore {
   }
 }
 
-const sourceOf = (entry: OutboxEntry): EventSource => ({ kind: entry.type.slice(0, entry.type.indexOf('.')) as EventSource['kind'], id: entry.data.id });
+const sourceOf = (entry: OutboxEntry): EventSource => ({
+  kind: entry.type.slice(0, entry.type.indexOf('.')) as EventSource['kind'],
+  id: entry.data.id,
+});

@@ -3,7 +3,13 @@
 // defect of support/broken-lists.ts. A property stops at its first failure here (no shrinking): only
 // whether it fails matters.
 import fc from 'fast-check';
-import { adoptionContract, apiKeyStoreContract, categoryRepositoryContract, orderRepositoryContract, petRepositoryContract } from '@petstore/domain/testing';
+import {
+  adoptionContract,
+  apiKeyStoreContract,
+  categoryRepositoryContract,
+  orderRepositoryContract,
+  petRepositoryContract,
+} from '@petstore/domain/testing';
 import { PetRepositoryInMemory } from '../../src/index.js';
 import { brokenCategories, brokenKeys, brokenOrders, brokenPets, LIST_DEFECTS } from './broken-lists.js';
 
@@ -13,6 +19,8 @@ for (const defect of LIST_DEFECTS) {
   petRepositoryContract(defect.name, async () => ({ subject: brokenPets(defect) }));
   categoryRepositoryContract(defect.name, async () => ({ subject: brokenCategories(defect) }));
   orderRepositoryContract(defect.name, async () => ({ subject: brokenOrders(defect) }));
-  adoptionContract(defect.name, async () => ({ subject: { pets: new PetRepositoryInMemory(), orders: brokenOrders(defect) } }));
+  adoptionContract(defect.name, async () => ({
+    subject: { pets: new PetRepositoryInMemory(), orders: brokenOrders(defect) },
+  }));
   apiKeyStoreContract(defect.name, async () => ({ subject: brokenKeys(defect) }));
 }

@@ -1,6 +1,11 @@
 import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository } from '@petstore/domain';
 import { forwardingCategories, forwardingKeys, forwardingOrders, forwardingPets } from '@petstore/domain/testing';
-import { ApiKeyStoreInMemory, CategoryRepositoryInMemory, OrderRepositoryInMemory, PetRepositoryInMemory } from '../../src/index.js';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+} from '../../src/index.js';
 
 /**
  * Deliberately broken `list` methods, each a mistake an outside adapter could make in its query: the
@@ -30,7 +35,8 @@ const query = <Q extends { readonly afterId: number; readonly limit: number }>(d
   afterId: defect.after === undefined ? q.afterId : defect.after(q.afterId),
   limit: defect.limit === undefined ? q.limit : defect.limit(q.limit),
 });
-const rows = <T>(defect: ListDefect, answer: readonly T[], limit: number): readonly T[] => (defect.rows === undefined ? answer : defect.rows(answer, limit));
+const rows = <T>(defect: ListDefect, answer: readonly T[], limit: number): readonly T[] =>
+  defect.rows === undefined ? answer : defect.rows(answer, limit);
 
 export const brokenPets = (defect: ListDefect): PetRepository => {
   const inner = new PetRepositoryInMemory();

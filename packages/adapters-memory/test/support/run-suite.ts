@@ -38,10 +38,15 @@ export const runSuite = async (suite: string, timeoutMs = 240_000): Promise<Moch
       join(here, suite),
     ];
     const stderr = await new Promise<string>((resolve) =>
-      execFile(process.execPath, args, { timeout: timeoutMs, maxBuffer: 1 << 24 }, (_error, _stdout, err) => resolve(String(err))),
+      execFile(process.execPath, args, { timeout: timeoutMs, maxBuffer: 1 << 24 }, (_error, _stdout, err) =>
+        resolve(String(err)),
+      ),
     );
     const report = await readFile(output, 'utf8').catch(() => undefined);
-    if (report === undefined) throw new Error(`the suites did not finish within ${timeoutMs / 1000} s (a walk that never ends?): ${stderr.slice(-2000)}`);
+    if (report === undefined)
+      throw new Error(
+        `the suites did not finish within ${timeoutMs / 1000} s (a walk that never ends?): ${stderr.slice(-2000)}`,
+      );
     return JSON.parse(report) as MochaJson;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -28,7 +28,8 @@ const onPath = (name: string): string | undefined => {
  */
 export const findMongo = async (): Promise<MongoTarget> => {
   const uri = process.env.MONGODB_URI;
-  if (uri !== undefined && uri.length > 0) return { kind: 'ready', uri, source: 'MONGODB_URI', stop: async () => undefined };
+  if (uri !== undefined && uri.length > 0)
+    return { kind: 'ready', uri, source: 'MONGODB_URI', stop: async () => undefined };
 
   process.env.MONGOMS_RUNTIME_DOWNLOAD = 'false';
   const systemBinary = process.env.MONGOMS_SYSTEM_BINARY ?? onPath('mongod');
@@ -50,7 +51,10 @@ export const findMongo = async (): Promise<MongoTarget> => {
       },
     };
   } catch (error) {
-    return { kind: 'broken', reason: `a mongod binary was found but did not start: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      kind: 'broken',
+      reason: `a mongod binary was found but did not start: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
 };
 
@@ -59,7 +63,11 @@ export const findMongo = async (): Promise<MongoTarget> => {
  * skipped on purpose with the reason in its title (a mock of the driver is not a substitute); with a
  * mongod binary that did not start, one test that fails with why.
  */
-export const describeMongo = (name: string, target: MongoTarget, body: (mongo: Extract<MongoTarget, { kind: 'ready' }>) => void): void => {
+export const describeMongo = (
+  name: string,
+  target: MongoTarget,
+  body: (mongo: Extract<MongoTarget, { kind: 'ready' }>) => void,
+): void => {
   if (target.kind === 'skipped') describe(name, () => it.skip(`MongoDB suite skipped: ${target.reason}`));
   else if (target.kind === 'broken') {
     describe(name, () => {

@@ -17,7 +17,10 @@ process.once('message', (message: { readonly count: number; readonly petId: numb
     try {
       const results = await Promise.all(
         Array.from({ length: message.count }, (_, i) =>
-          adoption.place({ keyId: `key_${String(message.worker).repeat(6)}${String(i % 10).repeat(6)}`, role: 'client' }, { petId: message.petId }),
+          adoption.place(
+            { keyId: `key_${String(message.worker).repeat(6)}${String(i % 10).repeat(6)}`, role: 'client' },
+            { petId: message.petId },
+          ),
         ),
       );
       process.send?.({ outcomes: results.map((r) => (r.ok ? `ok:${r.value.id}` : r.error.code)) });

@@ -57,7 +57,8 @@ export const API_KEY_POSITION_BASE = 2 ** 48 + 1;
  * come into being at the process's start, so any stable order among them is creation order; this
  * one needs no counter, and keys with distinct public ids never share a position.
  */
-export const settingsKeyPosition = (keyHash: string): number => Number.parseInt(keyHash.slice(0, PUBLIC_ID_HEX), 16) + 1;
+export const settingsKeyPosition = (keyHash: string): number =>
+  Number.parseInt(keyHash.slice(0, PUBLIC_ID_HEX), 16) + 1;
 
 /** A key as the admin API shows it (docs/rules.md §9), and as its events carry it (§15): never the key, never its hash. */
 export interface ApiKey {
@@ -102,7 +103,12 @@ export interface Subject {
  * Builds the record of a key on a plan. Enterprise keys carry their own quota; the other plans
  * take theirs from the plan table. Returns an error message when the combination is not valid.
  */
-export const apiKeyRecord = (key: string, plan: PlanName, custom?: Quota, role: KeyRole = 'client'): ApiKeyRecord | string => {
+export const apiKeyRecord = (
+  key: string,
+  plan: PlanName,
+  custom?: Quota,
+  role: KeyRole = 'client',
+): ApiKeyRecord | string => {
   if (key.length === 0) return 'an API key must not be empty';
   if (plan === 'enterprise') {
     if (!custom) return 'an enterprise key needs its per-minute and per-day quota';

@@ -12,6 +12,7 @@ export const ISSUED_KEY_PATTERN = /^pet_[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 /** A new key: `pet_` + base64url of 32 bytes from `random` (43 characters). */
 export const generateApiKey = (random: Random): string => {
   const bytes = random.bytes(API_KEY_BYTES);
-  if (bytes.length !== API_KEY_BYTES) throw new Error(`the random source gave ${bytes.length} bytes instead of ${API_KEY_BYTES}`);
+  if (bytes.length !== API_KEY_BYTES)
+    throw new Error(`the random source gave ${bytes.length} bytes instead of ${API_KEY_BYTES}`);
   return `${API_KEY_PREFIX}${base64UrlOfBytes(bytes)}`;
 };

@@ -39,25 +39,35 @@ const codePoints = (text: string): number => {
   return count;
 };
 
-const isObject = (body: unknown): body is Record<string, unknown> => typeof body === 'object' && body !== null && !Array.isArray(body);
+const isObject = (body: unknown): body is Record<string, unknown> =>
+  typeof body === 'object' && body !== null && !Array.isArray(body);
 
 const checkFields = (body: Record<string, unknown>, allowed: readonly string[]): ValidationFailed | undefined => {
   for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) return validationFailed(key, `unknown property '${quoteInput(key)}' (allowed: ${allowed.join(', ')})`);
+    if (!allowed.includes(key))
+      return validationFailed(key, `unknown property '${quoteInput(key)}' (allowed: ${allowed.join(', ')})`);
   }
   return undefined;
 };
 
 const readPlan = (value: unknown): Result<PlanName, ValidationFailed> =>
-  typeof value === 'string' && isPlanName(value) ? ok(value) : fail(validationFailed('plan', `plan must be one of ${PLAN_NAMES.join(', ')}`));
+  typeof value === 'string' && isPlanName(value)
+    ? ok(value)
+    : fail(validationFailed('plan', `plan must be one of ${PLAN_NAMES.join(', ')}`));
 
 const readLabel = (value: unknown): Result<string, ValidationFailed> => {
   if (typeof value !== 'string') return fail(validationFailed('label', 'label must be a string'));
   const length = codePoints(value);
   if (length < LABEL_MIN_LENGTH || length > LABEL_MAX_LENGTH) {
-    return fail(validationFailed('label', `label must be ${LABEL_MIN_LENGTH} to ${LABEL_MAX_LENGTH} characters long (got ${length})`));
+    return fail(
+      validationFailed(
+        'label',
+        `label must be ${LABEL_MIN_LENGTH} to ${LABEL_MAX_LENGTH} characters long (got ${length})`,
+      ),
+    );
   }
-  if (!LABEL_REGEXP.test(value)) return fail(validationFailed('label', 'label must be well-formed Unicode (it contains a lone surrogate)'));
+  if (!LABEL_REGEXP.test(value))
+    return fail(validationFailed('label', 'label must be well-formed Unicode (it contains a lone surrogate)'));
   return ok(value);
 };
 
@@ -70,10 +80,12 @@ const readQuotaNumbers = (body: Record<string, unknown>): Result<Partial<Quota> 
   for (const field of ['perMinute', 'perDay'] as const) {
     if (!Object.hasOwn(body, field)) continue;
     const value = body[field];
-    if (!isQuotaNumber(value)) return fail(validationFailed(field, `${field} must be an integer from ${QUOTA_MIN} to ${QUOTA_MAX}`));
+    if (!isQuotaNumber(value))
+      return fail(validationFailed(field, `${field} must be an integer from ${QUOTA_MIN} to ${QUOTA_MAX}`));
     quota = { ...quota, [field]: value };
   }
-  if (quota?.perMinute !== undefined && quota.perDay !== undefined && quota.perMinute > quota.perDay) return fail(notOrdered(quota as Quota));
+  if (quota?.perMinute !== undefined && quota.perDay !== undefined && quota.perMinute > quota.perDay)
+    return fail(notOrdered(quota as Quota));
   return ok(quota);
 };
 
@@ -89,13 +101,22 @@ const readQuota = (body: Record<string, unknown>): Result<Quota | undefined, Val
 };
 
 const notOrdered = (quota: Quota): ValidationFailed =>
-  validationFailed('perMinute', `perMinute must not be greater than perDay (1 ≤ perMinute ≤ perDay ≤ ${QUOTA_MAX}; got perMinute ${quota.perMinute}, perDay ${quota.perDay})`);
+  validationFailed(
+    'perMinute',
+    `perMinute must not be greater than perDay (1 ≤ perMinute ≤ perDay ≤ ${QUOTA_MAX}; got perMinute ${quota.perMinute}, perDay ${quota.perDay})`,
+  );
 
 /** Numbers sent for a fixed plan; names the first number sent. */
 const enterpriseOnly = (plan: PlanName, sent: Partial<Quota>): ValidationFailed =>
-  validationFailed(sent.perMinute === undefined ? 'perDay' : 'perMinute', `perMinute and perDay are set only for enterprise keys; the ${plan} plan has fixed numbers`);
+  validationFailed(
+    sent.perMinute === undefined ? 'perDay' : 'perMinute',
+    `perMinute and perDay are set only for enterprise keys; the ${plan} plan has fixed numbers`,
+  );
 const enterpriseNeedsQuota = (missing: 'perMinute' | 'perDay'): ValidationFailed =>
-  validationFailed(missing, 'an enterprise key needs perMinute and perDay; a key that is not enterprise yet sends both');
+  validationFailed(
+    missing,
+    'an enterprise key needs perMinute and perDay; a key that is not enterprise yet sends both',
+  );
 
 /** Checks a key creation body (docs/rules.md §9): closed, `plan` required, numbers only and both for enterprise. */
 export const validateKeyRequest = (body: unknown): Result<KeyRequest, ValidationFailed> => {
@@ -120,10 +141,12 @@ export const validateKeyRequest = (body: unknown): Result<KeyRequest, Validation
 
 /** Checks a key change body on its own: closed, at least one field, each field's rule. */
 export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFailed> => {
-  if (!isObject(body)) return fail(validationFailed('body', 'the body must be a JSON object with any of plan, perMinute, perDay, label'));
+  if (!isObject(body))
+    return fail(validationFailed('body', 'the body must be a JSON object with any of plan, perMinute, perDay, label'));
   const unknown = checkFields(body, PATCH_FIELDS);
   if (unknown) return fail(unknown);
-  if (Object.keys(body).length === 0) return fail(validationFailed('body', `send at least one of ${PATCH_FIELDS.join(', ')}`));
+  if (Object.keys(body).length === 0)
+    return fail(validationFailed('body', `send at least one of ${PATCH_FIELDS.join(', ')}`));
   let patch: { plan?: PlanName; quota?: Partial<Quota>; label?: string } = {};
   if (Object.hasOwn(body, 'plan')) {
     const plan = readPlan(body['plan']);
@@ -138,7 +161,8 @@ export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFail
     if (!label.ok) return label;
     patch = { ...patch, label: label.value };
   }
-  if (patch.plan !== undefined && patch.plan !== 'enterprise' && patch.quota !== undefined) return fail(enterpriseOnly(patch.plan, patch.quota));
+  if (patch.plan !== undefined && patch.plan !== 'enterprise' && patch.quota !== undefined)
+    return fail(enterpriseOnly(patch.plan, patch.quota));
   return ok(patch);
 };
 
@@ -155,7 +179,8 @@ export const resolveGrant = (
   sent: Partial<Quota> | undefined,
   current: { readonly plan: PlanName; readonly quota: Quota } | undefined,
 ): Result<{ plan: PlanName; quota: Quota }, ValidationFailed> => {
-  if (plan !== 'enterprise') return sent === undefined ? ok({ plan, quota: PLAN_QUOTAS[plan] }) : fail(enterpriseOnly(plan, sent));
+  if (plan !== 'enterprise')
+    return sent === undefined ? ok({ plan, quota: PLAN_QUOTAS[plan] }) : fail(enterpriseOnly(plan, sent));
   const base = current?.plan === 'enterprise' ? current.quota : undefined;
   const perMinute = sent?.perMinute ?? base?.perMinute;
   const perDay = sent?.perDay ?? base?.perDay;
@@ -171,4 +196,11 @@ export const resolveGrant = (
  * a key pasted where its id belongs must not come back in an answer (or a log of answers).
  */
 export const validateKeyId = (raw: string): Result<string, ValidationFailed> =>
-  isPublicKeyId(raw) ? ok(raw) : fail(validationFailed('keyId', 'keyId must be key_ followed by 12 lowercase hex digits (the public id, never the key itself)'));
+  isPublicKeyId(raw)
+    ? ok(raw)
+    : fail(
+        validationFailed(
+          'keyId',
+          'keyId must be key_ followed by 12 lowercase hex digits (the public id, never the key itself)',
+        ),
+      );

@@ -29,7 +29,8 @@ export const validateNewCategory = (body: unknown): Result<NewCategory, Validati
  * Parses a `categoryId` path segment by the `petId` rules: a canonical positive decimal integer
  * within int64; `null` for a valid int64 beyond 2^53 − 1 (no category can have it).
  */
-export const parseCategoryId = (raw: string): Result<number | null, ValidationFailed> => parseIdSegment(raw, 'categoryId');
+export const parseCategoryId = (raw: string): Result<number | null, ValidationFailed> =>
+  parseIdSegment(raw, 'categoryId');
 
 const CANONICAL_SAFE = /^[1-9][0-9]{0,15}$/;
 
@@ -41,6 +42,9 @@ export const readCategoryFilter = (value: unknown): Result<number, ValidationFai
   const id = typeof value === 'string' && CANONICAL_SAFE.test(value) ? Number(value) : value;
   if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 1) return ok(id);
   return fail(
-    validationFailed('categoryId', `categoryId must be a positive integer from 1 to ${Number.MAX_SAFE_INTEGER}, written without sign, leading zeros or fraction`),
+    validationFailed(
+      'categoryId',
+      `categoryId must be a positive integer from 1 to ${Number.MAX_SAFE_INTEGER}, written without sign, leading zeros or fraction`,
+    ),
   );
 };

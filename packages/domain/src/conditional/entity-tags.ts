@@ -20,10 +20,14 @@ export type IfMatch = '*' | readonly string[];
 
 const isSpace = (c: string): boolean => c === ' ' || c === '\t';
 /** `etagc` = %x21 / %x23-7E / obs-text (%x80-FF): anything visible but the double quote. */
-const isEtagChar = (code: number): boolean => code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
+const isEtagChar = (code: number): boolean =>
+  code === 0x21 || (code >= 0x23 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
 
 const malformed = (): ValidationFailed =>
-  validationFailed('If-Match', 'If-Match must be * or a comma-separated list of entity tags such as "3" (the ETag of the pet as you read it)');
+  validationFailed(
+    'If-Match',
+    'If-Match must be * or a comma-separated list of entity tags such as "3" (the ETag of the pet as you read it)',
+  );
 
 /**
  * Reads an `If-Match` field value (several field lines arrive joined with `, `): `undefined` when

@@ -31,7 +31,9 @@ export const httpDate = (epochMs: number): string => {
  * The headers every response of a deprecated operation carries: `Deprecation` (RFC 9745),
  * `Sunset` (RFC 8594) and the successor `Link`.
  */
-export const deprecationHeaders = (policy: DeprecationPolicy): Readonly<Record<'Deprecation' | 'Sunset' | 'Link', string>> => ({
+export const deprecationHeaders = (
+  policy: DeprecationPolicy,
+): Readonly<Record<'Deprecation' | 'Sunset' | 'Link', string>> => ({
   Deprecation: `@${Math.floor(policy.deprecatedAt / 1000)}`,
   Sunset: httpDate(policy.sunsetAt),
   Link: `<${policy.successor}>; rel="successor-version"`,

@@ -50,15 +50,29 @@ const typesOf = (value: unknown): readonly EventType[] | undefined => {
 /** Checks a read of the feed (docs/rules.md §15): every field within its rule, else `validation_failed` naming it. */
 export const readFeedQuery = (input: FeedInput): Result<FeedQuery, ValidationFailed> => {
   const after = input.after === undefined ? 0 : naturalOf(input.after);
-  if (after === undefined) return fail(validationFailed('after', 'after must be a sequence: an integer from 0, written without sign, leading zeros or fraction'));
+  if (after === undefined)
+    return fail(
+      validationFailed(
+        'after',
+        'after must be a sequence: an integer from 0, written without sign, leading zeros or fraction',
+      ),
+    );
   let types: readonly EventType[] | undefined;
   if (input.types !== undefined) {
     types = typesOf(input.types);
-    if (types === undefined) return fail(validationFailed('types', `types must be a comma-separated list of event types, each one of ${EVENT_TYPES.join(', ')}`));
+    if (types === undefined)
+      return fail(
+        validationFailed(
+          'types',
+          `types must be a comma-separated list of event types, each one of ${EVENT_TYPES.join(', ')}`,
+        ),
+      );
   }
   const limit = input.limit === undefined ? LIMIT_DEFAULT : naturalOf(input.limit);
-  if (limit === undefined || limit < LIMIT_MIN || limit > LIMIT_MAX) return fail(validationFailed('limit', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`));
+  if (limit === undefined || limit < LIMIT_MIN || limit > LIMIT_MAX)
+    return fail(validationFailed('limit', `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`));
   const wait = input.wait === undefined ? 0 : naturalOf(input.wait);
-  if (wait === undefined || wait > FEED_WAIT_MAX_SECONDS) return fail(validationFailed('wait', `wait must be a whole number of seconds from 0 to ${FEED_WAIT_MAX_SECONDS}`));
+  if (wait === undefined || wait > FEED_WAIT_MAX_SECONDS)
+    return fail(validationFailed('wait', `wait must be a whole number of seconds from 0 to ${FEED_WAIT_MAX_SECONDS}`));
   return ok({ after, ...(types === undefined ? {} : { types }), limit, waitMs: wait * 1000 });
 };

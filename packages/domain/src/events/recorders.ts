@@ -26,7 +26,15 @@ const reservedFor = (orderId: number): string => `order:${orderId}`;
 /** `pet.created`, after the `category.created` of its category. */
 export const petCreated =
   (at: string): Recorder<Pet> =>
-  (pet) => [{ type: 'pet.created', occurredAt: at, data: toPet(pet), mark: 'created', follows: [{ kind: 'category', id: pet.categoryId }] }];
+  (pet) => [
+    {
+      type: 'pet.created',
+      occurredAt: at,
+      data: toPet(pet),
+      mark: 'created',
+      follows: [{ kind: 'category', id: pet.categoryId }],
+    },
+  ];
 
 /**
  * `pet.updated`, the pet after the change (a `PATCH`, a hand-back). A change of category comes after
@@ -48,7 +56,14 @@ export const petReserved =
 /** `pet.updated` by the swap that releases the pet from order `orderId`, after that order's `order.<status>` (cancelled, delivered). */
 export const petReleased =
   (at: string, orderId: number, status: OrderStatus): Recorder<Pet> =>
-  (pet) => [{ type: 'pet.updated', occurredAt: at, data: toPet(pet), follows: [{ kind: 'order', id: orderId, through: status }] }];
+  (pet) => [
+    {
+      type: 'pet.updated',
+      occurredAt: at,
+      data: toPet(pet),
+      follows: [{ kind: 'order', id: orderId, through: status }],
+    },
+  ];
 
 /** `pet.withdrawn`: the pet's id; marked, for the photos that go with it. */
 export const petWithdrawn =
@@ -70,7 +85,15 @@ export const orderReached =
     const data = toOrder(record, status);
     switch (status) {
       case 'placed':
-        return [{ type: 'order.placed', occurredAt: at, data, mark: status, follows: [{ kind: 'pet', id: record.petId, through: reservedFor(record.id) }] }];
+        return [
+          {
+            type: 'order.placed',
+            occurredAt: at,
+            data,
+            mark: status,
+            follows: [{ kind: 'pet', id: record.petId, through: reservedFor(record.id) }],
+          },
+        ];
       case 'approved':
         return [{ type: 'order.approved', occurredAt: at, data, mark: status }];
       case 'delivered':
@@ -83,7 +106,14 @@ export const orderReached =
 /** `photo.added`, after its pet's `pet.created`. */
 export const photoAdded =
   (at: string): Recorder<StoredPhoto> =>
-  (photo) => [{ type: 'photo.added', occurredAt: at, data: toPhoto(photo), follows: [{ kind: 'pet', id: photo.petId, through: 'created' }] }];
+  (photo) => [
+    {
+      type: 'photo.added',
+      occurredAt: at,
+      data: toPhoto(photo),
+      follows: [{ kind: 'pet', id: photo.petId, through: 'created' }],
+    },
+  ];
 
 /** `photo.removed` (a photo deleted: its `photo.added` came before, nothing else to wait for). */
 export const photoRemoved =
@@ -93,7 +123,14 @@ export const photoRemoved =
 /** `photo.removed` of a photo that goes with its withdrawn pet: after the pet's `pet.withdrawn`. */
 export const photoWithdrawn =
   (at: string): Recorder<StoredPhoto> =>
-  (photo) => [{ type: 'photo.removed', occurredAt: at, data: { id: photo.id, petId: photo.petId }, follows: [{ kind: 'pet', id: photo.petId, through: 'withdrawn' }] }];
+  (photo) => [
+    {
+      type: 'photo.removed',
+      occurredAt: at,
+      data: { id: photo.id, petId: photo.petId },
+      follows: [{ kind: 'pet', id: photo.petId, through: 'withdrawn' }],
+    },
+  ];
 
 /** `key.created`, `key.updated`, `key.revoked`: the key's public view (`startedAt`: shown for a key without `createdAt`). */
 export const keyChanged =

@@ -16,7 +16,9 @@ export const parseRetentionDays = (raw: string | undefined): Result<number, stri
   if (raw === undefined) return ok(EVENT_RETENTION_DAYS.default);
   const days = Number(raw);
   if (!CANONICAL_DAYS.test(raw) || days > EVENT_RETENTION_DAYS.max) {
-    return fail(`PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max} (default ${EVENT_RETENTION_DAYS.default})`);
+    return fail(
+      `PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max} (default ${EVENT_RETENTION_DAYS.default})`,
+    );
   }
   return ok(days);
 };

@@ -30,7 +30,12 @@ const PRINTABLE_ASCII = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 export const checkIdempotencyKey = (raw: string | undefined): Result<string | undefined, ValidationFailed> => {
   if (raw === undefined) return ok(undefined);
   if (PRINTABLE_ASCII.test(raw)) return ok(raw);
-  return fail(validationFailed('Idempotency-Key', `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`));
+  return fail(
+    validationFailed(
+      'Idempotency-Key',
+      `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`,
+    ),
+  );
 };
 
 /**
@@ -54,7 +59,6 @@ const OVERSIZED_BODY = 'body-over-limit';
  */
 export const oversizedRequestFingerprint = (method: string, path: string): string =>
   sha256Hex(`${method}\n${path}\n${OVERSIZED_BODY}`);
-
 
 /** Where a key is kept: keys are scoped per API key (its public id), across all paths. */
 export const idempotencyId = (scope: string, key: string): string => `${scope}:${key}`;
@@ -130,8 +134,14 @@ export type IdempotencyRecord = InProgressRecord | CompletedRecord;
  * kept answer, another request, a lease still running) holds the key: `undefined`. Every
  * `IdempotencyStore` decides by it.
  */
-export const takeOver = (held: IdempotencyRecord, claim: InProgressRecord, now: number): InProgressRecord | undefined =>
-  held.state === 'in_progress' && held.leaseUntil <= now && held.fingerprint === claim.fingerprint ? { ...held, leaseUntil: claim.leaseUntil } : undefined;
+export const takeOver = (
+  held: IdempotencyRecord,
+  claim: InProgressRecord,
+  now: number,
+): InProgressRecord | undefined =>
+  held.state === 'in_progress' && held.leaseUntil <= now && held.fingerprint === claim.fingerprint
+    ? { ...held, leaseUntil: claim.leaseUntil }
+    : undefined;
 
 /**
  * The outcome of a claim: the key is now this request's (`record`: the claim as stored), or the record
@@ -148,7 +158,11 @@ export type ClaimOutcome =
  * else the lease takeover (`takeOver`); else the record holds the key. A store shared by processes
  * decides the same with atomic writes of its own.
  */
-export const settleClaim = (held: IdempotencyRecord | undefined, claim: InProgressRecord, now: number): ClaimOutcome => {
+export const settleClaim = (
+  held: IdempotencyRecord | undefined,
+  claim: InProgressRecord,
+  now: number,
+): ClaimOutcome => {
   if (held === undefined || held.expiresAt <= now) return { claimed: true, record: claim, resumed: false };
   const record = takeOver(held, claim, now);
   return record === undefined ? { claimed: false, held } : { claimed: true, record, resumed: true };
@@ -198,12 +212,19 @@ export const decideReplay = (held: IdempotencyRecord, fingerprint: string): Repl
       kind: 'refused',
       error: {
         code: 'idempotency_key_reused',
-        message: 'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
+        message:
+          'this Idempotency-Key was used with a different request (method, path or body); use a new key for a new request',
       },
     };
   }
   if (held.state === 'in_progress') {
-    return { kind: 'refused', error: { code: 'conflict', message: 'a request with this Idempotency-Key is still being processed; retry in a moment' } };
+    return {
+      kind: 'refused',
+      error: {
+        code: 'conflict',
+        message: 'a request with this Idempotency-Key is still being processed; retry in a moment',
+      },
+    };
   }
   return { kind: 'replay', answer: held.answer };
 };

@@ -7,10 +7,18 @@ export const OrderStatus = {
 } as const;
 export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus];
 
-export const ORDER_STATUSES: readonly OrderStatus[] = [OrderStatus.placed, OrderStatus.approved, OrderStatus.delivered, OrderStatus.cancelled];
+export const ORDER_STATUSES: readonly OrderStatus[] = [
+  OrderStatus.placed,
+  OrderStatus.approved,
+  OrderStatus.delivered,
+  OrderStatus.cancelled,
+];
 
 export const isOrderStatus = (value: unknown): value is OrderStatus =>
-  value === OrderStatus.placed || value === OrderStatus.approved || value === OrderStatus.delivered || value === OrderStatus.cancelled;
+  value === OrderStatus.placed ||
+  value === OrderStatus.approved ||
+  value === OrderStatus.delivered ||
+  value === OrderStatus.cancelled;
 
 /** An order as clients see it: the `Order` of docs/rules.md §8. */
 export interface Order {

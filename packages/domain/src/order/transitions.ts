@@ -33,12 +33,29 @@ export interface Transition {
  */
 export const TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
   approve: { from: [OrderState.placed], to: OrderState.approved, pet: 'pending', who: 'admin' },
-  deliver: { from: [OrderState.approved], to: OrderState.delivered, pet: 'sold', via: OrderState.delivering, who: 'admin' },
-  cancel: { from: [OrderState.placed, OrderState.approved], to: OrderState.cancelled, pet: 'available', via: OrderState.cancelling, who: 'owner-or-admin' },
+  deliver: {
+    from: [OrderState.approved],
+    to: OrderState.delivered,
+    pet: 'sold',
+    via: OrderState.delivering,
+    who: 'admin',
+  },
+  cancel: {
+    from: [OrderState.placed, OrderState.approved],
+    to: OrderState.cancelled,
+    pet: 'available',
+    via: OrderState.cancelling,
+    who: 'owner-or-admin',
+  },
 };
 
 /** Placing an order: an `available` pet becomes `pending`, held by the new order. Any key may place. */
-export const PLACEMENT = { petFrom: 'available', to: OrderState.placed, pet: 'pending', via: OrderState.placing } as const;
+export const PLACEMENT = {
+  petFrom: 'available',
+  to: OrderState.placed,
+  pet: 'pending',
+  via: OrderState.placing,
+} as const;
 
 /**
  * The order of writes of each action and the repair rule below are explained, with the reasons for
@@ -92,4 +109,7 @@ export const LISTED_STATES: readonly OrderState[] = Object.values(STATES_OF_STAT
 
 /** A settled state seen by clients as itself. */
 export const isSettledStatus = (state: OrderState): state is OrderStatus =>
-  state === OrderState.placed || state === OrderState.approved || state === OrderState.cancelled || state === OrderState.delivered;
+  state === OrderState.placed ||
+  state === OrderState.approved ||
+  state === OrderState.cancelled ||
+  state === OrderState.delivered;

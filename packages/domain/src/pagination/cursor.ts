@@ -30,7 +30,8 @@ const body = (afterId: number): string => `${VERSION}.${afterId}`;
 const sumOf = (afterId: number, scope: string): string => checksum(`${body(afterId)}|${scope}`);
 
 /** The cursor of the page that starts after position `afterId` of the listing `scope`. */
-export const encodeCursor = (afterId: number, scope: string): string => base64UrlOfText(`${body(afterId)}.${sumOf(afterId, scope)}`);
+export const encodeCursor = (afterId: number, scope: string): string =>
+  base64UrlOfText(`${body(afterId)}.${sumOf(afterId, scope)}`);
 
 /**
  * The position a cursor holds, when it was made by this service for this very listing (`scope`);
@@ -56,7 +57,10 @@ export const decodeCursor = (cursor: string, scope: string): number | undefined 
  * The scope of a listing: the list's name and its filters (absent ones left out), in one canonical
  * text, so that the same listing always has the same scope and two different ones never do.
  */
-export const pageScope = (list: string, filters: Readonly<Record<string, string | number | undefined>> = {}): string => {
+export const pageScope = (
+  list: string,
+  filters: Readonly<Record<string, string | number | undefined>> = {},
+): string => {
   const parts = Object.keys(filters)
     .filter((key) => filters[key] !== undefined)
     .sort()

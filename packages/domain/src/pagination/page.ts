@@ -37,7 +37,12 @@ export const readPageRequest = (input: PageInput, scope: string): Result<PageReq
   if (input.cursor === undefined) return ok({ limit, afterId: 0 });
   const afterId = typeof input.cursor === 'string' ? decodeCursor(input.cursor, scope) : undefined;
   if (afterId === undefined) {
-    return fail(validationFailed('cursor', 'cursor was not issued by this listing (another list or other filters), or it was altered'));
+    return fail(
+      validationFailed(
+        'cursor',
+        'cursor was not issued by this listing (another list or other filters), or it was altered',
+      ),
+    );
   }
   return ok({ limit, afterId });
 };
@@ -47,7 +52,12 @@ export const readPageRequest = (input: PageInput, scope: string): Result<PageReq
  * says that a next page exists, so no second query (and no count) is needed. `positionOf` gives
  * the ascending position a row is listed by (its id, for most lists).
  */
-export const assemblePage = <T>(rows: readonly T[], limit: number, scope: string, positionOf: (item: T) => number): Page<T> => {
+export const assemblePage = <T>(
+  rows: readonly T[],
+  limit: number,
+  scope: string,
+  positionOf: (item: T) => number,
+): Page<T> => {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
   return { items, nextCursor: encodeCursor(positionOf(items[items.length - 1]!), scope) };

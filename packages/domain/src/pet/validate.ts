@@ -54,12 +54,14 @@ const checkFields = (record: Record<string, unknown>): Result<PetChanges, Valida
   }
   if (Object.hasOwn(record, 'categoryId')) {
     const categoryId = record['categoryId'];
-    if (!isCategoryId(categoryId)) return fail(validationFailed('categoryId', `categoryId must be an integer from 1 to ${MAX_CATEGORY_ID}`));
+    if (!isCategoryId(categoryId))
+      return fail(validationFailed('categoryId', `categoryId must be an integer from 1 to ${MAX_CATEGORY_ID}`));
     fields.categoryId = categoryId;
   }
   if (Object.hasOwn(record, 'status')) {
     const status = record['status'];
-    if (!isPetStatus(status)) return fail(validationFailed('status', `status must be one of ${PET_STATUSES.join(', ')}`));
+    if (!isPetStatus(status))
+      return fail(validationFailed('status', `status must be one of ${PET_STATUSES.join(', ')}`));
     fields.status = status;
   }
   return ok(fields);
@@ -77,10 +79,12 @@ export const validatePetPatch = (body: unknown): Result<PetChanges, ValidationFa
   }
   for (const key of Object.keys(body)) {
     if (ALLOWED_KEYS.has(key)) continue;
-    if (key === 'id') return fail(validationFailed('id', "id is assigned by the service and never changes; leave it out"));
+    if (key === 'id')
+      return fail(validationFailed('id', 'id is assigned by the service and never changes; leave it out'));
     return fail(validationFailed(key, `unknown property '${quoteInput(key)}' (allowed: name, categoryId, status)`));
   }
-  if (Object.keys(body).length === 0) return fail(validationFailed('body', 'send at least one of name, categoryId, status'));
+  if (Object.keys(body).length === 0)
+    return fail(validationFailed('body', 'send at least one of name, categoryId, status'));
   return checkFields(body as Record<string, unknown>);
 };
 

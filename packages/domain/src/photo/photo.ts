@@ -66,4 +66,5 @@ export const toPhoto = (stored: StoredPhoto): Photo => ({
   createdAt: stored.createdAt,
 });
 
-export const isPhotoContentType = (value: string): value is PhotoContentType => (PHOTO_CONTENT_TYPES as readonly string[]).includes(value);
+export const isPhotoContentType = (value: string): value is PhotoContentType =>
+  (PHOTO_CONTENT_TYPES as readonly string[]).includes(value);

@@ -38,21 +38,38 @@ export const photoContentTypeOf = (header: string | undefined): PhotoContentType
  * `PHOTO_MAX_PIXELS` in all (as the header declares them, before any turn by orientation).
  * `header` is `undefined` when the bytes are not an image the processor can read at all.
  */
-export const checkImageHeader = (header: ImageHeader | undefined, declared: PhotoContentType): Result<ImageHeader, ValidationFailed> => {
+export const checkImageHeader = (
+  header: ImageHeader | undefined,
+  declared: PhotoContentType,
+): Result<ImageHeader, ValidationFailed> => {
   const want = IMAGE_FORMATS[declared];
   if (header === undefined) {
-    return fail(validationFailed('body', `the body is not a ${FORMAT_NAMES[want]} image (its Content-Type says ${declared}); send the image's own bytes`));
+    return fail(
+      validationFailed(
+        'body',
+        `the body is not a ${FORMAT_NAMES[want]} image (its Content-Type says ${declared}); send the image's own bytes`,
+      ),
+    );
   }
   if (header.format !== want) {
     const found = header.format in FORMAT_NAMES ? `a ${FORMAT_NAMES[header.format as ImageFormat]}` : 'another kind of';
-    return fail(validationFailed('body', `the body is ${found} image, not the ${FORMAT_NAMES[want]} its Content-Type (${declared}) declares`));
+    return fail(
+      validationFailed(
+        'body',
+        `the body is ${found} image, not the ${FORMAT_NAMES[want]} its Content-Type (${declared}) declares`,
+      ),
+    );
   }
-  if (header.frames > 1) return fail(validationFailed('body', `the image is animated (${header.frames} frames); send a still image`));
+  if (header.frames > 1)
+    return fail(validationFailed('body', `the image is animated (${header.frames} frames); send a still image`));
   const { width, height } = header;
   if (!(width >= 1 && height >= 1)) return fail(validationFailed('body', 'the image declares no pixels'));
   if (width > PHOTO_MAX_SIDE || height > PHOTO_MAX_SIDE) {
     return fail(
-      validationFailed('body', `the image is ${width} × ${height} pixels; at most ${grouped(PHOTO_MAX_SIDE)} pixels a side are accepted`),
+      validationFailed(
+        'body',
+        `the image is ${width} × ${height} pixels; at most ${grouped(PHOTO_MAX_SIDE)} pixels a side are accepted`,
+      ),
     );
   }
   if (width * height > PHOTO_MAX_PIXELS) {
@@ -90,7 +107,9 @@ export const widthsBelow = (width: number): readonly PhotoWidth[] => PHOTO_WIDTH
 export const parsePhotoWidth = (raw: readonly string[]): Result<PhotoWidth | undefined, ValidationFailed> => {
   if (raw.length === 0) return ok(undefined);
   const width = PHOTO_WIDTHS.find((w) => raw.length === 1 && String(w) === raw[0]);
-  return width === undefined ? fail(validationFailed('width', `width must be one of ${PHOTO_WIDTHS.join(', ')}, given once`)) : ok(width);
+  return width === undefined
+    ? fail(validationFailed('width', `width must be one of ${PHOTO_WIDTHS.join(', ')}, given once`))
+    : ok(width);
 };
 
 /** The file a `width` asks for: that width when the photo was made in it, else (the photo is not wider) the original. */

@@ -30,7 +30,11 @@ export interface CategoryRepository {
    * With `record` (docs/rules.md §15), a create that stores the category calls it with the category
    * and appends the events to its outbox in that same write; a create that stores nothing records nothing.
    */
-  create(category: NewCategory, token?: string, record?: Recorder<Category>): Promise<Result<Category, CategoryNameTaken>>;
+  create(
+    category: NewCategory,
+    token?: string,
+    record?: Recorder<Category>,
+  ): Promise<Result<Category, CategoryNameTaken>>;
   /** The category created with this creation token, or `undefined` when none was (docs/rules.md §10). */
   findByCreationToken(token: string): Promise<Category | undefined>;
   findById(id: number): Promise<Category | undefined>;

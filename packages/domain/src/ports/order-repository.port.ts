@@ -37,7 +37,13 @@ export interface OrderRepository {
    * after it and appends the events to the record's outbox in that same write. (`create` records
    * nothing: a `placing` record is invisible.)
    */
-  updateState(id: number, expected: OrderState, next: OrderState, updatedAt: string, record?: Recorder<OrderRecord>): Promise<boolean>;
+  updateState(
+    id: number,
+    expected: OrderState,
+    next: OrderState,
+    updatedAt: string,
+    record?: Recorder<OrderRecord>,
+  ): Promise<boolean>;
   /** Matching records with `id > afterId`, in ascending id order, at most `limit` of them. */
   list(query: OrderListQuery): Promise<readonly OrderRecord[]>;
 }

@@ -75,7 +75,13 @@ export interface PetRepository {
    * move the revision, and answer the pet after it; otherwise change nothing and answer `undefined`.
    * `changes` holds at least one field, each different from the stored one.
    */
-  update(id: number, revision: number, changes: PetChanges, at: string, record?: Recorder<Pet>): Promise<PetRecord | undefined>;
+  update(
+    id: number,
+    revision: number,
+    changes: PetChanges,
+    at: string,
+    record?: Recorder<Pet>,
+  ): Promise<PetRecord | undefined>;
   /**
    * The withdrawal (docs/rules.md §12), atomic on one pet: when the pet exists, is not withdrawn, holds
    * no order and its revision is `revision`, withdraw it and answer `true`; otherwise change nothing and

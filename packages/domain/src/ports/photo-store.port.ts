@@ -58,7 +58,12 @@ export interface PhotoStore {
    * given up (its bytes removed, its place freed) and the answer is `{ earlier }`, that photo (of N
    * uploads with one token, also concurrent, also across processes, exactly one is published).
    */
-  publish(upload: PhotoUpload, photo: StoredPhoto, token?: string, record?: Recorder<StoredPhoto>): Promise<PublishOutcome>;
+  publish(
+    upload: PhotoUpload,
+    photo: StoredPhoto,
+    token?: string,
+    record?: Recorder<StoredPhoto>,
+  ): Promise<PublishOutcome>;
   /**
    * The photo published with this creation token, also when it was removed since (`delete`, `deleteAllOf`): then as it
    * was published (the token stays bound to it, docs/rules.md §10, and a `publish` with it answers it as `{ earlier }`);

@@ -41,8 +41,20 @@ export const PORT_METHODS: { readonly [N in PortName]: PortMethods<NamedPorts[N]
     withdraw: 'write',
     countByStatus: 'read',
   },
-  CategoryRepository: { create: 'write', findByCreationToken: 'read', findById: 'read', findByName: 'read', list: 'read' },
-  OrderRepository: { create: 'write', findByCreationToken: 'read', findById: 'read', updateState: 'write', list: 'read' },
+  CategoryRepository: {
+    create: 'write',
+    findByCreationToken: 'read',
+    findById: 'read',
+    findByName: 'read',
+    list: 'read',
+  },
+  OrderRepository: {
+    create: 'write',
+    findByCreationToken: 'read',
+    findById: 'read',
+    updateState: 'write',
+    list: 'read',
+  },
   QuotaStore: { consume: 'write', peek: 'read' },
   ApiKeyStore: {
     findByHash: 'read',

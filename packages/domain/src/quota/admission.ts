@@ -32,7 +32,14 @@ export interface AdmissionDecision {
 
 const ceilSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
-const view = (name: WindowName, lengthMs: number, limit: number, used: number, now: number, zero: boolean): WindowView => {
+const view = (
+  name: WindowName,
+  lengthMs: number,
+  limit: number,
+  used: number,
+  now: number,
+  zero: boolean,
+): WindowView => {
   const end = windowStart(now, lengthMs) + lengthMs;
   return {
     name,
@@ -49,7 +56,8 @@ const view = (name: WindowName, lengthMs: number, limit: number, used: number, n
  * later, which is always the day: day boundaries are minute boundaries (both windows align to UTC),
  * so the minute never resets after the day (in the day's last minute both reset at once).
  */
-const bindingOf = (minute: WindowView, day: WindowView): WindowView => (minute.remaining < day.remaining ? minute : day);
+const bindingOf = (minute: WindowView, day: WindowView): WindowView =>
+  minute.remaining < day.remaining ? minute : day;
 
 /** Turns what the store did into the decision and its header numbers (docs/rules.md §5). */
 export const decideAdmission = (result: ConsumeResult, quota: Quota, now: number): AdmissionDecision => {

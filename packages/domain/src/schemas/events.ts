@@ -12,7 +12,8 @@ import { ApiKeySchema, CategorySchema, OrderSchema, PetSchema, PhotoSchema } fro
 /** A `sequence`: 1, 2, 3, … (a JSON number every reader holds exactly). */
 const SEQUENCE_MAX = Number.MAX_SAFE_INTEGER;
 
-const idOf = (what: string) => ({ type: 'integer', format: 'int64', minimum: 1, maximum: MAX_PET_ID, description: what }) as const;
+const idOf = (what: string) =>
+  ({ type: 'integer', format: 'int64', minimum: 1, maximum: MAX_PET_ID, description: what }) as const;
 
 /** `data` of `pet.withdrawn`: the pet's id. */
 export const PetRefSchema = {
@@ -43,12 +44,27 @@ const EVENT_DATA: { readonly [T in EventType]: { readonly data: object; readonly
   'category.created': { data: CategorySchema, when: 'A category was created. `data`: the `Category`.' },
   'order.placed': { data: OrderSchema, when: 'An order was placed. `data`: the `Order`, `placed`.' },
   'order.approved': { data: OrderSchema, when: 'An order was approved. `data`: the `Order`, `approved`.' },
-  'order.delivered': { data: OrderSchema, when: 'An order was delivered (its animal is `sold`). `data`: the `Order`, `delivered`.' },
-  'order.cancelled': { data: OrderSchema, when: 'An order was cancelled (its animal is `available` again). `data`: the `Order`, `cancelled`.' },
+  'order.delivered': {
+    data: OrderSchema,
+    when: 'An order was delivered (its animal is `sold`). `data`: the `Order`, `delivered`.',
+  },
+  'order.cancelled': {
+    data: OrderSchema,
+    when: 'An order was cancelled (its animal is `available` again). `data`: the `Order`, `cancelled`.',
+  },
   'photo.added': { data: PhotoSchema, when: 'A photo was published. `data`: the `Photo`.' },
-  'photo.removed': { data: PhotoRefSchema, when: 'A photo was deleted, by itself or with its withdrawn animal. `data`: its `id` and `petId`.' },
-  'key.created': { data: ApiKeySchema, when: 'The admin API issued a key. `data`: the `ApiKey` (never the key, never its hash).' },
-  'key.updated': { data: ApiKeySchema, when: "The admin API changed a key's plan, quota or label. `data`: the `ApiKey` after the change." },
+  'photo.removed': {
+    data: PhotoRefSchema,
+    when: 'A photo was deleted, by itself or with its withdrawn animal. `data`: its `id` and `petId`.',
+  },
+  'key.created': {
+    data: ApiKeySchema,
+    when: 'The admin API issued a key. `data`: the `ApiKey` (never the key, never its hash).',
+  },
+  'key.updated': {
+    data: ApiKeySchema,
+    when: "The admin API changed a key's plan, quota or label. `data`: the `ApiKey` after the change.",
+  },
   'key.revoked': { data: ApiKeySchema, when: 'The admin API revoked a key. `data`: the `ApiKey` as it was.' },
 };
 
@@ -59,10 +75,24 @@ const eventShape = (type: EventType) =>
     title: type,
     description: EVENT_DATA[type].when,
     properties: {
-      id: { type: 'string', pattern: EVENT_ID.source, description: 'Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read.' },
-      sequence: { type: 'integer', format: 'int64', minimum: 1, maximum: SEQUENCE_MAX, description: "The event's place in the feed: 1, 2, 3, … with no gap." },
+      id: {
+        type: 'string',
+        pattern: EVENT_ID.source,
+        description: 'Unique, opaque: `evt_` and up to 64 base64url characters. The same on every read.',
+      },
+      sequence: {
+        type: 'integer',
+        format: 'int64',
+        minimum: 1,
+        maximum: SEQUENCE_MAX,
+        description: "The event's place in the feed: 1, 2, 3, … with no gap.",
+      },
       type: { type: 'string', const: type, description: 'What happened.' },
-      occurredAt: { type: 'string', format: 'date-time', description: "When the change was made, by the service's clock: RFC 3339 UTC with milliseconds." },
+      occurredAt: {
+        type: 'string',
+        format: 'date-time',
+        description: "When the change was made, by the service's clock: RFC 3339 UTC with milliseconds.",
+      },
       data: EVENT_DATA[type].data,
     },
     required: ['id', 'sequence', 'type', 'occurredAt', 'data'],
@@ -72,7 +102,7 @@ const eventShape = (type: EventType) =>
 /** `Event` (docs/rules.md §15): one closed shape per type, told apart by `type`. */
 export const EventSchema = {
   description:
-    'Something that happened to the store, numbered in the feed. Every change has exactly one event, also one whose request was answered 5xx after its write landed; each resource\'s events come in the order of its changes.',
+    "Something that happened to the store, numbered in the feed. Every change has exactly one event, also one whose request was answered 5xx after its write landed; each resource's events come in the order of its changes.",
   oneOf: EVENT_TYPES.map(eventShape),
 } as const;
 
@@ -101,7 +131,13 @@ export const ListEventsQuerySchema = {
       pattern: `^(?:${TYPE_ALTERNATIVES})(?:,(?:${TYPE_ALTERNATIVES}))*$`,
       description: `Only events of these types, comma-separated (every type when absent): ${EVENT_TYPES.join(', ')}.`,
     },
-    limit: { type: 'integer', minimum: LIMIT_MIN, maximum: LIMIT_MAX, default: LIMIT_DEFAULT, description: 'At most this many events.' },
+    limit: {
+      type: 'integer',
+      minimum: LIMIT_MIN,
+      maximum: LIMIT_MAX,
+      default: LIMIT_DEFAULT,
+      description: 'At most this many events.',
+    },
     wait: {
       type: 'integer',
       minimum: 0,

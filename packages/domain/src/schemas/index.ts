@@ -30,7 +30,8 @@ const PATH_ID_MAXIMUM = Number(INT64_MAX);
  * body may name (`categoryId`, `petId`: 2^53 − 1, docs/rules.md §1), since every id the service
  * assigns is one a client can send back, exact in every JSON reader.
  */
-const assignedId = (description: string, maximum: number) => ({ type: 'integer', format: 'int64', minimum: 1, maximum, description }) as const;
+const assignedId = (description: string, maximum: number) =>
+  ({ type: 'integer', format: 'int64', minimum: 1, maximum, description }) as const;
 import { PHOTO_CONTENT_TYPES, PHOTO_STORED_LONG_SIDE, PHOTO_WIDTHS } from '../photo/photo.js';
 
 export const PetStatusSchema = {
@@ -45,7 +46,8 @@ const petProperties = {
     minLength: NAME_MIN_LENGTH,
     maxLength: NAME_MAX_LENGTH,
     pattern: NAME_PATTERN,
-    description: "The animal's name: 1–200 characters, at least one not white space, well-formed Unicode. Stored as sent.",
+    description:
+      "The animal's name: 1–200 characters, at least one not white space, well-formed Unicode. Stored as sent.",
   },
   categoryId: {
     type: 'integer',
@@ -122,7 +124,8 @@ export const ListPetsQuerySchema = {
       type: 'string',
       minLength: 1,
       maxLength: MAX_CURSOR_LENGTH,
-      description: 'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the `status` and `categoryId` filters.',
+      description:
+        'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the `status` and `categoryId` filters.',
     },
   },
   additionalProperties: true,
@@ -134,7 +137,8 @@ export const PetIdSchema = {
   format: 'int64',
   minimum: 1,
   maximum: PATH_ID_MAXIMUM,
-  description: 'Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+  description:
+    'Identifier of the animal: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
 } as const;
 
 const categoryName = {
@@ -151,7 +155,10 @@ export const CategorySchema = {
   type: 'object',
   description: 'A category of animals; `categoryId` of a pet names one.',
   properties: {
-    id: assignedId('Unique identifier, assigned by the service on creation; increasing in creation order.', MAX_CATEGORY_ID),
+    id: assignedId(
+      'Unique identifier, assigned by the service on creation; increasing in creation order.',
+      MAX_CATEGORY_ID,
+    ),
     name: categoryName,
   },
   required: ['id', 'name'],
@@ -185,7 +192,8 @@ export const ListCategoriesQuerySchema = {
 export const OrderStatusSchema = {
   type: 'string',
   enum: [...ORDER_STATUSES],
-  description: 'Where the order is: `placed` (the pet is reserved), `approved`, `delivered` (the pet is sold) or `cancelled` (the pet is available again).',
+  description:
+    'Where the order is: `placed` (the pet is reserved), `approved`, `delivered` (the pet is sold) or `cancelled` (the pet is available again).',
 } as const;
 
 /** `POST /store/orders`: the closed body `{ "petId" }`. */
@@ -206,7 +214,11 @@ export const NewOrderSchema = {
 } as const;
 
 const orderTime = (what: string) =>
-  ({ type: 'string', format: 'date-time', description: `${what}, RFC 3339 in UTC with milliseconds, from the service's clock.` }) as const;
+  ({
+    type: 'string',
+    format: 'date-time',
+    description: `${what}, RFC 3339 in UTC with milliseconds, from the service's clock.`,
+  }) as const;
 
 export const OrderSchema = {
   type: 'object',
@@ -227,7 +239,11 @@ export const ListOrdersQuerySchema = {
   properties: {
     limit: ListPetsQuerySchema.properties.limit,
     status: { ...OrderStatusSchema, description: 'Only orders with this status.' },
-    cursor: { ...ListPetsQuerySchema.properties.cursor, description: 'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the status filter and to the key.' },
+    cursor: {
+      ...ListPetsQuerySchema.properties.cursor,
+      description:
+        'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the status filter and to the key.',
+    },
   },
   additionalProperties: true,
 } as const;
@@ -235,13 +251,15 @@ export const ListOrdersQuerySchema = {
 /** Path of `GET /categories/{categoryId}`: the `petId` rules. */
 export const CategoryIdSchema = {
   ...PetIdSchema,
-  description: 'Identifier of the category: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+  description:
+    'Identifier of the category: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
 } as const;
 
 /** Path of `/store/orders/{orderId}`: the `petId` rules. */
 export const OrderIdSchema = {
   ...PetIdSchema,
-  description: 'Identifier of the order: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+  description:
+    'Identifier of the order: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
 } as const;
 
 /** `GET /store/inventory`: how many animals have each status. */
@@ -276,8 +294,16 @@ const PlanNameSchema = {
 } as const;
 
 /** `plan` in the shape of a fixed-plan key, and in the shape of an enterprise key: the tag of the `oneOf`s below. */
-const fixedPlan = { type: 'string', enum: FIXED_PLANS, description: 'A plan with fixed numbers (docs/rules.md §5): free, pro or business.' } as const;
-const enterprisePlan = { type: 'string', const: ENTERPRISE, description: 'The plan whose key carries its own perMinute and perDay.' } as const;
+const fixedPlan = {
+  type: 'string',
+  enum: FIXED_PLANS,
+  description: 'A plan with fixed numbers (docs/rules.md §5): free, pro or business.',
+} as const;
+const enterprisePlan = {
+  type: 'string',
+  const: ENTERPRISE,
+  description: 'The plan whose key carries its own perMinute and perDay.',
+} as const;
 
 const quotaNumber = (description: string) =>
   ({ type: 'integer', format: 'int64', minimum: QUOTA_MIN, maximum: QUOTA_MAX, description }) as const;
@@ -297,7 +323,8 @@ const keyLabel = {
  */
 export const NewApiKeySchema = {
   type: 'object',
-  description: 'A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1).',
+  description:
+    'A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1).',
   oneOf: [
     {
       type: 'object',
@@ -342,7 +369,8 @@ export const ApiKeyPatchSchema = {
     {
       type: 'object',
       title: 'A change to a fixed plan',
-      description: 'The key moves to (or stays on) free, pro or business: the plan gives its numbers, none is sent. The label may change with it.',
+      description:
+        'The key moves to (or stays on) free, pro or business: the plan gives its numbers, none is sent. The label may change with it.',
       properties: { plan: fixedPlan, label: keyLabel },
       required: ['plan'],
       additionalProperties: false,
@@ -364,11 +392,14 @@ export const ApiKeyPatchSchema = {
     {
       type: 'object',
       title: 'A change that keeps the plan',
-      description: "No `plan`: the label, or an enterprise key's numbers (either alone: the other keeps its current value). Numbers for a key on a fixed plan → 400.",
+      description:
+        "No `plan`: the label, or an enterprise key's numbers (either alone: the other keeps its current value). Numbers for a key on a fixed plan → 400.",
       properties: {
         // Absent (`false`: no value is valid), said as a property so that the shapes are told apart by `plan` in every one.
         plan: false,
-        perMinute: quotaNumber("Enterprise keys only: requests a UTC minute. Alone, it keeps the key's current perDay."),
+        perMinute: quotaNumber(
+          "Enterprise keys only: requests a UTC minute. Alone, it keeps the key's current perDay.",
+        ),
         perDay: quotaNumber("Enterprise keys only: requests a UTC day. Alone, it keeps the key's current perMinute."),
         label: keyLabel,
       },
@@ -380,7 +411,12 @@ export const ApiKeyPatchSchema = {
 
 const apiKeyProperties = {
   id: KeyIdSchema,
-  role: { type: 'string', enum: [...KEY_ROLES], description: '`client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.' },
+  role: {
+    type: 'string',
+    enum: [...KEY_ROLES],
+    description:
+      '`client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.',
+  },
   plan: { ...PlanNameSchema, description: 'The plan the key is limited by (admin keys: business).' },
   quota: {
     type: 'object',
@@ -390,8 +426,16 @@ const apiKeyProperties = {
     additionalProperties: false,
   },
   label: keyLabel,
-  source: { type: 'string', enum: [...KEY_SOURCES], description: '`settings`: from the server settings, changed only there; `api`: issued through this API.' },
-  createdAt: { type: 'string', format: 'date-time', description: 'When the key was issued (settings keys: when the server started), RFC 3339 UTC with milliseconds.' },
+  source: {
+    type: 'string',
+    enum: [...KEY_SOURCES],
+    description: '`settings`: from the server settings, changed only there; `api`: issued through this API.',
+  },
+  createdAt: {
+    type: 'string',
+    format: 'date-time',
+    description: 'When the key was issued (settings keys: when the server started), RFC 3339 UTC with milliseconds.',
+  },
 } as const;
 
 /** A key as the admin API shows it: never the key, never its hash. */
@@ -410,7 +454,8 @@ export const CreatedApiKeySchema = {
     key: {
       type: 'string',
       pattern: ISSUED_KEY_PATTERN.source,
-      description: 'The key: `pet_` and 43 base64url characters (256 random bits). Shown only in this answer; store it now.',
+      description:
+        'The key: `pet_` and 43 base64url characters (256 random bits). Shown only in this answer; store it now.',
     },
   },
   required: ['id', 'role', 'plan', 'quota', 'source', 'createdAt', 'key'],
@@ -458,7 +503,11 @@ const ownWindow = (name: 'minute' | 'day', length: string) =>
         maximum: QUOTA_MAX,
         description: `Requests left in this ${name} without this one (0 while a ban runs).`,
       },
-      resetAt: { type: 'string', format: 'date-time', description: 'When the window ends and starts afresh, RFC 3339 UTC.' },
+      resetAt: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the window ends and starts afresh, RFC 3339 UTC.',
+      },
     },
     required: ['name', 'limit', 'remaining', 'resetAt'],
     additionalProperties: false,
@@ -484,7 +533,8 @@ export const OwnStatusSchema = {
     bannedUntil: {
       type: ['string', 'null'],
       format: 'date-time',
-      description: 'When the running ban ends (every request answered 429 `temporarily_banned` until then), RFC 3339 UTC; null when no ban runs.',
+      description:
+        'When the running ban ends (every request answered 429 `temporarily_banned` until then), RFC 3339 UTC; null when no ban runs.',
     },
   },
   required: ['keyId', 'role', 'plan', 'quota', 'windows', 'bannedUntil'],
@@ -497,10 +547,28 @@ export const PhotoSchema = {
   properties: {
     id: assignedId('Unique identifier of the photo, assigned by the service.', Number.MAX_SAFE_INTEGER),
     petId: assignedId('The animal the photo shows.', Number.MAX_SAFE_INTEGER),
-    contentType: { type: 'string', enum: [...PHOTO_CONTENT_TYPES], description: 'The image type the photo is stored and served in: the one it was sent in.' },
-    width: { type: 'integer', minimum: 1, maximum: PHOTO_STORED_LONG_SIDE, description: 'Width of the stored photo in pixels (upright, at most 4,096 on the long side).' },
-    height: { type: 'integer', minimum: 1, maximum: PHOTO_STORED_LONG_SIDE, description: 'Height of the stored photo in pixels.' },
-    bytes: { type: 'integer', minimum: 1, description: 'Size of the stored photo in bytes (re-encoded, without metadata).' },
+    contentType: {
+      type: 'string',
+      enum: [...PHOTO_CONTENT_TYPES],
+      description: 'The image type the photo is stored and served in: the one it was sent in.',
+    },
+    width: {
+      type: 'integer',
+      minimum: 1,
+      maximum: PHOTO_STORED_LONG_SIDE,
+      description: 'Width of the stored photo in pixels (upright, at most 4,096 on the long side).',
+    },
+    height: {
+      type: 'integer',
+      minimum: 1,
+      maximum: PHOTO_STORED_LONG_SIDE,
+      description: 'Height of the stored photo in pixels.',
+    },
+    bytes: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Size of the stored photo in bytes (re-encoded, without metadata).',
+    },
     createdAt: { type: 'string', format: 'date-time', description: 'When the photo was added (RFC 3339, UTC).' },
   },
   required: ['id', 'petId', 'contentType', 'width', 'height', 'bytes', 'createdAt'],
@@ -510,7 +578,8 @@ export const PhotoSchema = {
 /** Path of `/pets/{petId}/photos/{photoId}`: the `petId` rules. */
 export const PhotoIdSchema = {
   ...PetIdSchema,
-  description: 'Identifier of the photo: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
+  description:
+    'Identifier of the photo: a positive decimal integer up to 9223372036854775807, without sign, leading zeros or fraction.',
 } as const;
 
 /** `?width=` of `GET /pets/{petId}/photos/{photoId}`. */

@@ -12,7 +12,10 @@ const CANONICAL_POSITIVE = /^[1-9][0-9]{0,18}$/;
 export const parseIdSegment = (raw: string, field: string): Result<number | null, ValidationFailed> => {
   if (!CANONICAL_POSITIVE.test(raw) || (raw.length === INT64_MAX.length && raw > INT64_MAX)) {
     return fail(
-      validationFailed(field, `${field} must be a positive integer from 1 to ${INT64_MAX}, written without sign, leading zeros or fraction`),
+      validationFailed(
+        field,
+        `${field} must be a positive integer from 1 to ${INT64_MAX}, written without sign, leading zeros or fraction`,
+      ),
     );
   }
   const id = Number(raw);

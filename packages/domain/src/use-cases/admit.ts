@@ -7,7 +7,11 @@ import { DEFAULT_BAN_RULE, NO_BAN, type BanRule } from '../quota/ban.js';
 import { ANONYMOUS_QUOTA, OWN_STATUS_QUOTA, type PlanName, type Quota } from '../quota/plans.js';
 
 /** The subject of a caller without a valid credential: its client address, on the free plan's numbers. */
-export const anonymousSubject = (address: string): Subject => ({ id: `a:${address}`, plan: 'free', quota: ANONYMOUS_QUOTA });
+export const anonymousSubject = (address: string): Subject => ({
+  id: `a:${address}`,
+  plan: 'free',
+  quota: ANONYMOUS_QUOTA,
+});
 
 /** The quota bucket of a key's own-status allowance (docs/rules.md §14): apart from the key's plan windows. */
 export const ownStatusSubject = (subject: Subject): string => `me:${subject.id}`;
@@ -54,10 +58,18 @@ export class Admission {
    */
   async lookUp(subject: Subject, caller: Caller): Promise<StatusLook> {
     const now = this.clock.now();
-    const counted = await this.quotas.consume({ subject: ownStatusSubject(subject), now, quota: OWN_STATUS_QUOTA, ban: NO_BAN });
+    const counted = await this.quotas.consume({
+      subject: ownStatusSubject(subject),
+      now,
+      quota: OWN_STATUS_QUOTA,
+      ban: NO_BAN,
+    });
     const allowance = decideAdmission(counted, OWN_STATUS_QUOTA, now);
     if (allowance.outcome !== 'admitted') return { allowance };
     const state = await this.quotas.peek(subject.id);
-    return { allowance, status: { caller, plan: subject.plan, quota: subject.quota, ...readQuota(state, subject.quota, now) } };
+    return {
+      allowance,
+      status: { caller, plan: subject.plan, quota: subject.quota, ...readQuota(state, subject.quota, now) },
+    };
   }
 }

@@ -6,7 +6,16 @@ import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.
 import { StoreUnavailableError, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import type { PetStatus } from '../pet/pet.js';
-import { isOrderStatus, ORDER_STATUSES, OrderState, timestamp, toOrder, type Order, type OrderRecord, type OrderStatus } from '../order/order.js';
+import {
+  isOrderStatus,
+  ORDER_STATUSES,
+  OrderState,
+  timestamp,
+  toOrder,
+  type Order,
+  type OrderRecord,
+  type OrderStatus,
+} from '../order/order.js';
 import { LISTED_STATES, PLACEMENT, STATES_OF_STATUS, TRANSITIONS, type OrderAction } from '../order/transitions.js';
 import { parseOrderId, validateNewOrder } from '../order/validate.js';
 import { MAX_ROUNDS, OrderRepair, type SettledRecord } from './order-repair.js';
@@ -55,7 +64,11 @@ export class Adoption {
    * under an `Idempotency-Key`, docs/rules.md §10) the record carries its token; a repeat of a
    * placement that may have written already asks `placedUnder` first.
    */
-  async place(caller: Caller, body: unknown, creation?: IdempotentCreation): Promise<Result<Order, ValidationFailed | Conflict>> {
+  async place(
+    caller: Caller,
+    body: unknown,
+    creation?: IdempotentCreation,
+  ): Promise<Result<Order, ValidationFailed | Conflict>> {
     const input = validateNewOrder(body);
     if (!input.ok) return input;
     const { petId } = input.value;
@@ -70,7 +83,9 @@ export class Adoption {
 
     const now = timestamp(this.clock.now());
     const draft = { petId, owner: caller.keyId, state: PLACEMENT.via, placedAt: now, updatedAt: now };
-    const record = await (creation === undefined ? this.orders.create(draft) : this.orders.create(draft, creation.token));
+    const record = await (creation === undefined
+      ? this.orders.create(draft)
+      : this.orders.create(draft, creation.token));
     // A record only this request can have written is abandoned when it loses. Under a resumed key the
     // repository may answer an earlier attempt's record (its late write landed after `placedUnder`
     // looked): that one is never abandoned here, its own swap may still land (see `placedUnder`).
@@ -118,7 +133,8 @@ export class Adoption {
   async listOrders(caller: Caller, input: ListOrdersInput = {}): Promise<Result<Page<Order>, ValidationFailed>> {
     let status: OrderStatus | undefined;
     if (input.status !== undefined) {
-      if (!isOrderStatus(input.status)) return fail(validationFailed('status', `status must be one of ${ORDER_STATUSES.join(', ')}`));
+      if (!isOrderStatus(input.status))
+        return fail(validationFailed('status', `status must be one of ${ORDER_STATUSES.join(', ')}`));
       status = input.status;
     }
     const owner = caller.role === 'admin' ? undefined : caller.keyId;
@@ -133,10 +149,13 @@ export class Adoption {
     // round can yield fewer rows than it read: read on until the page and its look-ahead row are full.
     while (visible.length <= limit) {
       const want = limit + 1 - visible.length;
-      const rows = await this.orders.list(owner === undefined ? { states, afterId, limit: want } : { owner, states, afterId, limit: want });
+      const rows = await this.orders.list(
+        owner === undefined ? { states, afterId, limit: want } : { owner, states, afterId, limit: want },
+      );
       for (const row of rows) {
         const settled = await this.repair.settle(row);
-        if (settled !== undefined && (status === undefined || settled.state === status)) visible.push(toOrder(settled, settled.state));
+        if (settled !== undefined && (status === undefined || settled.state === status))
+          visible.push(toOrder(settled, settled.state));
       }
       // The store has no more; or it answered a row at or before where it was asked to start (a broken
       // adapter): reading on from there could repeat forever, so the page ends with what it has.
@@ -148,7 +167,11 @@ export class Adoption {
   }
 
   /** `POST /v1/store/orders/{orderId}/{action}`: one move of the transition table. */
-  async act(caller: Caller, action: OrderAction, id: string | number): Promise<Result<Order, ValidationFailed | NotFound | Forbidden | Conflict>> {
+  async act(
+    caller: Caller,
+    action: OrderAction,
+    id: string | number,
+  ): Promise<Result<Order, ValidationFailed | NotFound | Forbidden | Conflict>> {
     const transition = TRANSITIONS[action];
     // Before anything is looked up: a client key learns nothing about any order id here.
     if (transition.who === 'admin' && caller.role !== 'admin') {
@@ -179,7 +202,12 @@ export class Adoption {
       // Heard at the decision: from here the move is only ever finished (by this request or, after a fault, by the
       // repair of the next one), so it is told once, whichever request ends up finishing it.
       this.onTransition(action);
-      await this.pets.swapHold(record.petId, heldBy(record.id), { status: transition.pet, orderId: null }, petReleased(now, record.id, transition.to));
+      await this.pets.swapHold(
+        record.petId,
+        heldBy(record.id),
+        { status: transition.pet, orderId: null },
+        petReleased(now, record.id, transition.to),
+      );
       await this.orders.updateState(record.id, transition.via, transition.to, now);
       return ok(toOrder(done, done.state));
     }
@@ -259,7 +287,10 @@ export class Adoption {
   }
 
   /** The caller's settled record with this id (raw path segment or number), or why not. */
-  private async find(caller: Caller, raw: string | number): Promise<Result<SettledRecord, ValidationFailed | NotFound>> {
+  private async find(
+    caller: Caller,
+    raw: string | number,
+  ): Promise<Result<SettledRecord, ValidationFailed | NotFound>> {
     const parsed = parseOrderId(String(raw));
     if (!parsed.ok) return parsed;
     if (parsed.value === null) return fail(notFound(raw));

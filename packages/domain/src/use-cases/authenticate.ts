@@ -46,7 +46,12 @@ export class Authenticator {
     const keyHash = this.hashKey(match[1]!);
     return andThen(this.keys.findByHash(keyHash), (record): Result<Subject, Unauthorized> => {
       if (!record || !constantTimeEqual(record.keyHash, keyHash)) return fail(invalid);
-      return ok({ id: `k:${keyHash}`, plan: record.plan, quota: record.quota, caller: { keyId: publicKeyId(keyHash), role: record.role } });
+      return ok({
+        id: `k:${keyHash}`,
+        plan: record.plan,
+        quota: record.quota,
+        caller: { keyId: publicKeyId(keyHash), role: record.role },
+      });
     });
   }
 }

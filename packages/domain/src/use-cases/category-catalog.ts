@@ -28,7 +28,10 @@ export class CategoryCatalog {
    * Creates a category; a name already taken (same name by NFC and case) is a `conflict` naming the existing id.
    * With `creation` (a create under an `Idempotency-Key`, docs/rules.md §10), the category carries its token.
    */
-  async createCategory(body: unknown, creation?: IdempotentCreation): Promise<Result<Category, ValidationFailed | Conflict>> {
+  async createCategory(
+    body: unknown,
+    creation?: IdempotentCreation,
+  ): Promise<Result<Category, ValidationFailed | Conflict>> {
     const draft = validateNewCategory(body);
     if (!draft.ok) return draft;
     const record = this.clock === undefined ? undefined : categoryCreated(timestamp(this.clock.now()));

@@ -5,7 +5,13 @@ import type { Forbidden, Gone } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import type { Event, EventType } from '../events/event.js';
 import type { FeedQuery } from '../events/feed-query.js';
-import { behindRetentionMessage, EVENT_RETENTION_DAYS, expiredPrefix, isBehindRetention, retentionCutoff } from '../events/retention.js';
+import {
+  behindRetentionMessage,
+  EVENT_RETENTION_DAYS,
+  expiredPrefix,
+  isBehindRetention,
+  retentionCutoff,
+} from '../events/retention.js';
 
 /** A page of the feed: its events, and where the next page starts (`after` of the `rel="next"` link). */
 export interface FeedPage {
@@ -39,7 +45,9 @@ export class EventFeed {
 
   /** Client keys → `forbidden`, before anything is read. */
   authorize(caller: Caller | undefined): Result<void, Forbidden> {
-    return caller?.role === 'admin' ? ok(undefined) : fail({ code: 'forbidden', message: 'only an admin key may read the events' });
+    return caller?.role === 'admin'
+      ? ok(undefined)
+      : fail({ code: 'forbidden', message: 'only an admin key may read the events' });
   }
 
   /**
@@ -56,7 +64,8 @@ export class EventFeed {
       const events = read instanceof Promise ? await read : read;
       // Checked after the read: a purge is a prefix, so a page read before the first kept event moved on is whole.
       const first = await this.events.firstSequence();
-      if (isBehindRetention(query.after, first)) return fail({ code: 'gone', message: behindRetentionMessage(query.after, first) });
+      if (isBehindRetention(query.after, first))
+        return fail({ code: 'gone', message: behindRetentionMessage(query.after, first) });
       if (events.length > 0) return ok({ events, next: events[events.length - 1]!.sequence });
       const left = deadline - this.clock.now();
       if (left <= 0) return ok({ events, next: query.after });

@@ -2,7 +2,15 @@ import type { Clock } from '../ports/clock.port.js';
 import type { EventStore } from '../ports/event-store.port.js';
 import { StoreUnavailableError } from '../errors.js';
 import { toEvent, type Event, type EventSource, type OutboxEntry, type Precedent } from '../events/event.js';
-import { bySource, RELAY_BATCH, RELAY_LEASE_MS, RELAY_MAX_DEPTH, RELAY_MAX_ROUNDS, RELAY_MAX_TAKEN, relayDelay } from '../events/outbox.js';
+import {
+  bySource,
+  RELAY_BATCH,
+  RELAY_LEASE_MS,
+  RELAY_MAX_DEPTH,
+  RELAY_MAX_ROUNDS,
+  RELAY_MAX_TAKEN,
+  relayDelay,
+} from '../events/outbox.js';
 
 export interface RelayOptions {
   /** Outbox entries read per round (default `RELAY_BATCH`). */
@@ -75,7 +83,12 @@ export class EventRelay {
   }
 
   /** Moves `entries` (a prefix of `source`'s outbox, in order) into the feed, then clears them. `moved`: ids moved in this round. */
-  private async move(source: EventSource, entries: readonly OutboxEntry[], moved: Set<string>, depth: number): Promise<number> {
+  private async move(
+    source: EventSource,
+    entries: readonly OutboxEntry[],
+    moved: Set<string>,
+    depth: number,
+  ): Promise<number> {
     let appended = 0;
     for (const entry of entries) {
       if (moved.has(entry.id)) continue;
@@ -95,10 +108,14 @@ export class EventRelay {
    * `through` (all of it without one; none when that entry no longer waits: it is in the feed).
    */
   private async drain(earlier: Precedent, moved: Set<string>, depth: number): Promise<number> {
-    if (depth > RELAY_MAX_DEPTH) throw new Error(`the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${earlier.kind} ${earlier.id}): a store that records events out of its rules`);
+    if (depth > RELAY_MAX_DEPTH)
+      throw new Error(
+        `the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${earlier.kind} ${earlier.id}): a store that records events out of its rules`,
+      );
     const source: EventSource = { kind: earlier.kind, id: earlier.id };
     const waiting = await this.store.pendingOf(source);
-    const end = earlier.through === undefined ? waiting.length : waiting.findIndex((entry) => entry.mark === earlier.through) + 1;
+    const end =
+      earlier.through === undefined ? waiting.length : waiting.findIndex((entry) => entry.mark === earlier.through) + 1;
     return end === 0 ? 0 : this.move(source, waiting.slice(0, end), moved, depth);
   }
 
@@ -115,7 +132,9 @@ export class EventRelay {
       }
       this.last = await this.store.lastSequence();
     }
-    throw new StoreUnavailableError(`the feed's next sequence was taken ${RELAY_MAX_TAKEN} times in a row (other relays at work); retry`);
+    throw new StoreUnavailableError(
+      `the feed's next sequence was taken ${RELAY_MAX_TAKEN} times in a row (other relays at work); retry`,
+    );
   }
 }
 

@@ -51,7 +51,13 @@ export class IdempotentRequests {
   async start(scope: string, key: string, fingerprint: string): Promise<IdempotentStart> {
     const id = idempotencyId(scope, key);
     const now = this.clock.now();
-    const claim: InProgressRecord = { state: 'in_progress', fingerprint, token: creationToken(id, now), leaseUntil: now + this.leaseMs, expiresAt: now + this.ttlMs };
+    const claim: InProgressRecord = {
+      state: 'in_progress',
+      fingerprint,
+      token: creationToken(id, now),
+      leaseUntil: now + this.leaseMs,
+      expiresAt: now + this.ttlMs,
+    };
     const outcome = await this.store.claim(id, claim, now);
     if (!outcome.claimed) return decideReplay(outcome.held, fingerprint);
     const { record, resumed } = outcome;

@@ -23,7 +23,9 @@ export interface CreatedApiKey extends ApiKey {
 /** Whether `changes` leave `key` as it is: the same plan and quota, the same label. */
 const isNoKeyChange = (key: StoredApiKey, changes: KeyChanges): boolean =>
   (changes.grant === undefined ||
-    (changes.grant.plan === key.plan && changes.grant.quota.perMinute === key.quota.perMinute && changes.grant.quota.perDay === key.quota.perDay)) &&
+    (changes.grant.plan === key.plan &&
+      changes.grant.quota.perMinute === key.quota.perMinute &&
+      changes.grant.quota.perDay === key.quota.perDay)) &&
   (changes.label === undefined || changes.label === key.label);
 
 /** Attempts at a fresh key before giving up (a clash of 48-bit public ids is already rare). */
@@ -57,7 +59,10 @@ export class KeyAdmin {
     return caller?.role === 'admin' ? ok(caller) : fail(forbidden);
   }
 
-  async create(caller: Caller | undefined, body: unknown): Promise<Result<CreatedApiKey, Forbidden | ValidationFailed>> {
+  async create(
+    caller: Caller | undefined,
+    body: unknown,
+  ): Promise<Result<CreatedApiKey, Forbidden | ValidationFailed>> {
     const allowed = this.authorize(caller);
     if (!allowed.ok) return allowed;
     const request = validateKeyRequest(body);
@@ -67,7 +72,14 @@ export class KeyAdmin {
       const key = generateApiKey(this.random);
       const now = this.clock.now();
       const stored = await this.keys.insert(
-        { keyHash: this.hashKey(key), role: 'client', plan, quota, createdAt: now, ...(label === undefined ? {} : { label }) },
+        {
+          keyHash: this.hashKey(key),
+          role: 'client',
+          plan,
+          quota,
+          createdAt: now,
+          ...(label === undefined ? {} : { label }),
+        },
         keyChanged('key.created', timestamp(now), this.startedAt),
       );
       if (stored === 'taken') continue;
@@ -77,7 +89,10 @@ export class KeyAdmin {
     throw new Error(`no unused key id after ${CREATE_ATTEMPTS} attempts: the random source repeats itself`);
   }
 
-  async list(caller: Caller | undefined, input: PageInput = {}): Promise<Result<Page<ApiKey>, Forbidden | ValidationFailed>> {
+  async list(
+    caller: Caller | undefined,
+    input: PageInput = {},
+  ): Promise<Result<Page<ApiKey>, Forbidden | ValidationFailed>> {
     const allowed = this.authorize(caller);
     if (!allowed.ok) return allowed;
     const request = readPageRequest(input, this.listScope);
@@ -89,12 +104,19 @@ export class KeyAdmin {
     return ok(page.nextCursor === undefined ? { items } : { items, nextCursor: page.nextCursor });
   }
 
-  async get(caller: Caller | undefined, keyId: string): Promise<Result<ApiKey, Forbidden | ValidationFailed | NotFound>> {
+  async get(
+    caller: Caller | undefined,
+    keyId: string,
+  ): Promise<Result<ApiKey, Forbidden | ValidationFailed | NotFound>> {
     const found = await this.find(caller, keyId);
     return found.ok ? ok(this.view(found.value)) : found;
   }
 
-  async patch(caller: Caller | undefined, keyId: string, body: unknown): Promise<Result<ApiKey, Forbidden | ValidationFailed | NotFound | Conflict>> {
+  async patch(
+    caller: Caller | undefined,
+    keyId: string,
+    body: unknown,
+  ): Promise<Result<ApiKey, Forbidden | ValidationFailed | NotFound | Conflict>> {
     const allowed = this.authorize(caller);
     if (!allowed.ok) return allowed;
     const id = validateKeyId(keyId);
@@ -117,14 +139,20 @@ export class KeyAdmin {
     return updated === undefined ? fail(notFound(id.value)) : ok(this.view(updated));
   }
 
-  async revoke(caller: Caller | undefined, keyId: string): Promise<Result<void, Forbidden | ValidationFailed | NotFound | Conflict>> {
+  async revoke(
+    caller: Caller | undefined,
+    keyId: string,
+  ): Promise<Result<void, Forbidden | ValidationFailed | NotFound | Conflict>> {
     const found = await this.find(caller, keyId);
     if (!found.ok) return found;
     if (found.value.source === 'settings') return fail(settingsKey(keyId));
     return (await this.keys.revoke(keyId, this.recordAs('key.revoked'))) ? ok(undefined) : fail(notFound(keyId));
   }
 
-  private async find(caller: Caller | undefined, keyId: string): Promise<Result<StoredApiKey, Forbidden | ValidationFailed | NotFound>> {
+  private async find(
+    caller: Caller | undefined,
+    keyId: string,
+  ): Promise<Result<StoredApiKey, Forbidden | ValidationFailed | NotFound>> {
     const allowed = this.authorize(caller);
     if (!allowed.ok) return allowed;
     const id = validateKeyId(keyId);

@@ -46,10 +46,16 @@ export class OrderRepair {
       }
       const at = timestamp(this.clock.now());
       if (step.pet !== undefined) {
-        await this.pets.swapHold(current.petId, { status: step.pet.from, orderId: current.id }, { status: step.pet.to, orderId: null }, petReleased(at, current.id, step.to));
+        await this.pets.swapHold(
+          current.petId,
+          { status: step.pet.from, orderId: current.id },
+          { status: step.pet.to, orderId: null },
+          petReleased(at, current.id, step.to),
+        );
       }
       const record = state === OrderState.placing ? orderReached(step.to, at) : undefined;
-      if (await this.orders.updateState(current.id, state, step.to, current.updatedAt, record)) return { ...current, state: step.to };
+      if (await this.orders.updateState(current.id, state, step.to, current.updatedAt, record))
+        return { ...current, state: step.to };
       current = await this.orders.findById(current.id);
     }
     if (current === undefined) return undefined;

@@ -96,7 +96,10 @@ export class PetCatalog {
    */
   async getPet(id: string | number): Promise<Result<PetRecord, ValidationFailed | NotFound | Gone>> {
     if (isSunset(this.getPetDeprecation, this.clock.now())) {
-      return fail({ code: 'gone', message: `this operation was removed; use GET ${this.getPetDeprecation.successor} instead` });
+      return fail({
+        code: 'gone',
+        message: `this operation was removed; use GET ${this.getPetDeprecation.successor} instead`,
+      });
     }
     const parsed = parsePetId(String(id));
     if (!parsed.ok) return parsed;

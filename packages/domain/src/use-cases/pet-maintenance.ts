@@ -16,7 +16,10 @@ import { petUpdated, petWithdrawn } from '../events/recorders.js';
 
 type Refusal = ValidationFailed | NotFound | Forbidden | Conflict | PreconditionFailed;
 
-const notFound = (raw: string | number): NotFound => ({ code: 'not_found', message: `no pet has id ${quoteInput(String(raw))}` });
+const notFound = (raw: string | number): NotFound => ({
+  code: 'not_found',
+  message: `no pet has id ${quoteInput(String(raw))}`,
+});
 
 const preconditionFailed = (pet: PetRecord): PreconditionFailed => ({
   code: 'precondition_failed',
@@ -54,14 +57,21 @@ export class PetMaintenance {
 
   /** The role check of both operations, before anything is read or looked up: a client key learns nothing about any pet id. */
   authorize(caller: Caller | undefined): Result<void, Forbidden> {
-    return caller?.role === 'admin' ? ok(undefined) : fail({ code: 'forbidden', message: 'only an admin key may correct or withdraw a pet' });
+    return caller?.role === 'admin'
+      ? ok(undefined)
+      : fail({ code: 'forbidden', message: 'only an admin key may correct or withdraw a pet' });
   }
 
   /**
    * `PATCH /v1/pets/{petId}`: changes any of `name`, `categoryId`, `status`; answers the pet after it
    * (with the revision for its `ETag`). `id` may be the raw path segment, `ifMatch` the raw header.
    */
-  async patch(caller: Caller, id: string | number, body: unknown, ifMatch?: string): Promise<Result<PetRecord, Refusal>> {
+  async patch(
+    caller: Caller,
+    id: string | number,
+    body: unknown,
+    ifMatch?: string,
+  ): Promise<Result<PetRecord, Refusal>> {
     const allowed = this.authorize(caller);
     if (!allowed.ok) return allowed;
     const petId = parsePetId(String(id));
@@ -84,7 +94,13 @@ export class PetMaintenance {
       const conflict = patchConflict(pet.value, changes);
       if (conflict !== undefined) return fail(conflict);
       const at = timestamp(this.clock.now());
-      const updated = await this.pets.update(petId.value, pet.value.revision, changes, at, petUpdated(at, changes.categoryId !== undefined));
+      const updated = await this.pets.update(
+        petId.value,
+        pet.value.revision,
+        changes,
+        at,
+        petUpdated(at, changes.categoryId !== undefined),
+      );
       if (updated !== undefined) return ok(updated);
     }
     throw new StoreUnavailableError(`pet ${petId.value} kept changing under this request; retry`);
@@ -117,9 +133,13 @@ export class PetMaintenance {
    * the next request touching the pet repairs it), and `If-Match` checked against it. Fails with
    * `undefined` when there is no such pet (a 404: preconditions are not evaluated then, RFC 9110 §13.2.1).
    */
-  private async read(petId: number, condition: IfMatch | undefined): Promise<Result<PetRecord, PreconditionFailed | undefined>> {
+  private async read(
+    petId: number,
+    condition: IfMatch | undefined,
+  ): Promise<Result<PetRecord, PreconditionFailed | undefined>> {
     let pet = await this.pets.findById(petId);
-    if (pet !== undefined && pet.orderId !== null && (await this.repair.settleHolder(pet.orderId))) pet = await this.pets.findById(petId);
+    if (pet !== undefined && pet.orderId !== null && (await this.repair.settleHolder(pet.orderId)))
+      pet = await this.pets.findById(petId);
     if (pet === undefined) return fail(undefined);
     return ifMatchAllows(condition, pet.revision) ? ok(pet) : fail(preconditionFailed(pet));
   }

@@ -4,7 +4,14 @@ import type { ImageProcessor } from '../ports/image-processor.port.js';
 import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome } from '../ports/photo-store.port.js';
 import type { Caller } from '../auth/api-key.js';
 import type { IdempotentCreation } from '../idempotency/idempotency.js';
-import type { Conflict, Forbidden, InsufficientStorage, NotFound, UnsupportedMediaType, ValidationFailed } from '../errors.js';
+import type {
+  Conflict,
+  Forbidden,
+  InsufficientStorage,
+  NotFound,
+  UnsupportedMediaType,
+  ValidationFailed,
+} from '../errors.js';
 import { quoteInput, StoreUnavailableError, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { sha256HexOfBytes } from '../auth/sha256.js';
@@ -20,7 +27,14 @@ import {
   type StoredPhoto,
 } from '../photo/photo.js';
 import { photoAdded, photoRemoved, photoWithdrawn } from '../events/recorders.js';
-import { checkImageHeader, fileForWidth, parsePhotoWidth, photoContentTypeOf, PHOTO_TYPES_TEXT, widthsBelow } from '../photo/rules.js';
+import {
+  checkImageHeader,
+  fileForWidth,
+  parsePhotoWidth,
+  photoContentTypeOf,
+  PHOTO_TYPES_TEXT,
+  widthsBelow,
+} from '../photo/rules.js';
 
 /**
  * The SHA-256 of bytes, lowercase hex: at once, or a promise of it (the platform's own, which can
@@ -41,11 +55,18 @@ export interface PetLookup {
   findById(id: number): Promise<object | undefined>;
 }
 
-export type UploadError = Forbidden | ValidationFailed | UnsupportedMediaType | NotFound | Conflict | InsufficientStorage;
+export type UploadError =
+  Forbidden | ValidationFailed | UnsupportedMediaType | NotFound | Conflict | InsufficientStorage;
 
-const forbidden = (action: string): Forbidden => ({ code: 'forbidden', message: `only an admin key may ${action} a photo` });
+const forbidden = (action: string): Forbidden => ({
+  code: 'forbidden',
+  message: `only an admin key may ${action} a photo`,
+});
 const noPet = (raw: string): NotFound => ({ code: 'not_found', message: `no pet has id ${quoteInput(raw)}` });
-const noPhoto = (raw: string): NotFound => ({ code: 'not_found', message: `this pet has no photo with id ${quoteInput(raw)}` });
+const noPhoto = (raw: string): NotFound => ({
+  code: 'not_found',
+  message: `this pet has no photo with id ${quoteInput(raw)}`,
+});
 const full = (petId: number): Conflict => ({
   code: 'conflict',
   message: `pet ${petId} already has ${PHOTOS_PER_PET} photos, the most it can have; delete one first`,
@@ -100,7 +121,10 @@ export class PhotoLibrary {
     if (!id.ok) return id;
     const type = photoContentTypeOf(contentType);
     if (type === undefined) {
-      return fail({ code: 'unsupported_media_type', message: `send the photo as one of ${PHOTO_TYPES_TEXT}, with that Content-Type` });
+      return fail({
+        code: 'unsupported_media_type',
+        message: `send the photo as one of ${PHOTO_TYPES_TEXT}, with that Content-Type`,
+      });
     }
     const petId = id.value;
     if (petId === null || (await this.pets.findById(petId)) === undefined) return fail(noPet(rawPetId));
@@ -108,23 +132,38 @@ export class PhotoLibrary {
     if ((await this.photos.list(petId)).length >= PHOTOS_PER_PET) return this.fullUnless(petId, creation);
 
     const body = await readBody();
-    if (body === undefined || body.length === 0) return fail(validationFailed('body', `the body must be the image itself (${PHOTO_TYPES_TEXT})`));
+    if (body === undefined || body.length === 0)
+      return fail(validationFailed('body', `the body must be the image itself (${PHOTO_TYPES_TEXT})`));
     const header = checkImageHeader(await this.images.inspect(body), type);
     if (!header.ok) return header;
     const format = IMAGE_FORMATS[type];
     const original = await this.images.normalise(body, format, PHOTO_STORED_LONG_SIDE);
-    if (original === undefined) return fail(validationFailed('body', `the body does not decode as a whole ${type} image (truncated or damaged?)`));
+    if (original === undefined)
+      return fail(
+        validationFailed('body', `the body does not decode as a whole ${type} image (truncated or damaged?)`),
+      );
     const renditions = [original];
-    for (const width of widthsBelow(original.width)) renditions.push(await this.images.resize(original.bytes, format, width));
+    for (const width of widthsBelow(original.width))
+      renditions.push(await this.images.resize(original.bytes, format, width));
     const files = await Promise.all(
-      renditions.map(async (r) => ({ file: { width: r.width, height: r.height, bytes: r.bytes.length, sha256: await this.digest(r.bytes) }, bytes: r.bytes })),
+      renditions.map(async (r) => ({
+        file: { width: r.width, height: r.height, bytes: r.bytes.length, sha256: await this.digest(r.bytes) },
+        bytes: r.bytes,
+      })),
     );
 
     const now = this.clock.now();
-    const reserved = await this.photos.reserve(petId, files.reduce((sum, f) => sum + f.file.bytes, 0), now);
+    const reserved = await this.photos.reserve(
+      petId,
+      files.reduce((sum, f) => sum + f.file.bytes, 0),
+      now,
+    );
     if (reserved === 'full') return this.fullUnless(petId, creation);
     if (reserved === 'no_space') {
-      return fail({ code: 'insufficient_storage', message: 'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)' });
+      return fail({
+        code: 'insufficient_storage',
+        message: 'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)',
+      });
     }
     const photo: StoredPhoto = {
       id: reserved.photoId,
@@ -141,11 +180,15 @@ export class PhotoLibrary {
     // follows (docs/rules.md §12, §13), whether the withdrawal's removal gave the upload up before
     // its publish or comes after it. Either way the answer is the withdrawn pet's 404.
     if ((await this.pets.findById(petId)) === undefined) {
-      if (published !== undefined) await this.photos.delete(petId, published.id, photoWithdrawn(timestamp(this.clock.now())));
+      if (published !== undefined)
+        await this.photos.delete(petId, published.id, photoWithdrawn(timestamp(this.clock.now())));
       return fail(noPet(rawPetId));
     }
     // Given up while the pet is still there: a sweep of a process that started meanwhile.
-    if (published === undefined) throw new StoreUnavailableError(`the upload of photo ${reserved.photoId} was given up while it was being written; retry`);
+    if (published === undefined)
+      throw new StoreUnavailableError(
+        `the upload of photo ${reserved.photoId} was given up while it was being written; retry`,
+      );
     return ok(toPhoto(published));
   }
 
@@ -175,7 +218,11 @@ export class PhotoLibrary {
    * `GET /v1/pets/{petId}/photos/{photoId}` (any key; `HEAD` too): the rendition `width` asks for
    * (raw query values: none, or exactly one of 160, 320, 640), never wider than the original.
    */
-  async get(rawPetId: string, rawPhotoId: string, width: readonly string[] = []): Promise<Result<PhotoDownload, ValidationFailed | NotFound>> {
+  async get(
+    rawPetId: string,
+    rawPhotoId: string,
+    width: readonly string[] = [],
+  ): Promise<Result<PhotoDownload, ValidationFailed | NotFound>> {
     const petId = parseIdSegment(rawPetId, 'petId');
     if (!petId.ok) return petId;
     const photoId = parseIdSegment(rawPhotoId, 'photoId');
@@ -193,7 +240,11 @@ export class PhotoLibrary {
   }
 
   /** `DELETE /v1/pets/{petId}/photos/{photoId}` (admin keys; a client key is refused before anything is looked up). */
-  async delete(caller: Caller, rawPetId: string, rawPhotoId: string): Promise<Result<void, Forbidden | ValidationFailed | NotFound>> {
+  async delete(
+    caller: Caller,
+    rawPetId: string,
+    rawPhotoId: string,
+  ): Promise<Result<void, Forbidden | ValidationFailed | NotFound>> {
     if (caller.role !== 'admin') return fail(forbidden('delete'));
     const petId = parseIdSegment(rawPetId, 'petId');
     if (!petId.ok) return petId;
@@ -201,7 +252,11 @@ export class PhotoLibrary {
     if (!photoId.ok) return photoId;
     const pet = await this.findPet(rawPetId, petId.value);
     if (!pet.ok) return pet;
-    if (photoId.value === null || !(await this.photos.delete(pet.value, photoId.value, photoRemoved(timestamp(this.clock.now()))))) return fail(noPhoto(rawPhotoId));
+    if (
+      photoId.value === null ||
+      !(await this.photos.delete(pet.value, photoId.value, photoRemoved(timestamp(this.clock.now()))))
+    )
+      return fail(noPhoto(rawPhotoId));
     return ok(undefined);
   }
 
@@ -224,7 +279,8 @@ export class PhotoLibrary {
     const swept = await this.photos.sweep(this.clock.now());
     let orphans = 0;
     for (const petId of await this.photos.pets()) {
-      if ((await this.pets.findById(petId)) === undefined) orphans += await this.photos.deleteAllOf(petId, photoWithdrawn(timestamp(this.clock.now())));
+      if ((await this.pets.findById(petId)) === undefined)
+        orphans += await this.photos.deleteAllOf(petId, photoWithdrawn(timestamp(this.clock.now())));
     }
     return { ...swept, orphans };
   }

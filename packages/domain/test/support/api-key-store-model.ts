@@ -58,7 +58,11 @@ export class ApiKeyStoreModel implements ApiKeyStore {
     this.calls++;
     const k = this.live(keyId);
     if (k === undefined || k.record.source !== 'api') return undefined;
-    k.record = { ...k.record, ...(changes.grant ?? {}), ...(changes.label === undefined ? {} : { label: changes.label }) };
+    k.record = {
+      ...k.record,
+      ...(changes.grant ?? {}),
+      ...(changes.label === undefined ? {} : { label: changes.label }),
+    };
     return k.record;
   }
   async revoke(keyId: string) {

@@ -1,4 +1,13 @@
-import type { AppendOutcome, Event, EventQuery, EventSource, EventStore, NewEvent, OutboxEntry, RelayLease } from '../../src/index.js';
+import type {
+  AppendOutcome,
+  Event,
+  EventQuery,
+  EventSource,
+  EventStore,
+  NewEvent,
+  OutboxEntry,
+  RelayLease,
+} from '../../src/index.js';
 import { eventSource, leaseAllows, sourceKey } from '../../src/index.js';
 
 /**
@@ -74,7 +83,9 @@ export class EventStoreModel implements EventStore {
   };
 
   after = (sequence: number, query: EventQuery): readonly Event[] =>
-    this.feed.filter((e) => e.sequence > sequence && (query.types === undefined || query.types.includes(e.type))).slice(0, query.limit);
+    this.feed
+      .filter((e) => e.sequence > sequence && (query.types === undefined || query.types.includes(e.type)))
+      .slice(0, query.limit);
 
   firstSequence = async (): Promise<number> => this.feed[0]?.sequence ?? this.lastSeq + 1;
 

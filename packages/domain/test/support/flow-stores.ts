@@ -34,7 +34,12 @@ interface ModelPet {
 }
 
 const asPet = (pet: ModelPet): Pet => ({ id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
-const asRecord = (pet: ModelPet): PetRecord => ({ ...asPet(pet), revision: pet.revision, orderId: pet.orderId, statusPatchedAt: pet.statusPatchedAt });
+const asRecord = (pet: ModelPet): PetRecord => ({
+  ...asPet(pet),
+  revision: pet.revision,
+  orderId: pet.orderId,
+  statusPatchedAt: pet.statusPatchedAt,
+});
 
 export class PetStoreModel implements PetRepository {
   readonly pets = new Map<number, ModelPet>();
@@ -44,7 +49,17 @@ export class PetStoreModel implements PetRepository {
   /** A pet with this status and hold, stored directly (no call recorded); answers its id. */
   add(status: PetStatus, orderId: number | null = null, token?: string): number {
     const id = ++this.lastId;
-    this.pets.set(id, { id, name: `p${id}`, categoryId: 1, status, orderId, revision: 0, statusPatchedAt: null, withdrawn: false, ...(token === undefined ? {} : { token }) });
+    this.pets.set(id, {
+      id,
+      name: `p${id}`,
+      categoryId: 1,
+      status,
+      orderId,
+      revision: 0,
+      statusPatchedAt: null,
+      withdrawn: false,
+      ...(token === undefined ? {} : { token }),
+    });
     return id;
   }
 
@@ -79,7 +94,13 @@ export class PetStoreModel implements PetRepository {
   };
   list = async (query: PetListQuery): Promise<readonly Pet[]> =>
     [...this.pets.values()]
-      .filter((p) => !p.withdrawn && p.id > query.afterId && (query.status === undefined || p.status === query.status) && (query.categoryId === undefined || p.categoryId === query.categoryId))
+      .filter(
+        (p) =>
+          !p.withdrawn &&
+          p.id > query.afterId &&
+          (query.status === undefined || p.status === query.status) &&
+          (query.categoryId === undefined || p.categoryId === query.categoryId),
+      )
       .slice(0, query.limit)
       .map(asPet);
   findHold = async (id: number): Promise<PetHold | undefined> => {
@@ -98,7 +119,8 @@ export class PetStoreModel implements PetRepository {
   };
   update = async (id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> => {
     const pet = this.live(id);
-    if (pet === undefined || pet.revision !== revision || (changes.status !== undefined && pet.orderId !== null)) return undefined;
+    if (pet === undefined || pet.revision !== revision || (changes.status !== undefined && pet.orderId !== null))
+      return undefined;
     if (changes.name !== undefined) pet.name = changes.name;
     if (changes.categoryId !== undefined) pet.categoryId = changes.categoryId;
     if (changes.status !== undefined) {
@@ -168,7 +190,12 @@ export class OrderStoreModel implements OrderRepository {
   list = async (query: OrderListQuery): Promise<readonly OrderRecord[]> => {
     this.queries.push(query);
     return [...this.orders.values()]
-      .filter((o) => o.id > query.afterId && (query.owner === undefined || o.owner === query.owner) && query.states.includes(o.state))
+      .filter(
+        (o) =>
+          o.id > query.afterId &&
+          (query.owner === undefined || o.owner === query.owner) &&
+          query.states.includes(o.state),
+      )
       .slice(0, query.limit);
   };
 }

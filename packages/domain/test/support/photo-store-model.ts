@@ -1,4 +1,12 @@
-import type { PhotoBytes, PhotoFile, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome, StoredPhoto } from '../../src/index.js';
+import type {
+  PhotoBytes,
+  PhotoFile,
+  PhotoStore,
+  PhotoSweep,
+  PhotoUpload,
+  PublishOutcome,
+  StoredPhoto,
+} from '../../src/index.js';
 import { PHOTOS_PER_PET } from '../../src/index.js';
 
 /** A place among a pet's photos: an upload under way (no `photo`), or a published photo. */
@@ -30,7 +38,13 @@ export class PhotoStoreModel implements PhotoStore {
   private used = 0;
   private readonly places = new Map<number, Place>();
 
-  constructor(private readonly options: { readonly budget?: number; readonly asyncReads?: boolean; readonly sweepFinds?: PhotoSweep } = {}) {}
+  constructor(
+    private readonly options: {
+      readonly budget?: number;
+      readonly asyncReads?: boolean;
+      readonly sweepFinds?: PhotoSweep;
+    } = {},
+  ) {}
 
   async reserve(petId: number, totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> {
     this.calls.push('reserve');
@@ -47,9 +61,11 @@ export class PhotoStoreModel implements PhotoStore {
     this.calls.push('putFile');
     const place = this.pending(upload);
     if (place === undefined) return;
-    if (file.bytes !== bytes.length) throw new Error(`putFile: the file says ${file.bytes} bytes, ${bytes.length} given`);
+    if (file.bytes !== bytes.length)
+      throw new Error(`putFile: the file says ${file.bytes} bytes, ${bytes.length} given`);
     place.files.set(file.width, bytes);
-    if ([...place.files.values()].reduce((n, b) => n + b.length, 0) > place.reserved) throw new Error('putFile: more bytes than reserved');
+    if ([...place.files.values()].reduce((n, b) => n + b.length, 0) > place.reserved)
+      throw new Error('putFile: more bytes than reserved');
   }
 
   async publish(upload: PhotoUpload, photo: StoredPhoto, token?: string): Promise<PublishOutcome> {
@@ -57,7 +73,8 @@ export class PhotoStoreModel implements PhotoStore {
     const place = this.pending(upload);
     if (place === undefined) return false;
     if (photo.id !== upload.photoId || photo.petId !== upload.petId) throw new Error('publish: not the upload’s photo');
-    if (photo.files.some((f) => place.files.get(f.width)?.length !== f.bytes)) throw new Error('publish: before all files were put');
+    if (photo.files.some((f) => place.files.get(f.width)?.length !== f.bytes))
+      throw new Error('publish: before all files were put');
     if (token !== undefined) {
       const earlier = this.tokenPhoto(token);
       if (earlier !== undefined) {
@@ -145,7 +162,9 @@ export class PhotoStoreModel implements PhotoStore {
   }
 
   private published(): StoredPhoto[] {
-    return [...this.places.values()].flatMap((place) => (place.photo === undefined ? [] : [place.photo])).sort((a, b) => a.id - b.id);
+    return [...this.places.values()]
+      .flatMap((place) => (place.photo === undefined ? [] : [place.photo]))
+      .sort((a, b) => a.id - b.id);
   }
 
   private of(petId: number): Place[] {
@@ -158,7 +177,9 @@ export class PhotoStoreModel implements PhotoStore {
 
   private pending(upload: PhotoUpload): Place | undefined {
     const place = this.places.get(upload.photoId);
-    return place !== undefined && place.photo === undefined && place.upload.startedAt === upload.startedAt ? place : undefined;
+    return place !== undefined && place.photo === undefined && place.upload.startedAt === upload.startedAt
+      ? place
+      : undefined;
   }
 
   private remove(photoId: number): void {

@@ -12,7 +12,12 @@ interface Refusal {
  * message a person can act on, one that names the field it is about (a refusal of the whole body
  * says what to send instead). Answers the message for further checks.
  */
-export const expectRefusal = (result: { readonly ok: boolean; readonly error?: unknown }, code: string, field?: string, what = ''): string => {
+export const expectRefusal = (
+  result: { readonly ok: boolean; readonly error?: unknown },
+  code: string,
+  field?: string,
+  what = '',
+): string => {
   expect(result.ok, `${what}: refused`).to.equal(false);
   const error = result.error as Refusal;
   expect(error.code, `${what}: code`).to.equal(code);

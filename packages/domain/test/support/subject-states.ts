@@ -6,7 +6,10 @@ import { DAY_MS, MINUTE_MS, windowStart, type SubjectState } from '../../src/ind
  * UTC minute and day, a day count at least the minute's, and no ban, an ended one or a running one.
  * A state may lie in a later minute than the request a test makes (a clock that went back).
  */
-export const subjectStateArb = (t0: number, most: { readonly minuteCount: number; readonly minuteRejections: number }): fc.Arbitrary<SubjectState> =>
+export const subjectStateArb = (
+  t0: number,
+  most: { readonly minuteCount: number; readonly minuteRejections: number },
+): fc.Arbitrary<SubjectState> =>
   fc
     .record({
       at: fc.integer({ min: t0 - 2 * DAY_MS, max: t0 + 2 * DAY_MS }),
