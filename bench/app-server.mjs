@@ -49,5 +49,14 @@ if (process.env.BENCH_ADMIN_KEY) {
 globalThis.gc?.();
 globalThis.gc?.();
 const app = await container.getAsync(TOKENS.HttpApp);
+// As startServer: the event relay and the retention run beside the requests (docs/rules.md §15).
+const events = await container.getAsync(TOKENS.Events);
+events.start();
 const running = await listen(app, { port: settings.port, host: settings.host });
-process.on('SIGTERM', () => running.close().then(() => logger.flush(() => process.exit(0))));
+process.on('SIGTERM', () => {
+  events.closeLongPolls();
+  running
+    .close()
+    .then(() => events.stop())
+    .then(() => logger.flush(() => process.exit(0)));
+});

@@ -191,9 +191,9 @@ const LINTED_DEFAULT_METRICS = [
 
 /**
  * The metrics with prom-client, on a registry of their own (never the global one): the request
- * counter and duration histogram, the rate-limit, store-failure and order-transition counters,
+ * counter and duration histogram, the rate-limit, store-failure, order-transition and event counters,
  * the store circuit gauge, and the process's default metrics (memory, CPU, event-loop delay, GC).
- * Every series whose labels are known in advance (each outcome, order action and store port)
+ * Every series whose labels are known in advance (each outcome, order action, store port and event type)
  * starts at 0, so a rate over it is defined before its first event. Label children are
  * cached by their label values; what a request moves (its counters and its duration) is tallied in
  * plain numbers and handed to prom-client when it collects (`Tally`, `TalliedHistogram`).
@@ -207,6 +207,8 @@ export class PrometheusMetrics implements HttpMetrics {
   private readonly transitions: Counter<'action'>;
   private readonly circuitOpen: Gauge;
   private readonly events: Counter<'type'>;
+  /** One tally per event type, made with the counter (an event is counted on a write's path: no label hashing there). */
+  private readonly eventTallies = new Map<string, Tally>();
   /** Per method, per route template: the request tallies by status and the durations. */
   private readonly routes = new Map<string, Map<string, RouteTally>>();
   private readonly requestTallies: Tally[] = [];
@@ -254,6 +256,7 @@ export class PrometheusMetrics implements HttpMetrics {
       help: 'Events appended to the feed by this process, by type (docs/rules.md §15).',
       labelNames: ['type'],
       registers,
+      collect: () => flush([...this.eventTallies.values()]),
     });
     this.circuitOpen = new Gauge({
       name: 'petstore_store_circuit_open',
@@ -269,7 +272,11 @@ export class PrometheusMetrics implements HttpMetrics {
     // The known label sets, at 0 (prom-client shows a child only once it has a value).
     for (const { child } of Object.values(this.decisionTallies)) child.inc(0);
     for (const action of ORDER_ACTIONS) this.transitions.labels(action).inc(0);
-    for (const type of EVENT_TYPES) this.events.labels(type).inc(0);
+    for (const type of EVENT_TYPES) {
+      const child = this.events.labels(type);
+      child.inc(0);
+      this.eventTallies.set(type, { child, pending: 0 });
+    }
     for (const port of options.storePorts ?? []) this.storeFailures.labels(port).inc(0);
     this.circuitOpen.set(0);
     collectDefaultMetrics({ register: this.registry });
@@ -309,7 +316,9 @@ export class PrometheusMetrics implements HttpMetrics {
   }
 
   eventAppended(type: string): void {
-    this.events.labels(type).inc();
+    const tally = this.eventTallies.get(type);
+    if (tally === undefined) this.events.labels(type).inc();
+    else tally.pending++;
   }
 }
 

@@ -245,6 +245,9 @@ describe('GET /v1/events: the feed (docs/rules.md §15)', function () {
     const polling = feed(s, '?after=0&wait=30');
     await until(() => events.waiting === 1, 'the poll waiting');
     s.longPolls.close();
+    // Ended at once: its wait is given up within the promise turns that follow, not when its 30 s are over.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events.waiting).to.equal(0);
     expect(pageOf(await polling)).to.deep.equal({ events: [], next: '/v1/events?after=0&wait=30' });
     // …and one that starts from then on answers at once too.
     expect(pageOf(await feed(s, '?after=0&wait=30'))).to.deep.equal({ events: [], next: '/v1/events?after=0&wait=30' });
