@@ -37,7 +37,7 @@ import {
   PhotoStoreMongo,
   resolveMongoSettings,
 } from '../src/index.js';
-import { findMongo } from './support/find-mongo.js';
+import { describeMongo, findMongo } from './support/find-mongo.js';
 
 const SUITE = 'MongoDB event store (integration)';
 const target = await findMongo();
@@ -75,22 +75,12 @@ const photoOf = (id: number, petId: number): StoredPhoto => ({
   files: [{ width: 10, height: 10, bytes: 3, sha256: 'a'.repeat(64) }],
 });
 
-if (target.kind === 'skipped') {
-  describe(SUITE, () => {
-    it.skip(`MongoDB suite skipped: ${target.reason}`);
-  });
-} else if (target.kind === 'broken') {
-  describe(SUITE, () => {
-    it('starts a MongoDB for the suite', () => {
-      throw new Error(target.reason);
-    });
-  });
-} else {
-  const { uri } = target;
+describeMongo(SUITE, target, (mongo) => {
+  const { uri } = mongo;
   let n = 0;
   const uniqueName = (tag: string) => `petstore_test_${tag}_${process.pid}_${Date.now().toString(36)}_${++n}`;
 
-  describe(`${SUITE} against ${target.source}`, function () {
+  describe(`${SUITE} against ${mongo.source}`, function () {
     this.timeout(600_000);
     let client: MongoClient;
     /** A second connection: another process's pool on the same database. */
@@ -106,7 +96,7 @@ if (target.kind === 'skipped') {
       for (const db of opened) await db.dropDatabase().catch(() => undefined);
       await other.close();
       await client.close();
-      await target.stop();
+      await mongo.stop();
     });
 
     const freshDb = async (tag: string): Promise<Db> => {
@@ -592,4 +582,4 @@ if (target.kind === 'skipped') {
       });
     });
   });
-}
+});
