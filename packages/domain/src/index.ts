@@ -254,3 +254,7 @@ export {
   type PetLookup,
 } from './use-cases/photo-library.js';
 export { EventSchema, ListEventsQuerySchema, PetRefSchema, PhotoRefSchema } from './schemas/events.js';
+
+export * from './webhooks/webhook.js';
+export type { WebhookStore } from './ports/webhook-store.port.js';
+export type { WebhookSender, WebhookRequest, WebhookResult, WebhookTargets } from './ports/webhook-sender.port.js';
