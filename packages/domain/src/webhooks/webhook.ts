@@ -83,12 +83,20 @@ export interface StoredWebhook extends DeliveryCursor {
   readonly createdAt: number;
   /** The current secret first, then those a rotation replaced that still sign (with `expiresAt`). */
   readonly secrets: readonly WebhookSecret[];
-  /** Bumped by every change of the fields above or of the cursor. */
+  /** Bumped by every change of the fields above or of the cursor (not by a lease's renewal). */
   readonly revision: number;
+  /** The process delivering it, while one holds it (`WebhookStore.lease`). */
+  readonly lease?: WebhookLease;
+}
+
+/** A process's hold on a subscription: only `holder` delivers it until `until` (epoch ms). */
+export interface WebhookLease {
+  readonly holder: string;
+  readonly until: number;
 }
 
 /** A subscription before the store gives it its list position. */
-export type NewWebhook = Omit<StoredWebhook, 'position' | 'revision'>;
+export type NewWebhook = Omit<StoredWebhook, 'position' | 'revision' | 'lease'>;
 
 /** What an admin's `PATCH` (or a rotation) changes; absent fields stay as they are. */
 export interface WebhookChanges {
