@@ -258,3 +258,12 @@ export { EventSchema, ListEventsQuerySchema, PetRefSchema, PhotoRefSchema } from
 export * from './webhooks/webhook.js';
 export type { WebhookStore } from './ports/webhook-store.port.js';
 export type { WebhookSender, WebhookRequest, WebhookResult, WebhookTargets } from './ports/webhook-sender.port.js';
+export {
+  CreatedWebhookSchema,
+  ListWebhooksQuerySchema,
+  NewWebhookSchema,
+  WebhookDeliverySchema,
+  WebhookIdSchema,
+  WebhookPatchSchema,
+  WebhookSchema,
+} from './schemas/webhooks.js';
