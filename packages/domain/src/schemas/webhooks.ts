@@ -10,6 +10,7 @@ import {
   WEBHOOK_DESCRIPTION_MAX_LENGTH,
   WEBHOOK_URL_MAX_LENGTH,
 } from '../webhooks/webhook.js';
+import { WEBHOOK_ID_PATTERN } from '../webhooks/request.js';
 import { ListKeysQuerySchema } from './index.js';
 
 /** A sequence of the feed (as `Event.sequence`). */
@@ -17,7 +18,7 @@ const SEQUENCE_MAX = Number.MAX_SAFE_INTEGER;
 
 export const WebhookIdSchema = {
   type: 'string',
-  pattern: '^wh_[0-9a-f]{24}$',
+  pattern: WEBHOOK_ID_PATTERN.source,
   description: "A subscription's id: `wh_` and 24 lowercase hex digits.",
 } as const;
 
