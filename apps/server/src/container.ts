@@ -1,6 +1,17 @@
 import { Container, ContainerModule } from 'inversify';
-import { KEY_CACHE_MAX_AGE_MS, type Clock, type PhotoStore, type StorePorts, type WebhookStore } from '@petstore/domain';
-import { IdempotencyStoreInMemory, PhotoStoreInMemory, SystemClock, WebhookStoreInMemory } from '@petstore/adapters-memory';
+import {
+  KEY_CACHE_MAX_AGE_MS,
+  type Clock,
+  type PhotoStore,
+  type StorePorts,
+  type WebhookStore,
+} from '@petstore/domain';
+import {
+  IdempotencyStoreInMemory,
+  PhotoStoreInMemory,
+  SystemClock,
+  WebhookStoreInMemory,
+} from '@petstore/adapters-memory';
 import { noMetrics, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import { SystemRandom } from './system-random.js';
 import type { Settings } from './settings.js';

@@ -121,7 +121,8 @@ export const SETTINGS = {
   },
   PETSTORE_WEBHOOKS: {
     default: 'on',
-    about: 'on or off: off keeps this process from delivering webhooks (it still records events; another process delivers) (docs/rules.md §15)',
+    about:
+      'on or off: off keeps this process from delivering webhooks (it still records events; another process delivers) (docs/rules.md §15)',
   },
   PETSTORE_WEBHOOK_ALLOW_HOSTS: {
     default: '',

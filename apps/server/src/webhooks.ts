@@ -58,7 +58,8 @@ export class ServerWebhooks {
       },
       // A store that does not answer: logged once per failing streak (the dispatcher retries by itself).
       onError: (error) => {
-        if (!this.failing) logger.error(errorFields(error), 'webhooks: a store call failed; retrying (nothing is lost)');
+        if (!this.failing)
+          logger.error(errorFields(error), 'webhooks: a store call failed; retrying (nothing is lost)');
         this.failing = true;
       },
     });

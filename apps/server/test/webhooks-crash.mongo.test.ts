@@ -34,8 +34,7 @@ describe('webhooks across two server processes on one MongoDB, the delivering on
     const client = 'webhooks-crash-client-key-0123';
 
     // --- The receiver: records every delivery, answers 204 after ANSWER_MS ----------------------------
-    const received: { id: string; sequence: number; body: string; headers: Record<string, string>; at: number }[] =
-      [];
+    const received: { id: string; sequence: number; body: string; headers: Record<string, string>; at: number }[] = [];
     let inFlight = 0;
     const receiver: Server = createServer((req, res) => {
       inFlight++;
@@ -181,7 +180,7 @@ describe('webhooks across two server processes on one MongoDB, the delivering on
       // --- Every event at least once, in order ------------------------------------------------------
       const feedUrl = procs.find((p) => p.url !== undefined)!.url!;
       const expected: { id: string; sequence: number }[] = [];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = (await (
           await fetch(`${feedUrl}/v1/events?types=pet.created&after=${after}&limit=100`, {
             headers: { Authorization: `Bearer ${admin}` },

@@ -238,7 +238,9 @@ describe('webhooks through the server (docs/rules.md §15)', function () {
     server = await start([hooks.host]);
     const { url } = server;
     const category = (await call(url, 'POST', '/v1/categories', { body: { name: 'Cats' } })).json();
-    const webhook = (await call(url, 'POST', '/v1/webhooks', { body: { url: hooks.url, types: ['pet.created'] } })).json();
+    const webhook = (
+      await call(url, 'POST', '/v1/webhooks', { body: { url: hooks.url, types: ['pet.created'] } })
+    ).json();
     const rotated = await call(url, 'POST', `/v1/webhooks/${String(webhook['id'])}/rotate-secret`);
     expect(rotated.status, rotated.text).to.equal(200);
     expect(rotated.headers.get('cache-control')).to.equal('no-store');
@@ -258,7 +260,9 @@ describe('webhooks through the server (docs/rules.md §15)', function () {
     server = await start([hooks.host]);
     const { url } = server;
     const category = (await call(url, 'POST', '/v1/categories', { body: { name: 'Birds' } })).json();
-    const webhook = (await call(url, 'POST', '/v1/webhooks', { body: { url: hooks.url, types: ['pet.created'] } })).json();
+    const webhook = (
+      await call(url, 'POST', '/v1/webhooks', { body: { url: hooks.url, types: ['pet.created'] } })
+    ).json();
     const path = `/v1/webhooks/${String(webhook['id'])}`;
     await createPet(url, 'Tweety', category['id']);
     const paused = await poll(

@@ -213,7 +213,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .toResolvedValue(
       (ports, webhooks: WebhookStore | undefined, ms, circuit, lifecycle, clock, random, metrics, logger, settings) =>
         new ServerWebhooks(
-          webhooks === undefined || lifecycle.inProcess === true ? webhooks : boundedWebhookStore(webhooks, ms, circuit),
+          webhooks === undefined || lifecycle.inProcess === true
+            ? webhooks
+            : boundedWebhookStore(webhooks, ms, circuit),
           ports.events,
           { clock, random, metrics, logger, deliver: settings.webhooks, allowHosts: settings.webhookAllowHosts },
         ),

@@ -5,11 +5,7 @@
  * schemas: the HTTP adapter validates requests with them and builds the OpenAPI part from them.
  */
 import { EVENT_TYPES } from '../events/event.js';
-import {
-  DELIVERY_OUTCOMES,
-  WEBHOOK_DESCRIPTION_MAX_LENGTH,
-  WEBHOOK_URL_MAX_LENGTH,
-} from '../webhooks/webhook.js';
+import { DELIVERY_OUTCOMES, WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH } from '../webhooks/webhook.js';
 import { WEBHOOK_ID_PATTERN } from '../webhooks/request.js';
 import { ListKeysQuerySchema } from './index.js';
 
