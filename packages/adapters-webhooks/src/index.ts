@@ -1,0 +1,2 @@
+// Public API of @petstore/adapters-webhooks: the domain's WebhookTargets and WebhookSender ports on node:http(s).
+export { parseAllowHosts, WebhookUrlPolicy, type WebhookUrlPolicyOptions } from './webhook-url-policy.js';
