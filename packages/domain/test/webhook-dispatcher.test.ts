@@ -247,6 +247,28 @@ describe('WebhookDispatcher (docs/rules.md §15, "Delivery")', () => {
     ]);
   });
 
+  it('a sender that throws (against its contract) is an attempt that reached nothing: told to onError, retried on the schedule', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    let calls = 0;
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: () => {
+        if (calls++ === 0) throw new Error('a bug in the sender');
+        return DELIVERED;
+      },
+    });
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    await w.stopAll();
+    expect(w.errors.map((e) => (e as Error).message)).to.deep.equal(['a bug in the sender']);
+    expect(w.store.logs.get(hook.id)!.map((row) => [row.outcome, row.attempt])).to.deep.equal([
+      ['unreachable', 1],
+      ['delivered', 2],
+    ]);
+    expect(sender.sent[1]!.at - sender.sent[0]!.at).to.be.within(4000, 6000);
+  });
+
   it('a 410 Gone pauses at once, saying so; nothing more is sent', async () => {
     const w = world();
     const hook = await w.subscribe();

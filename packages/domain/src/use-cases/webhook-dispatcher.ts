@@ -2,7 +2,7 @@ import type { Clock } from '../ports/clock.port.js';
 import type { EventStore } from '../ports/event-store.port.js';
 import type { Random } from '../ports/random.port.js';
 import type { WebhookStore } from '../ports/webhook-store.port.js';
-import type { WebhookResult, WebhookSender } from '../ports/webhook-sender.port.js';
+import type { WebhookRequest, WebhookResult, WebhookSender } from '../ports/webhook-sender.port.js';
 import type { Event } from '../events/event.js';
 import type { Timers } from './event-relay.js';
 import { afterFailure, spanText, WEBHOOK_RETRY_SPAN_MS } from '../webhooks/retry-schedule.js';
@@ -18,7 +18,11 @@ export interface DispatcherOptions {
   readonly onAttempt?: (webhookId: string, attempt: DeliveryAttempt) => void;
   /** Told of a scan or a worker that failed (a store that did not answer): the scan runs again, the worker ends and is restarted by a scan. */
   readonly onError?: (error: unknown) => void;
-  /** How long a lease taken or renewed lasts (default `WEBHOOK_LEASE_MS`); renewed at least every third of it. */
+  /**
+   * How long a lease taken or renewed lasts (default `WEBHOOK_LEASE_MS`); renewed at least every
+   * third of it, and just before each attempt, so it must exceed the sender's `WEBHOOK_TIMEOUT_MS`
+   * (an attempt is not interrupted to renew it).
+   */
   readonly leaseMs?: number;
   /** How often it looks for subscriptions to take (default 1000 ms). */
   readonly scanMs?: number;
@@ -72,7 +76,8 @@ interface Sleep {
  * retention): the feed's reads start at the first event kept, so the subscription goes on with that
  * one; the purged events are not delivered (docs/rules.md §15 promises every event only within the
  * retention). No pause: a resume could never bring them back, and pausing again would only stop
- * the events that can still be delivered.
+ * the events that can still be delivered. (Failures counted at an event purged during its retries,
+ * possible only with a retention shorter than the schedule's 27 h, then count for the next one.)
  */
 export class WebhookDispatcher {
   private readonly leaseMs: number;
@@ -224,7 +229,7 @@ export class WebhookDispatcher {
   private async attempt(webhook: StoredWebhook, event: Event): Promise<StoredWebhook | undefined> {
     const at = this.clock.now();
     const attempt = webhook.failures + 1;
-    const result = await this.sender.send({
+    const result = await this.send({
       url: webhook.url,
       webhookId: event.id,
       timestamp: Math.floor(at / 1000),
@@ -268,6 +273,26 @@ export class WebhookDispatcher {
     const reason = `${attempt} attempts at event ${event.id} (sequence ${event.sequence}) failed over ${spanText(span)}; the last: ${failureText(result)}`;
     await this.webhooks.pause(webhook.id, this.holder, from, reason);
     return undefined;
+  }
+
+  /**
+   * The sender's answer. It never throws by its contract; one that does (a bug) is told to `onError`
+   * and counted as an attempt that reached nothing, so the event follows the retry schedule instead
+   * of being tried again at every scan.
+   */
+  private async send(request: WebhookRequest): Promise<WebhookResult> {
+    const started = this.clock.now();
+    try {
+      return await this.sender.send(request);
+    } catch (error) {
+      this.options.onError?.(error);
+      return {
+        outcome: 'unreachable',
+        status: null,
+        durationMs: this.clock.now() - started,
+        error: 'the delivery failed inside this service (its error is in the logs)',
+      };
+    }
   }
 
   /** From the first attempt at the event of `last` to the end of `last` (the schedule's span when the log no longer has it). */
