@@ -288,3 +288,4 @@ export {
   type WebhookPatch,
 } from './webhooks/request.js';
 export { WebhookAdmin, type DeliveryView } from './use-cases/webhook-admin.js';
+export { WebhookDispatcher, type DispatcherOptions } from './use-cases/webhook-dispatcher.js';

@@ -240,6 +240,30 @@ describe('WebhookAdmin (docs/rules.md §15)', () => {
     expect(JSON.stringify(listed)).not.to.include(secret.slice(6));
   });
 
+  it('an id already taken is drawn again; a random source that repeats itself is an error', async () => {
+    const { admin, store } = setup();
+    const repeating = new WebhookAdmin(
+      store,
+      new EventStoreModel(),
+      new ScriptedTargets(),
+      { bytes: (n) => new Uint8Array(n) },
+      new ManualClock(T0),
+    );
+    const zero = await repeating.create(ADMIN, { url: URL_OK });
+    expect(zero).to.have.nested.property('value.id', 'wh_000000000000000000000000');
+    let error: unknown;
+    await repeating.create(ADMIN, { url: URL_OK }).catch((caught: unknown) => (error = caught));
+    expect(error)
+      .to.be.instanceOf(Error)
+      .with.property('message')
+      .that.matches(/repeats itself/);
+    const insert = store.insert;
+    let taken = 1;
+    store.insert = async (webhook) => (taken-- > 0 ? 'taken' : insert(webhook));
+    const again = await created(admin);
+    expect(store.rows.has(again.id)).to.equal(true);
+  });
+
   it('without types the subscription has none (every type); a description defaults to ""', async () => {
     const { admin } = setup();
     const made = await created(admin);
