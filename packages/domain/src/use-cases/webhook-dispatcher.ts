@@ -180,8 +180,10 @@ export class WebhookDispatcher {
   /** One subscription's worker: steps until it has to end, then gives the lease up. */
   private async work(leased: StoredWebhook): Promise<void> {
     let held: StoredWebhook | undefined = leased;
+    // Events read ahead of the cursor (of every type, in order, without a gap): read once, used until spent.
+    const ahead: Event[] = [];
     try {
-      while (held !== undefined && !this.stopped) held = await this.step(held);
+      while (held !== undefined && !this.stopped) held = await this.step(held, ahead);
     } catch (error) {
       this.options.onError?.(error);
     }
@@ -194,8 +196,8 @@ export class WebhookDispatcher {
     this.workers.delete(leased.id);
   }
 
-  /** One turn of a worker: the subscription to go on with, or `undefined` to end. */
-  private async step(held: StoredWebhook): Promise<StoredWebhook | undefined> {
+  /** One turn of a worker: the subscription to go on with, or `undefined` to end. `ahead`: the events it read ahead. */
+  private async step(held: StoredWebhook, ahead: Event[]): Promise<StoredWebhook | undefined> {
     const now = this.clock.now();
     const webhook = await this.webhooks.lease(held.id, this.holder, now, now + this.leaseMs);
     // Lost, disabled or removed: the worker ends (a scan starts it again if it may). Else the step
@@ -206,7 +208,12 @@ export class WebhookDispatcher {
       await this.sleep(Math.min(webhook.retryAt - now, this.renewMs)).done;
       return webhook;
     }
-    const page = await this.events.after(webhook.delivered, { limit: FEED_PAGE });
+    // What was read ahead continues the feed after `delivered` (events never change, and nothing but
+    // this worker moves the cursor while it holds the lease); read more when it is spent.
+    while (ahead.length > 0 && ahead[0]!.sequence <= webhook.delivered) ahead.shift();
+    if (ahead.length === 0 || ahead[0]!.sequence !== webhook.delivered + 1)
+      ahead.splice(0, ahead.length, ...(await this.events.after(webhook.delivered, { limit: FEED_PAGE })));
+    const page = ahead;
     const types = webhook.types;
     const next = page.find((event) => types === undefined || types.includes(event.type));
     if (next !== undefined) return this.attempt(webhook, next);
