@@ -39,13 +39,14 @@ export class ServerWebhooks {
   /** `/v1/webhooks`; absent without an event store. */
   readonly admin: WebhookAdmin | undefined;
   private readonly dispatcher: WebhookDispatcher | undefined;
+  private readonly deliver: boolean;
   private failing = false;
 
   constructor(store: WebhookStore | undefined, events: EventStore | undefined, options: ServerWebhooksOptions) {
+    this.deliver = options.deliver;
     if (store === undefined || events === undefined) return;
     const policy = new WebhookUrlPolicy({ allowHosts: options.allowHosts });
     this.admin = new WebhookAdmin(store, events, policy, options.random, options.clock);
-    if (!options.deliver) return;
     const sender = new HttpWebhookSender({ policy, userAgent: WEBHOOK_USER_AGENT });
     // Unique per process: several processes share the subscriptions' leases on one store.
     const holder = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
@@ -63,12 +64,14 @@ export class ServerWebhooks {
         this.failing = true;
       },
     });
+    // The lag is read from the store: a process that does not deliver (PETSTORE_WEBHOOKS=off) reports it too.
     const dispatcher = this.dispatcher;
     metrics.webhookLag?.(() => dispatcher.lagSeconds());
   }
 
+  /** Starts delivering, unless `PETSTORE_WEBHOOKS=off`. */
   start(): void {
-    this.dispatcher?.start();
+    if (this.deliver) this.dispatcher?.start();
   }
 
   /** Stops delivering: no attempt starts from now on; answers once those under way have ended and the leases are given up. */
