@@ -231,7 +231,7 @@ type Op =
   | { readonly kind: 'log'; readonly n: number; readonly attempt: DeliveryAttempt }
   | { readonly kind: 'deliveries'; readonly n: number; readonly before: number | undefined; readonly limit: number };
 
-/** The cursor a delivery write says it read: the current one (with any `retryAt`), or one that is off. */
+/** The cursor a delivery write says it read, against the subscription's: offsets of `delivered` and `failures` (0: the same), and a `retryAt` of its own (not part of the condition). */
 type FromPick = { readonly delivered: number; readonly failures: number; readonly retryAt: number };
 
 /** Few subscriptions and holders, so that calls meet. */
