@@ -270,6 +270,7 @@ export class WebhookStoreMongo implements WebhookStore {
       return;
     }
     const newest = Math.max(number, now.logged ?? number);
+    if (newest <= WEBHOOK_DELIVERIES_KEPT) return;
     await guard(
       () => this.deliveryLog.deleteMany({ webhook: id, number: { $lte: newest - WEBHOOK_DELIVERIES_KEPT } }),
       `delete on ${COLLECTIONS.webhookDeliveries}`,
