@@ -36,7 +36,7 @@ for (const file of files(join(root, 'packages/domain/src'), /\.ts$/)) {
       problems.push(`${relative(root, file)}: the domain imports '${spec}'; it may import only its own files`);
   }
 }
-for (const pkg of ['adapters-memory', 'adapters-mongo', 'adapters-http', 'adapters-sharp']) {
+for (const pkg of ['adapters-memory', 'adapters-mongo', 'adapters-http', 'adapters-sharp', 'adapters-webhooks']) {
   for (const file of files(join(root, 'packages', pkg, 'src'), /\.ts$/)) {
     for (const spec of imports(file)) {
       if (spec.startsWith('@petstore/') && spec !== '@petstore/domain') {

@@ -1,6 +1,17 @@
 import { Container, ContainerModule } from 'inversify';
-import { KEY_CACHE_MAX_AGE_MS, type Clock, type PhotoStore, type StorePorts } from '@petstore/domain';
-import { IdempotencyStoreInMemory, PhotoStoreInMemory, SystemClock } from '@petstore/adapters-memory';
+import {
+  KEY_CACHE_MAX_AGE_MS,
+  type Clock,
+  type PhotoStore,
+  type StorePorts,
+  type WebhookStore,
+} from '@petstore/domain';
+import {
+  IdempotencyStoreInMemory,
+  PhotoStoreInMemory,
+  SystemClock,
+  WebhookStoreInMemory,
+} from '@petstore/adapters-memory';
 import { noMetrics, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import { SystemRandom } from './system-random.js';
 import type { Settings } from './settings.js';
@@ -16,6 +27,8 @@ export interface ProvidedStores extends Omit<StorePorts, 'idempotency'> {
   readonly idempotency?: StorePorts['idempotency'];
   /** The photos; in process memory (within PETSTORE_PHOTO_MEMORY_MB) when absent. */
   readonly photos?: PhotoStore;
+  /** The webhook subscriptions (docs/rules.md §15), when `events` is given; in process memory when absent. */
+  readonly webhooks?: WebhookStore;
   /** Readiness of these ports; always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
 }
@@ -58,7 +71,10 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
     bind(TOKENS.ApiKeyStore).toConstantValue(stores.keys);
     bind(TOKENS.IdempotencyStore).toConstantValue(stores.idempotency ?? new IdempotencyStoreInMemory());
     // The events (docs/rules.md §15), when the stores given record them: without, the server has no feed.
-    if (stores.events !== undefined) bind(TOKENS.EventStore).toConstantValue(stores.events);
+    if (stores.events !== undefined) {
+      bind(TOKENS.EventStore).toConstantValue(stores.events);
+      bind(TOKENS.WebhookStore).toConstantValue(stores.webhooks ?? new WebhookStoreInMemory());
+    }
     if (stores.photos !== undefined) bind(TOKENS.PhotoStore).toConstantValue(stores.photos);
     else
       bind(TOKENS.PhotoStore)

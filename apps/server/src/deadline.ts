@@ -1,4 +1,4 @@
-import type { Answer, AroundCall, PhotoStore, StorePorts } from '@petstore/domain';
+import type { Answer, AroundCall, PhotoStore, StorePorts, WebhookStore } from '@petstore/domain';
 import { isPromise, StoreUnavailableError, withEventPassthrough, wrapPort } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
@@ -105,3 +105,7 @@ export const boundedPhotoStore = (store: PhotoStore, ms: number, circuit: StoreC
   pets: () => store.pets(),
   sweep: (startedBefore) => store.sweep(startedBefore),
 });
+
+/** The webhook store with each call bounded by `withDeadline`, outages reported as `WebhookStore` (docs/rules.md §15). */
+export const boundedWebhookStore = (store: WebhookStore, ms: number, circuit: StoreCircuit): WebhookStore =>
+  wrapPort('WebhookStore', store, bounded(ms, circuit));

@@ -34,7 +34,7 @@ export interface StartedServer {
   readonly devKey?: string;
   /** The development admin key generated because no key at all was configured (memory store only). */
   readonly devAdminKey?: string;
-  /** Stops accepting, ends the feed's long polls, finishes the requests in flight, stops the relay after a last run, closes the store. */
+  /** Stops accepting, ends the feed's long polls, finishes the requests in flight, stops delivering webhooks, stops the relay after a last run, closes the store. */
   stop(): Promise<void>;
 }
 
@@ -71,8 +71,12 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     // docs/rules.md §15: the relay (under the lease every process on the store shares) and the retention.
     const events = await container.getAsync(TOKENS.Events);
     events.start();
+    // docs/rules.md §15: the webhooks' dispatcher (unless PETSTORE_WEBHOOKS=off), sharing the subscriptions' leases.
+    const webhooks = await container.getAsync(TOKENS.Webhooks);
+    webhooks.start();
     const running = await listen(app, { port: settings.port, host: settings.host, logger: options.logger }).catch(
       async (error: unknown) => {
+        await webhooks.stop();
         await events.stop();
         const code = (error as { code?: unknown }).code;
         throw new Error(
@@ -85,6 +89,7 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
       metricsListener = await listenMetrics(metrics, { port: settings.metricsPort ?? 0, host: settings.host }).catch(
         async (error: unknown) => {
           await running.close(0);
+          await webhooks.stop();
           await events.stop();
           const code = (error as { code?: unknown }).code;
           throw new Error(
@@ -105,6 +110,8 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
         // the relay's last run moves what they recorded (docs/rules.md §15), and the store closes.
         events.closeLongPolls();
         await Promise.all([running.close(), metricsListener?.close()]);
+        // Deliveries under way end (each within its 10 s), the leases are given up; then the relay's last run.
+        await webhooks.stop();
         await events.stop();
         await store.close();
       },

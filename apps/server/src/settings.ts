@@ -1,4 +1,5 @@
 import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
+import { parseAllowHosts } from '@petstore/adapters-webhooks';
 import {
   apiKeyRecord,
   DEFAULT_BAN_RULE,
@@ -38,6 +39,10 @@ export interface Settings {
   readonly uploadBytesInFlight: number;
   /** `PETSTORE_EVENT_RETENTION_DAYS`: how long events are kept (docs/rules.md §15); default 30, 1–365. */
   readonly eventRetentionDays: number;
+  /** `PETSTORE_WEBHOOKS`: whether this process delivers webhooks (docs/rules.md §15); `off` still records events. Default on. */
+  readonly webhooks: boolean;
+  /** `PETSTORE_WEBHOOK_ALLOW_HOSTS`: the `host[:port]`s a subscription may name although the URL rules refuse them (loopback, private…; `http` too). */
+  readonly webhookAllowHosts: readonly string[];
 }
 
 /** A setting that cannot be used; the message is one line naming the variable and the fault. */
@@ -113,6 +118,16 @@ export const SETTINGS = {
   PETSTORE_EVENT_RETENTION_DAYS: {
     default: String(EVENT_RETENTION_DAYS.default),
     about: `days the feed of events keeps an event, from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max}; older ones leave the start of GET /v1/events (docs/rules.md §15)`,
+  },
+  PETSTORE_WEBHOOKS: {
+    default: 'on',
+    about:
+      'on or off: off keeps this process from delivering webhooks (it still records events; another process delivers) (docs/rules.md §15)',
+  },
+  PETSTORE_WEBHOOK_ALLOW_HOSTS: {
+    default: '',
+    about:
+      'host[:port]s (comma-separated; no port: every port) webhooks may go to although they are loopback or private, over http too: for local development and tests only (docs/rules.md §15)',
   },
   NODE_ENV: { default: '', about: 'production: refuse to start with generated development keys' },
 } as const satisfies Readonly<Record<string, SettingEntry>>;
@@ -313,6 +328,14 @@ export const parseSettings = (env: Env): Settings => {
   }
   const retention = parseRetentionDays(env['PETSTORE_EVENT_RETENTION_DAYS'] || undefined);
   if (!retention.ok) throw new SettingsError(retention.error);
+  const webhooksRaw = env['PETSTORE_WEBHOOKS'] || defaultOf('PETSTORE_WEBHOOKS');
+  if (webhooksRaw !== 'on' && webhooksRaw !== 'off') throw new SettingsError('PETSTORE_WEBHOOKS must be on or off');
+  let webhookAllowHosts: readonly string[];
+  try {
+    webhookAllowHosts = parseAllowHosts(env['PETSTORE_WEBHOOK_ALLOW_HOSTS'] ?? '');
+  } catch (error) {
+    throw new SettingsError(`PETSTORE_WEBHOOK_ALLOW_HOSTS: ${(error as Error).message}`);
+  }
   return {
     port,
     host,
@@ -348,5 +371,7 @@ export const parseSettings = (env: Env): Settings => {
         1_048_576,
       ) * MIB,
     eventRetentionDays: retention.value,
+    webhooks: webhooksRaw === 'on',
+    webhookAllowHosts,
   };
 };

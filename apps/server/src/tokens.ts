@@ -20,10 +20,12 @@ import type {
   PhotoStore,
   QuotaStore,
   Random,
+  WebhookStore,
 } from '@petstore/domain';
 import type { HttpApp, HttpLogger, HttpMetrics } from '@petstore/adapters-http';
 import type { Settings } from './settings.js';
 import type { ServerEvents } from './events.js';
+import type { ServerWebhooks } from './webhooks.js';
 
 /** What the composition root needs from a store besides its ports: readiness and shutdown. */
 export interface StoreLifecycle {
@@ -67,10 +69,14 @@ export const TOKENS = {
   PhotoStore: token<PhotoStore>('PhotoStore'),
   /** The events' outboxes and feed (docs/rules.md §15): bound by the store module, sharing the store of the repositories that record into it. */
   EventStore: token<EventStore>('EventStore'),
+  /** The webhook subscriptions, their leases and deliveries logs (docs/rules.md §15): bound by the store module. */
+  WebhookStore: token<WebhookStore>('WebhookStore'),
   /** The image work (sharp), off the event loop's thread. */
   ImageProcessor: token<ImageProcessor>('ImageProcessor'),
   PhotoLibrary: token<PhotoLibrary>('PhotoLibrary'),
   HttpApp: token<HttpApp>('HttpApp'),
   /** The feed, the relay and the retention of this process (docs/rules.md §15); nothing when no event store is bound. */
   Events: token<ServerEvents>('Events'),
+  /** The webhooks' API and this process's dispatcher (docs/rules.md §15); nothing without an event store. */
+  Webhooks: token<ServerWebhooks>('Webhooks'),
 } as const;

@@ -2,7 +2,7 @@
 // advance starts at 0, and the whole text passes `promtool check metrics` (Prometheus's own lint).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { EVENT_STORE_PASSTHROUGH, EVENT_TYPES, PORT_NAMES, type StorePorts } from '@petstore/domain';
+import { DELIVERY_OUTCOMES, EVENT_STORE_PASSTHROUGH, EVENT_TYPES, PORT_NAMES, type StorePorts } from '@petstore/domain';
 import { FaultInjector, ManualClock } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
@@ -13,8 +13,9 @@ import {
   PetRepositoryInMemory,
   PhotoStoreInMemory,
   QuotaStoreInMemory,
+  WebhookStoreInMemory,
 } from '@petstore/adapters-memory';
-import { boundedPhotoStore, boundedPorts } from '../src/deadline.js';
+import { boundedPhotoStore, boundedPorts, boundedWebhookStore } from '../src/deadline.js';
 import { StoreCircuit } from '../src/store-circuit.js';
 import { send, startHarness, type Harness } from './hardening/support.js';
 
@@ -70,8 +71,11 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
     };
     for (const port of PORT_NAMES) expected[`petstore_store_failures_total{port="${port}"}`] = 0;
     for (const type of EVENT_TYPES) expected[`petstore_events_total{type="${type}"}`] = 0;
+    for (const outcome of DELIVERY_OUTCOMES) expected[`petstore_webhook_deliveries_total{outcome="${outcome}"}`] = 0;
+    expected['petstore_webhook_lag_seconds'] = 0;
     for (const [series, n] of Object.entries(expected)) expect(value(text, series), series).to.equal(n);
-    expect(PORT_NAMES).to.have.length(8);
+    expect(PORT_NAMES).to.have.length(9);
+    expect(DELIVERY_OUTCOMES).to.have.length(5);
     expect(EVENT_TYPES).to.have.length(13);
   });
 
@@ -106,6 +110,17 @@ describe('GET /metrics of a started server: known series at 0, promtool clean', 
     >;
     for (const [name, method] of Object.entries(photos)) {
       if (name === 'pets' || name === 'sweep') continue;
+      await method().catch(() => undefined);
+      circuit.answered();
+      calls += 1;
+    }
+    // The webhook store's calls (docs/rules.md §15), bounded alike.
+    const webhooks = boundedWebhookStore(
+      faults.webhookStore(new WebhookStoreInMemory()),
+      1_000,
+      circuit,
+    ) as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const method of Object.values(webhooks)) {
       await method().catch(() => undefined);
       circuit.answered();
       calls += 1;

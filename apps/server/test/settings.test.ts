@@ -38,7 +38,20 @@ describe('settings (docs/rules.md §6)', () => {
       uploadsInFlight: 32,
       uploadBytesInFlight: 40 * 1024 * 1024,
       eventRetentionDays: 30,
+      webhooks: true,
+      webhookAllowHosts: [],
     });
+  });
+
+  it('reads PETSTORE_WEBHOOKS (on or off, default on) and PETSTORE_WEBHOOK_ALLOW_HOSTS (host[:port], comma-separated); anything else stops the start naming it (docs/rules.md §15)', () => {
+    expect(parseSettings({ PETSTORE_WEBHOOKS: 'off' }).webhooks).to.equal(false);
+    expect(parseSettings({ PETSTORE_WEBHOOKS: 'on' }).webhooks).to.equal(true);
+    for (const bad of ['yes', 'false', 'OFF', '0']) fails({ PETSTORE_WEBHOOKS: bad }, 'PETSTORE_WEBHOOKS');
+    expect(
+      parseSettings({ PETSTORE_WEBHOOK_ALLOW_HOSTS: '127.0.0.1:4000, localhost,[::1]:8443' }).webhookAllowHosts,
+    ).to.deep.equal(['127.0.0.1:4000', 'localhost', '[::1]:8443']);
+    for (const bad of ['127.0.0.1:0', 'a,,b', 'http://127.0.0.1:4000', '127.0.0.1:99999'])
+      fails({ PETSTORE_WEBHOOK_ALLOW_HOSTS: bad }, 'PETSTORE_WEBHOOK_ALLOW_HOSTS');
   });
 
   it('reads PETSTORE_EVENT_RETENTION_DAYS (docs/rules.md §15): a whole number of days from 1 to 365, default 30; anything else stops the start naming it', () => {

@@ -10,6 +10,7 @@ import type {
   PetCatalog,
   PetMaintenance,
   PhotoLibrary,
+  WebhookAdmin,
 } from '@petstore/domain';
 import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument, openApiJson } from './openapi.js';
@@ -21,6 +22,7 @@ import { addOwnStatusRoute } from './own-status.js';
 import { addPetMaintenanceRoutes } from './pets-maintenance.js';
 import { addPhotoRoutes } from './photos.js';
 import { addEventRoutes, LongPolls } from './events.js';
+import { addWebhookRoutes } from './webhooks.js';
 import { compileValidators } from './validation.js';
 import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
 import { gate } from './middleware/gate.js';
@@ -69,6 +71,11 @@ export interface HttpAppDependencies {
    * (an empty page, with its `Link`). The app keeps its own when absent.
    */
   readonly longPolls?: LongPolls;
+  /**
+   * Subscriptions that deliver the feed to URLs (docs/rules.md §15, `/v1/webhooks`, admin keys). The
+   * server always supplies them; an embedder that leaves them out has no webhook routes (404).
+   */
+  readonly webhooks?: WebhookAdmin;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -106,6 +113,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   if (deps.photos !== undefined)
     addPhotoRoutes(routes, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
   if (deps.events !== undefined) addEventRoutes(routes, deps.events, deps.longPolls ?? new LongPolls(), validators);
+  if (deps.webhooks !== undefined) addWebhookRoutes(routes, deps.webhooks, validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

@@ -9,7 +9,13 @@ import {
   type MetricType,
   type MetricValueWithName,
 } from 'prom-client';
-import { EVENT_TYPES, ORDER_ACTIONS, type AdmissionOutcome } from '@petstore/domain';
+import {
+  DELIVERY_OUTCOMES,
+  EVENT_TYPES,
+  ORDER_ACTIONS,
+  type AdmissionOutcome,
+  type DeliveryOutcome,
+} from '@petstore/domain';
 import { errorBody } from './errors.js';
 import { bindServer } from './server.js';
 
@@ -35,6 +41,13 @@ export interface HttpMetrics {
    * again for a repeat the relay found in the feed already. (Optional: metrics written before the feed.)
    */
   eventAppended?(type: string): void;
+  /** A webhook delivery attempt made by this process (docs/rules.md §15), by its outcome. (Optional, as `eventAppended`.) */
+  webhookAttempt?(outcome: DeliveryOutcome): void;
+  /**
+   * Where `petstore_webhook_lag_seconds` is read from at each scrape: the age of the oldest event an
+   * enabled subscription has not yet delivered (0 when none). Until it is given, the gauge shows 0.
+   */
+  webhookLag?(read: () => Promise<number>): void;
 }
 
 /** Counts nothing: the default when no metrics listener is configured. */
@@ -45,6 +58,8 @@ export const noMetrics: HttpMetrics = {
   orderTransition: () => {},
   storeCircuit: () => {},
   eventAppended: () => {},
+  webhookAttempt: () => {},
+  webhookLag: () => {},
 };
 
 /** The `route` label of a request that matched no operation (unknown path, 405, preflight…). */
@@ -207,6 +222,10 @@ export class PrometheusMetrics implements HttpMetrics {
   private readonly transitions: Counter<'action'>;
   private readonly circuitOpen: Gauge;
   private readonly events: Counter<'type'>;
+  private readonly deliveries: Counter<'outcome'>;
+  private readonly lag: Gauge;
+  /** Reads the webhooks' lag at a scrape (`webhookLag`); none: 0. */
+  private readLag: (() => Promise<number>) | undefined;
   /** One tally per event type, made with the counter (an event is counted on a write's path: no label hashing there). */
   private readonly eventTallies = new Map<string, Tally>();
   /** Per method, per route template: the request tallies by status and the durations. */
@@ -258,6 +277,28 @@ export class PrometheusMetrics implements HttpMetrics {
       registers,
       collect: () => flush([...this.eventTallies.values()]),
     });
+    this.deliveries = new Counter({
+      name: 'petstore_webhook_deliveries_total',
+      help: 'Webhook delivery attempts made by this process, by outcome (docs/rules.md §15).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    // Read at each scrape; a store that does not answer leaves the last value (a scrape never fails on it).
+    const readLag = () => this.readLag;
+    this.lag = new Gauge({
+      name: 'petstore_webhook_lag_seconds',
+      help: 'Age of the oldest event an enabled webhook subscription has not yet delivered, in seconds; 0 when none (docs/rules.md §15).',
+      registers,
+      async collect() {
+        const read = readLag();
+        if (read === undefined) return;
+        try {
+          this.set(await read());
+        } catch {
+          // The store did not answer: the last value stays.
+        }
+      },
+    });
     this.circuitOpen = new Gauge({
       name: 'petstore_store_circuit_open',
       help: 'Whether the store circuit is open (1: store calls fail fast with 503 until a probe call is answered) or closed (0).',
@@ -277,6 +318,8 @@ export class PrometheusMetrics implements HttpMetrics {
       child.inc(0);
       this.eventTallies.set(type, { child, pending: 0 });
     }
+    for (const outcome of DELIVERY_OUTCOMES) this.deliveries.labels(outcome).inc(0);
+    this.lag.set(0);
     for (const port of options.storePorts ?? []) this.storeFailures.labels(port).inc(0);
     this.circuitOpen.set(0);
     collectDefaultMetrics({ register: this.registry });
@@ -319,6 +362,14 @@ export class PrometheusMetrics implements HttpMetrics {
     const tally = this.eventTallies.get(type);
     if (tally === undefined) this.events.labels(type).inc();
     else tally.pending++;
+  }
+
+  webhookAttempt(outcome: DeliveryOutcome): void {
+    this.deliveries.labels(outcome).inc();
+  }
+
+  webhookLag(read: () => Promise<number>): void {
+    this.readLag = read;
   }
 }
 

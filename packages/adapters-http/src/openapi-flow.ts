@@ -53,6 +53,11 @@ const CREATED_ID_LINKS: readonly {
   { create: 'createCategory', parameter: 'categoryId', to: ['getCategory', 'listPets'] },
   { create: 'placeOrder', parameter: 'orderId', to: ['getOrder', 'approveOrder', 'deliverOrder', 'cancelOrder'] },
   { create: 'createApiKey', parameter: 'keyId', to: ['getApiKey', 'updateApiKey', 'revokeApiKey'] },
+  {
+    create: 'createWebhook',
+    parameter: 'webhookId',
+    to: ['getWebhook', 'updateWebhook', 'rotateWebhookSecret', 'listWebhookDeliveries', 'deleteWebhook'],
+  },
 ];
 
 type LinkedOperation = { operationId?: string; responses: Record<string, { links?: Record<string, unknown> }> };

@@ -15,6 +15,7 @@ import { petMaintenancePart } from './pets-maintenance.openapi.js';
 import { petsPart } from './pets.openapi.js';
 import { photosPart } from './photos.openapi.js';
 import { storePart } from './store.openapi.js';
+import { webhooksPart } from './webhooks.openapi.js';
 
 /**
  * The document as served: JSON, with int64's maximum written exactly. A JavaScript number cannot
@@ -73,7 +74,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   const plans = Object.entries(PLAN_QUOTAS)
     .map(([name, q]) => `${name}: ${q.perMinute}/minute, ${q.perDay}/day`)
     .join('; ');
-  const [pets, maintenance, categories, store, photos, adminKeys, ownStatus, events] = [
+  const [pets, maintenance, categories, store, photos, adminKeys, ownStatus, events, webhooks] = [
     petsPart(),
     petMaintenancePart(),
     categoriesPart(),
@@ -82,6 +83,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
     adminKeysPart(),
     ownStatusPart(),
     eventsPart(),
+    webhooksPart(),
   ];
   const shared = sharedComponents();
 
@@ -130,12 +132,23 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         {
           name: 'events',
           description:
-            'The feed of everything that happens to the store (beta, admin keys): numbered events read after a sequence, with a long poll for the next one. For web sites, mailings and other services that follow the store instead of polling its lists.',
+            'The feed of everything that happens to the store (beta, admin keys): numbered events read after a sequence, with a long poll for the next one, or pushed to a URL as signed webhooks, in order, retried and never dropped. For web sites, mailings and other services that follow the store instead of polling its lists.',
         },
       ],
       security: [{ bearerAuth: [] }],
       // The parts in the order the document has always listed them (paths, then each kind of component).
-      paths: pathsOf([pets, maintenance, store, photos, adminKeys, ownStatus, documentPart(), categories, events]),
+      paths: pathsOf([
+        pets,
+        maintenance,
+        store,
+        photos,
+        adminKeys,
+        ownStatus,
+        documentPart(),
+        categories,
+        events,
+        webhooks,
+      ]),
       components: {
         securitySchemes: shared.securitySchemes,
         schemas: {
@@ -147,10 +160,17 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
           ...ownStatus.schemas,
           ...photos.schemas,
           ...events.schemas,
+          ...webhooks.schemas,
         },
         parameters: { ...maintenance.parameters, ...shared.parameters },
         responses: { ...shared.responses, ...maintenance.responses },
-        headers: { ...shared.headers, ...maintenance.headers, ...photos.headers, ...events.headers },
+        headers: {
+          ...shared.headers,
+          ...maintenance.headers,
+          ...photos.headers,
+          ...events.headers,
+          ...webhooks.headers,
+        },
       },
     }),
   );

@@ -11,6 +11,9 @@ import {
   NewOrderSchema,
   NewPetSchema,
   PetPatchSchema,
+  ListWebhooksQuerySchema,
+  NewWebhookSchema,
+  WebhookPatchSchema,
   ORDER_STATUSES,
   quoteInput,
   LIMIT_MAX,
@@ -34,6 +37,10 @@ export interface RequestValidators {
   readonly petPatch: ValidateFunction;
   /** The query of `GET /v1/events` (docs/rules.md §15). */
   readonly eventsQuery: ValidateFunction;
+  /** The bodies of `POST` and `PATCH /v1/webhooks…`, and the query of its two lists (docs/rules.md §15). */
+  readonly newWebhook: ValidateFunction;
+  readonly webhookPatch: ValidateFunction;
+  readonly listWebhooksQuery: ValidateFunction;
 }
 
 export const compileValidators = (): RequestValidators => {
@@ -52,6 +59,9 @@ export const compileValidators = (): RequestValidators => {
     listKeysQuery: ajv.compile(ListKeysQuerySchema),
     petPatch: ajv.compile(PetPatchSchema),
     eventsQuery: ajv.compile(ListEventsQuerySchema),
+    newWebhook: ajv.compile(NewWebhookSchema),
+    webhookPatch: ajv.compile(WebhookPatchSchema),
+    listWebhooksQuery: ajv.compile(ListWebhooksQuerySchema),
   };
 };
 

@@ -59,12 +59,19 @@ describe('the OpenAPI document as a tool walks it (docs/rules.md §2)', () => {
       ),
     );
 
-    it("each create links its answer's id: pets, categories, orders and keys", () => {
+    it("each create links its answer's id: pets, categories, orders, keys and webhooks", () => {
       const linked = (from: string) => links.filter((l) => l.from === from).map((l) => l.link.operationId);
       expect(linked('createPet')).to.include('getPet');
       expect(linked('createCategory')).to.include.members(['getCategory', 'listPets']);
       expect(linked('placeOrder')).to.include.members(['getOrder', 'approveOrder', 'deliverOrder', 'cancelOrder']);
       expect(linked('createApiKey')).to.include.members(['getApiKey', 'updateApiKey', 'revokeApiKey']);
+      expect(linked('createWebhook')).to.include.members([
+        'getWebhook',
+        'updateWebhook',
+        'rotateWebhookSecret',
+        'listWebhookDeliveries',
+        'deleteWebhook',
+      ]);
     });
 
     it('a create lists the operation that removes what it made last (deletePet after uploadPetPhoto and the rest), so a fuzzer following links withdraws last', () => {
@@ -81,7 +88,7 @@ describe('the OpenAPI document as a tool walks it (docs/rules.md §2)', () => {
       const pet = linkedFrom('createPet');
       expect(pet.at(-1)).to.equal('deletePet');
       expect(pet.indexOf('uploadPetPhoto')).to.be.below(pet.indexOf('deletePet'));
-      for (const create of ['createPet', 'uploadPetPhoto', 'createApiKey']) {
+      for (const create of ['createPet', 'uploadPetPhoto', 'createApiKey', 'createWebhook']) {
         const created = pathOf.get(create)!.path;
         const names = linkedFrom(create);
         // The DELETE of the made resource itself: the create's path and one more segment, its id.

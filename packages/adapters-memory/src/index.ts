@@ -8,3 +8,4 @@ export { IdempotencyStoreInMemory } from './idempotency-store.in-memory.js';
 export { PhotoStoreInMemory } from './photo-store.in-memory.js';
 export { MemoryOutbox } from './outbox.in-memory.js';
 export { EventStoreInMemory } from './event-store.in-memory.js';
+export { WebhookStoreInMemory } from './webhook-store.in-memory.js';

@@ -8,6 +8,7 @@ import {
   orderRepositoryContract,
   petRepositoryContract,
   quotaStoreContract,
+  webhookStoreContract,
 } from '@petstore/domain/testing';
 import { Admission, Authenticator, DAY_MS, PetCatalog, sha256Hex } from '@petstore/domain';
 import {
@@ -20,6 +21,7 @@ import {
   PetRepositoryInMemory,
   PhotoStoreInMemory,
   QuotaStoreInMemory,
+  WebhookStoreInMemory,
 } from '../src/index.js';
 import { OrderedIndex } from '../src/ordered-index.js';
 
@@ -44,6 +46,10 @@ eventStoreContract('in memory', async () => {
       events: new EventStoreInMemory(outbox),
     },
   };
+});
+
+describe('WebhookStore in memory', () => {
+  webhookStoreContract(async () => ({ subject: new WebhookStoreInMemory() }));
 });
 
 describe('in-memory adapters beyond the contract', () => {

@@ -11,6 +11,7 @@ import { OrderRepositoryMongo } from './order-repository.mongo.js';
 import { QuotaStoreMongo } from './quota-store.mongo.js';
 import { PhotoStoreMongo } from './photo-store.mongo.js';
 import { EventStoreMongo } from './event-store.mongo.js';
+import { WebhookStoreMongo } from './webhook-store.mongo.js';
 import { MongoOutbox } from './outbox.mongo.js';
 import { resolveMongoSettings } from './settings.js';
 
@@ -28,6 +29,8 @@ export interface MongoStores extends StorePorts {
   readonly photos: PhotoStoreMongo;
   /** The events (docs/rules.md §15): the outboxes the repositories above fill, and the feed. */
   readonly events: EventStoreMongo;
+  /** The webhook subscriptions, their leases and deliveries logs (docs/rules.md §15). Not in `StorePorts`: the webhook use cases take it on their own. */
+  readonly webhooks: WebhookStoreMongo;
   /**
    * True when the database does what the stores need, within a bounded wait; never throws (for
    * `/readyz`). Not just a ping: one conditional upsert with `$inc` on a probe document of the
@@ -112,6 +115,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
       idempotency: new IdempotencyStoreMongo(db),
       photos: new PhotoStoreMongo(db, outbox),
       events: new EventStoreMongo(db, outbox),
+      webhooks: new WebhookStoreMongo(db),
       database,
       endpoint,
       isReady: async () => {

@@ -9,6 +9,7 @@ export { ApiKeyStoreMongo } from './api-key-store.mongo.js';
 export { IdempotencyStoreMongo } from './idempotency-store.mongo.js';
 export { PhotoStoreMongo } from './photo-store.mongo.js';
 export { EventStoreMongo } from './event-store.mongo.js';
+export { WebhookStoreMongo } from './webhook-store.mongo.js';
 export { MongoOutbox } from './outbox.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';

@@ -23,6 +23,10 @@ export const COLLECTIONS = {
   events: 'events',
   /** The relay's lease: one document `{ _id: 'relay', holder, until }`. */
   eventRelay: 'event_relay',
+  /** The webhook subscriptions of docs/rules.md §15: one document per subscription, `_id` its id, its lease and log counter on it (a removed one stays as a tombstone). */
+  webhooks: 'webhooks',
+  /** The subscriptions' deliveries logs: one document per attempt, `_id` `<webhook id>:<number>`. */
+  webhookDeliveries: 'webhook_deliveries',
 } as const;
 
 /** The collections whose documents carry outboxes (docs/rules.md §15), by the kind of resource; keys are found by `publicId`. */
@@ -76,6 +80,9 @@ export interface IndexDefinition {
  * - `events {id}` (unique): an event id is in the feed once (the relay's `append` relies on it, beside
  *   the unique `_id` = sequence); `events {type, _id}` serves a feed read filtered by types (one range
  *   per type, merged in sequence order).
+ * - `webhooks {position}` (unique) serves the subscription list in order (positions come from a
+ *   counter, so the index only guards them); `webhook_deliveries {webhook, number}` serves a log read
+ *   newest first and the trim of its oldest attempts. Neither is needed for correctness.
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
   { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
@@ -117,10 +124,16 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
   })),
   { collection: COLLECTIONS.events, key: { id: 1 }, options: { name: 'id_1', unique: true } },
   { collection: COLLECTIONS.events, key: { type: 1, _id: 1 }, options: { name: 'type_1__id_1' } },
+  { collection: COLLECTIONS.webhooks, key: { position: 1 }, options: { name: 'position_1', unique: true } },
+  {
+    collection: COLLECTIONS.webhookDeliveries,
+    key: { webhook: 1, number: 1 },
+    options: { name: 'webhook_1_number_1' },
+  },
 ];
 
 /** The counters that hand out ids, as `{ _id: name }` documents in `COLLECTIONS.counters`. */
-export const COUNTERS = { orders: 'orders', photos: 'photos' } as const;
+export const COUNTERS = { orders: 'orders', photos: 'photos', webhooks: 'webhooks' } as const;
 
 /**
  * Creates the indexes, and the id counters when missing (at start, before any request, so that

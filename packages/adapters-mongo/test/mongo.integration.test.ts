@@ -20,6 +20,7 @@ import {
   petRepositoryContract,
   quotaStoreContract,
   SeededRandom,
+  webhookStoreContract,
   type MakeFixture,
 } from '@petstore/domain/testing';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
@@ -36,6 +37,7 @@ import {
   PetRepositoryMongo,
   QuotaStoreMongo,
   resolveMongoSettings,
+  WebhookStoreMongo,
 } from '../src/index.js';
 import { guard, MongoCommandError } from '../src/errors.js';
 import { describeMongo, findMongo } from './support/find-mongo.js';
@@ -154,6 +156,47 @@ describeMongo(SUITE, target, (mongo) => {
       fixture('idem', (db) => new IdempotencyStoreMongo(db)),
       { numRuns },
     );
+    describe('WebhookStore: MongoDB', () => {
+      webhookStoreContract(
+        fixture('webhooks', (db) => new WebhookStoreMongo(db)),
+        { numRuns },
+      );
+    });
+    // Two "processes" on one database, each with its own client and pool: the calls alternate
+    // between them, so the simultaneous ones (leases, inserts, logging) race across connections.
+    describe('WebhookStore: MongoDB, two processes taking turns', () => {
+      webhookStoreContract(
+        async () => {
+          const db = await freshDb('webhooks2');
+          const other = new MongoClient(uri, resolveMongoSettings(uri).driverOptions);
+          await other.connect();
+          const stores = [new WebhookStoreMongo(db), new WebhookStoreMongo(other.db(db.databaseName))];
+          let turn = 0;
+          const next = (): WebhookStoreMongo => stores[turn++ % 2]!;
+          return {
+            subject: {
+              insert: (webhook) => next().insert(webhook),
+              findById: (id) => next().findById(id),
+              list: (after, limit) => next().list(after, limit),
+              update: (id, changes) => next().update(id, changes),
+              remove: (id) => next().remove(id),
+              enabled: () => next().enabled(),
+              lease: (id, holder, now, until) => next().lease(id, holder, now, until),
+              release: (id, holder) => next().release(id, holder),
+              advance: (id, holder, from, to) => next().advance(id, holder, from, to),
+              pause: (id, holder, from, reason) => next().pause(id, holder, from, reason),
+              log: (id, attempt) => next().log(id, attempt),
+              deliveries: (id, before, limit) => next().deliveries(id, before, limit),
+            },
+            dispose: async () => {
+              await db.dropDatabase();
+              await other.close();
+            },
+          };
+        },
+        { numRuns: 5 },
+      );
+    });
 
     describe('beyond the contract', () => {
       const tracked = async (tag: string): Promise<Db> => {
@@ -623,6 +666,92 @@ describeMongo(SUITE, target, (mongo) => {
         } finally {
           await Promise.all(clients.map((c) => c.close()));
         }
+      });
+
+      it('WebhookStoreMongo: an attempt inserted late (its number taken long before) is still trimmed, and one inserted after a remove does not outlive it (as a process paused between its two writes)', async () => {
+        const db = await tracked('webhook-late');
+        // The deliveries collection with its next insertOne held back, when armed, until `go` is called.
+        interface Hold {
+          readonly reached: Promise<void>;
+          readonly arrive: () => void;
+          readonly gate: Promise<void>;
+          readonly go: () => void;
+        }
+        let armed: Hold | undefined;
+        const holdNextInsert = (): Hold => {
+          let arrive!: () => void;
+          let go!: () => void;
+          const reached = new Promise<void>((resolve) => (arrive = resolve));
+          const gate = new Promise<void>((resolve) => (go = resolve));
+          armed = { reached, arrive, gate, go };
+          return armed;
+        };
+        const deliveries = db.collection(COLLECTIONS.webhookDeliveries);
+        const slowDeliveries = new Proxy(deliveries, {
+          get(target, property, receiver) {
+            if (property !== 'insertOne') return Reflect.get(target, property, receiver) as unknown;
+            return async (...args: Parameters<typeof deliveries.insertOne>) => {
+              const hold = armed;
+              armed = undefined;
+              if (hold !== undefined) {
+                hold.arrive();
+                await hold.gate;
+              }
+              return target.insertOne(...args);
+            };
+          },
+        });
+        const slowDb = new Proxy(db, {
+          get(target, property, receiver) {
+            if (property !== 'collection') return Reflect.get(target, property, receiver) as unknown;
+            return (name: string) =>
+              name === COLLECTIONS.webhookDeliveries ? slowDeliveries : target.collection(name);
+          },
+        });
+        const store = new WebhookStoreMongo(slowDb);
+        const id = `wh_${'1'.repeat(24)}`;
+        const made = await store.insert({
+          id,
+          url: 'https://hooks.example/1',
+          description: '',
+          enabled: true,
+          pausedReason: null,
+          createdAt: Date.UTC(2027, 0, 1),
+          secrets: [{ secret: 'whsec_x' }],
+          delivered: 0,
+          failures: 0,
+          retryAt: 0,
+        });
+        expect(made).to.not.equal('taken');
+        const attempt = (sequence: number) => ({
+          eventId: `evt_${sequence}`,
+          sequence,
+          attempt: 1,
+          at: sequence,
+          status: 200,
+          outcome: 'delivered' as const,
+          durationMs: 1,
+        });
+        // Number 1 is taken, its insert held; 1,000 more are logged meanwhile (2 … 1001), then it lands.
+        const first = holdNextInsert();
+        const late = store.log(id, attempt(0));
+        await first.reached;
+        for (let start = 1; start <= 1000; start += 100)
+          await Promise.all(Array.from({ length: 100 }, (_, i) => store.log(id, attempt(start + i))));
+        first.go();
+        await late;
+        const numbers = (await deliveries.find({ webhook: id }).toArray()).map((d) => d['number'] as number);
+        expect(numbers.length, 'only the newest 1000, the late one trimmed').to.equal(1000);
+        expect(Math.min(...numbers)).to.equal(2);
+        // An attempt held until its subscription was removed: it does not stay behind.
+        const second = holdNextInsert();
+        const orphan = store.log(id, attempt(5000));
+        await second.reached;
+        expect(await store.remove(id)).to.equal(true);
+        second.go();
+        await orphan;
+        expect(await deliveries.countDocuments({ webhook: id }), 'the log went with the subscription').to.equal(0);
+        expect(await store.deliveries(id, undefined, 10)).to.deep.equal([]);
       });
 
       it('gives distinct increasing ids to pets created at once through several connections', async () => {

@@ -8,6 +8,7 @@ import {
   PetRepositoryMongo,
   QuotaStoreMongo,
   resolveMongoSettings,
+  WebhookStoreMongo,
 } from '../src/index.js';
 
 /** A loopback port nothing listens on: taken from the OS, then released. */
@@ -45,6 +46,7 @@ describe('MongoDB outage (no server needed: a closed port)', function () {
       const pets = new PetRepositoryMongo(db);
       const quotas = new QuotaStoreMongo(db);
       const keys = new ApiKeyStoreMongo(db);
+      const webhooks = new WebhookStoreMongo(db);
       const request = {
         subject: 'k:x',
         now: Date.UTC(2027, 0, 1),
@@ -59,6 +61,19 @@ describe('MongoDB outage (no server needed: a closed port)', function () {
         settle(keys.findByHash('ab'.repeat(32))),
         settle(
           keys.save({ keyHash: 'ab'.repeat(32), role: 'client', plan: 'free', quota: { perMinute: 60, perDay: 1000 } }),
+        ),
+        settle(webhooks.findById(`wh_${'0'.repeat(24)}`)),
+        settle(webhooks.lease(`wh_${'0'.repeat(24)}`, 'one', 0, 1)),
+        settle(
+          webhooks.log(`wh_${'0'.repeat(24)}`, {
+            eventId: 'evt_1',
+            sequence: 1,
+            attempt: 1,
+            at: 0,
+            status: null,
+            outcome: 'unreachable',
+            durationMs: 1,
+          }),
         ),
       ]);
       for (const [i, { error, ms }] of outcomes.entries()) {

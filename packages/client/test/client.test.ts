@@ -78,8 +78,9 @@ describe('@petstore/client against a started server', () => {
         '/categories': true,
         '/store/orders': true,
         '/admin/keys': true,
+        '/webhooks': true,
       };
-      expect(Object.keys(lists)).to.have.length(4);
+      expect(Object.keys(lists)).to.have.length(5);
     });
 
     it('walks the other lists alike (categories, orders), and an empty list is one empty page', async () => {

@@ -258,3 +258,34 @@ export { EventSchema, ListEventsQuerySchema, PetRefSchema, PhotoRefSchema } from
 export * from './webhooks/webhook.js';
 export type { WebhookStore } from './ports/webhook-store.port.js';
 export type { WebhookSender, WebhookRequest, WebhookResult, WebhookTargets } from './ports/webhook-sender.port.js';
+export {
+  CreatedWebhookSchema,
+  ListWebhooksQuerySchema,
+  NewWebhookSchema,
+  WebhookDeliverySchema,
+  WebhookIdSchema,
+  WebhookPatchSchema,
+  WebhookSchema,
+} from './schemas/webhooks.js';
+export {
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_RETRY_JITTER,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RETRY_SPAN_MS,
+  afterFailure,
+  spanText,
+  type RetryDecision,
+} from './webhooks/retry-schedule.js';
+export {
+  WEBHOOK_ID_PATTERN,
+  validateWebhookCreate,
+  validateWebhookPatch,
+  validateWebhookId,
+  checkWebhookUrl,
+  generateWebhookId,
+  generateWebhookSecret,
+  type WebhookCreate,
+  type WebhookPatch,
+} from './webhooks/request.js';
+export { WebhookAdmin, type DeliveryView } from './use-cases/webhook-admin.js';
+export { WebhookDispatcher, type DispatcherOptions } from './use-cases/webhook-dispatcher.js';

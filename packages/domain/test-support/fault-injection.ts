@@ -11,6 +11,7 @@ import type {
   PortName,
   QuotaStore,
   EventStore,
+  WebhookStore,
 } from '../src/index.js';
 import { StoreUnavailableError, withEventPassthrough, wrapPort } from '../src/index.js';
 
@@ -143,6 +144,11 @@ export class FaultInjector {
    */
   eventStore(inner: EventStore): EventStore {
     return withEventPassthrough(this.port('EventStore', inner), inner);
+  }
+
+  /** The webhook store (docs/rules.md §15): faults in the subscriptions' API, their leases, cursors and logs. */
+  webhookStore(inner: WebhookStore): WebhookStore {
+    return this.port('WebhookStore', inner);
   }
 
   private modeFor(call: PortCall): FaultMode {

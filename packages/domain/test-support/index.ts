@@ -20,3 +20,4 @@ export { TextImageProcessor, textImage } from './text-images.js';
 export { forwardingPets, forwardingOrders, forwardingCategories, forwardingKeys } from './forwarding.js';
 export { eventStoreContract, expectFeedMatchesStore, type EventStores } from './event-store.contract.js';
 export { forwardingEvents } from './forwarding.js';
+export { webhookStoreContract } from './webhook-store.contract.js';

@@ -32,7 +32,7 @@ const callEvery = (port: object, ...args: unknown[]): unknown[] =>
   Object.entries(port).map(([, method]) => (method as (...a: unknown[]) => unknown)(...args));
 
 describe('port calls: one wrapper for every method of every store port', () => {
-  it('names the eight store ports, in a fixed order (the metrics label them so)', () => {
+  it('names the nine store ports, in a fixed order (the metrics label them so)', () => {
     expect(PORT_NAMES).to.deep.equal([
       'PetRepository',
       'CategoryRepository',
@@ -42,6 +42,7 @@ describe('port calls: one wrapper for every method of every store port', () => {
       'IdempotencyStore',
       'PhotoStore',
       'EventStore',
+      'WebhookStore',
     ]);
   });
 
@@ -91,14 +92,28 @@ describe('port calls: one wrapper for every method of every store port', () => {
         'purge',
         'waitBeyond',
       ],
+      WebhookStore: [
+        'advance',
+        'deliveries',
+        'enabled',
+        'findById',
+        'insert',
+        'lease',
+        'list',
+        'log',
+        'pause',
+        'release',
+        'remove',
+        'update',
+      ],
     });
   });
 
-  it('a method writes exactly when its name is not a query (find…, list, read, peek, pets, count…, and the event store reads: pending…, after, first/lastSequence, onRecorded, waitBeyond): what the fault injector counts as a write', () => {
+  it('a method writes exactly when its name is not a query (find…, list, read, peek, pets, count…, the event store reads: pending…, after, first/lastSequence, onRecorded, waitBeyond; the webhook store: enabled, deliveries): what the fault injector counts as a write', () => {
     for (const port of PORT_NAMES) {
       for (const [method, kind] of Object.entries(PORT_METHODS[port])) {
         expect(kind, `${port}.${method}`).to.equal(
-          /^(find|list|read|peek|pets|count|pending|after|firstSequence|lastSequence|onRecorded|waitBeyond)/.test(
+          /^(find|list|read|peek|pets|count|pending|after|firstSequence|lastSequence|onRecorded|waitBeyond|enabled|deliveries)/.test(
             method,
           )
             ? 'read'

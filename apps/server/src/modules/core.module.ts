@@ -13,13 +13,15 @@ import {
   PhotoLibrary,
   type EventStore,
   type StorePorts,
+  type WebhookStore,
 } from '@petstore/domain';
 import { createHttpApp, sha256HexInSlices, UploadAdmission } from '@petstore/adapters-http';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
-import { boundedPhotoStore, boundedPorts, withDeadline } from '../deadline.js';
+import { boundedPhotoStore, boundedPorts, boundedWebhookStore, withDeadline } from '../deadline.js';
 import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
 import { ServerEvents } from '../events.js';
+import { ServerWebhooks } from '../webhooks.js';
 
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline and
@@ -36,6 +38,11 @@ const BOUNDED_PORTS = Symbol.for('petstore.BoundedPorts') as ServiceIdentifier<S
  */
 const OPTIONAL_EVENT_STORE = {
   serviceIdentifier: TOKENS.EventStore as unknown as ServiceIdentifier<undefined>,
+  optional: true,
+} as const;
+/** The webhook store, bound whenever an event store is (docs/rules.md §15). */
+const OPTIONAL_WEBHOOK_STORE = {
+  serviceIdentifier: TOKENS.WebhookStore as unknown as ServiceIdentifier<undefined>,
   optional: true,
 } as const;
 /** The store's one circuit (fail fast during an outage): every bounded port and the photo store share it. */
@@ -200,6 +207,32 @@ export const coreModule = new ContainerModule(({ bind }) => {
       [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Metrics, TOKENS.Logger, TOKENS.Settings],
     )
     .inSingletonScope();
+  // The webhooks (docs/rules.md §15): the API, and the dispatcher unless PETSTORE_WEBHOOKS=off. Over the bounded
+  // stores: a store that hangs fails a dispatcher's step (retried), never holds it.
+  bind(TOKENS.Webhooks)
+    .toResolvedValue(
+      (ports, webhooks: WebhookStore | undefined, ms, circuit, lifecycle, clock, random, metrics, logger, settings) =>
+        new ServerWebhooks(
+          webhooks === undefined || lifecycle.inProcess === true
+            ? webhooks
+            : boundedWebhookStore(webhooks, ms, circuit),
+          ports.events,
+          { clock, random, metrics, logger, deliver: settings.webhooks, allowHosts: settings.webhookAllowHosts },
+        ),
+      [
+        BOUNDED_PORTS,
+        OPTIONAL_WEBHOOK_STORE,
+        TOKENS.StoreDeadlineMs,
+        STORE_CIRCUIT,
+        TOKENS.StoreLifecycle,
+        TOKENS.Clock,
+        TOKENS.Random,
+        TOKENS.Metrics,
+        TOKENS.Logger,
+        TOKENS.Settings,
+      ],
+    )
+    .inSingletonScope();
   bind(TOKENS.HttpApp)
     .toResolvedValue(
       (
@@ -218,6 +251,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         maintenance,
         photos,
         events,
+        webhooks,
       ) =>
         createHttpApp(
           {
@@ -233,6 +267,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             photos,
             ...(events.feed === undefined ? {} : { events: events.feed }),
             longPolls: events.longPolls,
+            ...(webhooks.admin === undefined ? {} : { webhooks: webhooks.admin }),
             // docs/rules.md §13: uploads past these bounds are refused 503 before their body is read.
             uploads: new UploadAdmission({ uploads: settings.uploadsInFlight, bytes: settings.uploadBytesInFlight }),
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
@@ -259,6 +294,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.PetMaintenance,
         TOKENS.PhotoLibrary,
         TOKENS.Events,
+        TOKENS.Webhooks,
       ],
     )
     .inSingletonScope();

@@ -9,6 +9,7 @@ import {
   PetRepositoryInMemory,
   PhotoStoreInMemory,
   QuotaStoreInMemory,
+  WebhookStoreInMemory,
 } from '@petstore/adapters-memory';
 import { TOKENS } from '../tokens.js';
 
@@ -21,6 +22,7 @@ export const memoryStoreModule = new ContainerModule(({ bind }) => {
   const events = new EventStoreInMemory(new MemoryOutbox());
   const { outbox } = events;
   bind(TOKENS.EventStore).toConstantValue(events);
+  bind(TOKENS.WebhookStore).toConstantValue(new WebhookStoreInMemory());
   bind(TOKENS.PetRepository)
     .toResolvedValue(() => new PetRepositoryInMemory(outbox))
     .inSingletonScope();

@@ -41,6 +41,10 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(TOKENS.EventStore)
       .toResolvedValue((m) => m.events, [MONGO_STORES])
       .inSingletonScope();
+    // The subscriptions, their leases and deliveries logs (docs/rules.md §15): shared by every process on the store.
+    bind(TOKENS.WebhookStore)
+      .toResolvedValue((m) => m.webhooks, [MONGO_STORES])
+      .inSingletonScope();
     bind(TOKENS.StoreLifecycle)
       .toResolvedValue((m) => ({ isReady: () => m.isReady(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();

@@ -406,6 +406,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Every subscription, in order of creation, paged like `GET /pets`: at most `limit`, and `Link: <…>; rel="next"` while more exist. Never a secret. Needs an admin key; a client key gets 403 before anything is read. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to the feed
+         * @description Delivers the events after the last one at this moment (or after `after`) to `url`, one at a time in `sequence` order, each as a signed `POST` (Standard Webhooks; see the `event` callback). A delivery succeeds with a 2xx within 10 s; a failure is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (±20 %), then the subscription pauses with its reason and nothing is dropped. The answer is the only place the `secret` appears (`Cache-Control: no-store`): store it now. Takes no `Idempotency-Key`. Needs an admin key; a client key gets 403 before anything is read. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Fetch one webhook subscription
+         * @description Its URL, types, description, whether it delivers and why it paused. Never its secret. Needs an admin key; a client key gets 403 before anything is read. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Nothing more is delivered (an attempt under way may still arrive); its deliveries log goes with it. Needs an admin key; a client key gets 403 before anything is read. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume a webhook subscription
+         * @description Any of `url` (checked as at creation), `types` (`null`: every type), `description` and `enabled`. `enabled: true` resumes a paused or disabled subscription at the very event it stopped at (its retries start over); `false` stops it where it stands. Needs an admin key; a client key gets 403 before anything is read. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook subscription a new secret
+         * @description Answers the new secret, shown this once (`Cache-Control: no-store`). For 24 h every delivery is signed with both the new and the old secret (two signatures), so receivers can switch at their pace. Needs an admin key; a client key gets 403 before anything is read. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook subscription's delivery attempts
+         * @description The last 1,000 attempts, newest first, paged like `GET /pets`: the event, the attempt's number, when, the receiver's status, the outcome and how long it took. Nothing of the receiver's answer body is kept. Needs an admin key; a client key gets 403 before anything is read. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1060,6 +1170,103 @@ export interface components {
             data: components["schemas"]["ApiKey"];
         };
         Events: components["schemas"]["Event"][];
+        /** @description A subscription that delivers the feed to a URL, signed (Standard Webhooks), in order. */
+        Webhook: {
+            /** @description A subscription's id: `wh_` and 24 lowercase hex digits. */
+            id: string;
+            /** @description Where deliveries are sent. */
+            url: string;
+            /** @description Only events of these types are delivered; every type when absent. */
+            types?: ("pet.created" | "pet.updated" | "pet.withdrawn" | "category.created" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "photo.added" | "photo.removed" | "key.created" | "key.updated" | "key.revoked")[];
+            /** @description What the subscription is for, for people: at most 500 characters ("" when not given). */
+            description: string;
+            /** @description Whether it delivers. `false` when an admin disabled it or it was paused (`pausedReason`). */
+            enabled: boolean;
+            /** @description Why delivery paused by itself (the last retry failed, or the receiver answered 410 Gone); null otherwise. Nothing is dropped: `PATCH {"enabled": true}` resumes at the same event. */
+            pausedReason: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339 UTC).
+             */
+            createdAt: string;
+        };
+        Webhooks: components["schemas"]["Webhook"][];
+        /** @description A subscription with its signing secret, shown in this answer only. */
+        CreatedWebhook: {
+            /** @description A subscription's id: `wh_` and 24 lowercase hex digits. */
+            id: string;
+            /** @description Where deliveries are sent. */
+            url: string;
+            /** @description Only events of these types are delivered; every type when absent. */
+            types?: ("pet.created" | "pet.updated" | "pet.withdrawn" | "category.created" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "photo.added" | "photo.removed" | "key.created" | "key.updated" | "key.revoked")[];
+            /** @description What the subscription is for, for people: at most 500 characters ("" when not given). */
+            description: string;
+            /** @description Whether it delivers. `false` when an admin disabled it or it was paused (`pausedReason`). */
+            enabled: boolean;
+            /** @description Why delivery paused by itself (the last retry failed, or the receiver answered 410 Gone); null otherwise. Nothing is dropped: `PATCH {"enabled": true}` resumes at the same event. */
+            pausedReason: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339 UTC).
+             */
+            createdAt: string;
+            /** @description `whsec_` and the base64 of 32 random bytes: the key of the `webhook-signature` HMAC (Standard Webhooks). Shown this once; store it now. */
+            secret: string;
+        };
+        /** @description A new subscription to the feed. It delivers the events after the last one when it is created, or after `after`. */
+        NewWebhook: {
+            /** @description Where deliveries are sent: an absolute `https` URL without user name or password, at most 2048 characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). `http` and such hosts only for the `host[:port]`s the server allows (`PETSTORE_WEBHOOK_ALLOW_HOSTS`). */
+            url: string;
+            /** @description Only events of these types are delivered; every type when absent. */
+            types?: ("pet.created" | "pet.updated" | "pet.withdrawn" | "category.created" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "photo.added" | "photo.removed" | "key.created" | "key.updated" | "key.revoked")[];
+            /** @description What the subscription is for, for people: at most 500 characters ("" when not given). */
+            description?: string;
+            /**
+             * Format: int64
+             * @description Start after this `sequence` instead of the feed's end: from the event before the first one kept up to the last one.
+             */
+            after?: number;
+        };
+        /** @description Changes to a subscription: any of `url`, `types` (`null`: every type again), `description` and `enabled`, at least one. `enabled: true` resumes a paused or disabled subscription at the event it stopped at; `enabled: false` disables it (it keeps its place). */
+        WebhookPatch: {
+            /** @description Where deliveries are sent: an absolute `https` URL without user name or password, at most 2048 characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). `http` and such hosts only for the `host[:port]`s the server allows (`PETSTORE_WEBHOOK_ALLOW_HOSTS`). */
+            url?: string;
+            /** @description Only events of these types are delivered; every type when absent. */
+            types?: ("pet.created" | "pet.updated" | "pet.withdrawn" | "category.created" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "photo.added" | "photo.removed" | "key.created" | "key.updated" | "key.revoked")[] | null;
+            /** @description What the subscription is for, for people: at most 500 characters ("" when not given). */
+            description?: string;
+            /** @description `true` resumes delivery at the event it stopped at; `false` stops it. */
+            enabled?: boolean;
+        };
+        /** @description One delivery attempt (nothing of the receiver’s answer body is kept). */
+        WebhookDelivery: {
+            /** @description The event sent: its `id`, also the `webhook-id` header. */
+            eventId: string;
+            /**
+             * Format: int64
+             * @description The event's `sequence`.
+             */
+            sequence: number;
+            /** @description 1 for the first attempt at this event, 2 for its first retry, … */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            at: string;
+            /** @description The receiver's HTTP status; null when none came. */
+            status: number | null;
+            /**
+             * @description `delivered`: a 2xx within 10 s. `failed`: another status (a redirect among them: never followed). `timeout`: no complete answer within 10 s. `unreachable`: no connection, or it broke. `refused`: the host is, or now resolves to, an address deliveries may not go to (nothing sent).
+             * @enum {string}
+             */
+            outcome: "delivered" | "failed" | "timeout" | "unreachable" | "refused";
+            /** @description How long the attempt took, in milliseconds. */
+            durationMs: number;
+            /** @description Why it failed, in a few words (never the answer body). */
+            error?: string;
+        };
+        WebhookDeliveries: components["schemas"]["WebhookDelivery"][];
     };
     responses: {
         /** @description The headers (10 s) or the body (30 s after them; a photo upload's 120 s, with no pause of 10 s) did not arrive in time; the connection closes. Codes: `request_timeout`. */
@@ -1405,6 +1612,10 @@ export interface components {
         "Location-Photo": string;
         /** @description `</v1/events?after=N&…>; rel="next"` on every page, empty or not: N is the last `sequence` of the page, or its `after` when it is empty; the page's `types`, `limit` and `wait` go on. Following it forever reads every event once. */
         "Link-Feed": string;
+        /** @description Path of the created subscription, `/v1/webhooks/{webhookId}`. */
+        "Location-Webhook": string;
+        /** @description `no-store`: the answer holds a secret, which no cache may keep. */
+        "Cache-Control-Secret": string;
     };
     pathItems: never;
 }
@@ -4590,6 +4801,829 @@ export interface operations {
                     };
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of animals to return. */
+                limit?: number;
+                /** @description Opaque position of the next page, taken from the `Link: rel="next"` header. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link-Next"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "wh_5f0c2a9e7b1d4c3a8e6f0b2d",
+                     *         "url": "https://shelter.example/hooks/petstore",
+                     *         "types": [
+                     *           "pet.created",
+                     *           "order.delivered"
+                     *         ],
+                     *         "description": "The shelter's web site",
+                     *         "enabled": true,
+                     *         "pausedReason": null,
+                     *         "createdAt": "2027-01-02T09:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "wh_5f0c2a9e7b1d4c3a8e6f0b2d",
+                     *         "url": "https://shelter.example/hooks/petstore",
+                     *         "types": [
+                     *           "pet.created",
+                     *           "order.delivered"
+                     *         ],
+                     *         "description": "The shelter's web site",
+                     *         "enabled": false,
+                     *         "pausedReason": "paused after 8 failed attempts over 32 h at event 1043 (the last: 503 Service Unavailable); PATCH {\"enabled\": true} resumes at that event",
+                     *         "createdAt": "2027-01-02T09:00:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Webhooks"];
+                };
+            };
+            /** @description The request breaks a rule; the message names the field and why (for `url`: which rule, e.g. the address class its host resolves to). Codes: `validation_failed`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "malformed_json";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its secret shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Location: components["headers"]["Location-Webhook"];
+                    "Cache-Control": components["headers"]["Cache-Control-Secret"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_5f0c2a9e7b1d4c3a8e6f0b2d",
+                     *       "url": "https://shelter.example/hooks/petstore",
+                     *       "types": [
+                     *         "pet.created",
+                     *         "order.delivered"
+                     *       ],
+                     *       "description": "The shelter's web site",
+                     *       "enabled": true,
+                     *       "pausedReason": null,
+                     *       "createdAt": "2027-01-02T09:00:00.000Z",
+                     *       "secret": "whsec_EXAMPLEnotArealSecretxxxxxxxxxxxxxxxxxxxxxx="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description The request breaks a rule; the message names the field and why (for `url`: which rule, e.g. the address class its host resolves to). Codes: `validation_failed`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "malformed_json";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description The body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "the body is larger than 1048576 bytes",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "send the body as application/json (UTF-8)",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_5f0c2a9e7b1d4c3a8e6f0b2d",
+                     *       "url": "https://shelter.example/hooks/petstore",
+                     *       "types": [
+                     *         "pet.created",
+                     *         "order.delivered"
+                     *       ],
+                     *       "description": "The shelter's web site",
+                     *       "enabled": true,
+                     *       "pausedReason": null,
+                     *       "createdAt": "2027-01-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description webhookId is not `wh_` and 24 lowercase hex digits. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "name must be 1 to 200 characters long (got 0)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No subscription has this id (or it was deleted). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "no pet has id 42",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description webhookId is not `wh_` and 24 lowercase hex digits. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "name must be 1 to 200 characters long (got 0)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No subscription has this id (or it was deleted). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "no pet has id 42",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPatch"];
+            };
+        };
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_5f0c2a9e7b1d4c3a8e6f0b2d",
+                     *       "url": "https://shelter.example/hooks/petstore",
+                     *       "types": [
+                     *         "pet.created",
+                     *         "order.delivered"
+                     *       ],
+                     *       "description": "The shelter's web site",
+                     *       "enabled": true,
+                     *       "pausedReason": null,
+                     *       "createdAt": "2027-01-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description The request breaks a rule; the message names the field and why (for `url`: which rule, e.g. the address class its host resolves to). Codes: `validation_failed`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "malformed_json";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No subscription has this id (or it was deleted). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "no pet has id 42",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /** @description The body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "message": "the body is larger than 1048576 bytes",
+                     *       "status": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "payload_too_large";
+                        /** @constant */
+                        status?: 413;
+                    };
+                };
+            };
+            /** @description The body is not application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "message": "send the body as application/json (UTF-8)",
+                     *       "status": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "unsupported_media_type";
+                        /** @constant */
+                        status?: 415;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription with its new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Cache-Control": components["headers"]["Cache-Control-Secret"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_5f0c2a9e7b1d4c3a8e6f0b2d",
+                     *       "url": "https://shelter.example/hooks/petstore",
+                     *       "types": [
+                     *         "pet.created",
+                     *         "order.delivered"
+                     *       ],
+                     *       "description": "The shelter's web site",
+                     *       "enabled": true,
+                     *       "pausedReason": null,
+                     *       "createdAt": "2027-01-02T09:00:00.000Z",
+                     *       "secret": "whsec_EXAMPLEnotArealSecretxxxxxxxxxxxxxxxxxxxxxx="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description webhookId is not `wh_` and 24 lowercase hex digits. Codes: `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "name must be 1 to 200 characters long (got 0)",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No subscription has this id (or it was deleted). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "no pet has id 42",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Maximum number of animals to return. */
+                limit?: number;
+                /** @description Opaque position of the next page, taken from the `Link: rel="next"` header. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A subscription's id: `wh_` and 24 lowercase hex digits.
+                 * @example wh_5f0c2a9e7b1d4c3a8e6f0b2d
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    Link: components["headers"]["Link-Next"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "eventId": "evt_mbx2k1q0a4c1e3a5b7d9f1e3",
+                     *         "sequence": 42,
+                     *         "attempt": 2,
+                     *         "at": "2027-01-02T10:00:05.310Z",
+                     *         "status": 204,
+                     *         "outcome": "delivered",
+                     *         "durationMs": 38
+                     *       },
+                     *       {
+                     *         "eventId": "evt_mbx2k1q0a4c1e3a5b7d9f1e3",
+                     *         "sequence": 42,
+                     *         "attempt": 1,
+                     *         "at": "2027-01-02T10:00:00.120Z",
+                     *         "status": 503,
+                     *         "outcome": "failed",
+                     *         "durationMs": 12,
+                     *         "error": "the receiver answered 503"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveries"];
+                };
+            };
+            /** @description The request breaks a rule; the message names the field and why (for `url`: which rule, e.g. the address class its host resolves to). Codes: `validation_failed`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_failed",
+                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "status": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "validation_failed" | "malformed_json";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No subscription has this id (or it was deleted). Codes: `not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_found",
+                     *       "message": "no pet has id 42",
+                     *       "status": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "not_found";
+                        /** @constant */
+                        status?: 404;
+                    };
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -7,6 +7,7 @@ import type { PetRepository } from './pet-repository.port.js';
 import type { PhotoStore } from './photo-store.port.js';
 import type { QuotaStore } from './quota-store.port.js';
 import type { EventStore } from './event-store.port.js';
+import type { WebhookStore } from './webhook-store.port.js';
 
 /** The store ports, by the name their calls are known under (`PetRepository.create`: in metrics, logs and errors). */
 export interface NamedPorts {
@@ -18,6 +19,7 @@ export interface NamedPorts {
   readonly IdempotencyStore: IdempotencyStore;
   readonly PhotoStore: PhotoStore;
   readonly EventStore: EventStore;
+  readonly WebhookStore: WebhookStore;
 }
 
 export type PortName = keyof NamedPorts;
@@ -95,6 +97,20 @@ export const PORT_METHODS: { readonly [N in PortName]: PortMethods<NamedPorts[N]
     firstSequence: 'read',
     purge: 'write',
     waitBeyond: 'read',
+  },
+  WebhookStore: {
+    insert: 'write',
+    findById: 'read',
+    list: 'read',
+    update: 'write',
+    remove: 'write',
+    enabled: 'read',
+    lease: 'write',
+    release: 'write',
+    advance: 'write',
+    pause: 'write',
+    log: 'write',
+    deliveries: 'read',
   },
 };
 

@@ -1,0 +1,329 @@
+import type { Clock } from '../ports/clock.port.js';
+import type { EventStore } from '../ports/event-store.port.js';
+import type { Random } from '../ports/random.port.js';
+import type { WebhookStore } from '../ports/webhook-store.port.js';
+import type { WebhookRequest, WebhookResult, WebhookSender } from '../ports/webhook-sender.port.js';
+import type { Event } from '../events/event.js';
+import type { Timers } from './event-relay.js';
+import { afterFailure, spanText, WEBHOOK_RETRY_SPAN_MS } from '../webhooks/retry-schedule.js';
+import {
+  WEBHOOK_LEASE_MS,
+  type DeliveryAttempt,
+  type DeliveryCursor,
+  type StoredWebhook,
+} from '../webhooks/webhook.js';
+
+export interface DispatcherOptions {
+  /** Told of every attempt once it is made (for `petstore_webhook_deliveries_total{outcome}`). */
+  readonly onAttempt?: (webhookId: string, attempt: DeliveryAttempt) => void;
+  /** Told of a scan or a worker that failed (a store that did not answer): the scan runs again, the worker ends and is restarted by a scan. */
+  readonly onError?: (error: unknown) => void;
+  /**
+   * How long a lease taken or renewed lasts (default `WEBHOOK_LEASE_MS`); renewed at least every
+   * third of it, and just before each attempt, so it must exceed the sender's `WEBHOOK_TIMEOUT_MS`
+   * (an attempt is not interrupted to renew it).
+   */
+  readonly leaseMs?: number;
+  /** How often it looks for subscriptions to take (default 1000 ms). */
+  readonly scanMs?: number;
+}
+
+/** Events read per look at the feed (the next matching event is searched among them). */
+const FEED_PAGE = 100;
+const SCAN_MS = 1000;
+
+/** The event's JSON exactly as `GET /v1/events` serves it: its fields in the order of the schema. */
+const eventBody = (event: Event): string => {
+  const { id, sequence, type, occurredAt, data } = event;
+  return JSON.stringify({ id, sequence, type, occurredAt, data });
+};
+
+const cursorOf = (webhook: StoredWebhook): DeliveryCursor => ({
+  delivered: webhook.delivered,
+  failures: webhook.failures,
+  retryAt: webhook.retryAt,
+});
+
+/** What an attempt that did not deliver came to, in a few words (never the answer's body). */
+const failureText = (result: WebhookResult): string =>
+  result.error ?? (result.status === null ? result.outcome : `the receiver answered ${result.status}`);
+
+/** A wait on the injected timers that `stop` ends at once. */
+interface Sleep {
+  readonly done: Promise<void>;
+  readonly cancel: () => void;
+}
+
+/**
+ * Delivers the subscriptions of docs/rules.md §15 ("Webhooks"), together with the dispatchers of the
+ * other processes sharing the store. Every `scanMs` it reads the enabled subscriptions and takes the
+ * lease of each one whose lease is free, lapsed or its own and that it is not working already; each
+ * subscription it holds gets a worker of its own, so a receiver that hangs delays only its own
+ * deliveries. A worker, in a loop: renews the lease (so at least every third of `leaseMs`, and just
+ * before every attempt); waits until the retry time; finds the next event of the subscription's
+ * types after `delivered` (stepping `delivered` over a page of events none of which match); waits
+ * for the feed to grow when there is none; sends it (the same `webhook-id` on every attempt), logs
+ * the attempt, and moves the cursor: on to the event on success, else its failures and retry time
+ * by the retry schedule, or a pause after the last retry, or at once on a 410. Each step works
+ * from the subscription as the renewal of the lease answered it, so an admin's change (URL, types,
+ * secrets) counts from the next step. Every write is conditional on the lease and on the cursor it
+ * read: when one answers nothing (another process took over, an admin disabled or removed the
+ * subscription), or the lease is lost, or the store fails, the worker ends and a later scan starts
+ * it again from the store. So one event at a time, in order, per subscription, and at least once:
+ * an attempt whose recording was lost is made again.
+ *
+ * Events purged while a subscription stood behind them (paused, or disabled, longer than the
+ * retention): the feed's reads start at the first event kept, so the subscription goes on with that
+ * one; the purged events are not delivered (docs/rules.md §15 promises every event only within the
+ * retention). No pause: a resume could never bring them back, and pausing again would only stop
+ * the events that can still be delivered. (Failures counted at an event purged during its retries,
+ * possible only with a retention shorter than the schedule's 27 h, then count for the next one.)
+ */
+export class WebhookDispatcher {
+  private readonly leaseMs: number;
+  private readonly scanMs: number;
+  private readonly renewMs: number;
+  private readonly workers = new Map<string, Promise<void>>();
+  private readonly sleeps = new Set<() => void>();
+  private stopped = true;
+  private scanTimer: unknown;
+  private scanning: Promise<void> | undefined;
+
+  constructor(
+    private readonly webhooks: WebhookStore,
+    private readonly events: EventStore,
+    private readonly sender: WebhookSender,
+    private readonly clock: Clock,
+    private readonly timers: Timers,
+    private readonly random: Random,
+    /** This process's name in the leases (unique per process: several share one store). */
+    private readonly holder: string,
+    private readonly options: DispatcherOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? WEBHOOK_LEASE_MS;
+    this.scanMs = options.scanMs ?? SCAN_MS;
+    this.renewMs = Math.max(1, Math.floor(this.leaseMs / 3));
+  }
+
+  /** Starts the scans (one at once). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.runScan();
+  }
+
+  /**
+   * Takes no more work, ends every wait at once, waits for the attempts under way (their outcome
+   * still recorded), and releases its leases: another process may take its subscriptions at once.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.scanTimer !== undefined) {
+      this.timers.clearTimeout(this.scanTimer);
+      this.scanTimer = undefined;
+    }
+    for (const cancel of [...this.sleeps]) cancel();
+    await this.scanning;
+    await Promise.all([...this.workers.values()]);
+  }
+
+  /**
+   * `petstore_webhook_lag_seconds`: the age, by the clock, of the oldest event an enabled
+   * subscription has not yet delivered (its next matching event); 0 when none waits.
+   */
+  async lagSeconds(): Promise<number> {
+    let oldest: number | undefined;
+    for (const webhook of await this.webhooks.enabled()) {
+      const [next] = await this.events.after(webhook.delivered, {
+        ...(webhook.types === undefined ? {} : { types: webhook.types }),
+        limit: 1,
+      });
+      if (next === undefined) continue;
+      const at = Date.parse(next.occurredAt);
+      if (oldest === undefined || at < oldest) oldest = at;
+    }
+    return oldest === undefined ? 0 : Math.max(0, (this.clock.now() - oldest) / 1000);
+  }
+
+  private runScan(): void {
+    this.scanTimer = undefined;
+    if (this.stopped) return;
+    this.scanning = this.scan().then(() => {
+      this.scanning = undefined;
+      if (!this.stopped) this.scanTimer = this.timers.setTimeout(() => this.runScan(), this.scanMs);
+    });
+  }
+
+  /** Takes the subscriptions it may, and starts a worker for each one taken. */
+  private async scan(): Promise<void> {
+    try {
+      const enabled = await this.webhooks.enabled();
+      for (const webhook of enabled) {
+        if (this.stopped) return;
+        if (this.workers.has(webhook.id)) continue;
+        const now = this.clock.now();
+        const lease = webhook.lease;
+        if (lease !== undefined && lease.holder !== this.holder && lease.until > now) continue;
+        const leased = await this.webhooks.lease(webhook.id, this.holder, now, now + this.leaseMs);
+        if (leased === undefined) continue;
+        if (this.stopped) {
+          await this.webhooks.release(webhook.id, this.holder);
+          return;
+        }
+        this.workers.set(webhook.id, this.work(leased));
+      }
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+  }
+
+  /** One subscription's worker: steps until it has to end, then gives the lease up. */
+  private async work(leased: StoredWebhook): Promise<void> {
+    let held: StoredWebhook | undefined = leased;
+    // Events read ahead of the cursor (of every type, in order, without a gap): read once, used until spent.
+    const ahead: Event[] = [];
+    try {
+      while (held !== undefined && !this.stopped) held = await this.step(held, ahead);
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    try {
+      await this.webhooks.release(leased.id, this.holder);
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    // After the release: a scan meanwhile saw this worker and left the subscription alone.
+    this.workers.delete(leased.id);
+  }
+
+  /** One turn of a worker: the subscription to go on with, or `undefined` to end. `ahead`: the events it read ahead. */
+  private async step(held: StoredWebhook, ahead: Event[]): Promise<StoredWebhook | undefined> {
+    const now = this.clock.now();
+    const webhook = await this.webhooks.lease(held.id, this.holder, now, now + this.leaseMs);
+    // Lost, disabled or removed: the worker ends (a scan starts it again if it may). Else the step
+    // works from the subscription as the renewal answered it: an admin's change (URL, types,
+    // secrets) counts from here on.
+    if (webhook === undefined) return undefined;
+    if (webhook.retryAt > now) {
+      await this.sleep(Math.min(webhook.retryAt - now, this.renewMs)).done;
+      return webhook;
+    }
+    // What was read ahead continues the feed after `delivered` (events never change, and nothing but
+    // this worker moves the cursor while it holds the lease); read more when it is spent.
+    while (ahead.length > 0 && ahead[0]!.sequence <= webhook.delivered) ahead.shift();
+    if (ahead.length === 0 || ahead[0]!.sequence !== webhook.delivered + 1)
+      ahead.splice(0, ahead.length, ...(await this.events.after(webhook.delivered, { limit: FEED_PAGE })));
+    const page = ahead;
+    const types = webhook.types;
+    const next = page.find((event) => types === undefined || types.includes(event.type));
+    if (next !== undefined) return this.attempt(webhook, next);
+    const last = page.at(-1);
+    if (last !== undefined) {
+      // Read, and none of them matches: they never change, so the cursor steps over them.
+      return this.webhooks.advance(webhook.id, this.holder, cursorOf(webhook), {
+        delivered: last.sequence,
+        failures: 0,
+        retryAt: 0,
+      });
+    }
+    const wait = this.sleep(this.renewMs);
+    await this.events.waitBeyond(webhook.delivered, this.renewMs, wait.done);
+    wait.cancel();
+    return webhook;
+  }
+
+  /** Sends `event`, logs the attempt, and moves the cursor by its outcome. */
+  private async attempt(webhook: StoredWebhook, event: Event): Promise<StoredWebhook | undefined> {
+    const at = this.clock.now();
+    const attempt = webhook.failures + 1;
+    const result = await this.send({
+      url: webhook.url,
+      webhookId: event.id,
+      timestamp: Math.floor(at / 1000),
+      body: eventBody(event),
+      secrets: webhook.secrets
+        .filter((secret) => secret.expiresAt === undefined || secret.expiresAt > at)
+        .map((secret) => secret.secret),
+    });
+    const logged: DeliveryAttempt = {
+      eventId: event.id,
+      sequence: event.sequence,
+      attempt,
+      at,
+      status: result.status,
+      outcome: result.outcome,
+      durationMs: result.durationMs,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    };
+    this.options.onAttempt?.(webhook.id, logged);
+    await this.webhooks.log(webhook.id, logged);
+    const from = cursorOf(webhook);
+    if (result.outcome === 'delivered')
+      return this.webhooks.advance(webhook.id, this.holder, from, {
+        delivered: event.sequence,
+        failures: 0,
+        retryAt: 0,
+      });
+    if (result.status === 410) {
+      const reason = `the receiver answered 410 Gone to event ${event.id} (sequence ${event.sequence}): it wants no more deliveries; enabling the subscription again resumes at that event`;
+      await this.webhooks.pause(webhook.id, this.holder, from, reason);
+      return undefined;
+    }
+    const decision = afterFailure(attempt, this.random);
+    if (decision.retry)
+      return this.webhooks.advance(webhook.id, this.holder, from, {
+        delivered: webhook.delivered,
+        failures: attempt,
+        retryAt: this.clock.now() + decision.delayMs,
+      });
+    const span = await this.spanOf(webhook.id, logged);
+    const reason = `${attempt} attempts at event ${event.id} (sequence ${event.sequence}) failed over ${spanText(span)}; the last: ${failureText(result)}`;
+    await this.webhooks.pause(webhook.id, this.holder, from, reason);
+    return undefined;
+  }
+
+  /**
+   * The sender's answer. It never throws by its contract; one that does (a bug) is told to `onError`
+   * and counted as an attempt that reached nothing, so the event follows the retry schedule instead
+   * of being tried again at every scan.
+   */
+  private async send(request: WebhookRequest): Promise<WebhookResult> {
+    const started = this.clock.now();
+    try {
+      return await this.sender.send(request);
+    } catch (error) {
+      this.options.onError?.(error);
+      return {
+        outcome: 'unreachable',
+        status: null,
+        durationMs: this.clock.now() - started,
+        error: 'the delivery failed inside this service (its error is in the logs)',
+      };
+    }
+  }
+
+  /** From the first attempt at the event of `last` to the end of `last` (the schedule's span when the log no longer has it). */
+  private async spanOf(id: string, last: DeliveryAttempt): Promise<number> {
+    const recent = await this.webhooks.deliveries(id, undefined, last.attempt);
+    const first = recent.find((row) => row.sequence === last.sequence && row.attempt === 1);
+    return first === undefined ? WEBHOOK_RETRY_SPAN_MS : last.at + last.durationMs - first.at;
+  }
+
+  /** A wait of `ms` on the injected timers; `stop` ends it at once (after a stop it is over already). */
+  private sleep(ms: number): Sleep {
+    if (this.stopped) return { done: Promise.resolve(), cancel: () => undefined };
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const end = (): void => {
+      this.sleeps.delete(cancel);
+      finish();
+    };
+    const handle = this.timers.setTimeout(end, ms);
+    const cancel = (): void => {
+      this.timers.clearTimeout(handle);
+      end();
+    };
+    this.sleeps.add(cancel);
+    return { done, cancel };
+  }
+}

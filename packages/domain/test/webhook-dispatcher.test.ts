@@ -1,0 +1,557 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type {
+  Caller,
+  DeliveryAttempt,
+  Event,
+  EventType,
+  WebhookRequest,
+  WebhookResult,
+  WebhookSender,
+  WebhookStore,
+} from '../src/index.js';
+import {
+  StoreUnavailableError,
+  timestamp,
+  WEBHOOK_LEASE_MS,
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_ROTATION_OVERLAP_MS,
+  WebhookAdmin,
+  WebhookDispatcher,
+  type DispatcherOptions,
+} from '../src/index.js';
+import { ManualClock, SeededRandom } from '../test-support/index.js';
+import { EventStoreModel } from './support/event-store-model.js';
+import { runUntil, settle, VirtualTimers } from './support/virtual-time.js';
+import { WebhookStoreModel } from './support/webhook-store-model.js';
+
+const ADMIN: Caller = { keyId: 'key_000000000000', role: 'admin' };
+const T0 = Date.UTC(2027, 0, 1, 12);
+const DELIVERED: WebhookResult = { outcome: 'delivered', status: 204, durationMs: 3 };
+const FAILED: WebhookResult = { outcome: 'failed', status: 500, durationMs: 7, error: 'the receiver answered 500' };
+
+interface Sent extends WebhookRequest {
+  /** Clock time the attempt started. */
+  readonly at: number;
+  readonly holder: string;
+}
+
+/**
+ * The dispatcher's `WebhookSender`, scripted: `answer` decides each attempt (it may hold it as long
+ * as it likes). Records every request, and any two attempts to one URL at the same time.
+ */
+class ScriptedSender implements WebhookSender {
+  readonly sent: Sent[] = [];
+  readonly results: { request: Sent; result: WebhookResult }[] = [];
+  private readonly inFlight = new Map<string, number>();
+  overlaps = 0;
+
+  constructor(
+    private readonly clock: ManualClock,
+    private readonly holder: string,
+    readonly answer: { next: (request: Sent) => WebhookResult | Promise<WebhookResult> } = { next: () => DELIVERED },
+    private readonly shared?: ScriptedSender,
+  ) {}
+
+  async send(request: WebhookRequest): Promise<WebhookResult> {
+    const log = this.shared ?? this;
+    const running = (log.inFlight.get(request.url) ?? 0) + 1;
+    if (running > 1) log.overlaps++;
+    log.inFlight.set(request.url, running);
+    const sent = { ...request, at: this.clock.now(), holder: this.holder };
+    log.sent.push(sent);
+    try {
+      const result = await this.answer.next(sent);
+      log.results.push({ request: sent, result });
+      return result;
+    } finally {
+      log.inFlight.set(request.url, log.inFlight.get(request.url)! - 1);
+    }
+  }
+
+  /** The event ids delivered to `url`, in order. */
+  deliveredTo(url: string): string[] {
+    return this.results
+      .filter(({ request, result }) => request.url === url && result.outcome === 'delivered')
+      .map(({ request }) => request.webhookId);
+  }
+}
+
+/** A held answer: the test settles it. */
+const deferred = <T>() => {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+};
+
+const world = (seed = 'dispatcher-test') => {
+  const clock = new ManualClock(T0);
+  const timers = new VirtualTimers(clock);
+  const store = new WebhookStoreModel();
+  const events = new EventStoreModel();
+  const random = new SeededRandom(seed);
+  const admin = new WebhookAdmin(store, events, { check: async () => undefined }, random, clock);
+  const attempts: [string, DeliveryAttempt][] = [];
+  const errors: unknown[] = [];
+  const dispatchers: WebhookDispatcher[] = [];
+  const dispatcher = (
+    sender: WebhookSender,
+    holder = 'p1',
+    options: DispatcherOptions = {},
+    webhooks: WebhookStore = store,
+  ): WebhookDispatcher => {
+    const made = new WebhookDispatcher(webhooks, events, sender, clock, timers, random, holder, {
+      onAttempt: (id, attempt) => attempts.push([id, attempt]),
+      onError: (error) => errors.push(error),
+      ...options,
+    });
+    dispatchers.push(made);
+    return made;
+  };
+  const publish = (...types: EventType[]): Event[] =>
+    types.map((type) => {
+      const sequence = events.lastSeq + 1;
+      const event = {
+        id: `evt_${sequence}`,
+        sequence,
+        type,
+        occurredAt: timestamp(clock.now()),
+        data: { id: sequence },
+      } as Event;
+      void events.append(event);
+      return event;
+    });
+  const subscribe = async (body: Record<string, unknown> = {}) => {
+    const made = await admin.create(ADMIN, { url: 'https://a.example/hook', after: 0, ...body });
+    if (!made.ok) throw new Error(made.error.message);
+    return made.value;
+  };
+  const row = (id: string) => store.rows.get(id)!;
+  const stopAll = () => Promise.all(dispatchers.map((d) => d.stop()));
+  return { clock, timers, store, events, admin, attempts, errors, dispatcher, publish, subscribe, row, stopAll };
+};
+
+/** `inner` with each call failing as `mode` says: before reaching the store, or after it applied the call (the answer lost). */
+const faulty = (inner: WebhookStore, mode: () => 'pass' | 'fail' | 'fail-after-write'): WebhookStore =>
+  new Proxy(inner, {
+    get: (target, name) => {
+      const method = target[name as keyof WebhookStore] as unknown;
+      if (typeof method !== 'function') return method;
+      return async (...args: unknown[]): Promise<unknown> => {
+        const now = mode();
+        if (now === 'fail')
+          throw new StoreUnavailableError(`injected fault: ${String(name)} could not reach the store`);
+        const answer: unknown = await (method as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        if (now === 'fail-after-write')
+          throw new StoreUnavailableError(`injected fault: ${String(name)} was applied but its answer was lost`);
+        return answer;
+      };
+    },
+  });
+
+const types = (count: number): EventType[] =>
+  Array.from({ length: count }, (_, i) => (['pet.created', 'order.placed', 'pet.updated'] as const)[i % 3]!);
+
+describe('WebhookDispatcher (docs/rules.md §15, "Delivery")', () => {
+  it('delivers every event in order, one at a time, with the body of GET /v1/events, the webhook-id and the secrets', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    const feed = w.publish(...types(30));
+    const after = w.events.after;
+    let reads = 0;
+    w.events.after = (sequence, query) => (reads++, after(sequence, query));
+    const sender = new ScriptedSender(w.clock, 'p1');
+    const d = w.dispatcher(sender);
+    d.start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 30);
+    // More events while it waits on the feed: delivered as they come.
+    feed.push(...w.publish(...types(5)));
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 35);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(feed.map((e) => e.id));
+    expect(sender.overlaps).to.equal(0);
+    for (const [i, sent] of sender.sent.entries()) {
+      const { id, sequence, type, occurredAt, data } = feed[i]!;
+      expect(sent.body).to.equal(JSON.stringify({ id, sequence, type, occurredAt, data }));
+      expect(sent.timestamp).to.equal(Math.floor(sent.at / 1000));
+      expect(sent.secrets).to.deep.equal([hook.secret]);
+      expect(sent.url).to.equal('https://a.example/hook');
+    }
+    expect(w.attempts.map(([id, a]) => [id, a.sequence, a.attempt, a.outcome])).to.deep.equal(
+      feed.map((e) => [hook.id, e.sequence, 1, 'delivered']),
+    );
+    expect(w.store.logs.get(hook.id)!.map((row) => row.eventId)).to.deep.equal(feed.map((e) => e.id));
+    expect(w.errors).to.deep.equal([]);
+    // The feed is read a page at a time, not once per event.
+    expect(reads).to.be.below(10);
+  });
+
+  it('event n + 1 is sent only after n was delivered: a failing event holds back the ones after it', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish(...types(4));
+    let failures = 2;
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: (request) => (request.webhookId === 'evt_2' && failures-- > 0 ? FAILED : DELIVERED),
+    });
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 4);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(['evt_1', 'evt_2', 'evt_2', 'evt_2', 'evt_3', 'evt_4']);
+    expect(w.store.logs.get(hook.id)!.map((row) => [row.sequence, row.attempt])).to.deep.equal([
+      [1, 1],
+      [2, 1],
+      [2, 2],
+      [2, 3],
+      [3, 1],
+      [4, 1],
+    ]);
+  });
+
+  it('the whole retry schedule in test time: each wait within ±20 % of its entry, a pause after the 8th attempt, and enabled: true resumes at the same event with the same webhook-id', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created', 'pet.updated');
+    const answer = { next: (_request: Sent): WebhookResult => FAILED };
+    const sender = new ScriptedSender(w.clock, 'p1', answer);
+    // (Scans once a minute: the schedule's waits are the worker's own.)
+    w.dispatcher(sender, 'p1', { scanMs: 60_000 }).start();
+    await runUntil(w.timers, () => !w.row(hook.id).enabled, 50_000);
+    expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(Array.from({ length: 8 }, () => 'evt_1'));
+    for (const [i, entry] of WEBHOOK_RETRY_DELAYS_MS.entries()) {
+      const wait = sender.sent[i + 1]!.at - sender.sent[i]!.at;
+      expect(wait, `wait ${i + 1}`).to.be.within(entry * 0.8, entry * 1.2);
+    }
+    const paused = w.row(hook.id);
+    expect(paused).to.include({ delivered: 0, failures: 0, retryAt: 0, enabled: false });
+    expect(paused.pausedReason).to.match(
+      /^8 attempts at event evt_1 \(sequence 1\) failed over \d+ h( \d+ min)?; the last: the receiver answered 500$/,
+    );
+    const span = sender.sent[7]!.at + FAILED.durationMs - sender.sent[0]!.at;
+    expect(paused.pausedReason).to.include(`${Math.floor(span / 3_600_000)} h`);
+    expect(w.store.logs.get(hook.id)!.map((row) => row.attempt)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+    // Paused: nothing more is sent, however long.
+    w.clock.advance(3_600_000);
+    await runUntil(w.timers, () => w.clock.now() > T0 + 60 * 3_600_000, 50_000);
+    expect(sender.sent).to.have.length(8);
+    // Resumed by PATCH: the same event again, the same webhook-id, its attempts counted from 1.
+    answer.next = () => DELIVERED;
+    const resumed = await w.admin.patch(ADMIN, hook.id, { enabled: true });
+    expect(resumed).to.have.nested.property('value.pausedReason', null);
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 2);
+    await w.stopAll();
+    expect(sender.sent.slice(8).map((s) => s.webhookId)).to.deep.equal(['evt_1', 'evt_2']);
+    expect(
+      w.store.logs
+        .get(hook.id)!
+        .slice(8)
+        .map((row) => [row.eventId, row.attempt]),
+    ).to.deep.equal([
+      ['evt_1', 1],
+      ['evt_2', 1],
+    ]);
+  });
+
+  it('a sender that throws (against its contract) is an attempt that reached nothing: told to onError, retried on the schedule', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    let calls = 0;
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: () => {
+        if (calls++ === 0) throw new Error('a bug in the sender');
+        return DELIVERED;
+      },
+    });
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    await w.stopAll();
+    expect(w.errors.map((e) => (e as Error).message)).to.deep.equal(['a bug in the sender']);
+    expect(w.store.logs.get(hook.id)!.map((row) => [row.outcome, row.attempt])).to.deep.equal([
+      ['unreachable', 1],
+      ['delivered', 2],
+    ]);
+    expect(sender.sent[1]!.at - sender.sent[0]!.at).to.be.within(4000, 6000);
+  });
+
+  it('a 410 Gone pauses at once, saying so; nothing more is sent', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created', 'pet.created');
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: () => ({ outcome: 'failed', status: 410, durationMs: 2, error: 'the receiver answered 410' }),
+    });
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => !w.row(hook.id).enabled);
+    await runUntil(w.timers, () => w.clock.now() > T0 + 3_600_000);
+    await w.stopAll();
+    expect(sender.sent).to.have.length(1);
+    expect(w.row(hook.id).pausedReason).to.match(/410 Gone.*evt_1/);
+    expect(w.row(hook.id).delivered).to.equal(0);
+  });
+
+  it('a receiver that hangs delays only its own subscription', async () => {
+    const w = world();
+    const slow = await w.subscribe({ url: 'https://slow.example/' });
+    const fast = await w.subscribe({ url: 'https://fast.example/' });
+    w.publish(...types(5));
+    const held = deferred<WebhookResult>();
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: (request) =>
+        request.url === 'https://slow.example/' && request.webhookId === 'evt_1' ? held.promise : DELIVERED,
+    });
+    w.dispatcher(sender).start();
+    const started = w.clock.now();
+    await runUntil(w.timers, () => w.row(fast.id).delivered === 5);
+    expect(w.clock.now() - started, 'no wait on the slow one').to.be.below(WEBHOOK_LEASE_MS / 3);
+    expect(sender.deliveredTo('https://fast.example/')).to.have.length(5);
+    expect(sender.sent.filter((s) => s.url === 'https://slow.example/')).to.have.length(1);
+    held.resolve(DELIVERED);
+    await runUntil(w.timers, () => w.row(slow.id).delivered === 5);
+    await w.stopAll();
+    expect(sender.deliveredTo('https://slow.example/')).to.deep.equal(['evt_1', 'evt_2', 'evt_3', 'evt_4', 'evt_5']);
+  });
+
+  it('types: only the events of its types are sent, and the cursor steps over pages that hold none', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed', 'key.created'] });
+    const all = Array.from({ length: 250 }, (_, i): EventType =>
+      i === 4 ? 'order.placed' : i === 239 ? 'key.created' : 'pet.created',
+    );
+    w.publish(...all);
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 250);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(['evt_5', 'evt_240']);
+  });
+
+  it('rotation: both secrets, the new one first, for 24 h; then only the new one', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    const rotated = await w.admin.rotateSecret(ADMIN, hook.id);
+    if (!rotated.ok) throw new Error(rotated.error.message);
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender).start();
+    w.publish('pet.created');
+    await runUntil(w.timers, () => sender.sent.length === 1);
+    w.clock.advance(WEBHOOK_ROTATION_OVERLAP_MS - 1 - (w.clock.now() - T0));
+    w.publish('pet.created');
+    await runUntil(w.timers, () => sender.sent.length === 2);
+    await runUntil(w.timers, () => w.clock.now() >= T0 + WEBHOOK_ROTATION_OVERLAP_MS);
+    w.publish('pet.created');
+    await runUntil(w.timers, () => sender.sent.length === 3);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.secrets)).to.deep.equal([
+      [rotated.value.secret, hook.secret],
+      [rotated.value.secret, hook.secret],
+      [rotated.value.secret],
+    ]);
+  });
+
+  it('a change under a worker (the URL) counts from its next step', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender).start();
+    w.publish('pet.created');
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    await w.admin.patch(ADMIN, hook.id, { url: 'https://b.example/' });
+    w.publish('pet.created');
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 2);
+    await w.stopAll();
+    expect(sender.sent.map((s) => [s.webhookId, s.url])).to.deep.equal([
+      ['evt_1', 'https://a.example/hook'],
+      ['evt_2', 'https://b.example/'],
+    ]);
+  });
+
+  it('events purged while a subscription stood behind them: it goes on with the first event kept', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    await w.admin.patch(ADMIN, hook.id, { enabled: false });
+    w.publish(...types(10));
+    await w.events.purge(6);
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender).start();
+    await w.admin.patch(ADMIN, hook.id, { enabled: true });
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 10);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(['evt_7', 'evt_8', 'evt_9', 'evt_10']);
+  });
+
+  it('a removed subscription is dropped by its worker without harm', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    const held = deferred<WebhookResult>();
+    const sender = new ScriptedSender(w.clock, 'p1', { next: () => held.promise });
+    w.dispatcher(sender).start();
+    w.publish('pet.created');
+    await runUntil(w.timers, () => sender.sent.length === 1);
+    await w.admin.remove(ADMIN, hook.id);
+    held.resolve(DELIVERED);
+    await settle();
+    await w.stopAll();
+    expect(w.store.rows.size).to.equal(0);
+    expect(w.errors).to.deep.equal([]);
+  });
+
+  it('stop ends its waits at once, waits for the attempt under way, records it, and releases its leases', async () => {
+    const w = world();
+    const idle = await w.subscribe({ url: 'https://idle.example/', types: ['pet.created'] });
+    const busy = await w.subscribe({ url: 'https://busy.example/', types: ['order.placed'] });
+    w.publish('order.placed');
+    const held = deferred<WebhookResult>();
+    const sender = new ScriptedSender(w.clock, 'p1', { next: () => held.promise });
+    const d = w.dispatcher(sender);
+    d.start();
+    await runUntil(w.timers, () => sender.sent.length === 1 && w.row(idle.id).delivered === 1);
+    let stopped = false;
+    const stopping = d.stop().then(() => (stopped = true));
+    await settle();
+    expect(stopped, 'waits for the attempt under way').to.equal(false);
+    held.resolve(DELIVERED);
+    await stopping;
+    expect(w.row(busy.id).delivered, 'its outcome recorded').to.equal(1);
+    expect(w.row(idle.id).lease).to.equal(undefined);
+    expect(w.row(busy.id).lease).to.equal(undefined);
+    expect(w.timers.pending, 'no timer left behind').to.equal(0);
+  });
+
+  it('a stopped holder’s subscriptions are taken at the next scan of another; a frozen holder’s once its lease lapses', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    const frozen = deferred<WebhookResult>();
+    const first = new ScriptedSender(w.clock, 'p1', { next: () => frozen.promise });
+    const p1 = w.dispatcher(first, 'p1');
+    p1.start();
+    await runUntil(w.timers, () => first.sent.length === 1);
+    const until = w.row(hook.id).lease!.until;
+    const second = new ScriptedSender(w.clock, 'p2');
+    const p2 = w.dispatcher(second, 'p2');
+    p2.start();
+    await runUntil(w.timers, () => second.sent.length === 1);
+    expect(second.sent[0]!.at, 'not before the lease lapsed').to.be.at.least(until);
+    expect(second.sent[0]!.at, 'within a scan after').to.be.at.most(until + 1000);
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    // The frozen one wakes: its writes find another holder, and change nothing.
+    frozen.resolve(DELIVERED);
+    w.publish('pet.created');
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 2);
+    expect(second.sent.map((s) => s.webhookId)).to.deep.equal(['evt_1', 'evt_2']);
+    expect(first.sent.map((s) => s.webhookId)).to.deep.equal(['evt_1']);
+    // p2 stops: p1 (awake again) takes over at its next scan, not a lease later.
+    await p2.stop();
+    const stoppedAt = w.clock.now();
+    w.publish('pet.created');
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 3);
+    await w.stopAll();
+    expect(first.sent.map((s) => s.webhookId)).to.deep.equal(['evt_1', 'evt_3']);
+    expect(first.sent[1]!.at - stoppedAt).to.be.at.most(1000);
+  });
+
+  it('lagSeconds: the age of the oldest event an enabled subscription has not delivered; 0 when none', async () => {
+    const w = world();
+    const d = w.dispatcher(new ScriptedSender(w.clock, 'p1'));
+    expect(await d.lagSeconds()).to.equal(0);
+    const all = await w.subscribe();
+    const orders = await w.subscribe({ types: ['order.placed'] });
+    const off = await w.subscribe();
+    await w.admin.patch(ADMIN, off.id, { enabled: false });
+    for (const type of ['pet.created', 'pet.created', 'order.placed', 'pet.created'] as const) {
+      w.publish(type);
+      w.clock.advance(10_000);
+    }
+    // Now T0 + 40 s; the events occurred at T0, +10, +20, +30 s.
+    w.store.rows.set(all.id, { ...w.row(all.id), delivered: 1 });
+    expect(await d.lagSeconds()).to.equal(30);
+    w.store.rows.set(all.id, { ...w.row(all.id), delivered: 4 });
+    expect(await d.lagSeconds()).to.equal(20);
+    w.store.rows.set(orders.id, { ...w.row(orders.id), delivered: 3 });
+    expect(await d.lagSeconds()).to.equal(0);
+    w.clock.advance(500);
+    w.store.rows.set(orders.id, { ...w.row(orders.id), delivered: 2 });
+    expect(await d.lagSeconds()).to.equal(20.5);
+  });
+
+  it('property: two dispatchers on one store, through store faults, failing and slow receivers and a stop, never send to a subscription twice at once, and together deliver every event at least once, in order', async () => {
+    const kinds: EventType[] = ['pet.created', 'order.placed', 'pet.updated', 'key.created'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.nat({ max: 30_000 }), { minLength: 1, maxLength: 20 }),
+        fc.array(fc.constantFrom('pass', 'pass', 'pass', 'fail', 'fail-after-write'), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.record({ ok: fc.boolean(), ms: fc.nat({ max: 5000 }) }), { minLength: 1, maxLength: 20 }),
+        fc.nat({ max: 120_000 }),
+        async (feedTypes, publishAt, faults, script, stopAt) => {
+          const w = world();
+          const hooks = [
+            { hook: await w.subscribe({ url: 'https://h0.example/' }), only: undefined },
+            { hook: await w.subscribe({ url: 'https://h1.example/', types: ['pet.created'] }), only: ['pet.created'] },
+            {
+              hook: await w.subscribe({ url: 'https://h2.example/', types: ['order.placed', 'key.created'] }),
+              only: ['order.placed', 'key.created'],
+            },
+          ];
+          // Faults and failures for the first 10 minutes; then a calm in which everything must arrive.
+          let calm = false;
+          let fault = 0;
+          let step = 0;
+          const store = faulty(w.store, () => (calm ? 'pass' : faults[fault++ % faults.length]!));
+          const answer = {
+            next: (): WebhookResult | Promise<WebhookResult> => {
+              const { ok, ms } = script[step++ % script.length]!;
+              const result = calm || ok ? DELIVERED : FAILED;
+              return ms === 0 ? result : new Promise((resolve) => w.timers.setTimeout(() => resolve(result), ms));
+            },
+          };
+          const all = new ScriptedSender(w.clock, 'all');
+          const p1 = w.dispatcher(new ScriptedSender(w.clock, 'p1', answer, all), 'p1', {}, store);
+          const p2 = w.dispatcher(new ScriptedSender(w.clock, 'p2', answer, all), 'p2', {}, store);
+          p1.start();
+          p2.start();
+          for (const [i, type] of feedTypes.entries())
+            w.timers.setTimeout(() => w.publish(type), publishAt[i % publishAt.length]!);
+          w.timers.setTimeout(() => void p1.stop(), stopAt);
+          w.timers.setTimeout(() => (calm = true), 10 * 60_000);
+          const matching = (only: readonly string[] | undefined) =>
+            w.events.feed.filter((e) => only === undefined || only.includes(e.type)).map((e) => e.id);
+          const lastMatching = (only: readonly string[] | undefined) =>
+            w.events.feed.filter((e) => only === undefined || only.includes(e.type)).at(-1)?.sequence ?? 0;
+          await runUntil(
+            w.timers,
+            () =>
+              calm &&
+              w.events.lastSeq === feedTypes.length &&
+              hooks.every(({ hook, only }) => w.row(hook.id).delivered >= lastMatching(only)),
+            100_000,
+          );
+          await w.stopAll();
+          expect(all.overlaps, 'two attempts at one subscription at once').to.equal(0);
+          for (const { hook, only } of hooks) {
+            const url = w.row(hook.id).url;
+            const sends = all.results.filter((r) => r.request.url === url);
+            const sequences = sends.map((r) => Number(r.request.webhookId.slice(4)));
+            expect(sequences, 'in order').to.deep.equal([...sequences].sort((a, b) => a - b));
+            const wanted = matching(only);
+            expect(
+              all.deliveredTo(url).filter((id, i, ids) => ids.indexOf(id) === i),
+              'every event',
+            ).to.deep.equal(wanted);
+            // Event n + 1 first sent only after n was delivered.
+            for (const [k, id] of wanted.entries()) {
+              if (k === 0) continue;
+              const firstSend = sends.findIndex((r) => r.request.webhookId === id);
+              const delivered = sends.findIndex(
+                (r) => r.request.webhookId === wanted[k - 1] && r.result.outcome === 'delivered',
+              );
+              expect(delivered, `${wanted[k - 1]} delivered before ${id} is sent`).to.be.within(0, firstSend - 1);
+            }
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+});
