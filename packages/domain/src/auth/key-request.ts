@@ -1,5 +1,6 @@
-import { quoteInput, validationFailed, type ValidationFailed } from '../errors.js';
+import { validationFailed, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
+import { codePoints, checkFields, isObject } from '../text/body.js';
 import { isPlanName, PLAN_NAMES, PLAN_QUOTAS, type PlanName, type Quota } from '../quota/plans.js';
 import { isPublicKeyId } from './api-key.js';
 
@@ -32,23 +33,6 @@ export interface KeyPatch {
   readonly quota?: Partial<Quota>;
   readonly label?: string;
 }
-
-const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
-
-const isObject = (body: unknown): body is Record<string, unknown> =>
-  typeof body === 'object' && body !== null && !Array.isArray(body);
-
-const checkFields = (body: Record<string, unknown>, allowed: readonly string[]): ValidationFailed | undefined => {
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key))
-      return validationFailed(key, `unknown property '${quoteInput(key)}' (allowed: ${allowed.join(', ')})`);
-  }
-  return undefined;
-};
 
 const readPlan = (value: unknown): Result<PlanName, ValidationFailed> =>
   typeof value === 'string' && isPlanName(value)

@@ -1,5 +1,6 @@
 import { quoteInput, validationFailed, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
+import { codePoints, checkFields, isObject } from '../text/body.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../events/event.js';
 import type { Random } from '../ports/random.port.js';
 import type { WebhookTargets } from '../ports/webhook-sender.port.js';
@@ -43,23 +44,6 @@ export interface WebhookPatch {
   readonly description?: string;
   readonly enabled?: boolean;
 }
-
-const codePoints = (text: string): number => {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-};
-
-const isObject = (body: unknown): body is Record<string, unknown> =>
-  typeof body === 'object' && body !== null && !Array.isArray(body);
-
-const checkFields = (body: Record<string, unknown>, allowed: readonly string[]): ValidationFailed | undefined => {
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key))
-      return validationFailed(key, `unknown property '${quoteInput(key)}' (allowed: ${allowed.join(', ')})`);
-  }
-  return undefined;
-};
 
 /** `url`'s own shape: a string of 1 to `WEBHOOK_URL_MAX_LENGTH` characters (the rest is `WebhookTargets`'). */
 const readUrl = (value: unknown): Result<string, ValidationFailed> => {
