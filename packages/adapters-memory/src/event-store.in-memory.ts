@@ -7,14 +7,19 @@ import type {
   EventType,
   OutboxEntry,
   RelayLease,
+  Timers,
 } from '@petstore/domain';
-import { leaseAllows } from '@petstore/domain';
+import { leaseAllows, SequenceWaiters } from '@petstore/domain';
 import { MemoryOutbox } from './outbox.in-memory.js';
 
 // Timers are the one platform facility used here; declared locally so that the package needs no
 // runtime's type package (every JavaScript runtime has these two globals).
 declare const setTimeout: (callback: () => void, ms: number) => unknown;
 declare const clearTimeout: (handle: unknown) => void;
+const timers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle),
+};
 
 /** Index of the first event in `events` (ascending sequences) whose sequence is greater than `sequence`. */
 const firstAfter = (events: readonly Event[], sequence: number): number => {
@@ -27,11 +32,6 @@ const firstAfter = (events: readonly Event[], sequence: number): number => {
   }
   return low;
 };
-
-interface Waiter {
-  readonly sequence: number;
-  readonly done: (last: number) => void;
-}
 
 /**
  * The events of an in-memory store (docs/rules.md §15): the outboxes its repositories fill (`outbox`,
@@ -47,7 +47,7 @@ export class EventStoreInMemory implements EventStore {
   private readonly ids = new Set<string>();
   private last = 0;
   private relayLease: RelayLease | undefined;
-  private readonly waiters = new Set<Waiter>();
+  private readonly waiters = new SequenceWaiters(timers);
 
   constructor(readonly outbox: MemoryOutbox = new MemoryOutbox()) {}
 
@@ -82,8 +82,7 @@ export class EventStoreInMemory implements EventStore {
     typed.push(stored);
     this.ids.add(stored.id);
     this.last = stored.sequence;
-    if (this.waiters.size > 0)
-      for (const waiter of [...this.waiters]) if (waiter.sequence < this.last) waiter.done(this.last);
+    this.waiters.notify(this.last);
     return 'appended';
   }
 
@@ -134,24 +133,7 @@ export class EventStoreInMemory implements EventStore {
   }
 
   waitBeyond(sequence: number, timeoutMs: number, until?: PromiseLike<unknown>): Promise<number> {
-    if (this.last > sequence) return Promise.resolve(this.last);
-    return new Promise<number>((resolve) => {
-      let timer: unknown;
-      const waiter: Waiter = {
-        sequence,
-        done: (last) => {
-          if (!this.waiters.delete(waiter)) return;
-          clearTimeout(timer);
-          resolve(last);
-        },
-      };
-      this.waiters.add(waiter);
-      timer = setTimeout(() => waiter.done(this.last), timeoutMs);
-      until?.then(
-        () => waiter.done(this.last),
-        () => waiter.done(this.last),
-      );
-    });
+    return this.waiters.wait(sequence, timeoutMs, () => this.last, until);
   }
 
   /** Events kept (for tests and metrics). */

@@ -8,6 +8,7 @@ import type {
   OutboxEntry,
   ResourceKind,
 } from '@petstore/domain';
+import { SequenceWaiters } from '@petstore/domain';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
 import { COLLECTIONS, OUTBOX_COLLECTIONS } from './indexes.js';
@@ -48,11 +49,6 @@ const KINDS = Object.keys(OUTBOX_COLLECTIONS) as ResourceKind[];
 const toEvent = (doc: EventDocument): Event =>
   ({ id: doc.id, sequence: doc._id, type: doc.type, occurredAt: doc.occurredAt, data: doc.data }) as Event;
 
-interface Waiter {
-  readonly sequence: number;
-  readonly done: (last: number) => void;
-}
-
 /**
  * The events of docs/rules.md §15 on MongoDB, without a transaction, a change stream or a TTL index
  * (a standalone server and mongo-java-server have none); docs/design.md ("Events") has the design.
@@ -78,7 +74,7 @@ export class EventStoreMongo implements EventStore {
   private readonly events: Collection<EventDocument>;
   private readonly leases: Collection<LeaseDocument>;
   private readonly outboxes: Readonly<Record<ResourceKind, Collection<OutboxDocument>>>;
-  private readonly waiters = new Set<Waiter>();
+  private readonly waiters = new SequenceWaiters(globalThis);
   private poller: ReturnType<typeof setTimeout> | undefined;
   /** The highest sequence this store has seen (appended, or read): what a wait compares with. */
   private known = 0;
@@ -268,24 +264,9 @@ export class EventStoreMongo implements EventStore {
   async waitBeyond(sequence: number, timeoutMs: number, until?: PromiseLike<unknown>): Promise<number> {
     const last = await this.lastSequence();
     if (last > sequence || timeoutMs <= 0) return last;
-    return new Promise<number>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const waiter: Waiter = {
-        sequence,
-        done: (seen) => {
-          if (!this.waiters.delete(waiter)) return;
-          clearTimeout(timer);
-          resolve(seen);
-        },
-      };
-      this.waiters.add(waiter);
-      timer = setTimeout(() => waiter.done(this.known), timeoutMs);
-      until?.then(
-        () => waiter.done(this.known),
-        () => waiter.done(this.known),
-      );
-      this.schedulePoll();
-    });
+    const waited = this.waiters.wait(sequence, timeoutMs, () => this.known, until);
+    this.schedulePoll();
+    return waited;
   }
 
   /** Waits under way (for tests: none is left behind). */
@@ -296,7 +277,7 @@ export class EventStoreMongo implements EventStore {
   /** Records `last` as seen and ends the waits below it. */
   private notify(last: number): void {
     if (last > this.known) this.known = last;
-    for (const waiter of [...this.waiters]) if (waiter.sequence < this.known) waiter.done(this.known);
+    this.waiters.notify(this.known);
   }
 
   /** One poll of the last sequence after `WAIT_POLL_MS`, again while waits remain (a failed poll is tried again then; the waits end at their timeouts). */

@@ -159,6 +159,7 @@ export {
   type RelayLoopOptions,
   type Timers,
 } from './use-cases/event-relay.js';
+export { SequenceWaiters } from './events/waiters.js';
 export { EventFeed, EventRetention, type FeedPage, type FollowOptions } from './use-cases/event-feed.js';
 
 export {

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import type { Event, EventRelay as Relay, NewEvent, Order, Timers } from '../src/index.js';
+import type { Event, EventRelay as Relay, NewEvent, Order } from '../src/index.js';
 import { EventFeed, EventRelay, EventRetention, RelayLoop, StoreUnavailableError } from '../src/index.js';
 import { ManualClock } from '../test-support/index.js';
 import { EventStoreModel } from './support/event-store-model.js';
+import { ManualTimers } from './support/manual-timers.js';
 
 const T0 = Date.UTC(2027, 0, 1);
 const AT = new Date(T0).toISOString();
@@ -242,27 +243,6 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     expect(short.hasMore, 'a short batch: all that waited').to.equal(false);
   });
 });
-
-/** Timers a test fires by hand. */
-class ManualTimers implements Timers {
-  readonly scheduled: { ms: number; fire: () => void; cleared: boolean }[] = [];
-  setTimeout(callback: () => void, ms: number): unknown {
-    const timer = { ms, fire: callback, cleared: false };
-    this.scheduled.push(timer);
-    return timer;
-  }
-  clearTimeout(handle: unknown): void {
-    (handle as { cleared: boolean }).cleared = true;
-  }
-  get live() {
-    return this.scheduled.filter((t) => !t.cleared);
-  }
-  fireLast(): void {
-    const timer = this.live[this.live.length - 1]!;
-    timer.cleared = true;
-    timer.fire();
-  }
-}
 
 describe('RelayLoop: keeps a relay running in a process', () => {
   const loopWith = (results: (number | Error | { more: number })[]) => {

@@ -138,7 +138,7 @@ export class EventRelay {
   }
 }
 
-/** The timers a `RelayLoop` schedules its runs with (`globalThis` has them on every JavaScript runtime). */
+/** The timers a `RelayLoop` schedules its runs with, and `SequenceWaiters` its timeouts (`globalThis` has them on every JavaScript runtime). */
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
