@@ -13,6 +13,8 @@ import {
   PetCatalog,
   PetMaintenance,
   RelayLoop,
+  WebhookAdmin,
+  WebhookDispatcher,
   type ApiKeyRecord,
   type PlanName,
   type Quota,
@@ -27,8 +29,10 @@ import {
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
   QuotaStoreInMemory,
+  WebhookStoreInMemory,
 } from '@petstore/adapters-memory';
 import { createHttpApp, listen } from '@petstore/adapters-http';
+import { HttpWebhookSender, WebhookUrlPolicy } from '@petstore/adapters-webhooks';
 
 /** 2027-01-01T00:00:10Z: ten seconds into a UTC minute. */
 export const T0 = Date.UTC(2027, 0, 1, 0, 0, 10);
@@ -57,8 +61,15 @@ export interface ClientTestServer {
   close(): Promise<void>;
 }
 
-export const startServer = async (): Promise<ClientTestServer> => {
-  const clock = new ManualClock(T0);
+export interface ServerOptions {
+  /** Where the manual clock starts (default `T0`). */
+  readonly at?: number;
+  /** `host[:port]`s webhook deliveries may go to (docs/rules.md §15); its dispatcher runs while the server does. */
+  readonly webhookHosts?: readonly string[];
+}
+
+export const startServer = async (options: ServerOptions = {}): Promise<ClientTestServer> => {
+  const clock = new ManualClock(options.at ?? T0);
   const events = new EventStoreInMemory(new MemoryOutbox());
   const { outbox } = events;
   const pets = new PetRepositoryInMemory(outbox);
@@ -75,6 +86,21 @@ export const startServer = async (): Promise<ClientTestServer> => {
   const orders = new OrderRepositoryInMemory(outbox);
   const relay = new RelayLoop(new EventRelay(events, clock, 'client-test'), events, globalThis);
   relay.start();
+  // Webhooks (docs/rules.md §15): the API, and a dispatcher delivering to the hosts allowed.
+  const webhookStore = new WebhookStoreInMemory();
+  const policy = new WebhookUrlPolicy({ allowHosts: options.webhookHosts ?? [] });
+  const random = new SeededRandom('client-test-webhooks');
+  const dispatcher = new WebhookDispatcher(
+    webhookStore,
+    events,
+    new HttpWebhookSender({ policy, userAgent: 'petstore-webhooks/1.0.0' }),
+    clock,
+    globalThis,
+    random,
+    'client-test',
+    { scanMs: 50 },
+  );
+  if (options.webhookHosts !== undefined) dispatcher.start();
   const app = createHttpApp({
     catalog: new PetCatalog(pets, categories, clock),
     categories: new CategoryCatalog(categories, clock),
@@ -85,6 +111,7 @@ export const startServer = async (): Promise<ClientTestServer> => {
     keyAdmin: new KeyAdmin(keys, new SeededRandom('client-test'), clock, clock.now()),
     idempotency: new IdempotentRequests(new IdempotencyStoreInMemory(), clock),
     events: new EventFeed(events, clock),
+    webhooks: new WebhookAdmin(webhookStore, events, policy, random, clock),
   });
   const running = await listen(app, { port: 0, host: '127.0.0.1' });
   return {
@@ -94,6 +121,7 @@ export const startServer = async (): Promise<ClientTestServer> => {
     events,
     async close() {
       await running.close(1_000);
+      await dispatcher.stop();
       await relay.stop();
     },
   };
