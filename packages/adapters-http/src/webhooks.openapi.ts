@@ -87,7 +87,7 @@ const webhookPaths = () => {
     ['validation_failed', 'malformed_json'],
     'The request breaks a rule; the message names the field and why (for `url`: which rule, e.g. the address class its host resolves to).',
     [],
-    'url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses',
+    'the host resolves to 10.0.0.5, a private address',
   );
   const badId = errorResponse(['validation_failed'], 'webhookId is not `wh_` and 24 lowercase hex digits.');
   const notFound = errorResponse(['not_found'], 'No subscription has this id (or it was deleted).');

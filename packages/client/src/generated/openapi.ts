@@ -4880,7 +4880,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "validation_failed",
-                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "message": "the host resolves to 10.0.0.5, a private address",
                      *       "status": 400
                      *     }
                      */
@@ -4961,7 +4961,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "validation_failed",
-                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "message": "the host resolves to 10.0.0.5, a private address",
                      *       "status": 400
                      *     }
                      */
@@ -5297,7 +5297,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "validation_failed",
-                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "message": "the host resolves to 10.0.0.5, a private address",
                      *       "status": 400
                      *     }
                      */
@@ -5582,7 +5582,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "validation_failed",
-                     *       "message": "url: the host resolves to 10.0.0.5, a private address; deliveries go only to public addresses",
+                     *       "message": "the host resolves to 10.0.0.5, a private address",
                      *       "status": 400
                      *     }
                      */
