@@ -102,7 +102,16 @@ describe('webhook ids and secrets (docs/rules.md §15)', () => {
   });
 
   it('a malformed webhookId is refused on field webhookId, without quoting it', () => {
-    for (const raw of ['', 'wh_', 'wh_0123456789abcdef0123456', 'wh_0123456789ABCDEF01234567', 'whsec_abc', 'x']) {
+    for (const raw of [
+      '',
+      'wh_',
+      'wh_0123456789abcdef0123456',
+      'wh_0123456789ABCDEF01234567',
+      'whsec_abc',
+      'x',
+      'xwh_0123456789abcdef01234567',
+      'wh_0123456789abcdef01234567x',
+    ]) {
       const message = expectRefusal(validateWebhookId(raw), 'validation_failed', 'webhookId', raw);
       if (raw.length > 3) expect(message).not.to.include(raw);
     }
@@ -127,6 +136,7 @@ describe('webhook bodies (docs/rules.md §15)', () => {
   it('url: a string of 1 to 2048 characters (the rest is the WebhookTargets port)', () => {
     expectRefusal(validateWebhookCreate({ url: 7 }), 'validation_failed', 'url');
     expect(expectRefusal(validateWebhookCreate({ url: '' }), 'validation_failed', 'url')).to.include('1 to 2048');
+    expect(validateWebhookCreate({ url: 'h' }).ok, 'one character: its shape is the port’s to judge').to.equal(true);
     const longest = `https://x.example/${'a'.repeat(WEBHOOK_URL_MAX_LENGTH - 18)}`;
     expect(validateWebhookCreate({ url: longest }).ok).to.equal(true);
     expect(expectRefusal(validateWebhookCreate({ url: `${longest}a` }), 'validation_failed', 'url')).to.include(
@@ -144,6 +154,13 @@ describe('webhook bodies (docs/rules.md §15)', () => {
       );
       expect(message).to.include(EVENT_TYPES.join(', '));
     }
+    // A refused type that is a string is named, quoted (and cut like every quote of what the caller sent).
+    expect(
+      expectRefusal(validateWebhookCreate({ url: URL_OK, types: ['pet.adopted'] }), 'validation_failed', 'types'),
+    ).to.match(/^'pet\.adopted' is not an event type; types must be/);
+    expect(expectRefusal(validateWebhookCreate({ url: URL_OK, types: [3] }), 'validation_failed', 'types')).to.match(
+      /^types must be/,
+    );
     expect(validateWebhookCreate({ url: URL_OK, types: ['order.placed', 'pet.created'] })).to.deep.equal({
       ok: true,
       value: { url: URL_OK, types: ['order.placed', 'pet.created'], description: '' },
@@ -171,7 +188,14 @@ describe('webhook bodies (docs/rules.md §15)', () => {
   });
 
   it('a change body: closed, at least one field, types null for every type, enabled a boolean', () => {
-    expectRefusal(validateWebhookPatch(null), 'validation_failed', 'body');
+    expect(expectRefusal(validateWebhookPatch(null), 'validation_failed', 'body')).to.include(
+      'url, types, description, enabled',
+    );
+    expectRefusal(validateWebhookPatch({ description: 5 }), 'validation_failed', 'description');
+    expect(validateWebhookPatch({ types: ['order.placed', 'pet.created'] })).to.deep.equal({
+      ok: true,
+      value: { types: ['order.placed', 'pet.created'] },
+    });
     expect(expectRefusal(validateWebhookPatch({}), 'validation_failed', 'body')).to.include(
       'url, types, description, enabled',
     );
@@ -391,6 +415,47 @@ describe('WebhookAdmin (docs/rules.md §15)', () => {
     expect(store.rows.get(made.id)).to.include({ delivered: 2, failures: 0, retryAt: 0 });
     const disabled = await admin.patch(ADMIN, made.id, { enabled: false });
     expect(disabled).to.have.nested.property('value.enabled', false);
+  });
+
+  it('PATCH enabled: false on a paused subscription changes nothing: the pause keeps its reason', async () => {
+    const { admin, store } = setup();
+    const made = await created(admin);
+    const row = store.rows.get(made.id)!;
+    store.rows.set(made.id, { ...row, enabled: false, pausedReason: 'the receiver answered 410 Gone' });
+    const answer = await admin.patch(ADMIN, made.id, { enabled: false });
+    expect(answer).to.have.nested.property('value.pausedReason', 'the receiver answered 410 Gone');
+    expect(store.rows.get(made.id)).to.include({
+      pausedReason: 'the receiver answered 410 Gone',
+      revision: row.revision,
+    });
+  });
+
+  it('PATCH: a refused body changes nothing', async () => {
+    const { admin, store } = setup();
+    const made = await created(admin);
+    expectRefusal(await admin.patch(ADMIN, made.id, { enabled: 'yes' }), 'validation_failed', 'enabled');
+    expect(store.rows.get(made.id)).to.include({ enabled: true });
+  });
+
+  it('a subscription removed while a PATCH or a rotation is under way: not found', async () => {
+    const { admin, store } = setup();
+    const made = await created(admin);
+    const update = store.update;
+    store.update = async (id, changes) => {
+      await store.remove(id);
+      return update(id, changes);
+    };
+    expect(await admin.patch(ADMIN, made.id, { description: 'x' })).to.have.nested.property('error.code', 'not_found');
+    const again = await created(admin);
+    expect(await admin.rotateSecret(ADMIN, again.id)).to.have.nested.property('error.code', 'not_found');
+  });
+
+  it('the last page of the list has no next cursor', async () => {
+    const { admin } = setup();
+    await created(admin);
+    expect(await admin.list(ADMIN, { limit: 5 }))
+      .to.have.property('value')
+      .that.has.all.keys('items');
   });
 
   it('DELETE removes the subscription and its log', async () => {

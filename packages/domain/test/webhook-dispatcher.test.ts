@@ -11,11 +11,13 @@ import type {
   WebhookStore,
 } from '../src/index.js';
 import {
+  spanText,
   StoreUnavailableError,
   timestamp,
   WEBHOOK_LEASE_MS,
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_ROTATION_OVERLAP_MS,
+  WEBHOOK_TIMEOUT_MS,
   WebhookAdmin,
   WebhookDispatcher,
   type DispatcherOptions,
@@ -553,5 +555,364 @@ describe('WebhookDispatcher (docs/rules.md §15, "Delivery")', () => {
       ),
       { numRuns: 30 },
     );
+  });
+});
+
+/** `inner` with `before` run ahead of every call (by the method's name): it may hold the call, or throw in its place. */
+const intercept = (inner: WebhookStore, before: (name: string) => void | Promise<void>): WebhookStore =>
+  new Proxy(inner, {
+    get: (target, name) => {
+      const method = target[name as keyof WebhookStore] as unknown;
+      if (typeof method !== 'function') return method;
+      return async (...args: unknown[]): Promise<unknown> => {
+        await before(String(name));
+        return (method as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      };
+    },
+  });
+
+/** `inner` whose first call of each method named in `names` fails (the store did not answer). */
+const failingOnce = (inner: WebhookStore, names: readonly string[]): WebhookStore => {
+  const failed = new Set<string>();
+  return intercept(inner, (name) => {
+    if (!names.includes(name) || failed.has(name)) return;
+    failed.add(name);
+    throw new StoreUnavailableError(`injected fault: ${name} could not reach the store`);
+  });
+};
+
+describe('WebhookDispatcher: leases, stops, failures and what an attempt leaves (docs/rules.md §15)', () => {
+  it('a pause after the last retry says what the last attempt came to, without an error from the sender too, over the span from the first attempt’s start to the last one’s end', async () => {
+    // (A seed under which the text of the span shows whether it ends with the last attempt's end or its start.)
+    const w = world('pause-2');
+    const slow = await w.subscribe({ url: 'https://slow.example/' });
+    const busy = await w.subscribe({ url: 'https://busy.example/' });
+    w.publish('pet.created');
+    const timeout: WebhookResult = { outcome: 'timeout', status: null, durationMs: WEBHOOK_TIMEOUT_MS };
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: (request) =>
+        request.url === 'https://slow.example/'
+          ? new Promise((resolve) => w.timers.setTimeout(() => resolve(timeout), WEBHOOK_TIMEOUT_MS))
+          : { outcome: 'failed', status: 503, durationMs: 4 },
+    });
+    w.dispatcher(sender, 'p1', { scanMs: 60_000 }).start();
+    await runUntil(w.timers, () => !w.row(slow.id).enabled && !w.row(busy.id).enabled, 50_000);
+    await w.stopAll();
+    const to = (url: string) => sender.sent.filter((s) => s.url === url);
+    const [s, b] = [to('https://slow.example/'), to('https://busy.example/')];
+    expect(s).to.have.length(8);
+    expect(b).to.have.length(8);
+    expect(w.row(slow.id).pausedReason).to.equal(
+      `8 attempts at event evt_1 (sequence 1) failed over ${spanText(s[7]!.at + WEBHOOK_TIMEOUT_MS - s[0]!.at)}; the last: timeout`,
+    );
+    expect(w.row(busy.id).pausedReason).to.equal(
+      `8 attempts at event evt_1 (sequence 1) failed over ${spanText(b[7]!.at + 4 - b[0]!.at)}; the last: the receiver answered 503`,
+    );
+  });
+
+  it('an attempt made twice (its cursor move was lost) still ends in a pause after the 8th attempt', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    let advances = 0;
+    const store = intercept(w.store, (name) => {
+      if (name === 'advance' && advances++ === 1)
+        throw new StoreUnavailableError('injected fault: advance could not reach the store');
+    });
+    const sender = new ScriptedSender(w.clock, 'p1', { next: () => FAILED });
+    w.dispatcher(sender, 'p1', { scanMs: 60_000 }, store).start();
+    await runUntil(w.timers, () => !w.row(hook.id).enabled, 50_000);
+    await w.stopAll();
+    expect(w.store.logs.get(hook.id)!.map((row) => row.attempt)).to.deep.equal([1, 2, 2, 3, 4, 5, 6, 7, 8]);
+    expect(w.row(hook.id).pausedReason).to.match(
+      /^8 attempts at event evt_1 \(sequence 1\) failed over \d+ h( \d+ min)?; the last: the receiver answered 500$/,
+    );
+    expect(w.errors.map((e) => (e as Error).message)).to.deep.equal([
+      'injected fault: advance could not reach the store',
+    ]);
+  });
+
+  it('a lease another process holds is left alone until its `until`, then taken for now + leaseMs; this process’s own lease is taken at once', async () => {
+    const w = world();
+    const other = await w.subscribe({ url: 'https://other.example/' });
+    const own = await w.subscribe({ url: 'https://own.example/' });
+    w.publish('pet.created');
+    const until = T0 + 3000;
+    w.store.rows.set(other.id, { ...w.row(other.id), lease: { holder: 'p9', until } });
+    w.store.rows.set(own.id, { ...w.row(own.id), lease: { holder: 'p1', until: T0 + 60_000 } });
+    // The worker's first renewal of `other` is held: the lease the scan took is what the store shows meanwhile.
+    let leases = 0;
+    const renewal = deferred<void>();
+    let seen: unknown;
+    const store = intercept(w.store, async (name) => {
+      if (name !== 'lease' || w.clock.now() !== until || leases++ !== 1) return;
+      seen = w.row(other.id).lease;
+      await renewal.promise;
+    });
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 12_000 }, store).start();
+    await runUntil(w.timers, () => seen !== undefined);
+    expect(seen).to.deep.equal({ holder: 'p1', until: until + 12_000 });
+    renewal.resolve();
+    await runUntil(w.timers, () => w.row(other.id).delivered === 1 && w.row(own.id).delivered === 1);
+    await w.stopAll();
+    const at = (url: string) => sender.sent.find((s) => s.url === url)!.at;
+    expect(at('https://own.example/'), 'its own lease: at once').to.equal(T0);
+    expect(at('https://other.example/'), 'not before the other lease lapsed, and at the scan when it did').to.equal(
+      until,
+    );
+  });
+
+  it('a worker renews its lease at least every third of it while it waits (on the feed, or for a retry): no other process takes the subscription; disabled meanwhile, the worker ends quietly', async () => {
+    const w = world();
+    const idle = await w.subscribe({ url: 'https://idle.example/', types: ['order.placed'] });
+    const retrying = await w.subscribe({ url: 'https://retry.example/', types: ['pet.created'] });
+    w.publish('pet.created');
+    let failures = 2;
+    const first = new ScriptedSender(w.clock, 'p1', {
+      next: (request) => (request.url === 'https://retry.example/' && failures-- > 0 ? FAILED : DELIVERED),
+    });
+    const leaseMs = 9000;
+    w.dispatcher(first, 'p1', { leaseMs }).start();
+    await settle();
+    const second = new ScriptedSender(w.clock, 'p2');
+    w.dispatcher(second, 'p2', { leaseMs }).start();
+    let lapsed = 0;
+    await runUntil(
+      w.timers,
+      () => {
+        for (const id of [idle.id, retrying.id]) {
+          const lease = w.row(id).lease;
+          if (lease === undefined || lease.holder !== 'p1' || lease.until <= w.clock.now()) lapsed++;
+        }
+        return w.row(retrying.id).delivered === 1 && w.clock.now() >= T0 + 10 * 60_000;
+      },
+      50_000,
+    );
+    expect(lapsed, 'lease checks that found it lapsed or held by another').to.equal(0);
+    expect(second.sent).to.deep.equal([]);
+    expect(first.sent.map((s) => s.url)).to.deep.equal(Array.from({ length: 3 }, () => 'https://retry.example/'));
+    expect(first.sent[2]!.at - first.sent[1]!.at, 'the second retry waited its 5 min').to.be.at.least(240_000);
+    await w.admin.patch(ADMIN, idle.id, { enabled: false });
+    w.clock.advance(1);
+    await runUntil(w.timers, () => w.clock.now() >= T0 + 11 * 60_000);
+    w.publish('order.placed');
+    await runUntil(w.timers, () => w.clock.now() >= T0 + 12 * 60_000);
+    await w.stopAll();
+    expect(first.sent).to.have.length(3);
+    expect(w.errors).to.deep.equal([]);
+  });
+
+  it('a stop during a scan takes nothing more, releases what the scan took, and leaves no scan scheduled', async () => {
+    for (const holdAt of ['enabled', 'lease'] as const) {
+      const w = world();
+      const a = await w.subscribe({ url: 'https://a.example/' });
+      const b = await w.subscribe({ url: 'https://b.example/' });
+      w.publish('pet.created');
+      const calls: string[] = [];
+      const gate = deferred<void>();
+      let held = false;
+      const store = intercept(w.store, async (name) => {
+        calls.push(name);
+        if (name !== holdAt || held) return;
+        held = true;
+        await gate.promise;
+      });
+      const sender = new ScriptedSender(w.clock, 'p1');
+      const d = w.dispatcher(sender, 'p1', {}, store);
+      d.start();
+      await settle();
+      expect(held).to.equal(true);
+      const stopping = d.stop();
+      gate.resolve();
+      await stopping;
+      expect(
+        calls.filter((name) => name === 'lease'),
+        holdAt,
+      ).to.have.length(holdAt === 'enabled' ? 0 : 1);
+      expect(sender.sent).to.deep.equal([]);
+      expect(w.row(a.id).lease, holdAt).to.equal(undefined);
+      expect(w.row(b.id).lease, holdAt).to.equal(undefined);
+      expect(w.timers.pending, holdAt).to.equal(0);
+      const made = calls.length;
+      w.clock.advance(60_000);
+      await settle();
+      expect(calls, holdAt).to.have.length(made);
+    }
+  });
+
+  it('a stop while a worker renews its lease ends the worker at once, without a wait', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    let hold: { promise: Promise<void>; resolve: (value: void) => void } | undefined;
+    let reached = false;
+    const store = intercept(w.store, async (name) => {
+      if (name !== 'lease' || hold === undefined) return;
+      reached = true;
+      await hold.promise;
+    });
+    const d = w.dispatcher(new ScriptedSender(w.clock, 'p1'), 'p1', { leaseMs: 3000 }, store);
+    d.start();
+    await settle();
+    expect(w.row(hook.id).lease).to.include({ holder: 'p1' });
+    hold = deferred<void>();
+    await runUntil(w.timers, () => reached);
+    let stopped = false;
+    const stopping = d.stop().then(() => (stopped = true));
+    hold.resolve();
+    await settle();
+    expect(stopped, 'no timer needed').to.equal(true);
+    await stopping;
+    expect(w.timers.pending).to.equal(0);
+    expect(w.row(hook.id).lease).to.equal(undefined);
+    expect(w.errors).to.deep.equal([]);
+  });
+
+  it('a store failure in a scan or a worker is told to onError, and the dispatcher goes on: the attempt whose recording failed is made again', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    let calls = 0;
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: () => {
+        if (calls++ === 0) throw new Error('a bug in the sender');
+        return DELIVERED;
+      },
+    });
+    const store = failingOnce(w.store, ['enabled', 'advance', 'release']);
+    w.dispatcher(sender, 'p1', {}, store).start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1, 5000);
+    await w.stopAll();
+    expect(w.errors.map((e) => (e as Error).message)).to.deep.equal([
+      'injected fault: enabled could not reach the store',
+      'a bug in the sender',
+      'injected fault: advance could not reach the store',
+      'injected fault: release could not reach the store',
+    ]);
+    expect(w.store.logs.get(hook.id)!.map((row) => [row.outcome, row.attempt])).to.deep.equal([
+      ['unreachable', 1],
+      ['delivered', 1],
+    ]);
+  });
+
+  it('without onError and onAttempt the dispatcher works the same, through the same failures', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created', 'pet.created');
+    let calls = 0;
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: () => {
+        if (calls++ === 0) throw new Error('a bug in the sender');
+        return DELIVERED;
+      },
+    });
+    const store = failingOnce(w.store, ['enabled', 'advance', 'release']);
+    const d = new WebhookDispatcher(store, w.events, sender, w.clock, w.timers, new SeededRandom('bare'), 'p1');
+    d.start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 2, 5000);
+    await d.stop();
+    expect(w.store.logs.get(hook.id)!.map((row) => [row.sequence, row.outcome, row.attempt])).to.deep.equal([
+      [1, 'unreachable', 1],
+      [1, 'delivered', 1],
+      [2, 'delivered', 1],
+    ]);
+  });
+
+  it('a sender that throws: the attempt lasted until it threw, and its error in the log tells nothing of the thrown one', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    let calls = 0;
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: async () => {
+        if (calls++ > 0) return DELIVERED;
+        w.clock.advance(1234);
+        throw new Error('a bug in the sender, whsec_c2VjcmV0');
+      },
+    });
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    await w.stopAll();
+    const [failed] = w.store.logs.get(hook.id)!;
+    expect(failed).to.include({ outcome: 'unreachable', status: null, durationMs: 1234 });
+    expect(failed!.error).to.match(/^the delivery failed inside this service/);
+    expect(failed!.error).to.not.include('whsec_');
+  });
+
+  it('the log keeps each attempt as it was made, its error only when the sender gave one; onAttempt is told of each', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    let calls = 0;
+    const sender = new ScriptedSender(w.clock, 'p1', { next: () => (calls++ === 0 ? FAILED : DELIVERED) });
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    await w.stopAll();
+    const [first, second] = sender.sent;
+    const made: DeliveryAttempt[] = [
+      {
+        eventId: 'evt_1',
+        sequence: 1,
+        attempt: 1,
+        at: first!.at,
+        status: 500,
+        outcome: 'failed',
+        durationMs: 7,
+        error: 'the receiver answered 500',
+      },
+      { eventId: 'evt_1', sequence: 1, attempt: 2, at: second!.at, status: 204, outcome: 'delivered', durationMs: 3 },
+    ];
+    expect(w.store.logs.get(hook.id)).to.deep.equal(made.map((attempt, i) => ({ ...attempt, number: i + 1 })));
+    expect(w.attempts).to.deep.equal(made.map((attempt) => [hook.id, attempt]));
+  });
+
+  it('a replaced secret expiring at the attempt’s very time signs no more; one expiring a millisecond later still does', async () => {
+    for (const [expiresAt, used] of [
+      [T0, ['whsec_new']],
+      [T0 + 1, ['whsec_new', 'whsec_old']],
+    ] as const) {
+      const w = world();
+      const hook = await w.subscribe();
+      w.store.rows.set(hook.id, {
+        ...w.row(hook.id),
+        secrets: [{ secret: 'whsec_new' }, { secret: 'whsec_old', expiresAt }],
+      });
+      w.publish('pet.created');
+      const sender = new ScriptedSender(w.clock, 'p1');
+      w.dispatcher(sender).start();
+      await runUntil(w.timers, () => sender.sent.length === 1);
+      await w.stopAll();
+      expect(sender.sent[0]!.at).to.equal(T0);
+      expect(sender.sent[0]!.secrets, String(expiresAt - T0)).to.deep.equal(used);
+    }
+  });
+
+  it('lagSeconds: the oldest across subscriptions with types, whichever comes first in the list', async () => {
+    const w = world();
+    const d = w.dispatcher(new ScriptedSender(w.clock, 'p1'));
+    const all = await w.subscribe();
+    await w.subscribe({ types: ['order.placed'] });
+    for (const type of ['pet.created', 'pet.created', 'order.placed', 'pet.created'] as const) {
+      w.publish(type);
+      w.clock.advance(10_000);
+    }
+    // Now T0 + 40 s: `all` waits for the event of +30 s, `orders` for the one of +20 s.
+    w.store.rows.set(all.id, { ...w.row(all.id), delivered: 3 });
+    expect(await d.lagSeconds()).to.equal(20);
+  });
+
+  it('start twice starts once: one scan a second, and a stop leaves none scheduled', async () => {
+    const w = world();
+    let scans = 0;
+    const store = intercept(w.store, (name) => {
+      if (name === 'enabled') scans++;
+    });
+    const d = w.dispatcher(new ScriptedSender(w.clock, 'p1'), 'p1', {}, store);
+    d.start();
+    d.start();
+    await runUntil(w.timers, () => w.clock.now() >= T0 + 10_000);
+    expect(scans).to.equal(11);
+    await d.stop();
+    expect(w.timers.pending).to.equal(0);
   });
 });

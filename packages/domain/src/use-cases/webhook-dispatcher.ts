@@ -166,10 +166,7 @@ export class WebhookDispatcher {
         if (lease !== undefined && lease.holder !== this.holder && lease.until > now) continue;
         const leased = await this.webhooks.lease(webhook.id, this.holder, now, now + this.leaseMs);
         if (leased === undefined) continue;
-        if (this.stopped) {
-          await this.webhooks.release(webhook.id, this.holder);
-          return;
-        }
+        // Stopped meanwhile: the worker gives the lease up at once, and `stop` waits for it.
         this.workers.set(webhook.id, this.work(leased));
       }
     } catch (error) {
