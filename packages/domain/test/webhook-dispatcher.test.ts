@@ -915,4 +915,23 @@ describe('WebhookDispatcher: leases, stops, failures and what an attempt leaves 
     await d.stop();
     expect(w.timers.pending).to.equal(0);
   });
+
+  it('a start while a stop is still under way (a scan in progress) runs one chain of scans, not two', async () => {
+    const w = world();
+    let scans = 0;
+    const store = intercept(w.store, (name) => {
+      if (name === 'enabled') scans++;
+    });
+    const d = w.dispatcher(new ScriptedSender(w.clock, 'p1'), 'p1', {}, store);
+    d.start();
+    // The first scan is under way (it awaits the store); a stop not awaited, and a start at once.
+    const stopping = d.stop();
+    d.start();
+    await stopping;
+    await runUntil(w.timers, () => w.clock.now() >= T0 + 10_000);
+    // The first scan, then the new chain's eleven (at 0, 1, …, 10 s); two chains would make about twice as many.
+    expect(scans).to.equal(12);
+    await d.stop();
+    expect(w.timers.pending).to.equal(0);
+  });
 });

@@ -88,6 +88,8 @@ export class WebhookDispatcher {
   private stopped = true;
   private scanTimer: unknown;
   private scanning: Promise<void> | undefined;
+  /** Which chain of scans is the current one (`start` begins a new one). */
+  private chain = 0;
 
   constructor(
     private readonly webhooks: WebhookStore,
@@ -105,11 +107,15 @@ export class WebhookDispatcher {
     this.renewMs = Math.max(1, Math.floor(this.leaseMs / 3));
   }
 
-  /** Starts the scans (one at once). */
+  /**
+   * Starts the scans (one at once). A start after a stop that is still under way begins a new chain
+   * of scans; the old one ends with the scan it was in (never two chains, which could start two
+   * workers for one subscription).
+   */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.runScan();
+    this.runScan(++this.chain);
   }
 
   /**
@@ -145,13 +151,16 @@ export class WebhookDispatcher {
     return oldest === undefined ? 0 : Math.max(0, (this.clock.now() - oldest) / 1000);
   }
 
-  private runScan(): void {
+  /** One scan of chain `chain`, then the next after `scanMs`, while this chain is the current one and no stop came. */
+  private runScan(chain: number): void {
     this.scanTimer = undefined;
-    if (this.stopped) return;
-    this.scanning = this.scan().then(() => {
-      this.scanning = undefined;
-      if (!this.stopped) this.scanTimer = this.timers.setTimeout(() => this.runScan(), this.scanMs);
+    if (this.stopped || chain !== this.chain) return;
+    const scanning = this.scan().then(() => {
+      if (this.scanning === scanning) this.scanning = undefined;
+      if (!this.stopped && chain === this.chain)
+        this.scanTimer = this.timers.setTimeout(() => this.runScan(chain), this.scanMs);
     });
+    this.scanning = scanning;
   }
 
   /** Takes the subscriptions it may, and starts a worker for each one taken. */
