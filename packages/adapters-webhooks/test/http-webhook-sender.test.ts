@@ -289,6 +289,23 @@ describe('HttpWebhookSender (docs/rules.md §15, Delivery)', function () {
     expect(target.connections).to.equal(0);
   });
 
+  it('a redirect to a private or metadata address is not followed: failed, and nothing connects anywhere but the receiver', async () => {
+    for (const location of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/admin',
+      'http://[::1]:9/',
+      'http://localhost:9/',
+    ]) {
+      guard.connected.length = 0;
+      const hook = await receiver(answerWith(302, { Location: location }));
+      const result = await senderWith().send(requestTo(hook.url()));
+      expect(result, location).to.deep.include({ outcome: 'failed', status: 302 });
+      expect(hook.deliveries, location).to.have.length(1);
+      // The receiver's own address only: no connection, no lookup towards the Location.
+      expect(guard.connected, location).to.deep.equal(['127.0.0.1']);
+    }
+  });
+
   it('fails on any status but 2xx, with the status and never the answer', async () => {
     for (const status of [400, 404, 410, 500, 503]) {
       const hook = await receiver((_req, res) => res.writeHead(status).end('secret-answer-body'));
