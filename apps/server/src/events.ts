@@ -1,7 +1,6 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { EventFeed, EventRelay, EventRetention, RelayLoop, type Clock, type EventStore } from '@petstore/domain';
 import { LongPolls, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
+import { errorFields, leaseHolder } from './background.js';
 
 /** How often the retention runs (docs/rules.md §15, guarantee 5): at start, then every ten minutes. */
 export const EVENT_RETENTION_EVERY_MS = 10 * 60_000;
@@ -43,10 +42,7 @@ class LoggedRelay extends EventRelay {
       return moved;
     } catch (error) {
       if (!this.failing)
-        this.logger.error(
-          { err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
-          'event relay: a run failed; retrying (nothing recorded is lost)',
-        );
+        this.logger.error(errorFields(error), 'event relay: a run failed; retrying (nothing recorded is lost)');
       this.failing = true;
       throw error;
     }
@@ -77,7 +73,7 @@ export class ServerEvents {
     if (store === undefined) return;
     this.feed = new EventFeed(store, options.clock);
     // Unique per process: several processes share the lease of one store.
-    const holder = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+    const holder = leaseHolder();
     this.relay = new LoggedRelay(store, options.clock, holder, options.metrics, options.logger);
     // A failed run is logged by the relay itself (once per failing streak); the loop goes on.
     this.loop = new RelayLoop(this.relay, store, globalThis, { onError: () => {} });
@@ -128,10 +124,7 @@ export class ServerEvents {
         );
     })()
       .catch((error: unknown) => {
-        this.options.logger.warn(
-          { err: error instanceof Error ? { name: error.name, message: error.message } : String(error) },
-          'event retention: a run failed; the next one goes on',
-        );
+        this.options.logger.warn(errorFields(error), 'event retention: a run failed; the next one goes on');
       })
       .finally(() => (this.retaining = undefined));
   }

@@ -1,5 +1,3 @@
-import { hostname } from 'node:os';
-import { randomUUID } from 'node:crypto';
 import {
   WebhookAdmin,
   WebhookDispatcher,
@@ -10,6 +8,7 @@ import {
 } from '@petstore/domain';
 import { HttpWebhookSender, WebhookUrlPolicy } from '@petstore/adapters-webhooks';
 import type { HttpLogger, HttpMetrics } from '@petstore/adapters-http';
+import { errorFields, leaseHolder } from './background.js';
 
 /** `User-Agent` of every delivery (docs/rules.md §15): `petstore-webhooks/<version>`. */
 export const WEBHOOK_USER_AGENT = 'petstore-webhooks/1.0.0';
@@ -24,10 +23,6 @@ export interface ServerWebhooksOptions {
   /** `PETSTORE_WEBHOOK_ALLOW_HOSTS`. */
   readonly allowHosts: readonly string[];
 }
-
-const errorFields = (error: unknown) => ({
-  err: error instanceof Error ? { name: error.name, message: error.message } : String(error),
-});
 
 /**
  * The webhooks of one server process (docs/rules.md §15): the subscriptions' API, and, unless
@@ -49,7 +44,7 @@ export class ServerWebhooks {
     this.admin = new WebhookAdmin(store, events, policy, options.random, options.clock);
     const sender = new HttpWebhookSender({ policy, userAgent: WEBHOOK_USER_AGENT });
     // Unique per process: several processes share the subscriptions' leases on one store.
-    const holder = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+    const holder = leaseHolder();
     const { metrics, logger } = options;
     this.dispatcher = new WebhookDispatcher(store, events, sender, options.clock, globalThis, options.random, holder, {
       onAttempt: (_webhookId, attempt) => {
