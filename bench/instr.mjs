@@ -23,7 +23,8 @@
 // on, every request with an allowed Origin); (c) minimal Koa + @koa/router answering the same
 // JSON (bench/koa-server.mjs); (f) Fastify with auth, quota and validation (bench/fastify-server.mjs).
 // Scenarios: `GET /v1/pets?limit=20`, `POST /v1/pets`, the banned 429 (a key past the ban rule,
-// same route as the list), `GET /v1/me` and a photo `GET` where the server has them.
+// same route as the list), a page of 100 pets and a page of 100 events (admin keys: the feed's
+// first 100 `pet.created`), `GET /v1/me` and a photo `GET` where the server has them.
 //
 // Knobs: INSTR_W (20000), INSTR_WR (10), INSTR_M (2000), INSTR_C (4), INSTR_STABLE (0.02: how close
 // two windows must be), INSTR_PAIRS (3: pairs of windows at most), INSTR_WRITE_UNSETTLED (1: write
@@ -60,6 +61,8 @@ const BANNED_KEY = 'bench-banned-0123456789';
 const ADMIN = 'bench-admin-0123456789';
 const ORIGIN = 'https://app.bench.test';
 const LIST = '/v1/pets?limit=20';
+const PETS_100 = '/v1/pets?limit=100';
+const EVENTS_100 = '/v1/events?limit=100';
 /** The photo the photo scenario reads (uploaded while seeding). */
 const PHOTO = '/v1/pets/1/photos/1';
 const SERVER_HOST = '127.0.0.1';
@@ -71,6 +74,12 @@ const ME_REQUESTS = W + (PAIRS - 1) * Math.ceil(W / WR) + 2 * PAIRS * M;
 const ME_KEYS = Array.from(
   { length: Math.max(400, Math.ceil(ME_REQUESTS / 60)) },
   (_, i) => `bench-me-${String(i).padStart(4, '0')}-0123456789`,
+);
+
+/** Admin keys the two pages of 100 take turns over: within one minute, none is sent more than its 1,000. */
+const READ_ADMINS = Array.from(
+  { length: Math.ceil(ME_REQUESTS / 1000) + 1 },
+  (_, i) => `bench-admin-read-${String(i).padStart(3, '0')}-0123456789`,
 );
 
 try {
@@ -251,7 +260,7 @@ const photoPath = join(DIR, 'photo.jpg');
         `${BANNED_KEY}:free`,
         ...ME_KEYS.map((k) => `${k}:free`),
       ].join(','),
-      PETSTORE_ADMIN_KEYS: ADMIN,
+      PETSTORE_ADMIN_KEYS: [ADMIN, ...READ_ADMINS].join(','),
       PETSTORE_CORS_ORIGINS: ORIGIN,
       PETSTORE_METRICS_PORT: String(metricsPort),
       PETSTORE_LOG_LEVEL: 'info',
@@ -288,6 +297,16 @@ const photoPath = join(DIR, 'photo.jpg');
       { name: 'create', path: '/v1/pets', method: 'POST', headers: auth(KEY), body: 'pet', expect: 201 },
       { name: 'banned', path: LIST, headers: auth(BANNED_KEY), expect: 429 },
       { name: 'photo', path: PHOTO, headers: auth(KEY) },
+      // A page of 100 events (the seeding's pet.created) against a page of 100 pets, both read with the
+      // admin key: issue 28's goal is that the first costs no more than the second.
+      // Admin keys have the business plan's 1,000 a minute: the requests take turns over READ_ADMINS.
+      { name: 'pets-100', path: PETS_100, keys: READ_ADMINS },
+      {
+        name: 'events-100',
+        path: EVENTS_100,
+        keys: READ_ADMINS,
+        when: async ({ url }) => (await fetch(url + EVENTS_100, { headers: auth(ADMIN) })).status === 200,
+      },
       {
         // GET /v1/me has an allowance of its own, 60 a minute per key: the requests take turns over
         // ME_KEYS keys so that every one of them is answered 200 (measured only where the route exists).
@@ -392,6 +411,12 @@ const lines = [
   `| the banned 429 (\`temporarily_banned\`, same route) | ${k('project', 'banned')} | ${ratio(ir('project', 'banned'), ir('project', 'list'))} |`,
   ...(results.project?.me
     ? [`| \`GET /v1/me\` | ${k('project', 'me')} | ${ratio(ir('project', 'me'), ir('project', 'list'))} |`]
+    : []),
+  `| \`GET /v1/pets?limit=100\` (admin) | ${k('project', 'pets-100')} | ${ratio(ir('project', 'pets-100'), ir('project', 'list'))} |`,
+  ...(results.project?.['events-100']
+    ? [
+        `| \`GET /v1/events?limit=100\` (admin, 100 \`pet.created\`; ÷ the page of 100 pets: ${ratio(ir('project', 'events-100'), ir('project', 'pets-100'))}) | ${k('project', 'events-100')} | ${ratio(ir('project', 'events-100'), ir('project', 'list'))} |`,
+      ]
     : []),
   ...(results.project?.photo
     ? [

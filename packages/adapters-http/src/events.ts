@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Event, EventFeed, FeedInput, FeedQuery } from '@petstore/domain';
-import { readFeedQuery } from '@petstore/domain';
+import { eventJson, readFeedQuery } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import type { Routes } from './dispatch.js';
@@ -95,9 +95,44 @@ export const feedLink = (next: number, { query, given }: EventsQuery): string =>
   return `<${target}>; rel="next"`;
 };
 
-/** A page of events as JSON, each event's fields in the order of the schema. */
-export const serializeEvents = (events: readonly Event[]): string =>
-  JSON.stringify(events.map(({ id, sequence, type, occurredAt, data }) => ({ id, sequence, type, occurredAt, data })));
+/**
+ * Each frozen event's JSON as bytes, with the comma that goes before it in a page (`,{…}`), made
+ * once. A memory store hands out the same frozen event to every reader: a page of the feed is then
+ * one copy of bytes already made, and the answer's length is known without reading its text (a
+ * string body is scanned to count its UTF-8 bytes, then encoded: each costs more than the copy).
+ * Events that are not frozen (a networked store makes new objects per read) are encoded each time.
+ */
+const madeBytes = new WeakMap<Event, Buffer>();
+
+const bytesOf = (event: Event): Buffer => {
+  let bytes = madeBytes.get(event);
+  if (bytes === undefined) {
+    bytes = Buffer.from(`,${eventJson(event)}`);
+    if (Object.isFrozen(event)) madeBytes.set(event, bytes);
+  }
+  return bytes;
+};
+
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+const EMPTY_PAGE = Buffer.from('[]');
+
+/** A page of events as JSON (UTF-8), each event's fields in the order of the schema: the bytes of `JSON.stringify` of the page. */
+export const serializeEvents = (events: readonly Event[]): Buffer => {
+  if (events.length === 0) return EMPTY_PAGE;
+  const parts = new Array<Buffer>(events.length + 2);
+  parts[0] = OPEN;
+  const first = bytesOf(events[0]!).subarray(1);
+  parts[1] = first;
+  let length = 2 + first.length;
+  for (let i = 1; i < events.length; i++) {
+    const bytes = bytesOf(events[i]!);
+    parts[i + 1] = bytes;
+    length += bytes.length;
+  }
+  parts[events.length + 1] = CLOSE;
+  return Buffer.concat(parts, length);
+};
 
 /**
  * `GET /v1/events` (docs/rules.md §15, admin keys only): a client key → 403 before anything is

@@ -109,6 +109,7 @@ export {
   eventSourceKey,
   sourceKey,
   toEvent,
+  eventJson,
   type Event,
   type EventType,
   type EventPayloads,

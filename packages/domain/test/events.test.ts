@@ -34,6 +34,7 @@ import {
   retentionCutoff,
   sourceKey,
   toEvent,
+  eventJson,
 } from '../src/index.js';
 
 const AT = '2027-01-01T00:00:00.000Z';
@@ -119,6 +120,43 @@ describe('events: types and payloads (docs/rules.md §15)', () => {
     const event = toEvent(recorded, 9);
     expect(event).to.deep.equal({ id: 'evt_a1', sequence: 9, type: 'pet.created', occurredAt: AT, data: pet });
     expect(Object.keys(event)).to.deep.equal(['id', 'sequence', 'type', 'occurredAt', 'data']);
+  });
+
+  it('eventJson: the five fields in the order of the schema, as JSON.stringify writes them; a frozen event keeps its text, an unfrozen one is written again', () => {
+    const frozen = Object.freeze(toEvent(entry({ type: 'pet.created', occurredAt: AT, data: pet }, 'evt_f1'), 4));
+    const text = eventJson(frozen);
+    expect(text).to.equal(
+      '{"id":"evt_f1","sequence":4,"type":"pet.created","occurredAt":"2027-01-01T00:00:00.000Z","data":{"id":7,"name":"Rex","categoryId":3,"status":"available"}}',
+    );
+    expect(eventJson(frozen)).to.equal(text);
+    // Made once: a change deep inside a frozen event (which no store makes) does not show in its text.
+    const deep = Object.freeze(toEvent(entry({ type: 'pet.withdrawn', occurredAt: AT, data: { id: 1 } }, 'evt_d1'), 1));
+    const before = eventJson(deep);
+    (deep.data as { id: number }).id = 2;
+    expect(eventJson(deep)).to.equal(before);
+    // An object a networked store made for one read: its text is never remembered for it.
+    const open: { id: string; sequence: number; type: 'pet.withdrawn'; occurredAt: string; data: { id: number } } = {
+      id: 'evt_o1',
+      sequence: 5,
+      type: 'pet.withdrawn',
+      occurredAt: AT,
+      data: { id: 7 },
+    };
+    expect(eventJson(open)).to.equal(
+      '{"id":"evt_o1","sequence":5,"type":"pet.withdrawn","occurredAt":"2027-01-01T00:00:00.000Z","data":{"id":7}}',
+    );
+    open.sequence = 6;
+    expect(eventJson(open)).to.include('"sequence":6,');
+    fc.assert(
+      fc.property(fc.string(), fc.nat(), (name, sequence) => {
+        const event = toEvent(
+          entry({ type: 'pet.updated', occurredAt: AT, data: { ...pet, name } }, 'evt_p'),
+          sequence,
+        );
+        const { id, type, occurredAt, data } = event;
+        expect(eventJson(event)).to.equal(JSON.stringify({ id, sequence, type, occurredAt, data }));
+      }),
+    );
   });
 
   it('EVENT_ID: evt_ and 1 to 64 base64url characters, nothing around it', () => {

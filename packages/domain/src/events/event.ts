@@ -156,5 +156,26 @@ export const eventSourceKey = (event: NewEvent): string => `${KIND_OF[event.type
 export const toEvent = (entry: OutboxEntry, sequence: number): Event =>
   ({ id: entry.id, sequence, type: entry.type, occurredAt: entry.occurredAt, data: entry.data }) as Event;
 
+/**
+ * The JSON of each frozen event, made once. Events never change, and a store that keeps its feed in
+ * memory hands out the same frozen object to every reader: a page of the feed and every webhook
+ * delivery of the event then reuse one text. Events that are not frozen (a networked store makes new
+ * objects per read) are written each time and not remembered.
+ */
+const madeJson = new WeakMap<Event, string>();
+
+/**
+ * An event as the feed and the webhooks send it (docs/rules.md §15): `id`, `sequence`, `type`,
+ * `occurredAt`, `data`, in that order, as `JSON.stringify` writes them.
+ */
+export const eventJson = (event: Event): string => {
+  let json = madeJson.get(event);
+  if (json !== undefined) return json;
+  const { id, sequence, type, occurredAt, data } = event;
+  json = JSON.stringify({ id, sequence, type, occurredAt, data });
+  if (Object.isFrozen(event)) madeJson.set(event, json);
+  return json;
+};
+
 /** An event id (`evt_` and 1–64 characters of base64url): what a store's ids look like. */
 export const EVENT_ID = /^evt_[A-Za-z0-9_-]{1,64}$/;
