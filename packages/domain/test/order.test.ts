@@ -72,6 +72,44 @@ describe('orders: rules without a store (docs/rules.md §8)', () => {
     expect(ajv.validate(OrderSchema, order)).to.equal(true);
   });
 
+  it('property: timestamp writes exactly what toISOString writes, for instants in any order, near each other or not, fractions and -0 too; beyond years 0000–9999 also; a non-time throws as it does', () => {
+    const MAX = 8.64e15;
+    const DAY = 86_400_000;
+    const instant = fc.oneof(
+      fc.integer({ min: -MAX, max: MAX }),
+      fc.integer({ min: Date.UTC(-1, 0, 1), max: Date.UTC(10_001, 0, 1) }),
+      fc.double({ min: -MAX, max: MAX, noNaN: true }),
+      fc.constantFrom(
+        0,
+        -0,
+        -1,
+        DAY - 1,
+        DAY,
+        -DAY,
+        Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+        Date.UTC(10_000, 0, 1),
+        -62_167_219_200_001,
+      ),
+    );
+    // Runs of nearby instants (the same day, the next, the one before), as a clock gives them.
+    const step = fc.oneof(fc.integer({ min: -2 * DAY, max: 2 * DAY }), fc.integer({ min: -1000, max: 100_000 }));
+    const run = fc.tuple(instant, fc.array(step, { maxLength: 12 }));
+    fc.assert(
+      fc.property(fc.array(run, { minLength: 1, maxLength: 4 }), (runs) => {
+        for (const [start, steps] of runs) {
+          let at = start;
+          for (const step of [0, ...steps]) {
+            at += step;
+            if (Math.abs(at) > MAX) continue;
+            expect(timestamp(at), String(at)).to.equal(new Date(at).toISOString());
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+    for (const bad of [Number.NaN, Infinity, -Infinity, MAX + 1]) expect(() => timestamp(bad)).to.throw(RangeError);
+  });
+
   it('orderId follows the petId rules', () => {
     expect(parseOrderId('12')).to.deep.equal({ ok: true, value: 12 });
     expect(parseOrderId('9223372036854775807')).to.deep.equal({ ok: true, value: null });
