@@ -90,7 +90,7 @@ const world = (seed = 'dispatcher-test') => {
   const clock = new ManualClock(T0);
   const timers = new VirtualTimers(clock);
   const store = new WebhookStoreModel();
-  const events = new EventStoreModel();
+  const events = new EventStoreModel(timers);
   const random = new SeededRandom(seed);
   const admin = new WebhookAdmin(store, events, { check: async () => undefined }, random, clock);
   const attempts: [string, DeliveryAttempt][] = [];
