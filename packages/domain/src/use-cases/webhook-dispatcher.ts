@@ -113,8 +113,9 @@ export class WebhookDispatcher {
   private readonly leaseMs: number;
   private readonly scanMs: number;
   private readonly renewMs: number;
-  private readonly workers = new Map<string, Promise<void>>();
-  /** What ends each wait under way at once (`stop` calls them all): the sleeps', and each worker's `wake`. */
+  /** Each subscription this process works on: its worker's state, and the worker's end. */
+  private readonly workers = new Map<string, { readonly worker: Worker; readonly ended: Promise<void> }>();
+  /** The sleeps under way (for a retry), each one's `cancel`: `stop` ends them at once. */
   private readonly sleeps = new Set<() => void>();
   private stopped = true;
   private scanTimer: unknown;
@@ -160,8 +161,9 @@ export class WebhookDispatcher {
       this.scanTimer = undefined;
     }
     for (const cancel of [...this.sleeps]) cancel();
+    for (const { worker } of this.workers.values()) worker.wake();
     await this.scanning;
-    await Promise.all([...this.workers.values()]);
+    await Promise.all([...this.workers.values()].map(({ ended }) => ended));
   }
 
   /**
@@ -206,42 +208,37 @@ export class WebhookDispatcher {
         if (lease !== undefined && lease.holder !== this.holder && lease.until > now) continue;
         const leased = await this.webhooks.lease(webhook.id, this.holder, now, now + this.leaseMs);
         if (leased === undefined) continue;
+        // It starts from the cursor as stored; the lease, just taken, is due for renewal a third of it on.
+        const worker: Worker = {
+          held: leased,
+          position: leased.delivered,
+          ahead: [],
+          renewAt: now + this.renewMs,
+          wake: () => undefined,
+        };
         // Stopped meanwhile: the worker gives the lease up at once, and `stop` waits for it.
-        this.workers.set(webhook.id, this.work(leased));
+        this.workers.set(webhook.id, { worker, ended: this.work(worker) });
       }
     } catch (error) {
       this.options.onError?.(error);
     }
   }
 
-  /**
-   * One subscription's worker: turns until it has to end, then gives the lease up. `leased`: the
-   * subscription as the scan's lease answered it (so the first renewal is due a third of `leaseMs` on).
-   */
-  private async work(leased: StoredWebhook): Promise<void> {
-    const worker: Worker = {
-      held: leased,
-      position: leased.delivered,
-      ahead: [],
-      renewAt: this.clock.now() + this.renewMs,
-      wake: () => undefined,
-    };
-    // `stop` ends the worker's wait on the feed through this (one entry for the worker's life, not one per wait).
-    const interrupt = (): void => worker.wake();
-    this.sleeps.add(interrupt);
+  /** One subscription's worker: turns until it has to end, then gives the lease up. */
+  private async work(worker: Worker): Promise<void> {
+    const id = worker.held.id;
     try {
       while (!this.stopped && (await this.step(worker)));
     } catch (error) {
       this.options.onError?.(error);
     }
-    this.sleeps.delete(interrupt);
     try {
-      await this.webhooks.release(leased.id, this.holder);
+      await this.webhooks.release(id, this.holder);
     } catch (error) {
       this.options.onError?.(error);
     }
     // After the release: a scan meanwhile saw this worker and left the subscription alone.
-    this.workers.delete(leased.id);
+    this.workers.delete(id);
   }
 
   /** One turn of a worker: false when it has to end. */
