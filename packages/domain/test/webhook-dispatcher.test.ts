@@ -1004,6 +1004,12 @@ describe('WebhookDispatcher: events of other types are stepped over in memory (d
         sender.sent.map((s) => s.webhookId),
         String(next),
       ).to.deep.equal(all);
+      // At the renewal on the lease's period (a third of it), or at once with the next event: not a scan later.
+      const at = next.length === 0 ? T0 + 3000 : T0;
+      expect(
+        sender.sent.map((s) => s.at),
+        String(next),
+      ).to.deep.equal(all.map(() => at));
       expect(w.row(hook.id).delivered, String(next)).to.equal(all.length);
       expect(w.errors).to.deep.equal([]);
     }
@@ -1090,7 +1096,9 @@ describe('WebhookDispatcher: events of other types are stepped over in memory (d
   it('a subscription disabled between the renewal and the write of the position: nothing is written, and the worker ends quietly', async () => {
     const w = world();
     const hook = await w.subscribe({ types: ['order.placed'] });
+    const calls: string[] = [];
     const store = intercept(w.store, async (name) => {
+      calls.push(name);
       if (name === 'advance') await w.admin.patch(ADMIN, hook.id, { enabled: false });
     });
     w.dispatcher(new ScriptedSender(w.clock, 'p1'), 'p1', { leaseMs: 9000 }, store).start();
@@ -1100,6 +1108,73 @@ describe('WebhookDispatcher: events of other types are stepped over in memory (d
     await w.stopAll();
     expect(w.row(hook.id)).to.include({ delivered: 0, enabled: false });
     expect(w.row(hook.id).lease).to.equal(undefined);
+    expect(
+      calls.filter((name) => name !== 'enabled'),
+      'the refused write ends the worker: only its release after it',
+    ).to.deep.equal(['lease', 'lease', 'advance', 'release']);
     expect(w.errors).to.deep.equal([]);
+  });
+
+  it('a subscription disabled, or its lease taken, while its worker waits on the feed: the renewal before the next attempt is refused, nothing is sent, and the worker ends', async () => {
+    for (const change of ['disabled', 'taken'] as const) {
+      const w = world();
+      const hook = await w.subscribe();
+      const calls: string[] = [];
+      const store = intercept(w.store, (name) => void calls.push(name));
+      const sender = new ScriptedSender(w.clock, 'p1');
+      w.dispatcher(sender, 'p1', {}, store).start();
+      await settle();
+      if (change === 'disabled') await w.admin.patch(ADMIN, hook.id, { enabled: false });
+      else w.store.rows.set(hook.id, { ...w.row(hook.id), lease: { holder: 'p2', until: T0 + 60_000 } });
+      w.publish('pet.created');
+      await settle();
+      expect(sender.sent, change).to.deep.equal([]);
+      expect(
+        calls.filter((name) => name !== 'enabled'),
+        change,
+      ).to.deep.equal(['lease', 'lease', 'release']);
+      await w.stopAll();
+      expect(w.errors).to.deep.equal([]);
+    }
+  });
+
+  it('a worker whose attempt’s write is refused (the subscription disabled during the attempt) ends: only its release after it', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    const held = deferred<WebhookResult>();
+    const sender = new ScriptedSender(w.clock, 'p1', { next: () => held.promise });
+    const calls: string[] = [];
+    const store = intercept(w.store, (name) => void calls.push(name));
+    w.dispatcher(sender, 'p1', {}, store).start();
+    w.publish('pet.created', 'pet.created');
+    await runUntil(w.timers, () => sender.sent.length === 1);
+    await w.admin.patch(ADMIN, hook.id, { enabled: false });
+    held.resolve(DELIVERED);
+    await settle();
+    expect(calls.filter((name) => name !== 'enabled')).to.deep.equal(['lease', 'lease', 'log', 'advance', 'release']);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(['evt_1']);
+    expect(w.row(hook.id)).to.include({ delivered: 0, enabled: false });
+    expect(w.errors).to.deep.equal([]);
+  });
+
+  it('a stop while a worker waits for a retry ends the wait at once, keeps the failure recorded, and releases the lease', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created');
+    const sender = new ScriptedSender(w.clock, 'p1', { next: () => FAILED });
+    const d = w.dispatcher(sender);
+    d.start();
+    await runUntil(w.timers, () => w.row(hook.id).failures === 1);
+    await settle();
+    let stopped = false;
+    const stopping = d.stop().then(() => (stopped = true));
+    await settle();
+    expect(stopped, 'no timer needed').to.equal(true);
+    await stopping;
+    expect(w.timers.pending).to.equal(0);
+    expect(w.row(hook.id)).to.include({ delivered: 0, failures: 1 });
+    expect(w.row(hook.id).lease).to.equal(undefined);
+    expect(sender.sent).to.have.length(1);
   });
 });

@@ -70,12 +70,6 @@ interface Worker {
   wake: () => void;
 }
 
-/** A wait on the injected timers that `stop` ends at once. */
-interface Sleep {
-  readonly done: Promise<void>;
-  readonly cancel: () => void;
-}
-
 /**
  * Delivers the subscriptions of docs/rules.md §15 ("Webhooks"), together with the dispatchers of the
  * other processes sharing the store. Every `scanMs` it reads the enabled subscriptions and takes the
@@ -247,7 +241,7 @@ export class WebhookDispatcher {
     if (now >= worker.renewAt) return this.renewAndRecord(worker);
     const held = worker.held;
     if (held.retryAt > now) {
-      await this.sleep(Math.min(held.retryAt, worker.renewAt) - now).done;
+      await this.sleep(Math.min(held.retryAt, worker.renewAt) - now);
       return true;
     }
     if (worker.ahead.length === 0) {
@@ -266,7 +260,7 @@ export class WebhookDispatcher {
       worker.ahead = [];
       if (page.length === FEED_PAGE) return true;
     }
-    await this.waitForFeed(worker, now);
+    await this.waitForFeed(worker);
     return true;
   }
 
@@ -275,11 +269,11 @@ export class WebhookDispatcher {
    * The store's wait is the only timer: its timeout is the time left until the renewal, and `stop`
    * ends it through `worker.wake` (a promise without a timer).
    */
-  private async waitForFeed(worker: Worker, now: number): Promise<void> {
+  private async waitForFeed(worker: Worker): Promise<void> {
     const woken = new Promise<void>((resolve) => (worker.wake = resolve));
-    // A stop that came while this turn awaited the store called the previous `wake`: no wait then.
+    // A stop that came while this turn awaited the store (a read) called the previous `wake`: no wait.
     if (this.stopped) return;
-    await this.events.waitBeyond(worker.position, worker.renewAt - now, woken);
+    await this.events.waitBeyond(worker.position, worker.renewAt - this.clock.now(), woken);
   }
 
   /**
@@ -421,21 +415,23 @@ export class WebhookDispatcher {
     return first === undefined ? WEBHOOK_RETRY_SPAN_MS : last.at + last.durationMs - first.at;
   }
 
-  /** A wait of `ms` on the injected timers; `stop` ends it at once (after a stop it is over already). */
-  private sleep(ms: number): Sleep {
-    if (this.stopped) return { done: Promise.resolve(), cancel: () => undefined };
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    const end = (): void => {
-      this.sleeps.delete(cancel);
-      finish();
-    };
-    const handle = this.timers.setTimeout(end, ms);
-    const cancel = (): void => {
-      this.timers.clearTimeout(handle);
-      end();
-    };
-    this.sleeps.add(cancel);
-    return { done, cancel };
+  /**
+   * A wait of `ms` on the injected timers, which `stop` ends at once. Only a worker's turn sleeps (for
+   * a retry), and it gets here without awaiting anything since its loop saw no stop: a stop can only
+   * come later, and ends it.
+   */
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const end = (): void => {
+        this.sleeps.delete(cancel);
+        resolve();
+      };
+      const handle = this.timers.setTimeout(end, ms);
+      const cancel = (): void => {
+        this.timers.clearTimeout(handle);
+        end();
+      };
+      this.sleeps.add(cancel);
+    });
   }
 }
