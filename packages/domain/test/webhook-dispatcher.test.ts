@@ -935,9 +935,26 @@ describe('WebhookDispatcher: leases, stops, failures and what an attempt leaves 
     await d.stop();
     expect(w.timers.pending).to.equal(0);
   });
+
+  it('a lease another process takes between a scan’s read and its take is left alone, quietly', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    const store = intercept(w.store, (name) => {
+      if (name === 'lease' && w.row(hook.id).lease === undefined)
+        w.store.rows.set(hook.id, { ...w.row(hook.id), lease: { holder: 'p2', until: T0 + 60_000 } });
+    });
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', {}, store).start();
+    w.publish('pet.created');
+    await runUntil(w.timers, () => w.clock.now() >= T0 + 5000);
+    await w.stopAll();
+    expect(sender.sent).to.deep.equal([]);
+    expect(w.row(hook.id).lease).to.deep.equal({ holder: 'p2', until: T0 + 60_000 });
+    expect(w.errors).to.deep.equal([]);
+  });
 });
 
-describe('WebhookDispatcher: events of other types are stepped over in memory (docs/rules.md §15)', () => {
+describe('WebhookDispatcher: a worker’s position in the feed, its renewals and its stops (docs/rules.md §15)', () => {
   /** The lease and cursor writes among `calls`, in order. */
   const writes = (calls: readonly string[]) => calls.filter((name) => name === 'lease' || name === 'advance');
 

@@ -29,7 +29,13 @@ export interface DispatcherOptions {
   readonly scanMs?: number;
 }
 
-/** Events read per look at the feed (the next matching event is searched among them). */
+/**
+ * Events read per look at the feed (the next matching event is searched among them). The read asks
+ * for every type, not the subscription's: a read that ends at the end of the feed says by itself how
+ * far it looked (a filtered read that finds nothing would need the last sequence read before it),
+ * and in memory a read of the one new event is a slice of the feed, cheaper than a filtered read
+ * (which merges the lists of the types asked).
+ */
 const FEED_PAGE = 100;
 const SCAN_MS = 1000;
 
