@@ -1,4 +1,5 @@
 import type { Clock } from '../ports/clock.port.js';
+import { isPromise } from '../ports/answer.js';
 import type { EventStore } from '../ports/event-store.port.js';
 import type { Random } from '../ports/random.port.js';
 import type { WebhookStore } from '../ports/webhook-store.port.js';
@@ -28,7 +29,13 @@ export interface DispatcherOptions {
   readonly scanMs?: number;
 }
 
-/** Events read per look at the feed (the next matching event is searched among them). */
+/**
+ * Events read per look at the feed (the next matching event is searched among them). The read asks
+ * for every type, not the subscription's: a read that ends at the end of the feed says by itself how
+ * far it looked (a filtered read that finds nothing would need the last sequence read before it),
+ * and in memory a read of the one new event is a slice of the feed, cheaper than a filtered read
+ * (which merges the lists of the types asked).
+ */
 const FEED_PAGE = 100;
 const SCAN_MS = 1000;
 
@@ -48,10 +55,25 @@ const cursorOf = (webhook: StoredWebhook): DeliveryCursor => ({
 const failureText = (result: WebhookResult): string =>
   result.error ?? (result.status === null ? result.outcome : `the receiver answered ${result.status}`);
 
-/** A wait on the injected timers that `stop` ends at once. */
-interface Sleep {
-  readonly done: Promise<void>;
-  readonly cancel: () => void;
+/** What a worker knows between its turns (one per subscription this process holds). */
+interface Worker {
+  /**
+   * The subscription as the store last answered it (the renewal of the lease, or a move of the
+   * cursor): its `delivered` is the cursor as stored, its types, URL and secrets those in force.
+   */
+  held: StoredWebhook;
+  /**
+   * How far the worker looked through the feed: every event in (`held.delivered`, `position`] is of
+   * none of `held.types`. Kept here, not written per event; the next renewal on the lease's period,
+   * or the next attempt, writes it.
+   */
+  position: number;
+  /** Events after `position` read and not yet looked at (of every type, in order, without a gap). */
+  ahead: readonly Event[];
+  /** Epoch ms the lease is due for its renewal: a third of `leaseMs` after the last one. */
+  renewAt: number;
+  /** Ends the worker's wait on the feed under way (a no-op when none is): `stop` calls it. */
+  wake: () => void;
 }
 
 /**
@@ -59,18 +81,26 @@ interface Sleep {
  * other processes sharing the store. Every `scanMs` it reads the enabled subscriptions and takes the
  * lease of each one whose lease is free, lapsed or its own and that it is not working already; each
  * subscription it holds gets a worker of its own, so a receiver that hangs delays only its own
- * deliveries. A worker, in a loop: renews the lease (so at least every third of `leaseMs`, and just
- * before every attempt); waits until the retry time; finds the next event of the subscription's
- * types after `delivered` (stepping `delivered` over a page of events none of which match); waits
- * for the feed to grow when there is none; sends it (the same `webhook-id` on every attempt), logs
- * the attempt, and moves the cursor: on to the event on success, else its failures and retry time
- * by the retry schedule, or a pause after the last retry, or at once on a 410. Each step works
- * from the subscription as the renewal of the lease answered it, so an admin's change (URL, types,
- * secrets) counts from the next step. Every write is conditional on the lease and on the cursor it
- * read: when one answers nothing (another process took over, an admin disabled or removed the
- * subscription), or the lease is lost, or the store fails, the worker ends and a later scan starts
- * it again from the store. So one event at a time, in order, per subscription, and at least once:
- * an attempt whose recording was lost is made again.
+ * deliveries. A worker holds the subscription as the store last answered it and its own position in
+ * the feed, and turns: it reads the feed after its position (a page of every type, used until spent)
+ * and steps over the events none of whose types match, in memory only; when none is left, it waits
+ * for the feed to grow (the store's wait, its timeout the time left until the lease's renewal: no
+ * timer of its own). So an event of other types costs a subscription a read and a wait, no write.
+ * The lease is renewed on its period, every third of `leaseMs`, also while the worker waits for a
+ * retry; that renewal also writes the position it stepped to (one write per period, not per event).
+ * For an event of its types, the worker renews the lease just before the attempt and works from the
+ * subscription as the renewal answered it, so an admin's change (URL, types, secrets, `enabled`)
+ * counts before anything is sent; it sends the event (the same `webhook-id` on every attempt), logs
+ * the attempt, and moves the cursor, which records its position too: on to the event on success,
+ * else just before it with its failures and retry time by the retry schedule, or a pause after the
+ * last retry, or at once on a 410. A position is worth only the types it was computed with: a
+ * renewal that answers the subscription changed (its `revision`: new types, a cursor another holder
+ * moved) throws it away, and the worker goes on from the `delivered` stored, reading those events
+ * again. Every write is conditional on the lease and on the cursor it read: when one answers
+ * nothing (another process took over, an admin disabled or removed the subscription), or the lease
+ * is lost, or the store fails, the worker ends (the position it did not write is lost: it is only
+ * read again) and a later scan starts it again from the store. So one event at a time, in order, per
+ * subscription, and at least once: an attempt whose recording was lost is made again.
  *
  * Events purged while a subscription stood behind them (paused, or disabled, longer than the
  * retention): the feed's reads start at the first event kept, so the subscription goes on with that
@@ -83,7 +113,9 @@ export class WebhookDispatcher {
   private readonly leaseMs: number;
   private readonly scanMs: number;
   private readonly renewMs: number;
-  private readonly workers = new Map<string, Promise<void>>();
+  /** Each subscription this process works on: its worker's state, and the worker's end. */
+  private readonly workers = new Map<string, { readonly worker: Worker; readonly ended: Promise<void> }>();
+  /** The sleeps under way (for a retry), each one's `cancel`: `stop` ends them at once. */
   private readonly sleeps = new Set<() => void>();
   private stopped = true;
   private scanTimer: unknown;
@@ -129,8 +161,9 @@ export class WebhookDispatcher {
       this.scanTimer = undefined;
     }
     for (const cancel of [...this.sleeps]) cancel();
+    for (const { worker } of this.workers.values()) worker.wake();
     await this.scanning;
-    await Promise.all([...this.workers.values()]);
+    await Promise.all([...this.workers.values()].map(({ ended }) => ended));
   }
 
   /**
@@ -175,70 +208,143 @@ export class WebhookDispatcher {
         if (lease !== undefined && lease.holder !== this.holder && lease.until > now) continue;
         const leased = await this.webhooks.lease(webhook.id, this.holder, now, now + this.leaseMs);
         if (leased === undefined) continue;
+        // It starts from the cursor as stored; the lease, just taken, is due for renewal a third of it on.
+        const worker: Worker = {
+          held: leased,
+          position: leased.delivered,
+          ahead: [],
+          renewAt: now + this.renewMs,
+          wake: () => undefined,
+        };
         // Stopped meanwhile: the worker gives the lease up at once, and `stop` waits for it.
-        this.workers.set(webhook.id, this.work(leased));
+        this.workers.set(webhook.id, { worker, ended: this.work(worker) });
       }
     } catch (error) {
       this.options.onError?.(error);
     }
   }
 
-  /** One subscription's worker: steps until it has to end, then gives the lease up. */
-  private async work(leased: StoredWebhook): Promise<void> {
-    let held: StoredWebhook | undefined = leased;
-    // Events read ahead of the cursor (of every type, in order, without a gap): read once, used until spent.
-    const ahead: Event[] = [];
+  /** One subscription's worker: turns until it has to end, then gives the lease up. */
+  private async work(worker: Worker): Promise<void> {
+    const id = worker.held.id;
     try {
-      while (held !== undefined && !this.stopped) held = await this.step(held, ahead);
+      while (!this.stopped && (await this.step(worker)));
     } catch (error) {
       this.options.onError?.(error);
     }
     try {
-      await this.webhooks.release(leased.id, this.holder);
+      await this.webhooks.release(id, this.holder);
     } catch (error) {
       this.options.onError?.(error);
     }
     // After the release: a scan meanwhile saw this worker and left the subscription alone.
-    this.workers.delete(leased.id);
+    this.workers.delete(id);
   }
 
-  /** One turn of a worker: the subscription to go on with, or `undefined` to end. `ahead`: the events it read ahead. */
-  private async step(held: StoredWebhook, ahead: Event[]): Promise<StoredWebhook | undefined> {
+  /** One turn of a worker: false when it has to end. */
+  private async step(worker: Worker): Promise<boolean> {
     const now = this.clock.now();
-    const webhook = await this.webhooks.lease(held.id, this.holder, now, now + this.leaseMs);
-    // Lost, disabled or removed: the worker ends (a scan starts it again if it may). Else the step
-    // works from the subscription as the renewal answered it: an admin's change (URL, types,
-    // secrets) counts from here on.
-    if (webhook === undefined) return undefined;
-    if (webhook.retryAt > now) {
-      await this.sleep(Math.min(webhook.retryAt - now, this.renewMs)).done;
-      return webhook;
+    if (now >= worker.renewAt) return this.renewAndRecord(worker);
+    const held = worker.held;
+    if (held.retryAt > now) {
+      await this.sleep(Math.min(held.retryAt, worker.renewAt) - now);
+      return true;
     }
-    // What was read ahead continues the feed after `delivered` (events never change, and nothing but
-    // this worker moves the cursor while it holds the lease); read more when it is spent.
-    while (ahead.length > 0 && ahead[0]!.sequence <= webhook.delivered) ahead.shift();
-    if (ahead.length === 0 || ahead[0]!.sequence !== webhook.delivered + 1)
-      ahead.splice(0, ahead.length, ...(await this.events.after(webhook.delivered, { limit: FEED_PAGE })));
-    const page = ahead;
-    const types = webhook.types;
+    if (worker.ahead.length === 0) {
+      const read = this.events.after(worker.position, { limit: FEED_PAGE });
+      worker.ahead = isPromise(read) ? await read : read;
+    }
+    const page = worker.ahead;
+    const types = held.types;
     const next = page.find((event) => types === undefined || types.includes(event.type));
-    if (next !== undefined) return this.attempt(webhook, next);
+    if (next !== undefined) return this.deliver(worker, next);
     const last = page.at(-1);
     if (last !== undefined) {
-      // Read, and none of them matches: they never change, so the cursor steps over them.
-      return this.webhooks.advance(webhook.id, this.holder, cursorOf(webhook), {
-        delivered: last.sequence,
-        failures: 0,
-        retryAt: 0,
-      });
+      // Read, and none of them matches: they never change, so the worker steps over them, here only
+      // (the store learns it at the next renewal or attempt). After a full page, the next one at once.
+      worker.position = last.sequence;
+      worker.ahead = [];
+      if (page.length === FEED_PAGE) return true;
     }
-    const wait = this.sleep(this.renewMs);
-    await this.events.waitBeyond(webhook.delivered, this.renewMs, wait.done);
-    wait.cancel();
-    return webhook;
+    await this.waitForFeed(worker);
+    return true;
   }
 
-  /** Sends `event`, logs the attempt, and moves the cursor by its outcome. */
+  /**
+   * Waits until the feed passes the worker's position, or its lease is due for renewal, or `stop`.
+   * The store's wait is the only timer: its timeout is the time left until the renewal, and `stop`
+   * ends it through `worker.wake` (a promise without a timer).
+   */
+  private async waitForFeed(worker: Worker): Promise<void> {
+    const woken = new Promise<void>((resolve) => (worker.wake = resolve));
+    // A stop that came while this turn awaited the store (a read) called the previous `wake`: no wait.
+    if (this.stopped) return;
+    await this.events.waitBeyond(worker.position, worker.renewAt - this.clock.now(), woken);
+  }
+
+  /**
+   * Renews the lease. The subscription as the renewal answers it is what the worker goes on with: an
+   * admin's change counts from here on. When it changed since the answer the worker's position was
+   * computed from (`revision`: its types, or its cursor moved by another holder while this one's
+   * lease had lapsed, or anything else), the position is thrown away: the worker goes on from the
+   * `delivered` the store holds, so no event of new types is passed over. False when the lease is
+   * lost, or the subscription disabled or removed: the worker ends.
+   */
+  private async renew(worker: Worker): Promise<boolean> {
+    const now = this.clock.now();
+    const renewed = await this.webhooks.lease(worker.held.id, this.holder, now, now + this.leaseMs);
+    if (renewed === undefined) return false;
+    if (renewed.revision !== worker.held.revision) {
+      worker.position = renewed.delivered;
+      worker.ahead = [];
+    }
+    worker.held = renewed;
+    worker.renewAt = now + this.renewMs;
+    return true;
+  }
+
+  /**
+   * The renewal on its period (while the worker waits, on the feed or for a retry), which also writes
+   * how far the worker stepped over events none of which match: a write per period, not per event.
+   */
+  private async renewAndRecord(worker: Worker): Promise<boolean> {
+    if (!(await this.renew(worker))) return false;
+    const held = worker.held;
+    if (worker.position === held.delivered) return true;
+    const moved = await this.webhooks.advance(held.id, this.holder, cursorOf(held), {
+      delivered: worker.position,
+      failures: 0,
+      retryAt: 0,
+    });
+    if (moved === undefined) return false;
+    worker.held = moved;
+    return true;
+  }
+
+  /**
+   * The matching path: renews the lease just before the attempt (so an admin's change of URL, secrets,
+   * types or `enabled` counts before anything is sent), then makes the attempt at `event` with the
+   * subscription as the renewal answered it, unless that changed: then it looks again from there.
+   */
+  private async deliver(worker: Worker, event: Event): Promise<boolean> {
+    const revision = worker.held.revision;
+    if (!(await this.renew(worker))) return false;
+    if (worker.held.revision !== revision) return true;
+    const moved = await this.attempt(worker.held, event);
+    if (moved === undefined) return false;
+    worker.held = moved;
+    worker.position = moved.delivered;
+    // What was read ahead and is still after the cursor: the failed event itself, for its retry.
+    worker.ahead = worker.ahead.filter((ahead) => ahead.sequence > moved.delivered);
+    return true;
+  }
+
+  /**
+   * Sends `event`, logs the attempt, and moves the cursor by its outcome. Every event before `event`
+   * after `webhook.delivered` is of none of its types, so both writes record the worker's position: on
+   * to the event on success, and just before it on a failure (its retries then start from a cursor
+   * that holds nothing to read again, and the worker keeps no position of its own while it waits).
+   */
   private async attempt(webhook: StoredWebhook, event: Event): Promise<StoredWebhook | undefined> {
     const at = this.clock.now();
     const attempt = webhook.failures + 1;
@@ -278,7 +384,7 @@ export class WebhookDispatcher {
     const decision = afterFailure(attempt, this.random);
     if (decision.retry)
       return this.webhooks.advance(webhook.id, this.holder, from, {
-        delivered: webhook.delivered,
+        delivered: event.sequence - 1,
         failures: attempt,
         retryAt: this.clock.now() + decision.delayMs,
       });
@@ -315,21 +421,23 @@ export class WebhookDispatcher {
     return first === undefined ? WEBHOOK_RETRY_SPAN_MS : last.at + last.durationMs - first.at;
   }
 
-  /** A wait of `ms` on the injected timers; `stop` ends it at once (after a stop it is over already). */
-  private sleep(ms: number): Sleep {
-    if (this.stopped) return { done: Promise.resolve(), cancel: () => undefined };
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    const end = (): void => {
-      this.sleeps.delete(cancel);
-      finish();
-    };
-    const handle = this.timers.setTimeout(end, ms);
-    const cancel = (): void => {
-      this.timers.clearTimeout(handle);
-      end();
-    };
-    this.sleeps.add(cancel);
-    return { done, cancel };
+  /**
+   * A wait of `ms` on the injected timers, which `stop` ends at once. Only a worker's turn sleeps (for
+   * a retry), and it gets here without awaiting anything since its loop saw no stop: a stop can only
+   * come later, and ends it.
+   */
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const end = (): void => {
+        this.sleeps.delete(cancel);
+        resolve();
+      };
+      const handle = this.timers.setTimeout(end, ms);
+      const cancel = (): void => {
+        this.timers.clearTimeout(handle);
+        end();
+      };
+      this.sleeps.add(cancel);
+    });
   }
 }

@@ -7,6 +7,7 @@ import type {
   NewEvent,
   OutboxEntry,
   RelayLease,
+  Timers,
 } from '../../src/index.js';
 import { eventSource, leaseAllows, sourceKey } from '../../src/index.js';
 
@@ -25,6 +26,11 @@ export class EventStoreModel implements EventStore {
   private nextId = 0;
   private readonly listeners = new Set<() => void>();
   private readonly waiters = new Set<(last: number) => void>();
+
+  /** `timers`: what `waitBeyond`'s timeout runs on (a test's virtual timers, or the process's). */
+  constructor(
+    private readonly timers: Timers = { setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+  ) {}
 
   /** What a repository's write would record: entries in their resources' outboxes. */
   record(...events: NewEvent[]): OutboxEntry[] {
@@ -103,17 +109,17 @@ export class EventStoreModel implements EventStore {
       const done = (last: number): void => {
         if (last <= sequence && timer !== undefined) return;
         this.waiters.delete(done);
-        clearTimeout(timer);
+        this.timers.clearTimeout(timer);
         resolve(this.lastSeq);
       };
-      const timer = setTimeout(() => {
+      const timer = this.timers.setTimeout(() => {
         this.waiters.delete(done);
         resolve(this.lastSeq);
       }, timeoutMs);
       this.waiters.add(done);
       const end = (): void => {
         this.waiters.delete(done);
-        clearTimeout(timer);
+        this.timers.clearTimeout(timer);
         resolve(this.lastSeq);
       };
       until?.then(end, end);
