@@ -4,7 +4,7 @@ import type { EventStore } from '../ports/event-store.port.js';
 import type { Random } from '../ports/random.port.js';
 import type { WebhookStore } from '../ports/webhook-store.port.js';
 import type { WebhookRequest, WebhookResult, WebhookSender } from '../ports/webhook-sender.port.js';
-import type { Event } from '../events/event.js';
+import { eventJson, type Event } from '../events/event.js';
 import type { Timers } from './event-relay.js';
 import { afterFailure, spanText, WEBHOOK_RETRY_SPAN_MS } from '../webhooks/retry-schedule.js';
 import {
@@ -38,12 +38,6 @@ export interface DispatcherOptions {
  */
 const FEED_PAGE = 100;
 const SCAN_MS = 1000;
-
-/** The event's JSON exactly as `GET /v1/events` serves it: its fields in the order of the schema. */
-const eventBody = (event: Event): string => {
-  const { id, sequence, type, occurredAt, data } = event;
-  return JSON.stringify({ id, sequence, type, occurredAt, data });
-};
 
 const cursorOf = (webhook: StoredWebhook): DeliveryCursor => ({
   delivered: webhook.delivered,
@@ -352,7 +346,8 @@ export class WebhookDispatcher {
       url: webhook.url,
       webhookId: event.id,
       timestamp: Math.floor(at / 1000),
-      body: eventBody(event),
+      // The same text as `GET /v1/events` serves, made once per event for every subscription.
+      body: eventJson(event),
       secrets: webhook.secrets
         .filter((secret) => secret.expiresAt === undefined || secret.expiresAt > at)
         .map((secret) => secret.secret),
