@@ -39,7 +39,8 @@ const firstAfter = (events: readonly Event[], sequence: number): number => {
  * kept events are consecutive, so a read after n starts at a computed index), with an array per type
  * for filtered reads (merged by sequence) and the set of ids for `append`'s duplicate check. Every
  * method runs to its end without yielding, so each step is atomic; an appended event is visible at
- * once. Waits are woken by `append` (all relays of an in-memory store run in its process).
+ * once. Waits are woken by `append` (all relays of an in-memory store run in its process). The
+ * relay's steps answer at once, not promises: a relay run after a create takes no promise turn.
  */
 export class EventStoreInMemory implements EventStore {
   private readonly feed: Event[] = [];
@@ -51,25 +52,25 @@ export class EventStoreInMemory implements EventStore {
 
   constructor(readonly outbox: MemoryOutbox = new MemoryOutbox()) {}
 
-  async lease(holder: string, now: number, until: number): Promise<boolean> {
+  lease(holder: string, now: number, until: number): boolean {
     if (!leaseAllows(this.relayLease, holder, now)) return false;
     this.relayLease = { holder, until };
     return true;
   }
 
-  async pending(limit: number): Promise<readonly OutboxEntry[]> {
+  pending(limit: number): readonly OutboxEntry[] {
     return this.outbox.pending(limit);
   }
 
-  async pendingOf(source: EventSource): Promise<readonly OutboxEntry[]> {
+  pendingOf(source: EventSource): readonly OutboxEntry[] {
     return this.outbox.pendingOf(source);
   }
 
-  async lastSequence(): Promise<number> {
+  lastSequence(): number {
     return this.last;
   }
 
-  async append(event: Event): Promise<AppendOutcome> {
+  append(event: Event): AppendOutcome {
     if (this.ids.has(event.id)) return 'duplicate';
     if (event.sequence <= this.last) return 'taken';
     if (event.sequence !== this.last + 1)
@@ -86,7 +87,7 @@ export class EventStoreInMemory implements EventStore {
     return 'appended';
   }
 
-  async clear(source: EventSource, ids: readonly string[]): Promise<void> {
+  clear(source: EventSource, ids: readonly string[]): void {
     this.outbox.clear(source, ids);
   }
 

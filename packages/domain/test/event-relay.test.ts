@@ -287,7 +287,7 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     expect(timers.live).to.deep.equal([]);
   });
 
-  it('a write recorded in this process wakes it at once, the idle wait cancelled and started over; once stopped, nothing wakes it', async () => {
+  it('a write recorded in this process wakes it at once, and the idle wait starts over (a longer wait replaced by 25 ms); once stopped, nothing wakes it', async () => {
     const { store, timers, loop, runs } = loopWith([0, 0, 0]);
     loop.start();
     loop.start();
@@ -296,12 +296,11 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     await flush();
     expect(timers.live.map((t) => t.ms)).to.deep.equal([50]);
     store.record(petEvent(1));
-    expect(timers.live, 'the idle wait cancelled').to.deep.equal([]);
     await flush();
     expect(runs()).to.equal(3);
     expect(
       timers.live.map((t) => t.ms),
-      'and started over',
+      'started over: the 50 ms wait gave way to 25 ms',
     ).to.deep.equal([25]);
     await loop.stop();
     store.record(petEvent(2));
@@ -309,6 +308,36 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     await flush();
     expect(runs()).to.equal(3);
     expect(timers.live).to.deep.equal([]);
+  });
+
+  it('under a stream of writes, one timer: a wait already due as soon is kept, not set again; one firing during a run starts no second run', async () => {
+    const { store, timers, loop, runs, release } = loopWith([1, 1, 1, -1, 0, 0]);
+    loop.start();
+    await flush();
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
+    const first = timers.live[0];
+    for (let i = 1; i <= 2; i++) {
+      store.record(petEvent(i));
+      await flush();
+    }
+    expect(runs(), 'each write ran the relay at once').to.equal(3);
+    expect(timers.live, 'the same 25 ms timer throughout').to.deep.equal([first]);
+    expect(timers.scheduled, 'no timer set again').to.have.length(1);
+    // The next run hangs; the kept timer fires during it: nothing starts beside it.
+    store.record(petEvent(3));
+    await flush();
+    expect(runs()).to.equal(4);
+    timers.fireLast();
+    await flush();
+    expect(runs(), 'no second run during the first').to.equal(4);
+    release();
+    await flush();
+    expect(runs()).to.equal(4);
+    expect(
+      timers.live.map((t) => t.ms),
+      'the run under way schedules the next look',
+    ).to.deep.equal([25]);
+    await loop.stop();
   });
 
   it('woken during a run: runs again right after it; stop waits for the run under way', async () => {

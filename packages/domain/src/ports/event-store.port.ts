@@ -51,26 +51,27 @@ export interface RelayLease {
  * feed: `append`'s two refusals are what guarantee it, not the lease.
  */
 export interface EventStore {
-  // --- The relay's steps (EventRelay) ---
+  // --- The relay's steps (EventRelay): an in-process store answers them at once (`Answer`), and
+  // the relay then runs without a promise turn; a networked one answers promises. ---
 
   /**
    * Takes or renews the relay's lease for `holder` until `until`, atomically: when no lease is held,
    * the holder is `holder`, or the lease has run out (`until <= now`); answers whether `holder` holds
    * it now. Of N simultaneous takes of a free lease exactly one succeeds, also across processes.
    */
-  lease(holder: string, now: number, until: number): Promise<boolean>;
+  lease(holder: string, now: number, until: number): Answer<boolean>;
   /**
    * Entries waiting in outboxes, at most `limit` (at least one when any wait): for each resource a
    * prefix of its outbox, in its order (the oldest first); resources in any order.
    */
-  pending(limit: number): Promise<readonly OutboxEntry[]>;
+  pending(limit: number): Answer<readonly OutboxEntry[]>;
   /** The entries waiting in one resource's outbox, in order (none when it has none, or no such resource). */
-  pendingOf(source: EventSource): Promise<readonly OutboxEntry[]>;
+  pendingOf(source: EventSource): Answer<readonly OutboxEntry[]>;
   /**
    * The highest sequence ever appended (0 before the first): the next event is `lastSequence() + 1`.
    * It never goes down, also when `purge` removed events.
    */
-  lastSequence(): Promise<number>;
+  lastSequence(): Answer<number>;
   /**
    * Stores `event` at `event.sequence`, atomically: `appended`, or, writing nothing, `duplicate` when
    * an event with its id is in the feed (at any sequence; a purged one need not count), else `taken`
@@ -78,9 +79,9 @@ export interface EventStore {
    * An appended event is visible to `after` once `append` has answered (never before an event with a
    * smaller sequence).
    */
-  append(event: Event): Promise<AppendOutcome>;
+  append(event: Event): Answer<AppendOutcome>;
   /** Removes these entries (by id) from the outbox of `source`, if there; the others stay. Safe to repeat. */
-  clear(source: EventSource, ids: readonly string[]): Promise<void>;
+  clear(source: EventSource, ids: readonly string[]): Answer<void>;
   /**
    * Calls `listener` after a write made through this store's repositories in this process recorded
    * events (the relay's cue to run at once; other processes' writes are found by polling). Answers

@@ -1,5 +1,6 @@
 import type { Clock } from '../ports/clock.port.js';
-import type { EventStore } from '../ports/event-store.port.js';
+import type { AppendOutcome, EventStore } from '../ports/event-store.port.js';
+import { isPromise, type Answer } from '../ports/answer.js';
 import { StoreUnavailableError } from '../errors.js';
 import { toEvent, type Event, type EventSource, type OutboxEntry, type Precedent } from '../events/event.js';
 import {
@@ -33,6 +34,47 @@ export interface RelayOptions {
  * without a gap, each resource's in the order of its writes. The lease only keeps relays from
  * contending; two at once still give that same feed.
  */
+/** A relay run's steps: each `yield` hands a store call's answer (a value or a promise) to `drive`, which gives back the value. */
+type Steps<T> = Generator<unknown, T, unknown>;
+
+/**
+ * Runs `steps` to their end. Each answer that is a value goes straight back into them, so a run on
+ * a store inside the process (the memory store) takes no promise turn at all, where an `await` per
+ * store call cost several per event on the create path; from the first promise on, each answer is
+ * awaited. A step that throws, or a store call that throws or rejects, ends the run with its error.
+ */
+const drive = <T>(steps: Steps<T>): Answer<T> => {
+  let next = steps.next();
+  while (next.done !== true) {
+    // Stryker disable next-line ConditionalExpression: awaiting a value too gives the same run, only with promise turns
+    if (isPromise(next.value)) return driveAsync(steps, next.value);
+    next = steps.next(next.value);
+  }
+  return next.value;
+};
+
+const driveAsync = async <T>(steps: Steps<T>, first: Promise<unknown>): Promise<T> => {
+  let next = steps.next(await first);
+  while (next.done !== true) next = steps.next(isPromise(next.value) ? await next.value : next.value);
+  return next.value;
+};
+
+/**
+ * The relay (docs/rules.md §15, docs/design.md "Events"): moves the events waiting in the outboxes
+ * into the feed, each at the next sequence. Under its lease, per round: read a batch of waiting
+ * entries; for each resource, in its outbox's order, first move what the entry `follows` (the
+ * waiting entries of those resources, up to the one marked `through`), then `append` the entry at the last sequence + 1 (`taken`:
+ * another relay numbered one first, read the last sequence again and retry; `duplicate`: an earlier
+ * run moved it and stopped before clearing it, nothing to do); then `clear` the resource's moved
+ * entries. A fault between any two of these steps leaves entries that the next run moves again, and
+ * `append`'s refusals make the repeat a no-op: every event reaches the feed exactly once, numbered
+ * without a gap, each resource's in the order of its writes. The lease only keeps relays from
+ * contending; two at once still give that same feed.
+ *
+ * The steps are written once, as generators whose `yield`s are the store's calls (`drive` runs
+ * them): on a store that answers at once a whole run is one synchronous pass, on MongoDB each call
+ * is awaited in turn.
+ */
 export class EventRelay {
   private readonly batch: number;
   private readonly leaseMs: number;
@@ -53,23 +95,11 @@ export class EventRelay {
   /**
    * One run: takes (or renews) the lease, then moves waiting entries until a batch comes back short
    * (at most `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
-   * appended; 0 when another relay holds the lease. A store failure is thrown (what was moved stays moved).
+   * appended; 0 when another relay holds the lease. A store failure rejects (what was moved stays
+   * moved), also one the store threw at once.
    */
   async run(): Promise<number> {
-    this.more = false;
-    if (!(await this.takeLease())) return 0;
-    this.last = await this.store.lastSequence();
-    let appended = 0;
-    for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
-      const waiting = await this.store.pending(this.batch);
-      const moved = new Set<string>();
-      for (const { source, entries } of bySource(waiting)) appended += await this.move(source, entries, moved, 0);
-      // A short batch was all that waited when it was read (what was recorded since wakes the relay again).
-      if (waiting.length < this.batch) return appended;
-      if (!(await this.takeLease())) return appended;
-    }
-    this.more = true;
-    return appended;
+    return drive(this.runSteps());
   }
 
   /** Whether the last run stopped at its round limit, with batches still full: more may wait. */
@@ -77,26 +107,44 @@ export class EventRelay {
     return this.more;
   }
 
-  private async takeLease(): Promise<boolean> {
+  private *runSteps(): Steps<number> {
+    this.more = false;
+    if (!((yield this.takeLease()) as boolean)) return 0;
+    this.last = (yield this.store.lastSequence()) as number;
+    let appended = 0;
+    for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
+      const waiting = (yield this.store.pending(this.batch)) as readonly OutboxEntry[];
+      const moved = new Set<string>();
+      for (const { source, entries } of bySource(waiting)) appended += yield* this.move(source, entries, moved, 0);
+      // A short batch was all that waited when it was read (what was recorded since wakes the relay again).
+      if (waiting.length < this.batch) return appended;
+      if (!((yield this.takeLease()) as boolean)) return appended;
+    }
+    this.more = true;
+    return appended;
+  }
+
+  /** The store's call that takes or renews the lease (a value or a promise: the run yields it). */
+  private takeLease(): Answer<boolean> {
     const now = this.clock.now();
     return this.store.lease(this.holder, now, now + this.leaseMs);
   }
 
   /** Moves `entries` (a prefix of `source`'s outbox, in order) into the feed, then clears them. `moved`: ids moved in this round. */
-  private async move(
+  private *move(
     source: EventSource,
     entries: readonly OutboxEntry[],
     moved: Set<string>,
     depth: number,
-  ): Promise<number> {
+  ): Steps<number> {
     let appended = 0;
     for (const entry of entries) {
       if (moved.has(entry.id)) continue;
-      for (const earlier of entry.follows ?? []) appended += await this.drain(earlier, moved, depth + 1);
-      if (await this.append(entry)) appended++;
+      for (const earlier of entry.follows ?? []) appended += yield* this.drain(earlier, moved, depth + 1);
+      if (yield* this.append(entry)) appended++;
       moved.add(entry.id);
     }
-    await this.store.clear(
+    yield this.store.clear(
       source,
       entries.map((entry) => entry.id),
     );
@@ -107,30 +155,30 @@ export class EventRelay {
    * Moves what waits in the outbox of the resource an entry follows, up to the entry marked
    * `through` (all of it without one; none when that entry no longer waits: it is in the feed).
    */
-  private async drain(earlier: Precedent, moved: Set<string>, depth: number): Promise<number> {
+  private *drain(earlier: Precedent, moved: Set<string>, depth: number): Steps<number> {
     if (depth > RELAY_MAX_DEPTH)
       throw new Error(
         `the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${earlier.kind} ${earlier.id}): a store that records events out of its rules`,
       );
     const source: EventSource = { kind: earlier.kind, id: earlier.id };
-    const waiting = await this.store.pendingOf(source);
+    const waiting = (yield this.store.pendingOf(source)) as readonly OutboxEntry[];
     const end =
       earlier.through === undefined ? waiting.length : waiting.findIndex((entry) => entry.mark === earlier.through) + 1;
-    return end === 0 ? 0 : this.move(source, waiting.slice(0, end), moved, depth);
+    return end === 0 ? 0 : yield* this.move(source, waiting.slice(0, end), moved, depth);
   }
 
   /** Appends `entry` at the next sequence: true when appended, false when the feed has it already. */
-  private async append(entry: OutboxEntry): Promise<boolean> {
+  private *append(entry: OutboxEntry): Steps<boolean> {
     for (let attempt = 0; attempt < RELAY_MAX_TAKEN; attempt++) {
       const event = toEvent(entry, this.last + 1);
-      const outcome = await this.store.append(event);
+      const outcome = (yield this.store.append(event)) as AppendOutcome;
       if (outcome === 'duplicate') return false;
       if (outcome === 'appended') {
         this.last = event.sequence;
         this.options.onAppended?.(event);
         return true;
       }
-      this.last = await this.store.lastSequence();
+      this.last = (yield this.store.lastSequence()) as number;
     }
     throw new StoreUnavailableError(
       `the feed's next sequence was taken ${RELAY_MAX_TAKEN} times in a row (other relays at work); retry`,
@@ -153,10 +201,13 @@ export interface RelayLoopOptions {
  * Keeps a relay running in a process: a run at once whenever a write of this process recorded
  * events (`EventStore.onRecorded`), again at once while the relay has more (full batches), and
  * otherwise after the waits of `relayDelay`: 25 ms after a run that moved something, then longer
- * and longer up to 400 ms while none does, to find what other processes recorded.
+ * and longer up to 400 ms while none does, to find what other processes recorded. One timer at a
+ * time, kept across the writes that wake it (each wake runs at once, the timer only bounds the wait).
  */
 export class RelayLoop {
   private timer: unknown;
+  /** The wait `timer` was set for: it fires within that from now. */
+  private timerDelay = 0;
   private running: Promise<void> | undefined;
   private again = false;
   private idle = 0;
@@ -186,7 +237,8 @@ export class RelayLoop {
       this.again = true;
       return;
     }
-    this.cancelTimer();
+    // The idle timer is left as it is: the run's own `schedule` keeps it when it fires soon enough,
+    // which under a stream of writes spares a cancel and a new timer at each of them.
     // Never inside the caller's turn (a write recording its events): the run starts once it is done.
     this.running = Promise.resolve().then(() => this.runOnce());
   }
@@ -216,13 +268,26 @@ export class RelayLoop {
     this.idle = again ? 0 : moved > 0 ? 1 : this.idle + 1;
     const delay = relayDelay(this.idle);
     if (delay === 0) this.running = Promise.resolve().then(() => this.runOnce());
-    else this.timer = this.timers.setTimeout(() => this.tick(), delay);
+    else this.schedule(delay);
+  }
+
+  /**
+   * A look within `delay` ms: a timer already set for no longer a wait is kept (it fires as soon or
+   * sooner, and a look that finds nothing costs less than a timer cancelled and set again); else a
+   * new one.
+   */
+  private schedule(delay: number): void {
+    if (this.timer !== undefined && this.timerDelay <= delay) return;
+    this.cancelTimer();
+    this.timerDelay = delay;
+    this.timer = this.timers.setTimeout(() => this.tick(), delay);
   }
 
   private tick(): void {
     this.timer = undefined;
-    // (A timer is only set while no run is under way, and a run cancels it: it never fires during one.)
     if (this.stopped) return;
+    // A timer kept through a wake can fire during the run the wake started: that run schedules the next look.
+    if (this.running !== undefined) return;
     this.running = this.runOnce();
   }
 
