@@ -958,7 +958,8 @@ describe('WebhookDispatcher: a worker’s position in the feed, its renewals and
   /** The lease and cursor writes among `calls`, in order. */
   const writes = (calls: readonly string[]) => calls.filter((name) => name === 'lease' || name === 'advance');
 
-  it('events of other types cost a read and a wait each, no store write and no timer; the renewal on the lease’s period writes the position, and one with nothing new writes the lease alone', async () => {
+  it('events of other types cost the worker nothing (the feed watcher reads each once, with one wait for the whole dispatcher), no store write and no timer of its own; the renewal on the lease’s period reads them and writes the position, and one with nothing new writes the lease alone', async () => {
+    // (Before the feed watcher, each worker read and waited once per event: this test counted those.)
     const w = world();
     const hook = await w.subscribe({ types: ['order.placed'] });
     // A backlog of another type: read a page at a time, without a wait between the pages.
@@ -973,8 +974,8 @@ describe('WebhookDispatcher: a worker’s position in the feed, its renewals and
     w.dispatcher(sender, 'p1', { leaseMs: 9000 }, store).start();
     await settle();
     expect(writes(calls), 'the scan’s lease').to.deep.equal(['lease']);
-    expect([reads, waits()], 'two pages, then a wait').to.deep.equal([2, 1]);
-    expect(w.timers.pending, 'the next scan’s timer, and the wait’s').to.equal(2);
+    expect([reads, waits()], 'the worker’s two pages, then the watcher’s wait').to.deep.equal([2, 1]);
+    expect(w.timers.pending, 'the next scan’s timer, the watcher’s wait’s and the renewal’s').to.equal(3);
     for (let n = 1; n <= 20; n++) {
       w.publish('pet.created');
       await settle();
@@ -982,12 +983,14 @@ describe('WebhookDispatcher: a worker’s position in the feed, its renewals and
         1,
         2 + n,
         1 + n,
-        2,
+        3,
       ]);
     }
+    const read = reads;
     expect(w.row(hook.id).delivered, 'nothing written yet').to.equal(0);
     await runUntil(w.timers, () => w.row(hook.id).delivered === 170);
     expect(w.clock.now(), 'at the renewal, a third of the lease on').to.equal(T0 + 3000);
+    expect(reads - read, 'the worker reads the events it slept through once, at its renewal').to.equal(1);
     expect(writes(calls)).to.deep.equal(['lease', 'lease', 'advance']);
     expect(w.row(hook.id)).to.include({ failures: 0, retryAt: 0 });
     await runUntil(w.timers, () => w.clock.now() >= T0 + 6000);
