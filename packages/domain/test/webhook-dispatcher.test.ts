@@ -1198,3 +1198,164 @@ describe('WebhookDispatcher: a worker’s position in the feed, its renewals and
     expect(sender.sent).to.have.length(1);
   });
 });
+
+describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md §15)', () => {
+  /** `w.events.after` and `w.timers.setTimeout`, counted. */
+  const counted = (w: ReturnType<typeof world>) => {
+    const counts = { reads: 0, timers: 0 };
+    const after = w.events.after;
+    w.events.after = (sequence, query) => (counts.reads++, after(sequence, query));
+    const setTimer = w.timers.setTimeout.bind(w.timers);
+    w.timers.setTimeout = (callback, ms) => (counts.timers++, setTimer(callback, ms));
+    return counts;
+  };
+
+  it('with N subscriptions none of which match, M new events cost no worker a turn: one read and one timer (the watcher’s wait’s) per event, no store call; each worker reads them at its renewal', async () => {
+    const w = world();
+    const hooks: { id: string }[] = [];
+    for (let i = 0; i < 10; i++)
+      hooks.push(await w.subscribe({ url: `https://h${i}.example/`, types: ['order.placed', 'key.created'] }));
+    const calls: string[] = [];
+    const store = intercept(w.store, (name) => void calls.push(name));
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }, store).start();
+    await settle();
+    expect(calls.filter((name) => name === 'lease')).to.have.length(10);
+    const counts = counted(w);
+    const made = calls.length;
+    for (let m = 1; m <= 30; m++) {
+      w.publish(m % 2 === 0 ? 'pet.created' : 'pet.updated');
+      await settle();
+      expect([counts.reads, counts.timers, calls.length], `event ${m}`).to.deep.equal([m, m, made]);
+    }
+    expect(w.clock.now()).to.equal(T0);
+    await runUntil(w.timers, () => hooks.every((hook) => w.row(hook.id).delivered === 30));
+    expect(w.clock.now(), 'at the renewal').to.equal(T0 + 3000);
+    expect(counts.reads - 30, 'one read per worker, at its renewal').to.equal(10);
+    await w.stopAll();
+    expect(sender.sent).to.deep.equal([]);
+    expect(w.errors).to.deep.equal([]);
+  });
+
+  it('a subscription that matches every k-th event is woken for those only, with no timer, and delivers each at once, in order', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    const other = await w.subscribe({ url: 'https://other.example/', types: ['key.created'] });
+    const calls: string[] = [];
+    const store = intercept(w.store, (name) => void calls.push(name));
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }, store).start();
+    await settle();
+    const counts = counted(w);
+    const leases = () => calls.filter((name) => name === 'lease').length;
+    const scanned = leases();
+    const k = 3;
+    const feed: Event[] = [];
+    for (let m = 1; m <= 12; m++) {
+      feed.push(...w.publish(m % k === 0 ? 'order.placed' : 'pet.created'));
+      await settle();
+      const matched = Math.floor(m / k);
+      // The watcher's read per event; the woken worker's one read (the events it slept through and
+      // the matching one) per matching event, and its renewal before the attempt; no timer but the
+      // watcher's wait's.
+      expect([counts.reads, counts.timers, leases() - scanned], `event ${m}`).to.deep.equal([m + matched, m, matched]);
+      expect(w.row(hook.id).delivered, `event ${m}`).to.equal(matched * k);
+    }
+    expect(w.clock.now()).to.equal(T0);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(
+      feed.filter((e) => e.type === 'order.placed').map((e) => e.id),
+    );
+    expect(w.row(other.id).delivered, 'the other one slept through them all').to.equal(0);
+    expect(w.errors).to.deep.equal([]);
+  });
+
+  it('an event appended while a worker is between its read and its wait (the watcher passed it, the worker busy) is delivered at once, not at the renewal', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    w.publish('pet.created');
+    const after = w.events.after;
+    const gate = deferred<void>();
+    let held = false;
+    // The worker's first read answers later, with the feed as it was when asked.
+    (w.events as { after: EventStore['after'] }).after = (sequence, query) => {
+      const page = after(sequence, query);
+      if (sequence !== 0 || held) return page;
+      held = true;
+      return gate.promise.then(() => page);
+    };
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    expect(held).to.equal(true);
+    w.publish('order.placed');
+    await settle();
+    gate.resolve();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 2);
+    await w.stopAll();
+    expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([['evt_2', T0]]);
+    expect(w.errors).to.deep.equal([]);
+  });
+
+  it('a worker that went idle before the watcher learned where the feed ends is woken when it does, for the events beyond its position', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    const lastSequence = w.events.lastSequence;
+    const gate = deferred<void>();
+    w.events.lastSequence = async () => {
+      await gate.promise;
+      return lastSequence();
+    };
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    w.publish('pet.created', 'order.placed');
+    await settle();
+    expect(sender.sent).to.deep.equal([]);
+    gate.resolve();
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 2);
+    await w.stopAll();
+    expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([['evt_2', T0]]);
+  });
+
+  it('a stop during the watcher’s wait, or during its back-off after a failure, ends it at once and leaves no timer', async () => {
+    for (const during of ['wait', 'back-off'] as const) {
+      const w = world();
+      await w.subscribe();
+      if (during === 'back-off')
+        w.events.lastSequence = () => Promise.reject(new StoreUnavailableError('injected fault: lastSequence'));
+      const d = w.dispatcher(new ScriptedSender(w.clock, 'p1'));
+      d.start();
+      await settle();
+      expect(w.errors, during).to.have.length(during === 'back-off' ? 1 : 0);
+      let stopped = false;
+      const stopping = d.stop().then(() => (stopped = true));
+      await settle();
+      expect(stopped, during).to.equal(true);
+      await stopping;
+      expect(w.timers.pending, during).to.equal(0);
+      expect(w.clock.now(), during).to.equal(T0);
+    }
+  });
+
+  it('the watcher’s store failure is told to onError, and the watcher goes on after its back-off: the event it failed to read wakes the worker then, not at the renewal', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    const after = w.events.after;
+    let failures = 1;
+    w.events.after = (sequence, query) => {
+      if (failures-- > 0) throw new StoreUnavailableError('injected fault: after could not reach the store');
+      return after(sequence, query);
+    };
+    w.publish('order.placed');
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    await w.stopAll();
+    expect(w.errors.map((e) => (e as Error).message)).to.deep.equal([
+      'injected fault: after could not reach the store',
+    ]);
+    expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([['evt_1', T0 + 1000]]);
+  });
+});
