@@ -17,7 +17,10 @@ import {
 export interface DispatcherOptions {
   /** Told of every attempt once it is made (for `petstore_webhook_deliveries_total{outcome}`). */
   readonly onAttempt?: (webhookId: string, attempt: DeliveryAttempt) => void;
-  /** Told of a scan or a worker that failed (a store that did not answer): the scan runs again, the worker ends and is restarted by a scan. */
+  /**
+   * Told of a scan, a worker or the feed watcher that failed (a store that did not answer): the scan
+   * runs again, the worker ends and is restarted by a scan, the watcher looks again a second later.
+   */
   readonly onError?: (error: unknown) => void;
   /**
    * How long a lease taken or renewed lasts (default `WEBHOOK_LEASE_MS`); renewed at least every
@@ -97,10 +100,17 @@ interface Worker {
  * deliveries. A worker holds the subscription as the store last answered it and its own position in
  * the feed, and turns: it reads the feed after its position (a page of every type, used until spent)
  * and steps over the events none of whose types match, in memory only; when none is left, it waits
- * for the feed to grow (the store's wait, its timeout the time left until the lease's renewal: no
- * timer of its own). So an event of other types costs a subscription a read and a wait, no write.
- * The lease is renewed on its period, every third of `leaseMs`, also while the worker waits for a
- * retry; that renewal also writes the position it stepped to (one write per period, not per event).
+ * on a promise, no timer. One feed watcher per dispatcher waits on the feed (the store's wait, one
+ * for the whole process), reads each new event once, and wakes only the idle workers that have an
+ * event of their types among them beyond their position; the others sleep on, and read the events
+ * they slept through at their next turn. So an event of other types costs a subscription nothing
+ * (ten of them, each with its own wait and read per event, added a third to a `POST /v1/pets`), and
+ * one of its types a wake. A worker does not sleep on events the watcher examined while it was busy
+ * (reading, or sending): it reads them first, and a wake that came while it was busy ends its next
+ * wait at once, so no wake is lost. Its other wake is the timer of its lease's renewal, set once per
+ * period: the lease is renewed on its period, every third of `leaseMs`, also while the worker waits
+ * for a retry; that renewal, after a read of what the worker slept through, also writes the position
+ * it stepped to (one write per period, not per event).
  * For an event of its types, the worker renews the lease just before the attempt and works from the
  * subscription as the renewal answered it, so an admin's change (URL, types, secrets, `enabled`)
  * counts before anything is sent; it sends the event (the same `webhook-id` on every attempt), logs
@@ -550,9 +560,9 @@ export class WebhookDispatcher {
   }
 
   /**
-   * A wait of `ms` on the injected timers, which `stop` ends at once. Only a worker's turn sleeps (for
-   * a retry), and it gets here without awaiting anything since its loop saw no stop: a stop can only
-   * come later, and ends it.
+   * A wait of `ms` on the injected timers, which `stop` ends at once. A worker's turn (for a retry)
+   * and the feed watcher (after a failure) sleep, each getting here without awaiting anything since
+   * it saw no stop: a stop can only come later, and ends it.
    */
   private sleep(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
