@@ -1297,6 +1297,48 @@ describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md
     expect(w.errors).to.deep.equal([]);
   });
 
+  it('the watcher wakes only idle workers, for events beyond their position: a busy one finds its event by its own read, and one that delivered an event before the watcher read it is not woken for it', async () => {
+    for (const staged of ['busy', 'ahead'] as const) {
+      const w = world();
+      const hook = await w.subscribe({ types: ['order.placed'] });
+      const after = w.events.after;
+      const gate = deferred<void>();
+      let reads = 0;
+      let hold = staged === 'busy' ? 1 : 0;
+      // The held read answers later, with the feed as it is then.
+      (w.events as { after: EventStore['after'] }).after = (sequence, query) => {
+        reads++;
+        if (hold-- !== 1) return after(sequence, query);
+        return gate.promise.then(() => after(sequence, query));
+      };
+      const sender = new ScriptedSender(w.clock, 'p1');
+      w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+      await settle();
+      expect(reads, staged).to.equal(1);
+      if (staged === 'ahead') hold = 1;
+      w.publish('order.placed');
+      await settle();
+      // busy: the worker's first read is held, the watcher read the event; ahead: the watcher's read is held.
+      expect(reads, staged).to.equal(2);
+      if (staged === 'ahead') {
+        // The renewal wakes the worker, which delivers the event the watcher has not read yet.
+        await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+        expect(reads, staged).to.equal(3);
+      }
+      gate.resolve();
+      await settle();
+      await settle();
+      expect(w.row(hook.id).delivered, staged).to.equal(1);
+      expect(reads, `${staged}: no read more`).to.equal(staged === 'busy' ? 2 : 3);
+      await w.stopAll();
+      expect(
+        sender.sent.map((s) => [s.webhookId, s.at]),
+        staged,
+      ).to.deep.equal([['evt_1', staged === 'busy' ? T0 : T0 + 3000]]);
+      expect(w.errors).to.deep.equal([]);
+    }
+  });
+
   it('a worker that went idle before the watcher learned where the feed ends is woken when it does, for the events beyond its position', async () => {
     const w = world();
     const hook = await w.subscribe({ types: ['order.placed'] });

@@ -146,10 +146,10 @@ export class WebhookDispatcher {
   /** Which chain of scans (and feed watcher) is the current one (`start` begins a new one). */
   private chain = 0;
   /**
-   * The last sequence the feed watcher has examined (`undefined` until it has learned where the feed
+   * The last sequence the feed watcher has examined (`-Infinity` until it has learned where the feed
    * ends): every idle worker was woken for an event up to it of its types beyond its position.
    */
-  private seen: number | undefined;
+  private seen = Number.NEGATIVE_INFINITY;
   /** Ends the feed watcher's wait on the feed under way: `stop` calls it. */
   private endWatch: () => void = () => undefined;
   /** The feed watcher's loop, until `stop`. */
@@ -180,7 +180,7 @@ export class WebhookDispatcher {
     if (!this.stopped) return;
     this.stopped = false;
     const chain = ++this.chain;
-    this.seen = undefined;
+    this.seen = Number.NEGATIVE_INFINITY;
     const stopping = new Promise<void>((resolve) => (this.endWatch = resolve));
     this.watching = this.watch(chain, stopping);
     this.runScan(chain);
@@ -338,7 +338,7 @@ export class WebhookDispatcher {
       worker.woken = false;
       return;
     }
-    if (this.seen !== undefined && this.seen > worker.position) return;
+    if (this.seen > worker.position) return;
     await new Promise<void>((resolve) => (worker.wake = resolve));
   }
 
@@ -379,13 +379,12 @@ export class WebhookDispatcher {
     while (current()) {
       try {
         const seen = this.seen;
-        if (seen === undefined) {
+        if (seen === Number.NEGATIVE_INFINITY) {
           const last = await this.events.lastSequence();
           if (!current()) return;
-          // Workers that went idle before the watcher knew where the feed ends: they look again.
+          // The workers that went idle before the watcher knew where the feed ends look again (once).
           this.seen = last;
-          for (const { worker } of this.workers.values())
-            if (worker.wake !== undefined && worker.position < last) this.wakeWorker(worker);
+          for (const { worker } of this.workers.values()) this.wakeWorker(worker);
           continue;
         }
         await this.events.waitBeyond(seen, WATCH_MS, stopping);
@@ -400,7 +399,7 @@ export class WebhookDispatcher {
   /** Reads the feed after `seen`, page after page until its end, waking the workers each page concerns. */
   private async readFeed(current: () => boolean): Promise<void> {
     for (;;) {
-      const read = this.events.after(this.seen!, { limit: FEED_PAGE });
+      const read = this.events.after(this.seen, { limit: FEED_PAGE });
       const page = isPromise(read) ? await read : read;
       if (!current()) return;
       const last = page.at(-1);
