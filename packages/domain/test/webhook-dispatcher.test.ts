@@ -159,17 +159,18 @@ describe('WebhookDispatcher (docs/rules.md §15, "Delivery")', () => {
   it('delivers every event in order, one at a time, with the body of GET /v1/events, the webhook-id and the secrets', async () => {
     const w = world();
     const hook = await w.subscribe();
-    const feed = w.publish(...types(30));
+    // More than a page: the worker delivers from its page without reading again.
+    const feed = w.publish(...types(130));
     const after = w.events.after;
     let reads = 0;
     w.events.after = (sequence, query) => (reads++, after(sequence, query));
     const sender = new ScriptedSender(w.clock, 'p1');
     const d = w.dispatcher(sender);
     d.start();
-    await runUntil(w.timers, () => w.row(hook.id).delivered === 30);
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 130);
     // More events while it waits on the feed: delivered as they come.
     feed.push(...w.publish(...types(5)));
-    await runUntil(w.timers, () => w.row(hook.id).delivered === 35);
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 135);
     await w.stopAll();
     expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(feed.map((e) => e.id));
     expect(sender.overlaps).to.equal(0);
@@ -808,14 +809,23 @@ describe('WebhookDispatcher: leases, stops, failures and what an attempt leaves 
       },
     });
     const store = failingOnce(w.store, ['enabled', 'advance', 'release']);
+    // The feed watcher's store fails once too.
+    const lastSequence = w.events.lastSequence;
+    let watcherFailures = 1;
+    w.events.lastSequence = () =>
+      watcherFailures-- > 0 ? Promise.reject(new StoreUnavailableError('injected fault')) : lastSequence();
     const d = new WebhookDispatcher(store, w.events, sender, w.clock, w.timers, new SeededRandom('bare'), 'p1');
     d.start();
     await runUntil(w.timers, () => w.row(hook.id).delivered === 2, 5000);
+    w.publish('pet.created');
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 3, 5000);
     await d.stop();
+    expect(watcherFailures).to.be.below(0);
     expect(w.store.logs.get(hook.id)!.map((row) => [row.sequence, row.outcome, row.attempt])).to.deep.equal([
       [1, 'unreachable', 1],
       [1, 'delivered', 1],
       [2, 'delivered', 1],
+      [3, 'delivered', 1],
     ]);
   });
 
@@ -963,7 +973,7 @@ describe('WebhookDispatcher: a worker’s position in the feed, its renewals and
     const w = world();
     const hook = await w.subscribe({ types: ['order.placed'] });
     // A backlog of another type: read a page at a time, without a wait between the pages.
-    w.publish(...Array.from({ length: 150 }, (): EventType => 'pet.created'));
+    w.publish(...Array.from({ length: 250 }, (): EventType => 'pet.created'));
     const calls: string[] = [];
     const store = intercept(w.store, (name) => void calls.push(name));
     const after = w.events.after;
@@ -974,21 +984,21 @@ describe('WebhookDispatcher: a worker’s position in the feed, its renewals and
     w.dispatcher(sender, 'p1', { leaseMs: 9000 }, store).start();
     await settle();
     expect(writes(calls), 'the scan’s lease').to.deep.equal(['lease']);
-    expect([reads, waits()], 'the worker’s two pages, then the watcher’s wait').to.deep.equal([2, 1]);
+    expect([reads, waits()], 'the worker’s three pages, then the watcher’s wait').to.deep.equal([3, 1]);
     expect(w.timers.pending, 'the next scan’s timer, the watcher’s wait’s and the renewal’s').to.equal(3);
     for (let n = 1; n <= 20; n++) {
       w.publish('pet.created');
       await settle();
-      expect([writes(calls).length, reads, waits(), w.timers.pending], `event ${150 + n}`).to.deep.equal([
+      expect([writes(calls).length, reads, waits(), w.timers.pending], `event ${250 + n}`).to.deep.equal([
         1,
-        2 + n,
+        3 + n,
         1 + n,
         3,
       ]);
     }
     const read = reads;
     expect(w.row(hook.id).delivered, 'nothing written yet').to.equal(0);
-    await runUntil(w.timers, () => w.row(hook.id).delivered === 170);
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 270);
     expect(w.clock.now(), 'at the renewal, a third of the lease on').to.equal(T0 + 3000);
     expect(reads - read, 'the worker reads the events it slept through once, at its renewal').to.equal(1);
     expect(writes(calls)).to.deep.equal(['lease', 'lease', 'advance']);
@@ -1228,10 +1238,17 @@ describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md
       await settle();
       expect([counts.reads, counts.timers, calls.length], `event ${m}`).to.deep.equal([m, m, made]);
     }
+    // A burst longer than a page: the watcher reads it page after page, after one wait.
+    const waits = () => w.events.calls.filter((call) => call.startsWith('waitBeyond')).length;
+    const waited = waits();
+    w.publish(...Array.from({ length: 150 }, (): EventType => 'pet.created'));
+    await settle();
+    expect([counts.reads, counts.timers, calls.length, waits() - waited]).to.deep.equal([32, 31, made, 1]);
     expect(w.clock.now()).to.equal(T0);
-    await runUntil(w.timers, () => hooks.every((hook) => w.row(hook.id).delivered === 30));
-    expect(w.clock.now(), 'at the renewal').to.equal(T0 + 3000);
-    expect(counts.reads - 30, 'one read per worker, at its renewal').to.equal(10);
+    await runUntil(w.timers, () => hooks.every((hook) => w.row(hook.id).delivered === 180));
+    // The first renewal writes the first page's position, the second the rest.
+    expect(w.clock.now(), 'at the second renewal').to.equal(T0 + 6000);
+    expect(counts.reads - 32, 'two pages per worker at its first renewal, one (empty) at its second').to.equal(30);
     await w.stopAll();
     expect(sender.sent).to.deep.equal([]);
     expect(w.errors).to.deep.equal([]);
@@ -1261,6 +1278,11 @@ describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md
       expect([counts.reads, counts.timers, leases() - scanned], `event ${m}`).to.deep.equal([m + matched, m, matched]);
       expect(w.row(hook.id).delivered, `event ${m}`).to.equal(matched * k);
     }
+    // Several at once, the matching one among others: one wake for them.
+    feed.push(...w.publish('pet.created', 'order.placed', 'pet.created'));
+    await settle();
+    expect([counts.reads, counts.timers, leases() - scanned]).to.deep.equal([18, 13, 5]);
+    expect(w.row(hook.id).delivered).to.equal(14);
     expect(w.clock.now()).to.equal(T0);
     await w.stopAll();
     expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(
@@ -1358,6 +1380,89 @@ describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md
     await runUntil(w.timers, () => w.row(hook.id).delivered === 2);
     await w.stopAll();
     expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([['evt_2', T0]]);
+  });
+
+  it('a stop while the watcher reads: it ends with that read (no page more, no back-off after its failure)', async () => {
+    for (const answer of ['a full page', 'a failure'] as const) {
+      const w = world();
+      await w.subscribe({ types: ['order.placed'] });
+      const d = w.dispatcher(new ScriptedSender(w.clock, 'p1'));
+      d.start();
+      await settle();
+      const after = w.events.after;
+      const gate = deferred<void>();
+      let reads = 0;
+      (w.events as { after: EventStore['after'] }).after = async (sequence, query) => {
+        reads++;
+        await gate.promise;
+        if (answer === 'a failure') throw new StoreUnavailableError('injected fault: after');
+        return after(sequence, query);
+      };
+      w.publish(...Array.from({ length: 150 }, (): EventType => 'pet.created'));
+      await settle();
+      expect(reads, answer).to.equal(1);
+      let stopped = false;
+      const stopping = d.stop().then(() => (stopped = true));
+      gate.resolve();
+      await settle();
+      expect(stopped, answer).to.equal(true);
+      await stopping;
+      expect(reads, answer).to.equal(1);
+      expect(w.timers.pending, answer).to.equal(0);
+    }
+  });
+
+  it('a worker reads a backlog longer than a page page after page by itself, without waiting for the watcher (whose read is held)', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    const after = w.events.after;
+    const gate = deferred<void>();
+    let held = false;
+    (w.events as { after: EventStore['after'] }).after = (sequence, query) => {
+      if (held) return after(sequence, query);
+      held = true;
+      return gate.promise.then(() => after(sequence, query));
+    };
+    w.publish(...Array.from({ length: 149 }, (): EventType => 'pet.created'), 'order.placed');
+    await settle();
+    expect(held).to.equal(true);
+    // The renewal wakes the worker: it reads on past the first page, and delivers.
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 150);
+    expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([['evt_150', T0 + 3000]]);
+    gate.resolve();
+    await w.stopAll();
+  });
+
+  it('a renewal due while the worker reads (a store that answers later) is not lost: the worker renews once the read answers', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    const calls: string[] = [];
+    const store = intercept(w.store, (name) => void calls.push(name));
+    const after = w.events.after;
+    const gate = deferred<void>();
+    let held = false;
+    (w.events as { after: EventStore['after'] }).after = (sequence, query) => {
+      if (held) return after(sequence, query);
+      held = true;
+      return gate.promise.then(() => after(sequence, query));
+    };
+    w.dispatcher(new ScriptedSender(w.clock, 'p1'), 'p1', { leaseMs: 9000 }, store).start();
+    await settle();
+    expect(held).to.equal(true);
+    // The renewal's timer fires while the worker's first read is held.
+    await runUntil(w.timers, () => w.clock.now() >= T0 + 3000);
+    await settle();
+    const leases = () => calls.filter((name) => name === 'lease').length;
+    expect(leases()).to.equal(1);
+    gate.resolve();
+    await settle();
+    expect(leases(), 'renewed at once').to.equal(2);
+    expect(w.row(hook.id).lease!.until).to.equal(T0 + 3000 + 9000);
+    await w.stopAll();
+    expect(w.errors).to.deep.equal([]);
   });
 
   it('a stop during the watcher’s wait, or during its back-off after a failure, ends it at once and leaves no timer', async () => {
