@@ -1241,14 +1241,14 @@ describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md
     // A burst longer than a page: the watcher reads it page after page, after one wait.
     const waits = () => w.events.calls.filter((call) => call.startsWith('waitBeyond')).length;
     const waited = waits();
-    w.publish(...Array.from({ length: 150 }, (): EventType => 'pet.created'));
+    w.publish(...Array.from({ length: 250 }, (): EventType => 'pet.created'));
     await settle();
-    expect([counts.reads, counts.timers, calls.length, waits() - waited]).to.deep.equal([32, 31, made, 1]);
+    expect([counts.reads, counts.timers, calls.length, waits() - waited]).to.deep.equal([33, 31, made, 1]);
     expect(w.clock.now()).to.equal(T0);
-    await runUntil(w.timers, () => hooks.every((hook) => w.row(hook.id).delivered === 180));
+    await runUntil(w.timers, () => hooks.every((hook) => w.row(hook.id).delivered === 280));
     // The first renewal writes the first page's position, the second the rest.
     expect(w.clock.now(), 'at the second renewal').to.equal(T0 + 6000);
-    expect(counts.reads - 32, 'two pages per worker at its first renewal, one (empty) at its second').to.equal(30);
+    expect(counts.reads - 33, 'three pages per worker at its first renewal, one (empty) at its second').to.equal(40);
     await w.stopAll();
     expect(sender.sent).to.deep.equal([]);
     expect(w.errors).to.deep.equal([]);
@@ -1432,6 +1432,25 @@ describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md
     // The renewal wakes the worker: it reads on past the first page, and delivers.
     await runUntil(w.timers, () => w.row(hook.id).delivered === 150);
     expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([['evt_150', T0 + 3000]]);
+    gate.resolve();
+    await w.stopAll();
+  });
+
+  it('a worker’s first turn reads a backlog longer than a page at once, without the watcher (which has not learned where the feed ends)', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'], after: 0 });
+    w.publish(...Array.from({ length: 149 }, (): EventType => 'pet.created'), 'order.placed');
+    const lastSequence = w.events.lastSequence;
+    const gate = deferred<void>();
+    w.events.lastSequence = async () => {
+      await gate.promise;
+      return lastSequence();
+    };
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    expect(w.row(hook.id).delivered).to.equal(150);
+    expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([['evt_150', T0]]);
     gate.resolve();
     await w.stopAll();
   });
