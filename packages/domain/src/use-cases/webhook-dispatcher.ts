@@ -17,7 +17,10 @@ import {
 export interface DispatcherOptions {
   /** Told of every attempt once it is made (for `petstore_webhook_deliveries_total{outcome}`). */
   readonly onAttempt?: (webhookId: string, attempt: DeliveryAttempt) => void;
-  /** Told of a scan or a worker that failed (a store that did not answer): the scan runs again, the worker ends and is restarted by a scan. */
+  /**
+   * Told of a scan, a worker or the feed watcher that failed (a store that did not answer): the scan
+   * runs again, the worker ends and is restarted by a scan, the watcher looks again a second later.
+   */
   readonly onError?: (error: unknown) => void;
   /**
    * How long a lease taken or renewed lasts (default `WEBHOOK_LEASE_MS`); renewed at least every
@@ -38,6 +41,13 @@ export interface DispatcherOptions {
  */
 const FEED_PAGE = 100;
 const SCAN_MS = 1000;
+/**
+ * The feed watcher's wait on the feed at most (an event ends it sooner, `stop` at once): the timeout
+ * only bounds a wait that nothing ends, so a long one costs nothing.
+ */
+const WATCH_MS = 60_000;
+/** How long the feed watcher waits after its store failed before it looks again (`stop` ends it). */
+const WATCH_RETRY_MS = 1000;
 
 const cursorOf = (webhook: StoredWebhook): DeliveryCursor => ({
   delivered: webhook.delivered,
@@ -64,10 +74,22 @@ interface Worker {
   position: number;
   /** Events after `position` read and not yet looked at (of every type, in order, without a gap). */
   ahead: readonly Event[];
+  /**
+   * Whether `ahead` reaches the end of the feed as it was at the read (a page that was not full), and
+   * the worker was not woken since: once `ahead` is spent, a read would find nothing, so it waits.
+   */
+  atEnd: boolean;
   /** Epoch ms the lease is due for its renewal: a third of `leaseMs` after the last one. */
   renewAt: number;
-  /** Ends the worker's wait on the feed under way (a no-op when none is): `stop` calls it. */
-  wake: () => void;
+  /**
+   * Ends the worker's wait under way: set only while it waits (it is idle), so the feed watcher wakes
+   * only idle workers; `undefined` while the worker is busy.
+   */
+  wake: (() => void) | undefined;
+  /** A wake that came while the worker was busy (its renewal, or `stop`): its next wait returns at once. */
+  woken: boolean;
+  /** The timer that wakes the worker for its renewal (`undefined` when none is set). */
+  renewal: unknown;
 }
 
 /**
@@ -78,10 +100,17 @@ interface Worker {
  * deliveries. A worker holds the subscription as the store last answered it and its own position in
  * the feed, and turns: it reads the feed after its position (a page of every type, used until spent)
  * and steps over the events none of whose types match, in memory only; when none is left, it waits
- * for the feed to grow (the store's wait, its timeout the time left until the lease's renewal: no
- * timer of its own). So an event of other types costs a subscription a read and a wait, no write.
- * The lease is renewed on its period, every third of `leaseMs`, also while the worker waits for a
- * retry; that renewal also writes the position it stepped to (one write per period, not per event).
+ * on a promise, no timer. One feed watcher per dispatcher waits on the feed (the store's wait, one
+ * for the whole process), reads each new event once, and wakes only the idle workers that have an
+ * event of their types among them beyond their position; the others sleep on, and read the events
+ * they slept through at their next turn. So an event of other types costs a subscription nothing
+ * (ten of them, each with its own wait and read per event, added a third to a `POST /v1/pets`), and
+ * one of its types a wake. A worker does not sleep on events the watcher examined while it was busy
+ * (reading, or sending): it reads them first, and a wake that came while it was busy ends its next
+ * wait at once, so no wake is lost. Its other wake is the timer of its lease's renewal, set once per
+ * period: the lease is renewed on its period, every third of `leaseMs`, also while the worker waits
+ * for a retry; that renewal, after a read of what the worker slept through, also writes the position
+ * it stepped to (one write per period, not per event).
  * For an event of its types, the worker renews the lease just before the attempt and works from the
  * subscription as the renewal answered it, so an admin's change (URL, types, secrets, `enabled`)
  * counts before anything is sent; it sends the event (the same `webhook-id` on every attempt), logs
@@ -114,8 +143,17 @@ export class WebhookDispatcher {
   private stopped = true;
   private scanTimer: unknown;
   private scanning: Promise<void> | undefined;
-  /** Which chain of scans is the current one (`start` begins a new one). */
+  /** Which chain of scans (and feed watcher) is the current one (`start` begins a new one). */
   private chain = 0;
+  /**
+   * The last sequence the feed watcher has examined (`-Infinity` until it has learned where the feed
+   * ends): every idle worker was woken for an event up to it of its types beyond its position.
+   */
+  private seen = Number.NEGATIVE_INFINITY;
+  /** Ends the feed watcher's wait on the feed under way: `stop` calls it. */
+  private endWatch: () => void = () => undefined;
+  /** The feed watcher's loop, until `stop`. */
+  private watching: Promise<void> | undefined;
 
   constructor(
     private readonly webhooks: WebhookStore,
@@ -141,7 +179,11 @@ export class WebhookDispatcher {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.runScan(++this.chain);
+    const chain = ++this.chain;
+    this.seen = Number.NEGATIVE_INFINITY;
+    const stopping = new Promise<void>((resolve) => (this.endWatch = resolve));
+    this.watching = this.watch(chain, stopping);
+    this.runScan(chain);
   }
 
   /**
@@ -154,8 +196,10 @@ export class WebhookDispatcher {
       this.timers.clearTimeout(this.scanTimer);
       this.scanTimer = undefined;
     }
+    this.endWatch();
     for (const cancel of [...this.sleeps]) cancel();
-    for (const { worker } of this.workers.values()) worker.wake();
+    for (const { worker } of this.workers.values()) this.wakeWorker(worker);
+    await this.watching;
     await this.scanning;
     await Promise.all([...this.workers.values()].map(({ ended }) => ended));
   }
@@ -207,9 +251,13 @@ export class WebhookDispatcher {
           held: leased,
           position: leased.delivered,
           ahead: [],
+          atEnd: false,
           renewAt: now + this.renewMs,
-          wake: () => undefined,
+          wake: undefined,
+          woken: false,
+          renewal: undefined,
         };
+        this.armRenewal(worker);
         // Stopped meanwhile: the worker gives the lease up at once, and `stop` waits for it.
         this.workers.set(webhook.id, { worker, ended: this.work(worker) });
       }
@@ -226,6 +274,7 @@ export class WebhookDispatcher {
     } catch (error) {
       this.options.onError?.(error);
     }
+    this.timers.clearTimeout(worker.renewal);
     try {
       await this.webhooks.release(id, this.holder);
     } catch (error) {
@@ -235,45 +284,135 @@ export class WebhookDispatcher {
     this.workers.delete(id);
   }
 
-  /** One turn of a worker: false when it has to end. */
+  /**
+   * One turn of a worker: false when it has to end. A renewal that is due comes after the turn's read
+   * (not during a retry's wait, when nothing is read): the events the watcher let it sleep through
+   * are stepped over first, so the renewal writes the position past them.
+   */
   private async step(worker: Worker): Promise<boolean> {
     const now = this.clock.now();
-    if (now >= worker.renewAt) return this.renewAndRecord(worker);
+    const due = now >= worker.renewAt;
     const held = worker.held;
     if (held.retryAt > now) {
+      if (due) return this.renewAndRecord(worker);
       await this.sleep(Math.min(held.retryAt, worker.renewAt) - now);
       return true;
     }
-    if (worker.ahead.length === 0) {
+    if (worker.ahead.length === 0 && !worker.atEnd) {
       const read = this.events.after(worker.position, { limit: FEED_PAGE });
-      worker.ahead = isPromise(read) ? await read : read;
+      const got = isPromise(read) ? await read : read;
+      worker.ahead = got;
+      worker.atEnd = got.length < FEED_PAGE;
     }
     const page = worker.ahead;
     const types = held.types;
     const next = page.find((event) => types === undefined || types.includes(event.type));
+    // Its renewal just before the attempt is the one due.
     if (next !== undefined) return this.deliver(worker, next);
     const last = page.at(-1);
     if (last !== undefined) {
       // Read, and none of them matches: they never change, so the worker steps over them, here only
-      // (the store learns it at the next renewal or attempt). After a full page, the next one at once.
+      // (the store learns it at the next renewal or attempt).
       worker.position = last.sequence;
       worker.ahead = [];
-      if (page.length === FEED_PAGE) return true;
     }
-    await this.waitForFeed(worker);
+    if (due) return this.renewAndRecord(worker);
+    // After a full page, the next one at once.
+    if (!worker.atEnd) return true;
+    await this.waitForWake(worker);
+    // Woken: for new events, or its renewal (the events it slept through), or a stop.
+    worker.atEnd = false;
     return true;
   }
 
   /**
-   * Waits until the feed passes the worker's position, or its lease is due for renewal, or `stop`.
-   * The store's wait is the only timer: its timeout is the time left until the renewal, and `stop`
-   * ends it through `worker.wake` (a promise without a timer).
+   * Waits until the feed watcher sees an event of the worker's types beyond its position, or its
+   * renewal timer fires, or `stop`: a promise, no timer of its own. A wake that came while the worker
+   * was busy returns at once. So does a wait whose position the watcher has already examined events
+   * beyond (they came while the worker read, or before its first turn: the watcher, seeing it busy,
+   * did not wake it): the worker reads them first, and sleeps only once it stands where the watcher
+   * does, so the watcher sees every later event with the worker idle.
    */
-  private async waitForFeed(worker: Worker): Promise<void> {
-    const woken = new Promise<void>((resolve) => (worker.wake = resolve));
-    // A stop that came while this turn awaited the store (a read) called the previous `wake`: no wait.
-    if (this.stopped) return;
-    await this.events.waitBeyond(worker.position, worker.renewAt - this.clock.now(), woken);
+  private async waitForWake(worker: Worker): Promise<void> {
+    if (worker.woken) {
+      worker.woken = false;
+      return;
+    }
+    if (this.seen > worker.position) return;
+    await new Promise<void>((resolve) => (worker.wake = resolve));
+  }
+
+  /** Ends the worker's wait, or, when it is busy, its next one. */
+  private wakeWorker(worker: Worker): void {
+    const wake = worker.wake;
+    if (wake === undefined) {
+      worker.woken = true;
+      return;
+    }
+    worker.wake = undefined;
+    wake();
+  }
+
+  /**
+   * Sets the timer that wakes the worker for its renewal, unless one is set: a renewal before an
+   * attempt moves `renewAt` on without a timer of its own, and the timer, firing before the new
+   * `renewAt`, sets itself again for it. So one timer per renewal period, none per event.
+   */
+  private armRenewal(worker: Worker): void {
+    if (worker.renewal !== undefined) return;
+    worker.renewal = this.timers.setTimeout(() => {
+      worker.renewal = undefined;
+      if (this.clock.now() >= worker.renewAt) this.wakeWorker(worker);
+      else this.armRenewal(worker);
+    }, worker.renewAt - this.clock.now());
+  }
+
+  /**
+   * The feed watcher, one per dispatcher: it waits on the feed, reads each new event once, and wakes
+   * only the idle workers that have an event of their types among them beyond their position. So an
+   * event costs a subscription that does not ask for it nothing at all (the worker reads and steps
+   * over it at its next turn, at its renewal or its next event), and one that does a wake, no timer.
+   * A store failure is told to `onError`, and it looks again a little later.
+   */
+  private async watch(chain: number, stopping: Promise<void>): Promise<void> {
+    const current = (): boolean => !this.stopped && chain === this.chain;
+    while (current()) {
+      try {
+        const seen = this.seen;
+        if (seen === Number.NEGATIVE_INFINITY) {
+          // The workers that went idle before the watcher knew where the feed ends look again (once).
+          // (A stop meanwhile: they wake to end, as they would anyway.)
+          this.seen = await this.events.lastSequence();
+          for (const { worker } of this.workers.values()) this.wakeWorker(worker);
+          continue;
+        }
+        await this.events.waitBeyond(seen, WATCH_MS, stopping);
+        await this.readFeed(current);
+      } catch (error) {
+        this.options.onError?.(error);
+        if (current()) await this.sleep(WATCH_RETRY_MS);
+      }
+    }
+  }
+
+  /** Reads the feed after `seen`, page after page until its end, waking the workers each page concerns. */
+  private async readFeed(current: () => boolean): Promise<void> {
+    for (;;) {
+      const read = this.events.after(this.seen, { limit: FEED_PAGE });
+      const page = isPromise(read) ? await read : read;
+      if (!current()) return;
+      const last = page.at(-1);
+      if (last === undefined) return;
+      this.seen = last.sequence;
+      for (const { worker } of this.workers.values()) {
+        if (worker.wake === undefined) continue;
+        const { position, held } = worker;
+        const types = held.types;
+        if (page.some((event) => event.sequence > position && (types === undefined || types.includes(event.type))))
+          this.wakeWorker(worker);
+      }
+      if (page.length < FEED_PAGE) return;
+    }
   }
 
   /**
@@ -291,9 +430,12 @@ export class WebhookDispatcher {
     if (renewed.revision !== worker.held.revision) {
       worker.position = renewed.delivered;
       worker.ahead = [];
+      // Stryker disable next-line BooleanLiteral: its next wait reads anyway: the stored cursor is behind what the watcher examined, or the watcher has yet to read past it and wakes it then
+      worker.atEnd = false;
     }
     worker.held = renewed;
     worker.renewAt = now + this.renewMs;
+    this.armRenewal(worker);
     return true;
   }
 
@@ -417,9 +559,9 @@ export class WebhookDispatcher {
   }
 
   /**
-   * A wait of `ms` on the injected timers, which `stop` ends at once. Only a worker's turn sleeps (for
-   * a retry), and it gets here without awaiting anything since its loop saw no stop: a stop can only
-   * come later, and ends it.
+   * A wait of `ms` on the injected timers, which `stop` ends at once. A worker's turn (for a retry)
+   * and the feed watcher (after a failure) sleep, each getting here without awaiting anything since
+   * it saw no stop: a stop can only come later, and ends it.
    */
   private sleep(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
