@@ -1220,6 +1220,38 @@ describe('WebhookDispatcher: the feed watcher, one per dispatcher (docs/rules.md
     return counts;
   };
 
+  it('with no subscription held, the watcher waits on nothing: events cost no read, no wait and no timer; a subscription taken later gets every event from its start, and a stop ends the idle watcher at once', async () => {
+    const w = world();
+    const sender = new ScriptedSender(w.clock, 'p1');
+    const idle = w.dispatcher(sender, 'idle');
+    idle.start();
+    await settle();
+    await idle.stop();
+    expect(w.timers.pending, 'the idle watcher ended with the stop, no timer left').to.equal(0);
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    const counts = counted(w);
+    const waits = () => w.events.calls.filter((call) => call.startsWith('waitBeyond')).length;
+    const waited = waits();
+    const feed = w.publish(...Array.from({ length: 20 }, (): EventType => 'pet.created'));
+    for (let m = 0; m < 5; m++) {
+      feed.push(...w.publish('pet.created'));
+      await settle();
+    }
+    expect([counts.reads, counts.timers, waits() - waited]).to.deep.equal([0, 0, 0]);
+    const hook = await w.subscribe({ types: ['pet.created'], after: 0 });
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 25);
+    // Taken: the watcher follows the feed again, and wakes the worker for the next event.
+    const at = w.clock.now();
+    feed.push(...w.publish('pet.created'));
+    await settle();
+    expect(w.row(hook.id).delivered).to.equal(26);
+    expect(w.clock.now(), 'at once, not at a renewal').to.equal(at);
+    await w.stopAll();
+    expect(sender.sent.map((sent) => sent.webhookId)).to.deep.equal(feed.map((event) => event.id));
+    expect(w.errors).to.deep.equal([]);
+  });
+
   it('with N subscriptions none of which match, M new events cost no worker a turn: one read and one timer (the watcher’s wait’s) per event, no store call; each worker reads them at its renewal', async () => {
     const w = world();
     const hooks: { id: string }[] = [];

@@ -150,6 +150,8 @@ export class WebhookDispatcher {
    * ends): every idle worker was woken for an event up to it of its types beyond its position.
    */
   private seen = Number.NEGATIVE_INFINITY;
+  /** Ends the feed watcher's wait for a first worker (a scan calls it whenever it starts one). */
+  private workerStarted: () => void = () => undefined;
   /** Ends the feed watcher's wait on the feed under way: `stop` calls it. */
   private endWatch: () => void = () => undefined;
   /** The feed watcher's loop, until `stop`. */
@@ -260,6 +262,7 @@ export class WebhookDispatcher {
         this.armRenewal(worker);
         // Stopped meanwhile: the worker gives the lease up at once, and `stop` waits for it.
         this.workers.set(webhook.id, { worker, ended: this.work(worker) });
+        this.workerStarted();
       }
     } catch (error) {
       this.options.onError?.(error);
@@ -378,12 +381,25 @@ export class WebhookDispatcher {
     const current = (): boolean => !this.stopped && chain === this.chain;
     while (current()) {
       try {
+        if (this.workers.size === 0) {
+          // No subscription held here (none exists, or other processes deliver them): nothing to wake,
+          // so no wait on the feed, which would cost the process a read and a timer per event. A
+          // scan that starts a worker ends this wait; the watcher then learns the feed's end afresh.
+          await new Promise<void>((resolve) => {
+            this.workerStarted = resolve;
+            void stopping.then(resolve);
+          });
+          this.seen = Number.NEGATIVE_INFINITY;
+          continue;
+        }
         const seen = this.seen;
         if (seen === Number.NEGATIVE_INFINITY) {
-          // The workers that went idle before the watcher knew where the feed ends look again (once).
-          // (A stop meanwhile: they wake to end, as they would anyway.)
-          this.seen = await this.events.lastSequence();
-          for (const { worker } of this.workers.values()) this.wakeWorker(worker);
+          // The workers that went idle before the watcher knew where the feed ends, short of it, look
+          // again (once): events up to it may have come after their read. (A stop meanwhile: they
+          // wake to end, as they would anyway.) Those at the end or past it have read all there was.
+          const last = await this.events.lastSequence();
+          this.seen = last;
+          for (const { worker } of this.workers.values()) if (worker.position < last) this.wakeWorker(worker);
           continue;
         }
         await this.events.waitBeyond(seen, WATCH_MS, stopping);
