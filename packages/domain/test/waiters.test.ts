@@ -72,6 +72,24 @@ describe('SequenceWaiters (the waits of EventStore.waitBeyond, docs/rules.md §1
     expect(timers.live, 'their timers cleared').to.deep.equal([]);
   });
 
+  it('a wait without a timeout (Infinity) sets no timer, and ends by an event or its `until` only', async () => {
+    const { timers, waiters, state, watch } = setUp();
+    state.current = 1;
+    const byEvent = watch(1, Number.POSITIVE_INFINITY);
+    const byUntil = watch(1, Number.POSITIVE_INFINITY, true);
+    expect(timers.scheduled, 'no timer').to.deep.equal([]);
+    expect(waiters.size).to.equal(2);
+    byUntil.until!.resolve();
+    await settle();
+    expect([byEvent.resolved, byUntil.resolved]).to.deep.equal([undefined, 1]);
+    state.current = 2;
+    waiters.notify(2);
+    await settle();
+    expect(byEvent.resolved).to.equal(2);
+    expect(waiters.size).to.equal(0);
+    expect(timers.scheduled).to.deep.equal([]);
+  });
+
   it('a wait for a sequence already passed ends at once, with no timer', async () => {
     const { timers, waiters, state, watch } = setUp();
     state.current = 3;

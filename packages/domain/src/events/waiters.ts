@@ -19,6 +19,7 @@ export class SequenceWaiters {
   /**
    * A wait for a sequence beyond `sequence`, of at most `timeoutMs` (or until `until` settles): ends at
    * once when `current()` is beyond it already. Resolves with `current()` at its end, never rejects.
+   * `timeoutMs` Infinity sets no timer: the wait ends only by an event or `until`.
    */
   wait(sequence: number, timeoutMs: number, current: () => number, until?: PromiseLike<unknown>): Promise<number> {
     if (current() > sequence) return Promise.resolve(current());
@@ -28,12 +29,12 @@ export class SequenceWaiters {
         sequence,
         end: () => {
           if (!this.waiters.delete(waiter)) return;
-          this.timers.clearTimeout(timer);
+          if (timer !== undefined) this.timers.clearTimeout(timer);
           resolve(current());
         },
       };
       this.waiters.add(waiter);
-      timer = this.timers.setTimeout(waiter.end, timeoutMs);
+      if (timeoutMs !== Number.POSITIVE_INFINITY) timer = this.timers.setTimeout(waiter.end, timeoutMs);
       until?.then(waiter.end, waiter.end);
     });
   }

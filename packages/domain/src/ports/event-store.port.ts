@@ -107,7 +107,7 @@ export interface EventStore {
    * Resolves with the feed's last sequence as soon as it is above `sequence` (at once when it already
    * is), or when `timeoutMs` have passed, or when `until` settles, whichever comes first (then with
    * the last sequence as it is). A store shared by processes notices events appended elsewhere by
-   * polling, within a second.
+   * polling, within a second. `timeoutMs` Infinity: no timeout (an event or `until` ends the wait).
    */
   waitBeyond(sequence: number, timeoutMs: number, until?: PromiseLike<unknown>): Promise<number>;
 }

@@ -42,10 +42,11 @@ export interface DispatcherOptions {
 const FEED_PAGE = 100;
 const SCAN_MS = 1000;
 /**
- * The feed watcher's wait on the feed at most (an event ends it sooner, `stop` at once): the timeout
- * only bounds a wait that nothing ends, so a long one costs nothing.
+ * The feed watcher's wait on the feed: without a timeout (an event ends it, `stop` at once), so that
+ * an event costs the process no timer set and cleared (Node files timers by their duration: one
+ * that comes and goes makes and drops its list each time).
  */
-const WATCH_MS = 60_000;
+const WATCH_MS = Number.POSITIVE_INFINITY;
 /** How long the feed watcher waits after its store failed before it looks again (`stop` ends it). */
 const WATCH_RETRY_MS = 1000;
 

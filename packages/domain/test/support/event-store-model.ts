@@ -106,23 +106,20 @@ export class EventStoreModel implements EventStore {
     this.calls.push(`waitBeyond ${sequence} ${timeoutMs}`);
     if (this.lastSeq > sequence) return Promise.resolve(this.lastSeq);
     return new Promise<number>((resolve) => {
-      const done = (last: number): void => {
-        if (last <= sequence && timer !== undefined) return;
-        this.waiters.delete(done);
-        this.timers.clearTimeout(timer);
+      // Ends the wait (once): by an event beyond `sequence` (`last`), its timeout, or `until`.
+      const end = (last = Number.POSITIVE_INFINITY): void => {
+        if (last <= sequence || !this.waiters.delete(done)) return;
+        if (timer !== undefined) this.timers.clearTimeout(timer);
         resolve(this.lastSeq);
       };
-      const timer = this.timers.setTimeout(() => {
-        this.waiters.delete(done);
-        resolve(this.lastSeq);
-      }, timeoutMs);
+      const done = (last: number): void => end(last);
       this.waiters.add(done);
-      const end = (): void => {
-        this.waiters.delete(done);
-        this.timers.clearTimeout(timer);
-        resolve(this.lastSeq);
-      };
-      until?.then(end, end);
+      // As the port says: Infinity sets no timer (an event or `until` ends the wait).
+      const timer = timeoutMs === Number.POSITIVE_INFINITY ? undefined : this.timers.setTimeout(() => end(), timeoutMs);
+      until?.then(
+        () => end(),
+        () => end(),
+      );
     });
   };
 
