@@ -1,4 +1,13 @@
-import { EventFeed, EventRelay, EventRetention, RelayLoop, type Clock, type EventStore } from '@petstore/domain';
+import {
+  EventFeed,
+  EventRelay,
+  EventRetention,
+  isPromise,
+  RelayLoop,
+  type Answer,
+  type Clock,
+  type EventStore,
+} from '@petstore/domain';
 import { LongPolls, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import { errorFields, leaseHolder } from './background.js';
 
@@ -34,18 +43,28 @@ class LoggedRelay extends EventRelay {
     super(store, clock, holder, { onAppended: (event) => metrics.eventAppended?.(event.type) });
   }
 
-  override async run(): Promise<number> {
-    try {
-      const moved = await super.run();
-      if (this.failing) this.logger.info({}, 'event relay: runs again');
-      this.failing = false;
-      return moved;
-    } catch (error) {
-      if (!this.failing)
-        this.logger.error(errorFields(error), 'event relay: a run failed; retrying (nothing recorded is lost)');
-      this.failing = true;
-      throw error;
-    }
+  override run(): Answer<number> {
+    // On the memory store a run answers at once: no promise is made for it here either.
+    const answer = super.run();
+    return isPromise(answer)
+      ? answer.then(
+          (moved) => this.succeeded(moved),
+          (error: unknown) => this.failed(error),
+        )
+      : this.succeeded(answer);
+  }
+
+  private succeeded(moved: number): number {
+    if (this.failing) this.logger.info({}, 'event relay: runs again');
+    this.failing = false;
+    return moved;
+  }
+
+  private failed(error: unknown): never {
+    if (!this.failing)
+      this.logger.error(errorFields(error), 'event relay: a run failed; retrying (nothing recorded is lost)');
+    this.failing = true;
+    throw error;
   }
 }
 
@@ -103,7 +122,7 @@ export class ServerEvents {
     this.longPolls.close();
     clearInterval(this.retentionTimer);
     await this.loop?.stop();
-    await this.relay?.run().catch(() => undefined);
+    if (this.relay !== undefined) await Promise.resolve(this.relay.run()).catch(() => undefined);
     await this.retaining;
   }
 

@@ -929,7 +929,9 @@ export const eventStoreContract = (
             faults.use((call) =>
               call.port === 'EventStore' && call.method === method && seen++ === 0 ? mode : undefined,
             );
-            await new EventRelay(faulty.stores.events, clock, HOLDER, { batch: 2 }).run().catch(() => undefined);
+            await Promise.resolve(new EventRelay(faulty.stores.events, clock, HOLDER, { batch: 2 }).run()).catch(
+              () => undefined,
+            );
             faults.use(undefined);
           }
         }
@@ -1155,7 +1157,9 @@ export const eventStoreContract = (
                 faults.use(() => (call++ === at ? mode : 'pass'));
                 await runOp(faulty, s, op, k, tried).catch(() => undefined);
                 // A relay run in the same window: the fault may come between any two of its steps too.
-                await new EventRelay(faulty.stores.events, w.clock, HOLDER, { batch: 2 }).run().catch(() => undefined);
+                await Promise.resolve(new EventRelay(faulty.stores.events, w.clock, HOLDER, { batch: 2 }).run()).catch(
+                  () => undefined,
+                );
                 faults.use(undefined);
                 await heal(w);
                 await known(s, everPets);
@@ -1202,8 +1206,12 @@ export const eventStoreContract = (
                   faults.use(() => (call++ === at ? mode : 'pass'));
                   await Promise.all([
                     ...ops.map((op) => runOp(faulty, s, op, k, tried).catch(() => undefined)),
-                    new EventRelay(unleased, w.clock, 'one', { batch: 2 }).run().catch(() => undefined),
-                    new EventRelay(unleased, w.clock, 'two', { batch: 3 }).run().catch(() => undefined),
+                    Promise.resolve(new EventRelay(unleased, w.clock, 'one', { batch: 2 }).run()).catch(
+                      () => undefined,
+                    ),
+                    Promise.resolve(new EventRelay(unleased, w.clock, 'two', { batch: 3 }).run()).catch(
+                      () => undefined,
+                    ),
                   ]);
                   faults.use(undefined);
                   expect(

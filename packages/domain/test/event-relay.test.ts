@@ -186,8 +186,8 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     const store = new EventStoreModel();
     const clock = new ManualClock(T0);
     store.record(petEvent(1));
-    store.append = async () => 'taken';
-    const taken = await new EventRelay(store, clock, 'me').run().catch((error: unknown) => error);
+    store.append = async () => 'taken' as const;
+    const taken = await Promise.resolve(new EventRelay(store, clock, 'me').run()).catch((error: unknown) => error);
     expect(taken).to.be.instanceOf(StoreUnavailableError);
     expect((taken as Error).message).to.equal(
       "the feed's next sequence was taken 32 times in a row (other relays at work); retry",
@@ -196,7 +196,7 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
 
     const circle = new EventStoreModel();
     circle.record({ ...petEvent(1), follows: [{ kind: 'pet', id: 1 }] });
-    const error = await new EventRelay(circle, clock, 'me').run().catch((e: unknown) => e);
+    const error = await Promise.resolve(new EventRelay(circle, clock, 'me').run()).catch((e: unknown) => e);
     expect((error as Error).message).to.equal(
       "the outboxes' follows lead deeper than 8 resources (at pet 1): a store that records events out of its rules",
     );
@@ -244,8 +244,54 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
   });
 });
 
+describe('EventRelay on a store that answers at once (the memory store)', () => {
+  it('a run is one synchronous pass: it answers the count itself, not a promise, with the same steps', () => {
+    const store = new EventStoreModel().answerAtOnce();
+    const clock = new ManualClock(T0);
+    const [a] = store.record(petEvent(1));
+    const [p] = store.record(placed(5, 1));
+    const answer = new EventRelay(store, clock, 'me').run();
+    expect(answer).to.equal(2);
+    expect(store.feed.map((e) => [e.id, e.sequence])).to.deep.equal([
+      [a!.id, 1],
+      [p!.id, 2],
+    ]);
+    expect(store.waiting).to.equal(0);
+    store.currentLease = { holder: 'other', until: T0 + 10 };
+    expect(new EventRelay(store, clock, 'me').run(), 'no lease: 0, at once').to.equal(0);
+  });
+
+  it('a store step that throws at once: run rejects (never throws); what was moved stays moved; a store that turns slow midway is awaited', async () => {
+    const store = new EventStoreModel().answerAtOnce();
+    const clock = new ManualClock(T0);
+    const [first] = store.record(petEvent(1));
+    store.record(petEvent(2));
+    const failure = new StoreUnavailableError('down');
+    const append = store.append;
+    store.append = (event) =>
+      event.sequence === 2
+        ? (() => {
+            throw failure;
+          })()
+        : append(event);
+    let answer: number | Promise<number> | undefined;
+    expect(() => (answer = new EventRelay(store, clock, 'me').run())).not.to.throw();
+    expect(answer).to.be.instanceOf(Promise);
+    expect(await Promise.resolve(answer).catch((error: unknown) => error)).to.equal(failure);
+    expect(store.feed.map((e) => e.id)).to.deep.equal([first!.id]);
+
+    store.append = async (event) => append(event);
+    const slow = new EventRelay(store, clock, 'me').run();
+    expect(slow, 'from its first promise on, the run awaits').to.be.instanceOf(Promise);
+    expect(await slow).to.equal(1);
+    expect(store.feed.map((e) => e.sequence)).to.deep.equal([1, 2]);
+    expect(store.waiting).to.equal(0);
+  });
+});
+
 describe('RelayLoop: keeps a relay running in a process', () => {
-  const loopWith = (results: (number | Error | { more: number })[]) => {
+  /** `atOnce`: the relay answers each run at once (a run on the memory store), a failure as a rejected promise (`run` never throws). */
+  const loopWith = (results: (number | Error | { more: number })[], atOnce = false) => {
     const store = new EventStoreModel();
     const timers = new ManualTimers();
     const errors: unknown[] = [];
@@ -253,7 +299,17 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     let release: (() => void) | undefined;
     const relay = {
       hasMore: false,
-      run: async () => {
+      run: (): number | Promise<number> => {
+        if (!atOnce) return relay.slowRun();
+        runs++;
+        relay.hasMore = false;
+        const next = results.shift() ?? 0;
+        if (next instanceof Error) return Promise.reject(next);
+        if (typeof next === 'number') return next;
+        relay.hasMore = true;
+        return next.more;
+      },
+      slowRun: async () => {
         runs++;
         relay.hasMore = false;
         if (release === undefined && results[0] === -1) {
@@ -434,6 +490,36 @@ describe('RelayLoop: keeps a relay running in a process', () => {
     await flush();
     expect(runs).to.equal(2);
     await loop.stop();
+  });
+
+  it('on a relay that answers at once: the same runs and waits, a failure reported, a wake during the caller’s turn still waits for it', async () => {
+    const failure = new StoreUnavailableError('down');
+    const { store, timers, loop, runs, errors } = loopWith([{ more: 100 }, 2, failure, 0, 1, 0], true);
+    loop.start();
+    expect(runs(), 'not inside the caller’s turn').to.equal(0);
+    await flush();
+    expect(runs(), 'again at once while the relay has more').to.equal(2);
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
+    timers.fireLast();
+    expect(runs(), 'a timer runs it in a turn of its own').to.equal(2);
+    await flush();
+    expect(errors).to.deep.equal([failure]);
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([50]);
+    timers.fireLast();
+    await flush();
+    expect(runs()).to.equal(4);
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([100]);
+    store.record(petEvent(1));
+    expect(runs()).to.equal(4);
+    await flush();
+    expect(runs(), 'the write woke it: it ran, and is not left running').to.equal(5);
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
+    store.record(petEvent(2));
+    await flush();
+    expect(runs()).to.equal(6);
+    expect(timers.live.map((t) => t.ms)).to.deep.equal([25]);
+    await loop.stop();
+    expect(timers.live).to.deep.equal([]);
   });
 });
 

@@ -333,6 +333,10 @@ describe('events: the relay rules (events/outbox.ts)', () => {
       [{ kind: 'pet', id: 2 }, ['d']],
     ]);
     expect(bySource([])).to.deep.equal([]);
+    // One entry (the usual batch: one write woke the relay): one group, of its own resource.
+    expect(bySource([e('order.approved', 7, 'f')]).map((g) => [g.source, g.entries.map((x) => x.id)])).to.deep.equal([
+      [{ kind: 'order', id: 7 }, ['f']],
+    ]);
   });
 });
 

@@ -54,6 +54,8 @@ export interface SourceEntries {
 
 /** Pending entries grouped by their resource, each group in the order given, the groups in the order of their first entry. */
 export const bySource = (entries: readonly OutboxEntry[]): readonly SourceEntries[] => {
+  // The usual batch of a relay woken by one write: one entry, one group (no map, no key).
+  if (entries.length === 1) return [{ source: eventSource(entries[0]!), entries }];
   const groups = new Map<string, { source: EventSource; entries: OutboxEntry[] }>();
   for (const entry of entries) {
     const key = eventSourceKey(entry);

@@ -22,18 +22,6 @@ export interface RelayOptions {
   readonly onAppended?: (event: Event) => void;
 }
 
-/**
- * The relay (docs/rules.md §15, docs/design.md "Events"): moves the events waiting in the outboxes
- * into the feed, each at the next sequence. Under its lease, per round: read a batch of waiting
- * entries; for each resource, in its outbox's order, first move what the entry `follows` (the
- * waiting entries of those resources, up to the one marked `through`), then `append` the entry at the last sequence + 1 (`taken`:
- * another relay numbered one first, read the last sequence again and retry; `duplicate`: an earlier
- * run moved it and stopped before clearing it, nothing to do); then `clear` the resource's moved
- * entries. A fault between any two of these steps leaves entries that the next run moves again, and
- * `append`'s refusals make the repeat a no-op: every event reaches the feed exactly once, numbered
- * without a gap, each resource's in the order of its writes. The lease only keeps relays from
- * contending; two at once still give that same feed.
- */
 /** A relay run's steps: each `yield` hands a store call's answer (a value or a promise) to `drive`, which gives back the value. */
 type Steps<T> = Generator<unknown, T, unknown>;
 
@@ -95,11 +83,16 @@ export class EventRelay {
   /**
    * One run: takes (or renews) the lease, then moves waiting entries until a batch comes back short
    * (at most `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
-   * appended; 0 when another relay holds the lease. A store failure rejects (what was moved stays
-   * moved), also one the store threw at once.
+   * appended; 0 when another relay holds the lease: at once when the store answered every step at
+   * once, else a promise. A store failure rejects (what was moved stays moved), also one the store
+   * threw at once: `run` itself never throws.
    */
-  async run(): Promise<number> {
-    return drive(this.runSteps());
+  run(): Answer<number> {
+    try {
+      return drive(this.runSteps());
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Whether the last run stopped at its round limit, with batches still full: more may wait. */
@@ -252,23 +245,32 @@ export class RelayLoop {
     await this.running;
   }
 
-  private async runOnce(): Promise<void> {
-    let moved = 0;
-    try {
-      moved = await this.relay.run();
-    } catch (error) {
-      this.options.onError?.(error);
-    }
+  /** A run, then the next one scheduled; on a store that answers at once, all of it in this turn. */
+  private runOnce(): Promise<void> | undefined {
+    const answer = this.relay.run();
+    if (!isPromise(answer)) return this.ran(answer);
+    return answer.then(
+      (moved) => this.ran(moved),
+      (error: unknown) => {
+        this.options.onError?.(error);
+        return this.ran(0);
+      },
+    );
+  }
+
+  /** After a run that moved `moved` events: the next one at once, or a look after the idle wait. */
+  private ran(moved: number): undefined {
     this.running = undefined;
     // Woken while it ran (what woke it may have come after the run looked), or more may wait: at once.
     const again = this.again || this.relay.hasMore;
     this.again = false;
-    if (this.stopped) return;
+    if (this.stopped) return undefined;
     // Else look again soon after a run that moved something, later and later while none does.
     this.idle = again ? 0 : moved > 0 ? 1 : this.idle + 1;
     const delay = relayDelay(this.idle);
     if (delay === 0) this.running = Promise.resolve().then(() => this.runOnce());
     else this.schedule(delay);
+    return undefined;
   }
 
   /**
@@ -288,7 +290,8 @@ export class RelayLoop {
     if (this.stopped) return;
     // A timer kept through a wake can fire during the run the wake started: that run schedules the next look.
     if (this.running !== undefined) return;
-    this.running = this.runOnce();
+    // Through a promise turn, as `wake`: a run that ends at once sets `running` itself, after this assignment.
+    this.running = Promise.resolve().then(() => this.runOnce());
   }
 
   private cancelTimer(): void {

@@ -1,4 +1,5 @@
 import type {
+  Answer,
   AppendOutcome,
   Event,
   EventQuery,
@@ -24,6 +25,7 @@ export class EventStoreModel implements EventStore {
   lastSeq = 0;
   currentLease: RelayLease | undefined;
   private nextId = 0;
+  private atOnce = false;
   private readonly listeners = new Set<() => void>();
   private readonly waiters = new Set<(last: number) => void>();
 
@@ -31,6 +33,21 @@ export class EventStoreModel implements EventStore {
   constructor(
     private readonly timers: Timers = { setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
   ) {}
+
+  /**
+   * From now on the relay's steps answer at once, as an in-process store's do (the memory store):
+   * the relay then runs without a promise turn. By default each answers with a promise, as a
+   * networked store's do.
+   */
+  answerAtOnce(): this {
+    this.atOnce = true;
+    return this;
+  }
+
+  /** A step's answer: its value, at once or in a promise; a step that throws rejects unless at once. */
+  private answer<T>(step: () => T): Answer<T> {
+    return this.atOnce ? step() : new Promise<T>((resolve) => resolve(step()));
+  }
 
   /** What a repository's write would record: entries in their resources' outboxes. */
   record(...events: NewEvent[]): OutboxEntry[] {
@@ -43,45 +60,51 @@ export class EventStoreModel implements EventStore {
     return entries;
   }
 
-  lease = async (holder: string, now: number, until: number): Promise<boolean> => {
-    this.calls.push(`lease ${holder}`);
-    if (!leaseAllows(this.currentLease, holder, now)) return false;
-    this.currentLease = { holder, until };
-    return true;
-  };
+  lease = (holder: string, now: number, until: number): Answer<boolean> =>
+    this.answer(() => {
+      this.calls.push(`lease ${holder}`);
+      if (!leaseAllows(this.currentLease, holder, now)) return false;
+      this.currentLease = { holder, until };
+      return true;
+    });
 
-  pending = async (limit: number): Promise<readonly OutboxEntry[]> => {
-    this.calls.push(`pending ${limit}`);
-    return [...this.outboxes.values()].flat().slice(0, limit);
-  };
+  pending = (limit: number): Answer<readonly OutboxEntry[]> =>
+    this.answer(() => {
+      this.calls.push(`pending ${limit}`);
+      return [...this.outboxes.values()].flat().slice(0, limit);
+    });
 
-  pendingOf = async (source: EventSource): Promise<readonly OutboxEntry[]> => {
-    this.calls.push(`pendingOf ${sourceKey(source)}`);
-    return [...(this.outboxes.get(sourceKey(source)) ?? [])];
-  };
+  pendingOf = (source: EventSource): Answer<readonly OutboxEntry[]> =>
+    this.answer(() => {
+      this.calls.push(`pendingOf ${sourceKey(source)}`);
+      return [...(this.outboxes.get(sourceKey(source)) ?? [])];
+    });
 
-  lastSequence = async (): Promise<number> => {
-    this.calls.push('lastSequence');
-    return this.lastSeq;
-  };
+  lastSequence = (): Answer<number> =>
+    this.answer(() => {
+      this.calls.push('lastSequence');
+      return this.lastSeq;
+    });
 
-  append = async (event: Event): Promise<AppendOutcome> => {
-    this.calls.push(`append ${event.id}@${event.sequence}`);
-    if (this.feed.some((e) => e.id === event.id)) return 'duplicate';
-    if (event.sequence <= this.lastSeq) return 'taken';
-    this.feed.push(event);
-    this.lastSeq = event.sequence;
-    for (const waiter of [...this.waiters]) waiter(this.lastSeq);
-    return 'appended';
-  };
+  append = (event: Event): Answer<AppendOutcome> =>
+    this.answer(() => {
+      this.calls.push(`append ${event.id}@${event.sequence}`);
+      if (this.feed.some((e) => e.id === event.id)) return 'duplicate';
+      if (event.sequence <= this.lastSeq) return 'taken';
+      this.feed.push(event);
+      this.lastSeq = event.sequence;
+      for (const waiter of [...this.waiters]) waiter(this.lastSeq);
+      return 'appended';
+    });
 
-  clear = async (source: EventSource, ids: readonly string[]): Promise<void> => {
-    this.calls.push(`clear ${sourceKey(source)} ${ids.join(',')}`);
-    const key = sourceKey(source);
-    const left = (this.outboxes.get(key) ?? []).filter((entry) => !ids.includes(entry.id));
-    if (left.length === 0) this.outboxes.delete(key);
-    else this.outboxes.set(key, left);
-  };
+  clear = (source: EventSource, ids: readonly string[]): Answer<void> =>
+    this.answer(() => {
+      this.calls.push(`clear ${sourceKey(source)} ${ids.join(',')}`);
+      const key = sourceKey(source);
+      const left = (this.outboxes.get(key) ?? []).filter((entry) => !ids.includes(entry.id));
+      if (left.length === 0) this.outboxes.delete(key);
+      else this.outboxes.set(key, left);
+    });
 
   onRecorded = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
