@@ -203,27 +203,37 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     expect(circle.calls.filter((c) => c.startsWith('pendingOf'))).to.have.length(8);
   });
 
-  it('reads batch after batch, renewing its lease between them; stops when the lease is lost, and after 16 batches', async () => {
+  it('reads batch after batch, renewing its lease between them once half of it has passed; stops when the lease is lost, and after 16 batches', async () => {
     const store = new EventStoreModel();
     const clock = new ManualClock(T0);
     for (let i = 1; i <= 3; i++) store.record(petEvent(i));
+    // Each read takes 600 ms: the lease (2 s) is renewed before the round that starts past its half.
+    const pending = store.pending;
+    store.pending = async (limit) => {
+      clock.advance(600);
+      return pending(limit);
+    };
     expect(await new EventRelay(store, clock, 'me', { batch: 1 }).run()).to.equal(3);
     expect(store.calls.filter((c) => c.startsWith('lease') || c.startsWith('pending'))).to.deep.equal([
       'lease me',
       'pending 1',
-      'lease me',
       'pending 1',
       'lease me',
       'pending 1',
-      'lease me',
       'pending 1',
     ]);
+    expect(store.currentLease).to.deep.equal({ holder: 'me', until: T0 + 1200 + 2000 });
 
     const lost = new EventStoreModel();
     for (let i = 1; i <= 3; i++) lost.record(petEvent(i));
     let leases = 0;
     const lease = lost.lease;
     lost.lease = async (holder, now, until) => (leases++ === 0 ? lease(holder, now, until) : false);
+    const slowly = lost.pending;
+    lost.pending = async (limit) => {
+      clock.advance(1001);
+      return slowly(limit);
+    };
     expect(await new EventRelay(lost, clock, 'me', { batch: 1 }).run()).to.equal(1);
     expect(lost.waiting).to.equal(2);
 
@@ -234,13 +244,71 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     expect(relay.hasMore).to.equal(false);
     expect(await relay.run()).to.equal(1);
     expect(stuck.calls.filter((c) => c.startsWith('pending'))).to.have.length(16);
+    expect(
+      stuck.calls.filter((c) => c.startsWith('lease')),
+      'no time passed: taken once',
+    ).to.have.length(1);
     expect(relay.hasMore, 'full batches to the last round: more may wait').to.equal(true);
-    stuck.currentLease = { holder: 'other', until: T0 + 1 };
+    clock.advance(2000);
+    stuck.currentLease = { holder: 'other', until: clock.now() + 1 };
     expect(await relay.run()).to.equal(0);
     expect(relay.hasMore, 'without the lease').to.equal(false);
     const short = new EventRelay(store, clock, 'me', { batch: 1 });
     await short.run();
     expect(short.hasMore, 'a short batch: all that waited').to.equal(false);
+  });
+
+  it('while it holds the lease, a run neither renews it before half of it has passed nor reads the last sequence again; after a break, a failure or a lost lease it does both', async () => {
+    const store = new EventStoreModel();
+    const clock = new ManualClock(T0);
+    const relay = new EventRelay(store, clock, 'me');
+    const steps = () => store.calls.splice(0).filter((c) => c.startsWith('lease') || c === 'lastSequence');
+    store.record(petEvent(1));
+    expect(await relay.run()).to.equal(1);
+    expect(steps()).to.deep.equal(['lease me', 'lastSequence']);
+    clock.advance(999);
+    store.record(petEvent(2));
+    expect(await relay.run()).to.equal(1);
+    expect(steps(), 'more than half of the lease left: held, the last sequence known').to.deep.equal([]);
+    clock.advance(1);
+    store.record(petEvent(3));
+    expect(await relay.run()).to.equal(1);
+    expect(steps(), 'half of it left: renewed while held, the last sequence still known').to.deep.equal(['lease me']);
+    expect(store.currentLease).to.deep.equal({ holder: 'me', until: T0 + 1000 + 2000 });
+
+    // Ran out (a pause): another relay appended meanwhile; this one reads the last sequence again.
+    clock.advance(2000);
+    store.lastSeq += 5;
+    store.record(petEvent(4));
+    expect(await relay.run()).to.equal(1);
+    expect(steps()).to.deep.equal(['lease me', 'lastSequence']);
+    expect(store.feed.at(-1)!.sequence).to.equal(9);
+
+    // A failure: the next run assumes nothing.
+    const append = store.append;
+    store.append = async () => Promise.reject(new StoreUnavailableError('down'));
+    store.record(petEvent(5));
+    expect(await Promise.resolve(relay.run()).catch((e: unknown) => e)).to.be.instanceOf(StoreUnavailableError);
+    store.append = append;
+    steps();
+    expect(await relay.run()).to.equal(1);
+    expect(steps()).to.deep.equal(['lease me', 'lastSequence']);
+
+    // Lost to another holder (once it had run out): none of it is assumed.
+    clock.advance(2001);
+    store.currentLease = { holder: 'other', until: clock.now() + 100 };
+    store.record(petEvent(6));
+    expect(await relay.run()).to.equal(0);
+    clock.advance(100);
+    expect(await relay.run()).to.equal(1);
+    expect(steps()).to.deep.equal(['lease me', 'lease me', 'lastSequence']);
+
+    // Held, but another relay (whose lease ran out under it) appended: the taken sequence is read again.
+    store.lastSeq += 1;
+    store.record(petEvent(7));
+    expect(await relay.run()).to.equal(1);
+    expect(steps()).to.deep.equal(['lastSequence']);
+    expect(store.feed.map((e) => e.sequence).slice(-2)).to.deep.equal([11, 13]);
   });
 });
 

@@ -29,7 +29,8 @@ type Steps<T> = Generator<unknown, T, unknown>;
  * Runs `steps` to their end. Each answer that is a value goes straight back into them, so a run on
  * a store inside the process (the memory store) takes no promise turn at all, where an `await` per
  * store call cost several per event on the create path; from the first promise on, each answer is
- * awaited. A step that throws, or a store call that throws or rejects, ends the run with its error.
+ * awaited. A store call that throws, or whose promise rejects, throws inside the steps (at their
+ * `yield`), so they see it as a call that failed; what they do not catch ends the run with it.
  */
 const drive = <T>(steps: Steps<T>): Answer<T> => {
   let next = steps.next();
@@ -42,9 +43,23 @@ const drive = <T>(steps: Steps<T>): Answer<T> => {
 };
 
 const driveAsync = async <T>(steps: Steps<T>, first: Promise<unknown>): Promise<T> => {
-  let next = steps.next(await first);
-  while (next.done !== true) next = steps.next(isPromise(next.value) ? await next.value : next.value);
-  return next.value;
+  let answer: unknown = first;
+  for (;;) {
+    let next: IteratorResult<unknown, T>;
+    if (isPromise(answer)) {
+      let failed = false;
+      let value: unknown;
+      try {
+        value = await answer;
+      } catch (error) {
+        failed = true;
+        value = error;
+      }
+      next = failed ? steps.throw(value) : steps.next(value);
+    } else next = steps.next(answer);
+    if (next.done === true) return next.value;
+    answer = next.value;
+  }
 };
 
 /**
@@ -67,6 +82,10 @@ export class EventRelay {
   private readonly batch: number;
   private readonly leaseMs: number;
   private last = 0;
+  /** Whether `last` is the feed's last sequence as of this relay's own appends: it has held the lease without a break since it read it. */
+  private lastKnown = false;
+  /** Until when this relay holds the lease, as far as its own takes tell (no other relay can take it before). */
+  private heldUntil = Number.NEGATIVE_INFINITY;
   private more = false;
 
   constructor(
@@ -81,8 +100,9 @@ export class EventRelay {
   }
 
   /**
-   * One run: takes (or renews) the lease, then moves waiting entries until a batch comes back short
-   * (at most `RELAY_MAX_ROUNDS` batches, renewing the lease between them). Answers how many events it
+   * One run: takes the lease (renews it once half of it has passed; reads the feed's last sequence
+   * when it took it anew), then moves waiting entries until a batch comes back short (at most
+   * `RELAY_MAX_ROUNDS` batches, renewing the lease between them when due). Answers how many events it
    * appended; 0 when another relay holds the lease: at once when the store answered every step at
    * once, else a promise. A store failure rejects (what was moved stays moved), also one the store
    * threw at once: `run` itself never throws.
@@ -102,25 +122,51 @@ export class EventRelay {
 
   private *runSteps(): Steps<number> {
     this.more = false;
-    if (!((yield this.takeLease()) as boolean)) return 0;
-    this.last = (yield this.store.lastSequence()) as number;
-    let appended = 0;
-    for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
-      const waiting = (yield this.store.pending(this.batch)) as readonly OutboxEntry[];
-      const moved = new Set<string>();
-      for (const { source, entries } of bySource(waiting)) appended += yield* this.move(source, entries, moved, 0);
-      // A short batch was all that waited when it was read (what was recorded since wakes the relay again).
-      if (waiting.length < this.batch) return appended;
-      if (!((yield this.takeLease()) as boolean)) return appended;
+    try {
+      if (!(yield* this.holdLease())) return 0;
+      // Read once per hold of the lease: while it holds, only this relay appends (a relay whose lease
+      // ran out under it finds its sequence taken, and `append` reads it again).
+      if (!this.lastKnown) {
+        this.last = (yield this.store.lastSequence()) as number;
+        this.lastKnown = true;
+      }
+      let appended = 0;
+      for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
+        const waiting = (yield this.store.pending(this.batch)) as readonly OutboxEntry[];
+        const moved = new Set<string>();
+        const groups = bySource(waiting);
+        for (let i = 0; i < groups.length; i++)
+          appended += yield* this.move(groups[i]!.source, groups[i]!.entries, moved, 0);
+        // A short batch was all that waited when it was read (what was recorded since wakes the relay again).
+        if (waiting.length < this.batch) return appended;
+        if (!(yield* this.holdLease())) return appended;
+      }
+      this.more = true;
+      return appended;
+    } catch (error) {
+      // After a failure nothing is assumed: the next run takes the lease and reads the last sequence again.
+      this.heldUntil = Number.NEGATIVE_INFINITY;
+      this.lastKnown = false;
+      throw error;
     }
-    this.more = true;
-    return appended;
   }
 
-  /** The store's call that takes or renews the lease (a value or a promise: the run yields it). */
-  private takeLease(): Answer<boolean> {
+  /**
+   * Takes or renews the lease, through the store once half of it has passed (until then no other
+   * relay can take it, and a run costs no store call for it); true while this relay holds it.
+   */
+  private *holdLease(): Steps<boolean> {
     const now = this.clock.now();
-    return this.store.lease(this.holder, now, now + this.leaseMs);
+    if (this.heldUntil - now > this.leaseMs / 2) return true;
+    if (!((yield this.store.lease(this.holder, now, now + this.leaseMs)) as boolean)) {
+      this.heldUntil = Number.NEGATIVE_INFINITY;
+      this.lastKnown = false;
+      return false;
+    }
+    // Ran out before this take (another relay may have appended meanwhile): the last sequence is read again.
+    if (this.heldUntil <= now) this.lastKnown = false;
+    this.heldUntil = now + this.leaseMs;
+    return true;
   }
 
   /** Moves `entries` (a prefix of `source`'s outbox, in order) into the feed, then clears them. `moved`: ids moved in this round. */
@@ -131,16 +177,19 @@ export class EventRelay {
     depth: number,
   ): Steps<number> {
     let appended = 0;
-    for (const entry of entries) {
+    // Indexed loops: a generator's `for…of` over an array runs the iterator protocol for each entry.
+    const ids: string[] = [];
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      ids.push(entry.id);
       if (moved.has(entry.id)) continue;
-      for (const earlier of entry.follows ?? []) appended += yield* this.drain(earlier, moved, depth + 1);
+      const follows = entry.follows;
+      if (follows !== undefined)
+        for (let f = 0; f < follows.length; f++) appended += yield* this.drain(follows[f]!, moved, depth + 1);
       if (yield* this.append(entry)) appended++;
       moved.add(entry.id);
     }
-    yield this.store.clear(
-      source,
-      entries.map((entry) => entry.id),
-    );
+    yield this.store.clear(source, ids);
     return appended;
   }
 
