@@ -262,53 +262,61 @@ describe('EventRelay (docs/rules.md §15): moves the outboxes into the feed', ()
     const store = new EventStoreModel();
     const clock = new ManualClock(T0);
     const relay = new EventRelay(store, clock, 'me');
-    const steps = () => store.calls.splice(0).filter((c) => c.startsWith('lease') || c === 'lastSequence');
-    store.record(petEvent(1));
+    const steps = () => store.calls.splice(0).filter((c) => !c.startsWith('clear') && !c.startsWith('pendingOf'));
+    const [e1] = store.record(petEvent(1));
     expect(await relay.run()).to.equal(1);
-    expect(steps()).to.deep.equal(['lease me', 'lastSequence']);
+    expect(steps()).to.deep.equal(['lease me', 'lastSequence', 'pending 100', `append ${e1!.id}@1`]);
     clock.advance(999);
-    store.record(petEvent(2));
+    const [e2] = store.record(petEvent(2));
     expect(await relay.run()).to.equal(1);
-    expect(steps(), 'more than half of the lease left: held, the last sequence known').to.deep.equal([]);
+    expect(steps(), 'more than half of the lease left: held, the last sequence known').to.deep.equal([
+      'pending 100',
+      `append ${e2!.id}@2`,
+    ]);
     clock.advance(1);
-    store.record(petEvent(3));
+    const [e3] = store.record(petEvent(3));
     expect(await relay.run()).to.equal(1);
-    expect(steps(), 'half of it left: renewed while held, the last sequence still known').to.deep.equal(['lease me']);
+    expect(steps(), 'half of it left: renewed while held, the last sequence still known').to.deep.equal([
+      'lease me',
+      'pending 100',
+      `append ${e3!.id}@3`,
+    ]);
     expect(store.currentLease).to.deep.equal({ holder: 'me', until: T0 + 1000 + 2000 });
 
-    // Ran out (a pause): another relay appended meanwhile; this one reads the last sequence again.
+    // Ran out, to the millisecond (a pause): another relay appended meanwhile; this one reads the last sequence first.
     clock.advance(2000);
     store.lastSeq += 5;
-    store.record(petEvent(4));
+    const [e4] = store.record(petEvent(4));
     expect(await relay.run()).to.equal(1);
-    expect(steps()).to.deep.equal(['lease me', 'lastSequence']);
-    expect(store.feed.at(-1)!.sequence).to.equal(9);
+    expect(steps()).to.deep.equal(['lease me', 'lastSequence', 'pending 100', `append ${e4!.id}@9`]);
 
-    // A failure: the next run assumes nothing.
+    // A failure: the next run assumes nothing (its error is the store's own).
+    const failure = new StoreUnavailableError('down');
     const append = store.append;
-    store.append = async () => Promise.reject(new StoreUnavailableError('down'));
-    store.record(petEvent(5));
-    expect(await Promise.resolve(relay.run()).catch((e: unknown) => e)).to.be.instanceOf(StoreUnavailableError);
+    store.append = async () => Promise.reject(failure);
+    const [e5] = store.record(petEvent(5));
+    expect(await Promise.resolve(relay.run()).catch((e: unknown) => e)).to.equal(failure);
     store.append = append;
+    store.lastSeq += 1;
     steps();
     expect(await relay.run()).to.equal(1);
-    expect(steps()).to.deep.equal(['lease me', 'lastSequence']);
+    expect(steps()).to.deep.equal(['lease me', 'lastSequence', 'pending 100', `append ${e5!.id}@11`]);
 
-    // Lost to another holder (once it had run out): none of it is assumed.
+    // Lost to another holder (once it had run out): the last sequence is read when it is taken again.
     clock.advance(2001);
     store.currentLease = { holder: 'other', until: clock.now() + 100 };
-    store.record(petEvent(6));
+    const [e6] = store.record(petEvent(6));
     expect(await relay.run()).to.equal(0);
     clock.advance(100);
+    store.lastSeq += 1;
     expect(await relay.run()).to.equal(1);
-    expect(steps()).to.deep.equal(['lease me', 'lease me', 'lastSequence']);
+    expect(steps()).to.deep.equal(['lease me', 'lease me', 'lastSequence', 'pending 100', `append ${e6!.id}@13`]);
 
     // Held, but another relay (whose lease ran out under it) appended: the taken sequence is read again.
     store.lastSeq += 1;
-    store.record(petEvent(7));
+    const [e7] = store.record(petEvent(7));
     expect(await relay.run()).to.equal(1);
-    expect(steps()).to.deep.equal(['lastSequence']);
-    expect(store.feed.map((e) => e.sequence).slice(-2)).to.deep.equal([11, 13]);
+    expect(steps()).to.deep.equal(['pending 100', `append ${e7!.id}@14`, 'lastSequence', `append ${e7!.id}@15`]);
   });
 });
 

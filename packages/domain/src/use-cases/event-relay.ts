@@ -46,6 +46,7 @@ const driveAsync = async <T>(steps: Steps<T>, first: Promise<unknown>): Promise<
   let answer: unknown = first;
   for (;;) {
     let next: IteratorResult<unknown, T>;
+    // Stryker disable next-line ConditionalExpression: awaiting a value too gives the same run, only with promise turns
     if (isPromise(answer)) {
       let failed = false;
       let value: unknown;
@@ -82,8 +83,6 @@ export class EventRelay {
   private readonly batch: number;
   private readonly leaseMs: number;
   private last = 0;
-  /** Whether `last` is the feed's last sequence as of this relay's own appends: it has held the lease without a break since it read it. */
-  private lastKnown = false;
   /** Until when this relay holds the lease, as far as its own takes tell (no other relay can take it before). */
   private heldUntil = Number.NEGATIVE_INFINITY;
   private more = false;
@@ -124,12 +123,6 @@ export class EventRelay {
     this.more = false;
     try {
       if (!(yield* this.holdLease())) return 0;
-      // Read once per hold of the lease: while it holds, only this relay appends (a relay whose lease
-      // ran out under it finds its sequence taken, and `append` reads it again).
-      if (!this.lastKnown) {
-        this.last = (yield this.store.lastSequence()) as number;
-        this.lastKnown = true;
-      }
       let appended = 0;
       for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
         const waiting = (yield this.store.pending(this.batch)) as readonly OutboxEntry[];
@@ -146,25 +139,24 @@ export class EventRelay {
     } catch (error) {
       // After a failure nothing is assumed: the next run takes the lease and reads the last sequence again.
       this.heldUntil = Number.NEGATIVE_INFINITY;
-      this.lastKnown = false;
       throw error;
     }
   }
 
   /**
    * Takes or renews the lease, through the store once half of it has passed (until then no other
-   * relay can take it, and a run costs no store call for it); true while this relay holds it.
+   * relay can take it, and a run costs no store call for it); true while this relay holds it. Taken
+   * anew (not held a moment ago: other relays may have appended since), it reads the feed's last
+   * sequence; while it holds, only this relay appends, so `last` stays right without a read (and a
+   * relay whose lease ran out under it finds its sequence `taken`, and `append` reads it again).
    */
   private *holdLease(): Steps<boolean> {
     const now = this.clock.now();
     if (this.heldUntil - now > this.leaseMs / 2) return true;
-    if (!((yield this.store.lease(this.holder, now, now + this.leaseMs)) as boolean)) {
-      this.heldUntil = Number.NEGATIVE_INFINITY;
-      this.lastKnown = false;
-      return false;
-    }
-    // Ran out before this take (another relay may have appended meanwhile): the last sequence is read again.
-    if (this.heldUntil <= now) this.lastKnown = false;
+    const held = this.heldUntil > now;
+    this.heldUntil = Number.NEGATIVE_INFINITY;
+    if (!((yield this.store.lease(this.holder, now, now + this.leaseMs)) as boolean)) return false;
+    if (!held) this.last = (yield this.store.lastSequence()) as number;
     this.heldUntil = now + this.leaseMs;
     return true;
   }
