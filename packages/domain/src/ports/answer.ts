@@ -11,7 +11,10 @@
  *   `PetRepository.list` (the list), `PhotoStore.list`, `PhotoStore.find` and `PhotoStore.read`
  *   (a pet's photos and a photo's bytes);
  * - the use cases that pass them on: `Authenticator.authenticate`, `Admission.admit`,
- *   `PetCatalog.listPets`, and a found photo's `bytes()` (`PhotoLibrary.get`).
+ *   `PetCatalog.listPets`, and a found photo's `bytes()` (`PhotoLibrary.get`);
+ * - after every write that records events: the relay's steps of `EventStore` (`lease`, `pending`,
+ *   `pendingOf`, `lastSequence`, `append`, `clear`), its reads of the feed (`after`), and
+ *   `EventRelay.run`, which answers at once when every step did (a failure of it always rejects).
  */
 export type Answer<T> = T | Promise<T>;
 
