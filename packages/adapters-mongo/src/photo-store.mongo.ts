@@ -9,11 +9,12 @@ import type {
   Recorder,
   StoredPhoto,
 } from '@petstore/domain';
-import { PHOTOS_PER_PET } from '@petstore/domain';
-import { GridFSBucket, type Collection, type Db, type ObjectId } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
-import { COLLECTIONS, COUNTERS, PHOTO_BUCKET } from './indexes.js';
+import { COLLECTIONS, COUNTERS } from './indexes.js';
 import { MongoOutbox, pushOutbox, type OutboxFields } from './outbox.mongo.js';
+import { PhotoFilesMongo } from './photo-files.mongo.js';
+import { PhotoPlacesMongo } from './photo-places.mongo.js';
 
 /**
  * One photo: `uploading` from its reservation until `publish` makes it `ready` (then with the
@@ -39,12 +40,6 @@ interface PhotoDocument extends OutboxFields {
   readonly token?: string;
 }
 
-/** A pet's places: the ids of its photos and uploads under way, at most `PHOTOS_PER_PET`. */
-interface PlacesDocument {
-  readonly _id: number;
-  readonly ids: readonly number[];
-}
-
 interface CounterDocument {
   readonly _id: string;
   readonly value: number;
@@ -54,13 +49,6 @@ interface CounterDocument {
 const DELETED = 'deleted';
 /** Records that hold bytes or a place (every one but a removed photo's): what the sweep and the places count as alive. */
 const HELD = { $ne: DELETED } as const;
-
-/** GridFS files are named by their photo and width: the sweep can tell whose a stray chunk is. */
-const fileId = (photoId: number, width: number): string => `${photoId}:${width}`;
-const photoIdOf = (id: unknown): number | undefined => {
-  const match = typeof id === 'string' ? /^([1-9][0-9]*):[0-9]+$/.exec(id) : null;
-  return match === null ? undefined : Number(match[1]);
-};
 
 const toStored = (doc: PhotoDocument): StoredPhoto => ({
   id: doc._id,
@@ -80,12 +68,9 @@ const MAX_REMOVAL_ROUNDS = 8;
 /** A record read whole, but for its outbox. */
 const NO_OUTBOX = { projection: { outbox: 0, outboxSince: 0 } } as const;
 
-/** A filter of "the pet has a free place": its `ids` array has no element at index `PHOTOS_PER_PET − 1`. */
-const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };
-
 /**
- * Photos in MongoDB: a record per photo in `photos`, the bytes in the driver's GridFS (bucket
- * `photos`: `photos.files` and `photos.chunks`), and a pet's places in `photo_places`. No
+ * Photos in MongoDB: a record per photo in `photos` (here), the bytes in the driver's GridFS
+ * (`PhotoFilesMongo`), and a pet's places in `photo_places` (`PhotoPlacesMongo`). No
  * transaction: each step is one single-document write, in an order that leaves every crash
  * recognisable (docs/rules.md §13):
  *
@@ -109,11 +94,9 @@ const HAS_ROOM = { [`ids.${PHOTOS_PER_PET - 1}`]: { $exists: false } };
  */
 export class PhotoStoreMongo implements PhotoStore {
   private readonly photos: Collection<PhotoDocument>;
-  private readonly places: Collection<PlacesDocument>;
   private readonly counters: Collection<CounterDocument>;
-  private readonly files: Collection<{ _id: string }>;
-  private readonly chunks: Collection<{ files_id: string }>;
-  private readonly bucket: GridFSBucket;
+  private readonly files: PhotoFilesMongo;
+  private readonly places: PhotoPlacesMongo;
 
   /** `outbox`: shared with the connection's `EventStoreMongo` (its `onRecorded`); the events themselves live in the photos' records. */
   constructor(
@@ -121,18 +104,17 @@ export class PhotoStoreMongo implements PhotoStore {
     private readonly outbox: MongoOutbox = new MongoOutbox(),
   ) {
     this.photos = db.collection<PhotoDocument>(COLLECTIONS.photos);
-    this.places = db.collection<PlacesDocument>(COLLECTIONS.photoPlaces);
     this.counters = db.collection<CounterDocument>(COLLECTIONS.counters);
-    this.files = db.collection<{ _id: string }>(`${PHOTO_BUCKET}.files`);
-    this.chunks = db.collection<{ files_id: string }>(`${PHOTO_BUCKET}.chunks`);
-    this.bucket = new GridFSBucket(db, { bucketName: PHOTO_BUCKET });
+    const heldAmong = (ids: readonly number[]) => this.heldAmong(ids);
+    this.files = new PhotoFilesMongo(db, heldAmong);
+    this.places = new PhotoPlacesMongo(db, heldAmong);
   }
 
   async reserve(petId: number, _totalBytes: number, now: number): Promise<PhotoUpload | 'full' | 'no_space'> {
     const photoId = await this.insertUploading(petId, now);
     if (
-      (await this.takePlace(petId, photoId)) ||
-      ((await this.freeDeadPlaces(petId)) > 0 && (await this.takePlace(petId, photoId)))
+      (await this.places.take(petId, photoId)) ||
+      ((await this.places.freeDead(petId)) > 0 && (await this.places.take(petId, photoId)))
     ) {
       return { petId, photoId, startedAt: now };
     }
@@ -169,29 +151,8 @@ export class PhotoStoreMongo implements PhotoStore {
     }
   }
 
-  async putFile(upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> {
-    const id = fileId(upload.photoId, file.width);
-    const write = () =>
-      guard(
-        () =>
-          new Promise<void>((resolve, reject) => {
-            const stream = this.bucket.openUploadStreamWithId(id as unknown as ObjectId, id, {
-              metadata: { photoId: upload.photoId, petId: upload.petId, width: file.width },
-            });
-            stream.once('error', reject);
-            stream.once('finish', () => resolve());
-            stream.end(bytes);
-          }),
-        `GridFS upload to ${PHOTO_BUCKET}`,
-      );
-    try {
-      await write();
-    } catch (error) {
-      // A file of this id written before (a put repeated after a lost answer): write it again from the start, once.
-      if (classifyMongoError(error) !== 'duplicate_key') throw error;
-      await this.removeFiles([upload.photoId], [id]);
-      await write();
-    }
+  putFile(upload: PhotoUpload, file: PhotoFile, bytes: Uint8Array): Promise<void> {
+    return this.files.put(upload, file, bytes);
   }
 
   /** With `record`, the update that makes the photo `ready` also pushes its `photo.added` (docs/rules.md §15); one that does not land records nothing. */
@@ -255,8 +216,8 @@ export class PhotoStoreMongo implements PhotoStore {
       (await guard(() => this.photos.countDocuments({ _id: upload.photoId, state: 'ready' }, { limit: 1 }))) > 0
     )
       return;
-    await this.removeFiles([upload.photoId]);
-    await this.freePlaces(upload.petId, [upload.photoId]);
+    await this.files.remove([upload.photoId]);
+    await this.places.free(upload.petId, [upload.photoId]);
   }
 
   async list(petId: number): Promise<readonly StoredPhoto[]> {
@@ -281,9 +242,7 @@ export class PhotoStoreMongo implements PhotoStore {
       `find on ${COLLECTIONS.photos}`,
     );
     if (doc === null || !(doc.files ?? []).some((f) => f.width === width)) return undefined;
-    // A stream of the chunks, read as the answer is written (never the whole file in memory).
-    // (GridFS takes any `_id`; its types name only ObjectId.)
-    return this.bucket.openDownloadStream(fileId(photoId, width) as unknown as ObjectId);
+    return this.files.open(photoId, width);
   }
 
   /**
@@ -300,8 +259,8 @@ export class PhotoStoreMongo implements PhotoStore {
     );
     if (doc === null) return false;
     if (!(await this.markRemoved(doc, record))) return false;
-    await this.removeFiles([photoId]);
-    await this.freePlaces(petId, [photoId]);
+    await this.files.remove([photoId]);
+    await this.places.free(petId, [photoId]);
     return true;
   }
 
@@ -342,8 +301,8 @@ export class PhotoStoreMongo implements PhotoStore {
       );
       if (removed.deletedCount === 0) return false;
     }
-    await this.removeFiles([photoId]);
-    await this.freePlaces(petId, [photoId]);
+    await this.files.remove([photoId]);
+    await this.places.free(petId, [photoId]);
     return true;
   }
 
@@ -362,8 +321,7 @@ export class PhotoStoreMongo implements PhotoStore {
         `find on ${COLLECTIONS.photos}`,
       );
       if (docs.length === 0) {
-        if (round === 0)
-          await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
+        if (round === 0) await this.places.drop(petId);
         break;
       }
       for (const doc of docs) if (doc.state === 'ready' && (await this.markRemoved(doc, record))) published++;
@@ -374,8 +332,8 @@ export class PhotoStoreMongo implements PhotoStore {
           `delete on ${COLLECTIONS.photos}`,
         );
       const ids = docs.map((d) => d._id);
-      await this.removeFiles(ids);
-      await this.freePlaces(petId, ids);
+      await this.files.remove(ids);
+      await this.places.free(petId, ids);
     }
     return published;
   }
@@ -386,7 +344,7 @@ export class PhotoStoreMongo implements PhotoStore {
       `find on ${COLLECTIONS.photos}`,
     );
     if (docs.length === 0) {
-      await guard(() => this.places.deleteOne({ _id: petId }), `delete on ${COLLECTIONS.photoPlaces}`);
+      await this.places.drop(petId);
       return 0;
     }
     const ids = docs.map((d) => d._id);
@@ -403,8 +361,8 @@ export class PhotoStoreMongo implements PhotoStore {
       () => this.photos.deleteMany({ _id: { $in: ids }, token: { $exists: false } }),
       `delete on ${COLLECTIONS.photos}`,
     );
-    await this.removeFiles(ids);
-    await this.freePlaces(petId, ids);
+    await this.files.remove(ids);
+    await this.places.free(petId, ids);
     return docs.filter((d) => d.state === 'ready').length;
   }
 
@@ -432,100 +390,22 @@ export class PhotoStoreMongo implements PhotoStore {
         `delete on ${COLLECTIONS.photos}`,
       );
       uploads += removed.deletedCount;
-      await this.removeFiles([doc._id]);
-      await this.freePlaces(doc.petId, [doc._id]);
+      await this.files.remove([doc._id]);
+      await this.places.free(doc.petId, [doc._id]);
     }
     // 2. Files and chunks whose photo has no record (an upload or a removal cut short); ids not ours at all too.
-    const fileIds = (await guard(() => this.files.distinct('_id'), `distinct on ${PHOTO_BUCKET}.files`)) as unknown[];
-    const chunkIds = (await guard(
-      () => this.chunks.distinct('files_id'),
-      `distinct on ${PHOTO_BUCKET}.chunks`,
-    )) as unknown[];
-    const named = [...new Set([...fileIds, ...chunkIds])];
-    const photoIds = [...new Set(named.map(photoIdOf).filter((id): id is number => id !== undefined))];
-    const existing = new Set(
-      (
-        await guard(
-          () => this.photos.find({ _id: { $in: photoIds }, state: HELD }, { projection: { _id: 1 } }).toArray(),
-          `find on ${COLLECTIONS.photos}`,
-        )
-      ).map((d) => d._id),
-    );
-    const stray = named.filter((id) => {
-      const photoId = photoIdOf(id);
-      return photoId === undefined || !existing.has(photoId);
-    });
-    if (stray.length > 0) {
-      await guard(() => this.files.deleteMany({ _id: { $in: stray as string[] } }), `delete on ${PHOTO_BUCKET}.files`);
-      await guard(
-        () => this.chunks.deleteMany({ files_id: { $in: stray as string[] } }),
-        `delete on ${PHOTO_BUCKET}.chunks`,
-      );
-    }
+    const files = await this.files.removeStray();
     // 3. Places naming no record (a removal cut short before it freed the place).
-    const allPlaces = await guard(() => this.places.find({}).toArray(), `find on ${COLLECTIONS.photoPlaces}`);
-    for (const doc of allPlaces) await this.freeDeadPlaces(doc._id, doc.ids);
-    return { uploads, files: stray.length };
+    await this.places.sweep();
+    return { uploads, files };
   }
 
-  /** Pushes `photoId` into the pet's places while there is room; true when it went in. */
-  private async takePlace(petId: number, photoId: number): Promise<boolean> {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const result = await guard(
-          () =>
-            this.places.updateOne({ _id: petId, ...HAS_ROOM }, { $push: { ids: photoId } }, { upsert: attempt === 0 }),
-          `update on ${COLLECTIONS.photoPlaces}`,
-        );
-        return result.modifiedCount + result.upsertedCount === 1;
-      } catch (error) {
-        // The document exists (full, or just created by a racing first upload): try the plain update.
-        if (classifyMongoError(error) !== 'duplicate_key') throw error;
-      }
-    }
-    return false;
-  }
-
-  /** Frees the pet's places whose photo has no record, or a `deleted` one (only ever a removal or upload cut short); how many. */
-  private async freeDeadPlaces(petId: number, known?: readonly number[]): Promise<number> {
-    const ids =
-      known ??
-      (await guard(() => this.places.findOne({ _id: petId }), `find on ${COLLECTIONS.photoPlaces}`))?.ids ??
-      [];
-    if (ids.length === 0) return 0;
-    const alive = new Set(
-      (
-        await guard(
-          () => this.photos.find({ _id: { $in: [...ids] }, state: HELD }, { projection: { _id: 1 } }).toArray(),
-          `find on ${COLLECTIONS.photos}`,
-        )
-      ).map((d) => d._id),
+  /** Which of these photos have a record that holds bytes or a place: what the files and the places count as alive. */
+  private async heldAmong(ids: readonly number[]): Promise<ReadonlySet<number>> {
+    const docs = await guard(
+      () => this.photos.find({ _id: { $in: [...ids] }, state: HELD }, { projection: { _id: 1 } }).toArray(),
+      `find on ${COLLECTIONS.photos}`,
     );
-    const dead = ids.filter((id) => !alive.has(id));
-    if (dead.length > 0) await this.freePlaces(petId, dead);
-    return dead.length;
-  }
-
-  private async freePlaces(petId: number, photoIds: readonly number[]): Promise<void> {
-    await guard(
-      () => this.places.updateOne({ _id: petId }, { $pull: { ids: { $in: [...photoIds] } } }),
-      `update on ${COLLECTIONS.photoPlaces}`,
-    );
-  }
-
-  /**
-   * Removes the file documents, then the chunks, of these photos (every width: ids by their
-   * anchored prefix `<photoId>:`, which the `_id` and `files_id` indexes serve), or of exactly `ids`.
-   * (One `$regex` per photo under `$or`, not regular expressions inside `$in`: mongo-java-server
-   * cannot compare those.)
-   */
-  private async removeFiles(photoIds: readonly number[], ids?: readonly string[]): Promise<void> {
-    if (photoIds.length === 0) return;
-    const prefixes = photoIds.map((id) => ({ $regex: `^${id}:` }));
-    const files = ids === undefined ? { $or: prefixes.map((_id) => ({ _id })) } : { _id: { $in: [...ids] } };
-    const chunks =
-      ids === undefined ? { $or: prefixes.map((files_id) => ({ files_id })) } : { files_id: { $in: [...ids] } };
-    await guard(() => this.files.deleteMany(files), `delete on ${PHOTO_BUCKET}.files`);
-    await guard(() => this.chunks.deleteMany(chunks), `delete on ${PHOTO_BUCKET}.chunks`);
+    return new Set(docs.map((d) => d._id));
   }
 }
