@@ -215,7 +215,7 @@ export const photosPart = (): OpenApiPart => {
               ['insufficient_storage'],
               "The memory store's photo budget (`PETSTORE_PHOTO_MEMORY_MB`) is spent; nothing was stored.",
               [],
-              'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)',
+              'the photo store is full; nothing was stored (its operator can give it more room)',
             ),
             ...sharedErrors,
             '503': errorResponse(

@@ -324,7 +324,7 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
       const id = publicKeyId(sha256Hex(key));
       expect((await get(`/v1/admin/keys/${id}`)).json()).to.deep.include({ source: 'settings' });
       const p = expectError(await patch(id, { plan: 'pro' }), 409, 'conflict');
-      expect(p.message).to.contain('settings');
+      expect(p.message).to.contain("is managed by the server's configuration");
       expectError(await remove(id), 409, 'conflict');
     }
     expect(rateLimitOf(await get('/v1/pets', KEYS.free)).limit).to.equal(60);

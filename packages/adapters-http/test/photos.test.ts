@@ -534,7 +534,7 @@ describe('photos (docs/rules.md §13)', function () {
           headers: { 'content-type': 'image/jpeg' },
           body: big,
         });
-        expect(expectError(refused, 507, 'insufficient_storage').message).to.match(/PETSTORE_PHOTO_MEMORY_MB/);
+        expect(expectError(refused, 507, 'insufficient_storage').message).to.match(/^the photo store is full/);
         rateLimitOf(refused);
         expect([small.photoStore.usedBytes, small.photoStore.fileCount]).to.deep.equal([used, files]);
         expect(

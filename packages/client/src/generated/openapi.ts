@@ -3462,7 +3462,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "insufficient_storage",
-                     *       "message": "the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)",
+                     *       "message": "the photo store is full; nothing was stored (its operator can give it more room)",
                      *       "status": 507
                      *     }
                      */

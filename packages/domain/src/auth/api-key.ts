@@ -15,7 +15,7 @@ export interface ApiKeyRecord {
   readonly quota: Quota;
 }
 
-/** Where a key comes from: the settings (`PETSTORE_API_KEYS`, `PETSTORE_ADMIN_KEYS`, read-only in the admin API) or the admin API. */
+/** Where a key comes from: the configuration of the service that embeds the domain (`settings`: read-only in the admin API), or the admin API (`api`). */
 export const KEY_SOURCES = ['settings', 'api'] as const;
 export type KeySource = (typeof KEY_SOURCES)[number];
 

@@ -35,7 +35,7 @@ const forbidden: Forbidden = { code: 'forbidden', message: 'this operation needs
 const notFound = (keyId: string): NotFound => ({ code: 'not_found', message: `no key has id ${keyId}` });
 const settingsKey = (keyId: string): Conflict => ({
   code: 'conflict',
-  message: `key ${keyId} comes from the server's settings (PETSTORE_API_KEYS or PETSTORE_ADMIN_KEYS); change it there`,
+  message: `key ${keyId} is managed by the server's configuration, not through this API; change it there`,
 });
 
 /**

@@ -162,7 +162,7 @@ export class PhotoLibrary {
     if (reserved === 'no_space') {
       return fail({
         code: 'insufficient_storage',
-        message: 'the photo store is full; nothing was stored (an operator can raise PETSTORE_PHOTO_MEMORY_MB)',
+        message: 'the photo store is full; nothing was stored (its operator can give it more room)',
       });
     }
     const photo: StoredPhoto = {
