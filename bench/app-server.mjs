@@ -65,7 +65,10 @@ if (withdrawPercent > 0) {
 if (process.env.BENCH_ADMIN_KEY) {
   const { apiKeyRecord } = await import(join(ROOT, 'packages/domain/dist/src/index.js'));
   const huge = 100_000_000_000_000;
-  await keys.save(apiKeyRecord(process.env.BENCH_ADMIN_KEY, 'enterprise', { perMinute: huge, perDay: huge }, 'admin'));
+  const digests = await container.getAsync(TOKENS.Digests);
+  await keys.save(
+    apiKeyRecord(digests, process.env.BENCH_ADMIN_KEY, 'enterprise', { perMinute: huge, perDay: huge }, 'admin'),
+  );
 }
 // Let the heap settle (run with --expose-gc): no collection left over from the seeding runs during the measurement.
 globalThis.gc?.();

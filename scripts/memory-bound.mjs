@@ -3,6 +3,7 @@
 // the first request of the next day. Run: npx tsc -b && node --expose-gc scripts/memory-bound.mjs
 import { Admission, anonymousSubject, Authenticator, DAY_MS, MINUTE_MS } from '../packages/domain/dist/src/index.js';
 import { ApiKeyStoreInMemory, QuotaStoreInMemory } from '../packages/adapters-memory/dist/src/index.js';
+import { NodeDigests } from '../apps/server/dist/src/node-digests.js';
 
 const N = Number(process.env.SUBJECTS ?? 100_000);
 const DAY0 = Date.UTC(2027, 6, 1);
@@ -10,7 +11,7 @@ let now = DAY0;
 const clock = { now: () => now };
 const quotas = new QuotaStoreInMemory();
 const admission = new Admission(quotas, clock);
-const authenticator = new Authenticator(new ApiKeyStoreInMemory());
+const authenticator = new Authenticator(new ApiKeyStoreInMemory(), new NodeDigests());
 
 const heapMiB = () => {
   globalThis.gc?.();

@@ -14,6 +14,7 @@ import {
 } from '@petstore/adapters-memory';
 import { noMetrics, type HttpLogger, type HttpMetrics } from '@petstore/adapters-http';
 import { SystemRandom } from './system-random.js';
+import { NodeDigests } from './node-digests.js';
 import type { Settings } from './settings.js';
 import { TOKENS } from './tokens.js';
 import { coreModule } from './modules/core.module.js';
@@ -53,6 +54,7 @@ export const createContainer = async (settings: Settings, overrides: ContainerOv
   container.bind(TOKENS.Metrics).toConstantValue(overrides.metrics ?? noMetrics);
   container.bind(TOKENS.Clock).toConstantValue(overrides.clock ?? new SystemClock());
   container.bind(TOKENS.Random).toConstantValue(new SystemRandom());
+  container.bind(TOKENS.Digests).toConstantValue(new NodeDigests());
   container.bind(TOKENS.StoreDeadlineMs).toConstantValue(overrides.storeDeadlineMs ?? STORE_DEADLINE_MS);
   container.bind(TOKENS.KeyCacheMaxAgeMs).toConstantValue(overrides.keyCacheMaxAgeMs ?? KEY_CACHE_MAX_AGE_MS);
   await container.load(

@@ -51,11 +51,12 @@ export const startServer = async (settings: Settings, options: StartOptions): Pr
     if (settings.apiKeys.length === 0 && settings.store === 'memory') {
       // Keys like the ones the admin API issues, from the same Random port.
       const random = await container.getAsync(TOKENS.Random);
+      const digests = await container.getAsync(TOKENS.Digests);
       devKey = generateApiKey(random);
-      seed.push(apiKeyRecord(devKey, 'free') as ApiKeyRecord);
+      seed.push(apiKeyRecord(digests, devKey, 'free') as ApiKeyRecord);
       if (settings.adminKeys.length === 0) {
         devAdminKey = generateApiKey(random);
-        seed.push(apiKeyRecord(devAdminKey, 'business', undefined, 'admin') as ApiKeyRecord);
+        seed.push(apiKeyRecord(digests, devAdminKey, 'business', undefined, 'admin') as ApiKeyRecord);
       }
     }
     for (const record of seed) await keys.save(record);

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, BanRule, PlanName } from '@petstore/domain';
 import { parseAllowHosts } from '@petstore/adapters-webhooks';
+import { NodeDigests } from './node-digests.js';
 import {
   apiKeyRecord,
   DEFAULT_BAN_RULE,
@@ -191,6 +192,9 @@ const BOOLEAN: Readonly<Record<string, boolean>> = {
   off: false,
 };
 
+/** Keys are kept as their SHA-256 from the moment they are read. */
+const digests = new NodeDigests();
+
 // RFC 6750 token68, less what PETSTORE_API_KEYS uses as separators: the key must be sendable as a bearer token.
 const KEY = /^[A-Za-z0-9\-._~+/]+=*$/;
 
@@ -220,7 +224,7 @@ const parseKeys = (raw: string | undefined): ApiKeyRecord[] => {
     } else if (rest.length > 0) {
       throw new SettingsError(`${where}: only enterprise keys take numbers (key:${plan as PlanName})`);
     }
-    const record = apiKeyRecord(key, plan, custom);
+    const record = apiKeyRecord(digests, key, plan, custom);
     if (typeof record === 'string') throw new SettingsError(`${where}: ${record}`);
     if (seen.has(record.keyHash)) throw new SettingsError(`${where} repeats a key given earlier`);
     seen.add(record.keyHash);
@@ -243,7 +247,7 @@ const parseAdminKeys = (raw: string | undefined, apiKeys: readonly ApiKeyRecord[
     if (key === '') throw new SettingsError(`${where} is empty (comma-separated admin keys)`);
     if (!KEY.test(key))
       throw new SettingsError(`${where}: the key may hold only letters, digits and - . _ ~ + / (then = padding)`);
-    const record = apiKeyRecord(key, 'business', undefined, 'admin');
+    const record = apiKeyRecord(digests, key, 'business', undefined, 'admin');
     if (typeof record === 'string') throw new SettingsError(`${where}: ${record}`);
     const clash = ids.get(publicKeyId(record.keyHash));
     if (clash !== undefined) {

@@ -7,6 +7,7 @@ import type {
   CategoryCatalog,
   CategoryRepository,
   Clock,
+  Digests,
   EventStore,
   IdempotencyStore,
   IdempotentRequests,
@@ -46,6 +47,8 @@ export const TOKENS = {
   Metrics: token<HttpMetrics>('Metrics'),
   Clock: token<Clock>('Clock'),
   Random: token<Random>('Random'),
+  /** SHA-256 and the comparison of secrets (`node:crypto`). */
+  Digests: token<Digests>('Digests'),
   /** The longest any one store call may take before the request is answered 503. */
   StoreDeadlineMs: token<number>('StoreDeadlineMs'),
   /** How long a key lookup of a store behind a network may be reused; 0: no cache. */

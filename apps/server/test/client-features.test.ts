@@ -1,8 +1,8 @@
 // The composition root wires the features of issue 13 from the settings: metrics on a second
 // listener (docs/rules.md §11), CORS, and idempotent creates on the store the settings pick.
 import { expect } from 'chai';
-import { sha256Hex, publicKeyId } from '@petstore/domain';
-import { ManualClock } from '@petstore/domain/testing';
+import { publicKeyId } from '@petstore/domain';
+import { ManualClock, nodeDigests } from '@petstore/domain/testing';
 import { STORE_CIRCUIT_OPEN_MS } from '../src/store-circuit.js';
 import { send, startHarness, type Answer, type Harness } from './hardening/support.js';
 
@@ -108,9 +108,18 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
     const routes = after.labelValues.filter((v) => v.startsWith('/') || v === 'unmatched');
     expect(routes).not.to.include.members(['/v1/pets/1', '/v1/pets/987654', '/v1/no/such/path']);
     // No key, key hash, public key id or address in any label.
-    const hash = sha256Hex(KEY);
+    const hash = nodeDigests.sha256Hex(KEY);
     for (const value of after.labelValues) {
-      for (const secret of [KEY, FREE, 'wrong-key', hash, sha256Hex(FREE), publicKeyId(hash), '127.0.0.1', '::1']) {
+      for (const secret of [
+        KEY,
+        FREE,
+        'wrong-key',
+        hash,
+        nodeDigests.sha256Hex(FREE),
+        publicKeyId(hash),
+        '127.0.0.1',
+        '::1',
+      ]) {
         expect(value, `label value ${value}`).not.to.include(secret);
       }
       expect(value, 'no hex run that could be a hash').not.to.match(/[0-9a-f]{12}/);
@@ -201,11 +210,11 @@ describe('metrics on PETSTORE_METRICS_PORT (docs/rules.md §11)', function () {
     }
     const secrets = [
       ADMIN,
-      sha256Hex(ADMIN),
-      publicKeyId(sha256Hex(ADMIN)),
+      nodeDigests.sha256Hex(ADMIN),
+      publicKeyId(nodeDigests.sha256Hex(ADMIN)),
       issued.key,
       issued.id,
-      publicKeyId(sha256Hex(KEY)),
+      publicKeyId(nodeDigests.sha256Hex(KEY)),
     ];
     for (const value of after.labelValues) {
       for (const secret of secrets) expect(value, `label value ${value}`).not.to.include(secret);

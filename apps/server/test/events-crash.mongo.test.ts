@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Adoption, EventRelay, PhotoLibrary, type Caller, type Event } from '@petstore/domain';
 import { connectMongo } from '@petstore/adapters-mongo';
-import { expectFeedMatchesStore, TextImageProcessor } from '@petstore/domain/testing';
+import { expectFeedMatchesStore, TextImageProcessor, nodeDigests } from '@petstore/domain/testing';
 import { testImage } from '@petstore/adapters-sharp/testing';
 import { MongoClient } from 'mongodb';
 
@@ -313,7 +313,7 @@ describe('events across two server processes on one MongoDB, killed with SIGKILL
         if (!page.ok) throw new Error(page.error.message);
         cursor = page.value.nextCursor;
       } while (cursor !== undefined);
-      await new PhotoLibrary(db.pets, db.photos, new TextImageProcessor(), clock).sweep();
+      await new PhotoLibrary(db.pets, db.photos, new TextImageProcessor(), clock, nodeDigests).sweep();
       // The relays of the processes (and one here) move what waits; a lease of a killed holder runs out within 2 s.
       const relay = new EventRelay(db.events, clock, `crash-test-${process.pid}`);
       for (let waited = 0; (await db.events.pending(1)).length > 0; waited += 100) {

@@ -20,7 +20,7 @@ import {
   type PortName,
   type StorePorts,
 } from '@petstore/domain';
-import { FaultInjector, ManualClock, type FaultMode } from '@petstore/domain/testing';
+import { FaultInjector, ManualClock, type FaultMode, nodeDigests } from '@petstore/domain/testing';
 import {
   ApiKeyStoreMongo,
   CategoryRepositoryMongo,
@@ -73,10 +73,10 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
       categories: new CategoryCatalog(ports.categories),
       adoption: new Adoption(ports.pets, ports.orders, clockOf),
       maintenance: new PetMaintenance(ports.pets, ports.orders, ports.categories, clockOf),
-      authenticator: new Authenticator(ports.keys),
+      authenticator: new Authenticator(ports.keys, nodeDigests),
       admission: new Admission(ports.quotas, clockOf),
-      keyAdmin: new KeyAdmin(ports.keys, new SystemRandom(), clockOf, clockOf.now()),
-      idempotency: new IdempotentRequests(ports.idempotency, clockOf),
+      keyAdmin: new KeyAdmin(ports.keys, new SystemRandom(), clockOf, clockOf.now(), nodeDigests),
+      idempotency: new IdempotentRequests(ports.idempotency, clockOf, nodeDigests),
     });
   };
 
@@ -86,9 +86,11 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     db = clients[0]!.db(database);
     await ensureIndexes(db);
     await new ApiKeyStoreMongo(db).save(
-      apiKeyRecord(KEY, 'enterprise', { perMinute: 1_000_000, perDay: 10_000_000 }) as ApiKeyRecord,
+      apiKeyRecord(nodeDigests, KEY, 'enterprise', { perMinute: 1_000_000, perDay: 10_000_000 }) as ApiKeyRecord,
     );
-    await new ApiKeyStoreMongo(db).save(apiKeyRecord(ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
+    await new ApiKeyStoreMongo(db).save(
+      apiKeyRecord(nodeDigests, ADMIN, 'business', undefined, 'admin') as ApiKeyRecord,
+    );
     const category = await new CategoryRepositoryMongo(db).create({ name: 'Dogs' });
     if (!category.ok || category.value.id !== 1) throw new Error('seeding category 1');
     petId = (await new PetRepositoryMongo(db).create({ name: 'Orderable', categoryId: 1, status: 'available' })).id;

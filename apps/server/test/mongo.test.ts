@@ -13,7 +13,6 @@ import {
   PetCatalog,
   PetMaintenance,
   publicKeyId,
-  sha256Hex,
   type ApiKeyRecord,
   type PetRepository,
 } from '@petstore/domain';
@@ -36,7 +35,7 @@ import {
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { seedCategories } from './hardening/support.js';
 import { SystemRandom } from '../src/system-random.js';
-import { serialOrderOf, type RaceRequest } from '@petstore/domain/testing';
+import { serialOrderOf, type RaceRequest, nodeDigests } from '@petstore/domain/testing';
 
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
@@ -65,9 +64,9 @@ describe('the service on MongoDB', function () {
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, orders, clock),
       maintenance: new PetMaintenance(pets, orders, categories, clock),
-      authenticator: new Authenticator(keys),
+      authenticator: new Authenticator(keys, nodeDigests),
       admission: new Admission(new QuotaStoreMongo(db), clock),
-      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now(), nodeDigests),
     });
     const server = await listen(app, { port: 0, host: '127.0.0.1' });
     try {
@@ -104,7 +103,7 @@ describe('the service on MongoDB', function () {
     );
     const pets: PetRepository = Object.assign(new PetRepositoryInMemory(), { list: () => Promise.reject(refused) });
     const keys = new ApiKeyStoreInMemory();
-    await keys.save(apiKeyRecord('refusal-test-key', 'pro') as ApiKeyRecord);
+    await keys.save(apiKeyRecord(nodeDigests, 'refusal-test-key', 'pro') as ApiKeyRecord);
     const lines: Record<string, unknown>[] = [];
     const clock = new SystemClock();
     const categories = new CategoryRepositoryInMemory();
@@ -114,9 +113,9 @@ describe('the service on MongoDB', function () {
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, orders, clock),
       maintenance: new PetMaintenance(pets, orders, categories, clock),
-      authenticator: new Authenticator(keys),
+      authenticator: new Authenticator(keys, nodeDigests),
       admission: new Admission(new QuotaStoreInMemory(), clock),
-      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now(), nodeDigests),
       logger: { info: () => {}, warn: () => {}, error: (fields) => void lines.push(fields) },
     });
     const server = await listen(app, { port: 0, host: '127.0.0.1' });
@@ -419,7 +418,7 @@ describe('the service on MongoDB', function () {
           // What a process that died after this write leaves: the claim in progress, its answer never kept, its lease over.
           const records = db.collection<{ _id: string }>('idempotency_keys');
           const left = await records.updateOne(
-            { _id: `${publicKeyId(sha256Hex(roomyKey))}:${key}` },
+            { _id: `${publicKeyId(nodeDigests.sha256Hex(roomyKey))}:${key}` },
             {
               $set: { state: 'in_progress', token, leaseUntil: new Date(0) },
               $unset: { status: '', body: '', location: '' },

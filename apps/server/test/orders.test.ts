@@ -3,7 +3,7 @@
 // 503 the next request recovers from.
 import { expect } from 'chai';
 import { apiKeyRecord, type ApiKeyRecord } from '@petstore/domain';
-import { ManualClock } from '@petstore/domain/testing';
+import { ManualClock, nodeDigests } from '@petstore/domain/testing';
 import { STORE_CIRCUIT_OPEN_MS } from '../src/store-circuit.js';
 import { errorOf, send, startHarness, type Harness } from './hardening/support.js';
 
@@ -17,7 +17,7 @@ describe('the server wires the adoption flow (docs/rules.md §8)', function () {
   const clock = new ManualClock(Date.UTC(2027, 4, 5, 12, 0, 0));
   before(async () => {
     h = await startHarness({ env: { PETSTORE_API_KEYS: `${CLIENT}:pro` }, clock, storeDeadlineMs: 100, hangMs: 300 });
-    await h.keys.save(apiKeyRecord(ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
+    await h.keys.save(apiKeyRecord(nodeDigests, ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
   });
   after(() => h.stop());
 

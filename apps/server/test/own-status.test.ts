@@ -3,8 +3,8 @@
 // MONGODB_URI is set. The quota, key and pet stores sit under the fault injector, which also counts their calls.
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
-import { publicKeyId, sha256Hex, type QuotaStore } from '@petstore/domain';
-import { FaultInjector, ManualClock } from '@petstore/domain/testing';
+import { publicKeyId, type QuotaStore } from '@petstore/domain';
+import { FaultInjector, ManualClock, nodeDigests } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -155,7 +155,7 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         expect(free.status).to.equal(200);
         expect(free.headers['content-type']).to.equal('application/json; charset=utf-8');
         expect(json(free)).to.deep.equal({
-          keyId: publicKeyId(sha256Hex(FREE)),
+          keyId: publicKeyId(nodeDigests.sha256Hex(FREE)),
           role: 'client',
           plan: 'free',
           quota: { perMinute: 60, perDay: 1000 },
@@ -168,7 +168,7 @@ describe('GET /v1/me: the caller’s own status (docs/rules.md §14)', function 
         const admin = await me(ADMIN);
         expect(admin.status).to.equal(200);
         expect(json(admin)).to.deep.include({
-          keyId: publicKeyId(sha256Hex(ADMIN)),
+          keyId: publicKeyId(nodeDigests.sha256Hex(ADMIN)),
           role: 'admin',
           plan: 'business',
           quota: { perMinute: 1000, perDay: 100000 },

@@ -3,7 +3,7 @@
 // from, and the pet never ends half changed.
 import { expect } from 'chai';
 import { apiKeyRecord, type ApiKeyRecord } from '@petstore/domain';
-import { ManualClock } from '@petstore/domain/testing';
+import { ManualClock, nodeDigests } from '@petstore/domain/testing';
 import { STORE_CIRCUIT_OPEN_MS } from '../src/store-circuit.js';
 import { errorOf, send, startHarness, type Harness } from './hardening/support.js';
 
@@ -21,7 +21,7 @@ describe('the server wires pet maintenance (docs/rules.md §12)', function () {
   const clock = new ManualClock();
   before(async () => {
     h = await startHarness({ env: { PETSTORE_API_KEYS: `${CLIENT}:pro` }, storeDeadlineMs: 100, hangMs: 300, clock });
-    await h.keys.save(apiKeyRecord(ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
+    await h.keys.save(apiKeyRecord(nodeDigests, ADMIN, 'business', undefined, 'admin') as ApiKeyRecord);
   });
   after(() => h.stop());
 

@@ -1,14 +1,18 @@
 // docs/rules.md §13 through the composition root: PETSTORE_PHOTO_MEMORY_MB bounds the memory store
 // (507 beyond), and on MongoDB the sweep at start removes what an upload cut short left in GridFS.
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
-import { sha256HexOfBytes, type PhotoUpload } from '@petstore/domain';
+import { type PhotoUpload } from '@petstore/domain';
 import { PhotoStoreMongo } from '@petstore/adapters-mongo';
 import { silentLogger } from '@petstore/adapters-http';
 import { testImage } from '@petstore/adapters-sharp/testing';
 import { parseSettings } from '../src/settings.js';
 import { startServer, type StartedServer } from '../src/server.js';
 import { seedCategories } from './hardening/support.js';
+
+/** SHA-256 of bytes, lowercase hex (`node:crypto`). */
+const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 const ADMIN = 'photos-admin-key-0123456789';
 const CLIENT = 'photos-client-key-0123456789';
@@ -77,7 +81,7 @@ describe('photos in the server (docs/rules.md §13)', function () {
       expect(listed).to.have.length(statuses.length - 1);
       // The entity tag is the SHA-256 of the bytes, hashed by the server off the event loop's thread (WebCrypto).
       const got = await call(server, `/v1/pets/${petId}/photos/${listed[0]!.id}?width=320`, { key: CLIENT });
-      expect(got.headers.get('etag')).to.equal(`"${sha256HexOfBytes(Buffer.from(await got.arrayBuffer()))}"`);
+      expect(got.headers.get('etag')).to.equal(`"${sha256Of(Buffer.from(await got.arrayBuffer()))}"`);
     } finally {
       await server.stop();
     }
@@ -125,7 +129,7 @@ describe('photos in the server (docs/rules.md §13)', function () {
         const got = await call(server, `${location}?width=320`, { key: CLIENT });
         expect(got.status).to.equal(200);
         const bytes = Buffer.from(await got.arrayBuffer());
-        expect(got.headers.get('etag')).to.equal(`"${sha256HexOfBytes(bytes)}"`);
+        expect(got.headers.get('etag')).to.equal(`"${sha256Of(bytes)}"`);
         expect(
           await db.collection('photos.files').countDocuments(),
           'the original (600 wide) and its 160 and 320',
@@ -137,7 +141,7 @@ describe('photos in the server (docs/rules.md §13)', function () {
       const store = new PhotoStoreMongo(db);
       const left = (await store.reserve(petId, 10, Date.now() - 1_000)) as PhotoUpload;
       const bytes = new Uint8Array(10).fill(9);
-      await store.putFile(left, { width: 10, height: 10, bytes: 10, sha256: sha256HexOfBytes(bytes) }, bytes);
+      await store.putFile(left, { width: 10, height: 10, bytes: 10, sha256: sha256Of(bytes) }, bytes);
       await db
         .collection('photos.chunks')
         .insertOne({ files_id: `${left.photoId + 1000}:160`, n: 0, data: Buffer.alloc(5) } as never);

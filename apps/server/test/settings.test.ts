@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PLAN_QUOTAS, sha256Hex } from '@petstore/domain';
+import { PLAN_QUOTAS } from '@petstore/domain';
 import { parseSettings, SETTINGS, SettingsError } from '../src/settings.js';
+import { nodeDigests } from '@petstore/domain/testing';
 
 const ENV_EXAMPLE = fileURLToPath(new URL('../../../../.env.example', import.meta.url));
 
@@ -119,11 +120,11 @@ describe('settings (docs/rules.md §6)', () => {
     expect(s.trustProxy).to.equal(true);
     expect(s.logLevel).to.equal('warn');
     expect(s.apiKeys).to.deep.equal([
-      { keyHash: sha256Hex('alpha'), role: 'client', plan: 'free', quota: PLAN_QUOTAS.free },
-      { keyHash: sha256Hex('beta'), role: 'client', plan: 'pro', quota: PLAN_QUOTAS.pro },
-      { keyHash: sha256Hex('gamma'), role: 'client', plan: 'business', quota: PLAN_QUOTAS.business },
+      { keyHash: nodeDigests.sha256Hex('alpha'), role: 'client', plan: 'free', quota: PLAN_QUOTAS.free },
+      { keyHash: nodeDigests.sha256Hex('beta'), role: 'client', plan: 'pro', quota: PLAN_QUOTAS.pro },
+      { keyHash: nodeDigests.sha256Hex('gamma'), role: 'client', plan: 'business', quota: PLAN_QUOTAS.business },
       {
-        keyHash: sha256Hex('delta'),
+        keyHash: nodeDigests.sha256Hex('delta'),
         role: 'client',
         plan: 'enterprise',
         quota: { perMinute: 5000, perDay: 2_000_000 },
@@ -180,8 +181,8 @@ describe('settings (docs/rules.md §6)', () => {
   it('reads PETSTORE_ADMIN_KEYS: admin keys on the business plan, hashed', () => {
     const s = parseSettings({ PETSTORE_ADMIN_KEYS: ' root-one ,root-two', PETSTORE_API_KEYS: 'client:free' });
     expect(s.adminKeys).to.deep.equal([
-      { keyHash: sha256Hex('root-one'), role: 'admin', plan: 'business', quota: PLAN_QUOTAS.business },
-      { keyHash: sha256Hex('root-two'), role: 'admin', plan: 'business', quota: PLAN_QUOTAS.business },
+      { keyHash: nodeDigests.sha256Hex('root-one'), role: 'admin', plan: 'business', quota: PLAN_QUOTAS.business },
+      { keyHash: nodeDigests.sha256Hex('root-two'), role: 'admin', plan: 'business', quota: PLAN_QUOTAS.business },
     ]);
     expect(s.apiKeys.map((k) => k.role)).to.deep.equal(['client']);
     expect(JSON.stringify(s)).not.to.match(/root-one|root-two/);

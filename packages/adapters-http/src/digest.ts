@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 const DIGEST_SLICE_BYTES = 256 * 1024;
 
 /**
- * The SHA-256 of `bytes`, lowercase hex (the same as the domain's `sha256HexOfBytes`), with Node's
- * native hash: at once for up to `DIGEST_SLICE_BYTES`, else in slices with the event loop's turn
- * between them, so that megabytes (a photo's body, its files) never hold it for more than a slice.
+ * The SHA-256 of `bytes`, lowercase hex, with Node's native hash: at once for up to
+ * `DIGEST_SLICE_BYTES`, else in slices with the event loop's turn between them, so that megabytes
+ * (a photo's body) never hold it for more than a slice.
  * Nothing is copied. (WebCrypto's `digest` hashes on libuv's threads, but first copies its input on
  * this one: for 10 MB that copy holds the event loop about as long as hashing it here would.)
  */

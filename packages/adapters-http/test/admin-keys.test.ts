@@ -2,8 +2,9 @@
 // settings keys read-only (409), a new key works at once and stops at once, plan changes apply
 // from the next request with the window counts kept.
 import { expect } from 'chai';
-import { ISSUED_KEY_PATTERN, PLAN_QUOTAS, publicKeyId, sha256Hex } from '@petstore/domain';
+import { ISSUED_KEY_PATTERN, PLAN_QUOTAS, publicKeyId } from '@petstore/domain';
 import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type TestServer } from './support/server.js';
+import { nodeDigests } from '@petstore/domain/testing';
 
 interface ApiKeyBody {
   id: string;
@@ -60,7 +61,7 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
       .to.match(ISSUED_KEY_PATTERN)
       .and.to.match(/^pet_[A-Za-z0-9_-]{43}$/);
     expect(body).to.deep.equal({
-      id: publicKeyId(sha256Hex(body.key)),
+      id: publicKeyId(nodeDigests.sha256Hex(body.key)),
       key: body.key,
       role: 'client',
       plan: 'pro',
@@ -156,7 +157,7 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
     expect(seen.slice(0, settings.length)).to.deep.equal(settings);
     expect(settings.map((k) => k.id).sort()).to.deep.equal(
       Object.values(KEYS)
-        .map((k) => publicKeyId(sha256Hex(k)))
+        .map((k) => publicKeyId(nodeDigests.sha256Hex(k)))
         .sort(),
     );
     expect(settings.find((k) => k.role === 'admin')).to.deep.include({ plan: 'business', quota: PLAN_QUOTAS.business });
@@ -321,7 +322,7 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
 
   it('keys from the settings are listed but read-only: PATCH and DELETE answer 409 conflict, and the key keeps working', async () => {
     for (const key of [KEYS.free, KEYS.admin]) {
-      const id = publicKeyId(sha256Hex(key));
+      const id = publicKeyId(nodeDigests.sha256Hex(key));
       expect((await get(`/v1/admin/keys/${id}`)).json()).to.deep.include({ source: 'settings' });
       const p = expectError(await patch(id, { plan: 'pro' }), 409, 'conflict');
       expect(p.message).to.contain("is managed by the server's configuration");
@@ -351,7 +352,7 @@ describe('API keys and plans over HTTP (docs/rules.md §9)', () => {
         }),
         s.request({ method: 'PATCH', path: '/v1/admin/keys/key_abcdefabcdef', ...k, headers: JSON_TYPE, body: '{}' }),
         s.request({ method: 'DELETE', path: `/v1/admin/keys/${made.id}`, ...k }),
-        s.request({ method: 'DELETE', path: `/v1/admin/keys/${publicKeyId(sha256Hex(KEYS.admin))}`, ...k }),
+        s.request({ method: 'DELETE', path: `/v1/admin/keys/${publicKeyId(nodeDigests.sha256Hex(KEYS.admin))}`, ...k }),
       ];
     };
     for (const key of [KEYS.free, KEYS.pro, KEYS.huge, made.key]) {

@@ -9,8 +9,9 @@ import {
   petRepositoryContract,
   quotaStoreContract,
   webhookStoreContract,
+  nodeDigests,
 } from '@petstore/domain/testing';
-import { Admission, Authenticator, DAY_MS, PetCatalog, sha256Hex } from '@petstore/domain';
+import { Admission, Authenticator, DAY_MS, PetCatalog } from '@petstore/domain';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -70,7 +71,7 @@ describe('in-memory adapters beyond the contract', () => {
     expect(rows).to.have.length(1);
     const keys = new ApiKeyStoreInMemory();
     const record = {
-      keyHash: sha256Hex('k'),
+      keyHash: nodeDigests.sha256Hex('k'),
       plan: 'pro' as const,
       quota: { perMinute: 600, perDay: 100_000 },
       role: 'client' as const,
@@ -80,7 +81,7 @@ describe('in-memory adapters beyond the contract', () => {
     expect(found).not.to.be.instanceOf(Promise);
     expect(found?.plan).to.equal('pro');
     const clock = { now: () => Date.UTC(2027, 0, 1) };
-    const auth = new Authenticator(keys).authenticate('Bearer k');
+    const auth = new Authenticator(keys, nodeDigests).authenticate('Bearer k');
     expect(auth).not.to.be.instanceOf(Promise);
     expect(auth).to.deep.include({ ok: true });
     const admitted = new Admission(quotas, clock).admit({ id: 'k:x', plan: 'pro', quota: record.quota });

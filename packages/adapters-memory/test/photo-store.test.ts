@@ -1,7 +1,11 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { PHOTOS_PER_PET, sha256HexOfBytes, type PhotoUpload } from '@petstore/domain';
+import { PHOTOS_PER_PET, type PhotoUpload } from '@petstore/domain';
 import { photoStoreContract } from '@petstore/domain/testing';
 import { PhotoStoreInMemory } from '../src/index.js';
+
+/** SHA-256 of bytes, lowercase hex (`node:crypto`). */
+const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 photoStoreContract('in memory', async () => {
   const store = new PhotoStoreInMemory();
@@ -13,7 +17,7 @@ const file = (width: number, bytes: Uint8Array) => ({
   width,
   height: width,
   bytes: bytes.length,
-  sha256: sha256HexOfBytes(bytes),
+  sha256: sha256Of(bytes),
 });
 
 describe('PhotoStoreInMemory beyond the contract: its budget (PETSTORE_PHOTO_MEMORY_MB, docs/rules.md §13)', () => {

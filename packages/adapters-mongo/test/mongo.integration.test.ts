@@ -22,6 +22,7 @@ import {
   SeededRandom,
   webhookStoreContract,
   type MakeFixture,
+  nodeDigests,
 } from '@petstore/domain/testing';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import {
@@ -598,7 +599,7 @@ describeMongo(SUITE, target, (mongo) => {
       it('seeds keys idempotently when several processes start together', async () => {
         const db = await tracked('seed');
         const records = ['alpha', 'beta', 'gamma'].map(
-          (key, i) => apiKeyRecord(key, i === 2 ? 'business' : 'pro') as ApiKeyRecord,
+          (key, i) => apiKeyRecord(nodeDigests, key, i === 2 ? 'business' : 'pro') as ApiKeyRecord,
         );
         const clients = await Promise.all(
           Array.from({ length: 4 }, async () => {
@@ -636,8 +637,8 @@ describeMongo(SUITE, target, (mongo) => {
           const [here, there] = clients.map(
             (c) => new ApiKeyLookupCache(new ApiKeyStoreMongo(c.db(db.databaseName)), clock),
           );
-          const admin = new KeyAdmin(here!, new SeededRandom(uniqueName('seed')), clock, clock.now());
-          const elsewhere = new Authenticator(there!);
+          const admin = new KeyAdmin(here!, new SeededRandom(uniqueName('seed')), clock, clock.now(), nodeDigests);
+          const elsewhere = new Authenticator(there!, nodeDigests);
           const caller = { keyId: 'key_000000000000', role: 'admin' } as const;
           const made = await admin.create(caller, { plan: 'free' });
           if (!made.ok) throw new Error(made.error.message);

@@ -1,12 +1,16 @@
 // The photo store on MongoDB (docs/rules.md §13): the contract every photo store runs, and what a
 // crash leaves behind in GridFS and the places, cleaned by the sweep. Skipped (with the reason)
 // without a MongoDB; never a mock of the driver.
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { PHOTOS_PER_PET, sha256HexOfBytes, type PhotoUpload } from '@petstore/domain';
+import { PHOTOS_PER_PET, type PhotoUpload } from '@petstore/domain';
 import { photoStoreContract } from '@petstore/domain/testing';
 import { Binary, MongoClient, type Db } from 'mongodb';
 import { COLLECTIONS, ensureIndexes, PHOTO_BUCKET, PhotoStoreMongo, resolveMongoSettings } from '../src/index.js';
 import { describeMongo, findMongo } from './support/find-mongo.js';
+
+/** SHA-256 of bytes, lowercase hex (`node:crypto`). */
+const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 const SUITE = 'MongoDB photo store (integration)';
 const target = await findMongo();
@@ -62,7 +66,7 @@ describeMongo(SUITE, target, (mongo) => {
         width,
         height: width,
         bytes: bytes.length,
-        sha256: sha256HexOfBytes(bytes),
+        sha256: sha256Of(bytes),
       });
       const photoOf = (upload: PhotoUpload, files: ReturnType<typeof file>[]) => ({
         id: upload.photoId,

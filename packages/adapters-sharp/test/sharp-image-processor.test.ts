@@ -15,7 +15,7 @@ import {
   type ImageProcessor,
   type PhotoContentType,
 } from '@petstore/domain';
-import { collectPhotoBytes, ManualClock } from '@petstore/domain/testing';
+import { collectPhotoBytes, ManualClock, nodeDigests } from '@petstore/domain/testing';
 import { PhotoStoreInMemory } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '../src/index.js';
 import { Semaphore } from '../src/semaphore.js';
@@ -481,7 +481,7 @@ describe('PhotoLibrary with sharp and the memory store: property over random rea
         async ({ format, size, orientation, gps, xmpAndIcc, photo, seed }) => {
           const store = new PhotoStoreInMemory();
           const processor: ImageProcessor = images;
-          const library = new PhotoLibrary({ findById: async (id) => ({ id }) }, store, processor, clock);
+          const library = new PhotoLibrary({ findById: async (id) => ({ id }) }, store, processor, clock, nodeDigests);
           const sent = await testImage({
             format,
             ...size,

@@ -57,7 +57,6 @@ export {
   type DeprecationPolicy,
 } from './deprecation/sunset.js';
 
-export { sha256Hex, sha256HexOfBytes, constantTimeEqual } from './auth/sha256.js';
 export {
   apiKeyRecord,
   publicKeyId,
@@ -83,6 +82,7 @@ export type { QuotaStore } from './ports/quota-store.port.js';
 export type { ApiKeyStore, NewApiKey, KeyChanges } from './ports/api-key-store.port.js';
 export type { Clock } from './ports/clock.port.js';
 export type { Random } from './ports/random.port.js';
+export type { Digests } from './ports/digests.port.js';
 export { isPromise, type Answer } from './ports/answer.js';
 export type { IdempotencyStore } from './ports/idempotency-store.port.js';
 export type { StorePorts } from './ports/store-ports.js';
@@ -167,8 +167,6 @@ export {
   IDEMPOTENCY_TTL_MS,
   IN_PROGRESS_LEASE_MS,
   checkIdempotencyKey,
-  requestFingerprint,
-  oversizedRequestFingerprint,
   isKeptStatus,
   decideReplay,
   takeOver,
@@ -185,7 +183,7 @@ export { IdempotentRequests, type IdempotentStart, type IdempotencyTicket } from
 
 export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
 export { CategoryCatalog } from './use-cases/category-catalog.js';
-export { Authenticator, type KeyHasher, type KeyLookup } from './use-cases/authenticate.js';
+export { Authenticator, type KeyLookup } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject, ownStatusSubject, type OwnStatus, type StatusLook } from './use-cases/admit.js';
 export { Adoption, type ListOrdersInput } from './use-cases/adoption.js';
 export { PetMaintenance } from './use-cases/pet-maintenance.js';
@@ -248,13 +246,7 @@ export {
 } from './photo/rules.js';
 export type { ImageProcessor, ImageHeader, EncodedImage } from './ports/image-processor.port.js';
 export type { PhotoStore, PhotoUpload, PhotoBytes, PhotoSweep, PublishOutcome } from './ports/photo-store.port.js';
-export {
-  PhotoLibrary,
-  type PhotoDownload,
-  type BytesDigest,
-  type UploadError,
-  type PetLookup,
-} from './use-cases/photo-library.js';
+export { PhotoLibrary, type PhotoDownload, type UploadError, type PetLookup } from './use-cases/photo-library.js';
 export { EventSchema, ListEventsQuerySchema, PetRefSchema, PhotoRefSchema } from './schemas/events.js';
 
 export * from './webhooks/webhook.js';

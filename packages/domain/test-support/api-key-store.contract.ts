@@ -20,23 +20,23 @@ import {
   PLAN_QUOTAS,
   publicKeyId,
   settingsKeyPosition,
-  sha256Hex,
 } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
 import { SeededRandom } from './seeded-random.js';
 import { afterArb, afterFrom, expectExactPage, expectListAnswer, MAX_WALK_PAGES } from './exact-page.js';
+import { nodeDigests } from './node-digests.js';
 
 const T0 = Date.UTC(2027, 0, 1, 9);
 
 const record = (key: string, plan: 'free' | 'pro' | 'business', role: 'client' | 'admin' = 'client'): ApiKeyRecord => {
-  const r = apiKeyRecord(key, plan, undefined, role);
+  const r = apiKeyRecord(nodeDigests, key, plan, undefined, role);
   if (typeof r === 'string') throw new Error(r);
   return r;
 };
 
 const newKey = (key: string, extra: Partial<NewApiKey> = {}): NewApiKey => ({
-  keyHash: sha256Hex(key),
+  keyHash: nodeDigests.sha256Hex(key),
   role: 'client',
   plan: 'pro',
   quota: PLAN_QUOTAS.pro,
@@ -114,32 +114,32 @@ export const apiKeyStoreContract = (
       withFixture(make, async (store) => {
         await store.save(record('key-one', 'pro'));
         const expected = {
-          keyHash: sha256Hex('key-one'),
+          keyHash: nodeDigests.sha256Hex('key-one'),
           role: 'client',
           plan: 'pro',
           quota: PLAN_QUOTAS.pro,
           source: 'settings',
-          position: settingsKeyPosition(sha256Hex('key-one')),
+          position: settingsKeyPosition(nodeDigests.sha256Hex('key-one')),
         };
-        expect(await store.findByHash(sha256Hex('key-one'))).to.deep.equal(expected);
-        expect(await store.findById(publicKeyId(sha256Hex('key-one')))).to.deep.equal(expected);
+        expect(await store.findByHash(nodeDigests.sha256Hex('key-one'))).to.deep.equal(expected);
+        expect(await store.findById(publicKeyId(nodeDigests.sha256Hex('key-one')))).to.deep.equal(expected);
         expect(await store.findByHash('key-one')).to.equal(undefined);
-        expect(await store.findByHash(sha256Hex('key-two'))).to.equal(undefined);
-        expect(await store.findById(publicKeyId(sha256Hex('key-two')))).to.equal(undefined);
+        expect(await store.findByHash(nodeDigests.sha256Hex('key-two'))).to.equal(undefined);
+        expect(await store.findById(publicKeyId(nodeDigests.sha256Hex('key-two')))).to.equal(undefined);
       }));
 
     it('keeps enterprise quotas and admin roles, and replaces a key saved again (idempotent seeding)', () =>
       withFixture(make, async (store) => {
-        const enterprise = apiKeyRecord('big', 'enterprise', { perMinute: 5000, perDay: 2_000_000 });
+        const enterprise = apiKeyRecord(nodeDigests, 'big', 'enterprise', { perMinute: 5000, perDay: 2_000_000 });
         if (typeof enterprise === 'string') throw new Error(enterprise);
         await store.save(enterprise);
         await store.save(enterprise);
         expect(await store.findByHash(enterprise.keyHash)).to.deep.include({ ...enterprise, source: 'settings' });
         await store.save(record('k', 'free'));
         await store.save(record('k', 'pro'));
-        expect((await store.findByHash(sha256Hex('k')))?.plan).to.equal('pro');
+        expect((await store.findByHash(nodeDigests.sha256Hex('k')))?.plan).to.equal('pro');
         await store.save(record('boss', 'business', 'admin'));
-        expect(await store.findByHash(sha256Hex('boss'))).to.deep.include({
+        expect(await store.findByHash(nodeDigests.sha256Hex('boss'))).to.deep.include({
           role: 'admin',
           plan: 'business',
           quota: PLAN_QUOTAS.business,
@@ -152,11 +152,11 @@ export const apiKeyStoreContract = (
         for (const k of ['s1', 's2', 's3']) await store.save(record(k, 'free'));
         const issued = await store.insert(newKey('issued'));
         expect(issued).to.not.equal('taken');
-        await store.retainSettingsKeys([sha256Hex('s2')]);
-        expect(await store.findByHash(sha256Hex('s1'))).to.equal(undefined);
-        expect(await store.findByHash(sha256Hex('s3'))).to.equal(undefined);
-        expect((await store.findByHash(sha256Hex('s2')))?.source).to.equal('settings');
-        expect((await store.findByHash(sha256Hex('issued')))?.source).to.equal('api');
+        await store.retainSettingsKeys([nodeDigests.sha256Hex('s2')]);
+        expect(await store.findByHash(nodeDigests.sha256Hex('s1'))).to.equal(undefined);
+        expect(await store.findByHash(nodeDigests.sha256Hex('s3'))).to.equal(undefined);
+        expect((await store.findByHash(nodeDigests.sha256Hex('s2')))?.source).to.equal('settings');
+        expect((await store.findByHash(nodeDigests.sha256Hex('issued')))?.source).to.equal('api');
       }));
 
     it('inserts keys of the API above every settings key, in creation order, with what they were given', () =>
@@ -165,7 +165,7 @@ export const apiKeyStoreContract = (
         await store.save(record('settings-late', 'free'));
         const b = await store.insert(newKey('b', { plan: 'enterprise', quota: { perMinute: 7, perDay: 9 } }));
         expect(a).to.deep.equal({
-          keyHash: sha256Hex('a'),
+          keyHash: nodeDigests.sha256Hex('a'),
           role: 'client',
           plan: 'pro',
           quota: PLAN_QUOTAS.pro,
@@ -177,16 +177,16 @@ export const apiKeyStoreContract = (
         if (a === 'taken' || b === 'taken') throw new Error('taken');
         expect(a.position).to.be.at.least(API_KEY_POSITION_BASE);
         expect(b.position).to.be.greaterThan(a.position);
-        expect(await store.findByHash(sha256Hex('b'))).to.deep.equal(b);
-        expect(await store.findById(publicKeyId(sha256Hex('a')))).to.deep.equal(a);
+        expect(await store.findByHash(nodeDigests.sha256Hex('b'))).to.deep.equal(b);
+        expect(await store.findById(publicKeyId(nodeDigests.sha256Hex('a')))).to.deep.equal(a);
         const listed = await store.list(0, 10);
         expect(listed.map((r) => r.keyHash)).to.deep.equal([
-          sha256Hex('settings-late'),
-          sha256Hex('a'),
-          sha256Hex('b'),
+          nodeDigests.sha256Hex('settings-late'),
+          nodeDigests.sha256Hex('a'),
+          nodeDigests.sha256Hex('b'),
         ]);
-        expect((await store.list(a.position, 10)).map((r) => r.keyHash)).to.deep.equal([sha256Hex('b')]);
-        expect((await store.list(0, 1)).map((r) => r.keyHash)).to.deep.equal([sha256Hex('settings-late')]);
+        expect((await store.list(a.position, 10)).map((r) => r.keyHash)).to.deep.equal([nodeDigests.sha256Hex('b')]);
+        expect((await store.list(0, 1)).map((r) => r.keyHash)).to.deep.equal([nodeDigests.sha256Hex('settings-late')]);
       }));
 
     it('refuses a second key with the same hash or the same public id: taken', () =>
@@ -194,7 +194,7 @@ export const apiKeyStoreContract = (
         expect(await store.insert(newKey('same'))).to.not.equal('taken');
         expect(await store.insert(newKey('same', { plan: 'free', quota: PLAN_QUOTAS.free }))).to.equal('taken');
         // Another hash with the same first 12 hex digits: the same public id.
-        const twin = `${sha256Hex('same').slice(0, 12)}${'0'.repeat(52)}`;
+        const twin = `${nodeDigests.sha256Hex('same').slice(0, 12)}${'0'.repeat(52)}`;
         expect(await store.insert({ ...newKey('x'), keyHash: twin })).to.equal('taken');
         await store.save(record('settings', 'free'));
         expect(await store.insert(newKey('settings'))).to.equal('taken');
@@ -217,8 +217,8 @@ export const apiKeyStoreContract = (
         expect(down).to.deep.include({ plan: 'free', quota: PLAN_QUOTAS.free, label: 'down', position: made.position });
         expect(await store.update('key_000000000000', { label: 'x' })).to.equal(undefined);
         await store.save(record('fixed', 'pro'));
-        expect(await store.update(publicKeyId(sha256Hex('fixed')), { label: 'x' })).to.equal(undefined);
-        expect((await store.findByHash(sha256Hex('fixed')))?.label).to.equal(undefined);
+        expect(await store.update(publicKeyId(nodeDigests.sha256Hex('fixed')), { label: 'x' })).to.equal(undefined);
+        expect((await store.findByHash(nodeDigests.sha256Hex('fixed')))?.label).to.equal(undefined);
       }));
 
     it('revokes a key of the API for good: found by nothing, listed nowhere, its hash and position never given again', () =>
@@ -240,8 +240,8 @@ export const apiKeyStoreContract = (
         if (next === 'taken') throw new Error('taken');
         expect(next.position).to.be.greaterThan(stays.position);
         await store.save(record('fixed', 'pro'));
-        expect(await store.revoke(publicKeyId(sha256Hex('fixed')))).to.equal(false);
-        expect(await store.findByHash(sha256Hex('fixed'))).to.not.equal(undefined);
+        expect(await store.revoke(publicKeyId(nodeDigests.sha256Hex('fixed')))).to.equal(false);
+        expect(await store.findByHash(nodeDigests.sha256Hex('fixed'))).to.not.equal(undefined);
       }));
 
     it('gives keys inserted at once distinct positions, all listed once, in position order', () =>
@@ -291,12 +291,12 @@ export const apiKeyStoreContract = (
             const store = new ApiKeyLookupCache(checkedKeyLists(inner), clock);
             await store.save(record('settings-admin-key', 'business', 'admin'));
             const real: Real = {
-              admin: new KeyAdmin(store, new SeededRandom(), clock, T0),
-              auth: new Authenticator(store),
+              admin: new KeyAdmin(store, new SeededRandom(), clock, T0, nodeDigests),
+              auth: new Authenticator(store, nodeDigests),
               clock,
             };
             await fc.asyncModelRun(
-              () => ({ model: { keys: [], hashesSeen: new Set([sha256Hex('settings-admin-key')]) }, real }),
+              () => ({ model: { keys: [], hashesSeen: new Set([nodeDigests.sha256Hex('settings-admin-key')]) }, real }),
               commands,
             );
           }),
@@ -372,14 +372,14 @@ class CreateKey implements KeyCommand {
         : PLAN_QUOTAS[this.spec.plan as 'free'];
     const entry: ModelKey = {
       key,
-      id: publicKeyId(sha256Hex(key)),
+      id: publicKeyId(nodeDigests.sha256Hex(key)),
       plan: this.spec.plan,
       quota,
       revoked: false,
       ...(this.label === undefined ? {} : { label: this.label }),
     };
     expect(view).to.deep.equal(viewOf(entry));
-    model.hashesSeen.add(sha256Hex(key));
+    model.hashesSeen.add(nodeDigests.sha256Hex(key));
     expectNoSecret(model, made.value);
     model.keys.push(entry);
     real.clock.advance(1);
@@ -487,7 +487,7 @@ class ListKeys implements KeyCommand {
   async run(model: Model, real: Real): Promise<void> {
     // Each page exactly: the settings key first, then the live keys of the API in creation order.
     const settings: Omit<ApiKey, 'createdAt'> = {
-      id: publicKeyId(sha256Hex('settings-admin-key')),
+      id: publicKeyId(nodeDigests.sha256Hex('settings-admin-key')),
       role: 'admin',
       plan: 'business',
       quota: PLAN_QUOTAS.business,

@@ -41,6 +41,7 @@ import { withFixture, type ContractOptions, type MakeFixture } from './fixture.j
 import { ManualClock } from './manual-clock.js';
 import { SeededRandom } from './seeded-random.js';
 import { TextImageProcessor, textImage } from './text-images.js';
+import { nodeDigests } from './node-digests.js';
 
 // Timers are the one platform facility used here; declared locally so that test-support stays
 // free of any runtime's type package (every JavaScript runtime has these two globals).
@@ -82,7 +83,7 @@ interface World {
 }
 
 const worldOf = (stores: EventStores, clock: ManualClock, random: SeededRandom): World => {
-  const library = new PhotoLibrary(stores.pets, stores.photos, new TextImageProcessor(), clock);
+  const library = new PhotoLibrary(stores.pets, stores.photos, new TextImageProcessor(), clock, nodeDigests);
   return {
     stores,
     clock,
@@ -97,7 +98,7 @@ const worldOf = (stores: EventStores, clock: ManualClock, random: SeededRandom):
       async (petId) => void (await library.removeAllOf(petId)),
     ),
     library,
-    keys: new KeyAdmin(stores.keys, random, clock, T0),
+    keys: new KeyAdmin(stores.keys, random, clock, T0, nodeDigests),
   };
 };
 

@@ -6,6 +6,7 @@ export { quotaStoreContract } from './quota-store.contract.js';
 export { apiKeyStoreContract } from './api-key-store.contract.js';
 export { ManualClock } from './manual-clock.js';
 export { SeededRandom } from './seeded-random.js';
+export { nodeDigests } from './node-digests.js';
 export { petDraftArb, validNameArb, categoryNameArb } from './arbitraries.js';
 export type { Fixture, MakeFixture, ContractOptions } from './fixture.js';
 export { FaultInjector, FAULT_MODES } from './fault-injection.js';

@@ -1,12 +1,17 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Caller, PhotoBytes, PhotoFile, PhotoStore, PhotoUpload, StoredPhoto } from '../src/index.js';
-import { PhotoLibrary, PHOTOS_PER_PET, sha256HexOfBytes, StoreUnavailableError } from '../src/index.js';
+import { PhotoLibrary, PHOTOS_PER_PET, StoreUnavailableError } from '../src/index.js';
 import { FAULT_MODES, FaultInjector, type FaultMode } from './fault-injection.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { creationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 import { latin1Bytes, TextImageProcessor, textImage } from './text-images.js';
+import { nodeDigests } from './node-digests.js';
+
+/** SHA-256 of bytes, lowercase hex (`node:crypto`). */
+const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /** What the photo store contract needs of an adapter: the store, the same store after a restart, and a count of the bytes it holds. */
 export interface PhotoStoreSubject {
@@ -44,7 +49,7 @@ const fileOf = (width: number, bytes: Uint8Array): PhotoFile => ({
   width,
   height: Math.ceil(width / 2),
   bytes: bytes.length,
-  sha256: sha256HexOfBytes(bytes),
+  sha256: sha256Of(bytes),
 });
 
 /** Files for a photo: an original (`width` wide) and, when wide enough, a 160 rendition. */
@@ -94,7 +99,7 @@ const expectWhole = async (store: PhotoStore, petIds: readonly number[]): Promis
         expect(got, `photo ${photo.id} width ${file.width}`).not.to.equal(undefined);
         const bytes = await collectPhotoBytes(got!);
         expect(bytes.length).to.equal(file.bytes);
-        expect(sha256HexOfBytes(bytes)).to.equal(file.sha256);
+        expect(sha256Of(bytes)).to.equal(file.sha256);
         files++;
       }
     }
@@ -348,7 +353,7 @@ const photoCreationTokenCases = (make: MakeFixture<PhotoStoreSubject>, options: 
     withFixture(make, async ({ store }) => {
       const clock = new ManualClock(T0);
       const pets = { findById: async (id: number) => (id === 5 ? { id } : undefined) };
-      const library = new PhotoLibrary(pets, store, new TextImageProcessor(), clock);
+      const library = new PhotoLibrary(pets, store, new TextImageProcessor(), clock, nodeDigests);
       const image = (tag: string) => async () => textImage({ format: 'jpeg', width: 300, height: 200 }, tag);
       const first = { token: 'tok-lib', resumed: false } as const;
       const resumed = { token: 'tok-lib', resumed: true } as const;
@@ -586,7 +591,7 @@ export const photoStoreContract = (
                 : value;
             },
           });
-          const library = new PhotoLibrary(pets, racing, new TextImageProcessor(), clock);
+          const library = new PhotoLibrary(pets, racing, new TextImageProcessor(), clock, nodeDigests);
           const body = async () => textImage({ format: 'jpeg', width: 400, height: 300 }, `race ${pet}`);
           const outcome = await library.upload(
             ADMIN,
@@ -646,7 +651,13 @@ export const photoStoreContract = (
               const faults = new FaultInjector({ hangMs: 20 });
               const clock = new ManualClock(T0);
               const pets = { findById: async (id: number) => (id === 41 ? { id } : undefined) };
-              const library = new PhotoLibrary(pets, faults.photoStore(store), new TextImageProcessor(), clock);
+              const library = new PhotoLibrary(
+                pets,
+                faults.photoStore(store),
+                new TextImageProcessor(),
+                clock,
+                nodeDigests,
+              );
               const body = textImage({ format: 'jpeg', width: 900, height: 600 }, 'fault');
               // The first call of `step` fails (a give-up only happens after an earlier fault, so `abandon` is paired with a putFile failure).
               let struck = false;
@@ -672,7 +683,7 @@ export const photoStoreContract = (
 
               clock.advance(1_000);
               const after = await restart();
-              const restarted = new PhotoLibrary(pets, after, new TextImageProcessor(), clock);
+              const restarted = new PhotoLibrary(pets, after, new TextImageProcessor(), clock, nodeDigests);
               await restarted.sweep();
               const photos = await after.list(41);
               expect(photos.map((p) => p.id)).to.deep.equal(visibleNow.map((p) => p.id));

@@ -11,18 +11,17 @@ import {
   KEY_CACHE_MAX_AGE_MS,
   publicKeyId,
   settingsKeyPosition,
-  sha256Hex,
 } from '../src/index.js';
-import { ManualClock, SeededRandom } from '../test-support/index.js';
+import { ManualClock, SeededRandom, nodeDigests } from '../test-support/index.js';
 import { ApiKeyStoreModel } from './support/api-key-store-model.js';
 
 const T0 = Date.UTC(2027, 5, 1, 8);
 
 describe('Authorization: Bearer <key> (docs/rules.md §4): the whole header, nothing before or after', () => {
   const KEY = 'S3cret-Key_1';
-  const record = apiKeyRecord(KEY, 'pro') as ApiKeyRecord;
+  const record = apiKeyRecord(nodeDigests, KEY, 'pro') as ApiKeyRecord;
   const keys: KeyLookup = { findByHash: async (h) => (h === record.keyHash ? record : undefined) };
-  const auth = new Authenticator(keys);
+  const auth = new Authenticator(keys, nodeDigests);
   const reason = async (header: string | undefined) => {
     const r = await auth.authenticate(header);
     return r.ok ? 'accepted' : r.error.reason;
@@ -66,23 +65,25 @@ describe('Authorization: Bearer <key> (docs/rules.md §4): the whole header, not
   });
 
   it('refuses a store answer for another hash (the hashes are compared, never trusted)', async () => {
-    const liar: KeyLookup = { findByHash: () => apiKeyRecord('someone-else', 'business') as ApiKeyRecord };
-    const r = await new Authenticator(liar).authenticate(`Bearer ${KEY}`);
+    const liar: KeyLookup = { findByHash: () => apiKeyRecord(nodeDigests, 'someone-else', 'business') as ApiKeyRecord };
+    const r = await new Authenticator(liar, nodeDigests).authenticate(`Bearer ${KEY}`);
     expect(!r.ok && r.error.reason).to.equal('invalid');
   });
 });
 
 describe('key records (docs/rules.md §4, §5, §9)', () => {
   it('a key is a client key unless said otherwise', () => {
-    expect(apiKeyRecord('k', 'free')).to.deep.include({ role: 'client' });
-    expect(apiKeyRecord('k', 'free', undefined, 'admin')).to.deep.include({ role: 'admin' });
+    expect(apiKeyRecord(nodeDigests, 'k', 'free')).to.deep.include({ role: 'client' });
+    expect(apiKeyRecord(nodeDigests, 'k', 'free', undefined, 'admin')).to.deep.include({ role: 'admin' });
   });
 
   it('refusals of a settings key say what is wrong with it, naming the plan', () => {
-    expect(apiKeyRecord('', 'free')).to.match(/must not be empty/);
-    expect(apiKeyRecord('k', 'enterprise')).to.match(/enterprise.*per-minute and per-day/);
-    expect(apiKeyRecord('k', 'enterprise', { perMinute: 9, perDay: 8 })).to.match(/per minute ≤ per day/);
-    expect(apiKeyRecord('k', 'pro', { perMinute: 9, perDay: 80 })).to.match(/the pro plan has fixed quotas/);
+    expect(apiKeyRecord(nodeDigests, '', 'free')).to.match(/must not be empty/);
+    expect(apiKeyRecord(nodeDigests, 'k', 'enterprise')).to.match(/enterprise.*per-minute and per-day/);
+    expect(apiKeyRecord(nodeDigests, 'k', 'enterprise', { perMinute: 9, perDay: 8 })).to.match(/per minute ≤ per day/);
+    expect(apiKeyRecord(nodeDigests, 'k', 'pro', { perMinute: 9, perDay: 80 })).to.match(
+      /the pro plan has fixed quotas/,
+    );
   });
 
   it('property: every settings key sits within the first page (position > 0) and below every key made through the API', () => {
@@ -112,7 +113,7 @@ describe('key records (docs/rules.md §4, §5, §9)', () => {
 
 describe('ApiKeyLookupCache: the age check and writes (docs/rules.md §9)', () => {
   const stored = (key: string): StoredApiKey => ({
-    ...(apiKeyRecord(key, 'pro') as ApiKeyRecord),
+    ...(apiKeyRecord(nodeDigests, key, 'pro') as ApiKeyRecord),
     source: 'settings',
     position: 1,
   });
@@ -137,7 +138,7 @@ describe('ApiKeyLookupCache: the age check and writes (docs/rules.md §9)', () =
     const clock = new ManualClock(T0);
     const cache = new ApiKeyLookupCache(inner, clock, 200);
     await inner.save(stored('a'));
-    const hash = sha256Hex('a');
+    const hash = nodeDigests.sha256Hex('a');
     await cache.findByHash(hash);
     clock.advance(199);
     await cache.findByHash(hash);
@@ -152,7 +153,7 @@ describe('ApiKeyLookupCache: the age check and writes (docs/rules.md §9)', () =
     const clock = new ManualClock(T0);
     const cache = new ApiKeyLookupCache(inner, clock);
     await inner.save(stored('a'));
-    const hash = sha256Hex('a');
+    const hash = nodeDigests.sha256Hex('a');
     await cache.findByHash(hash);
     clock.set(T0 - 1);
     await cache.findByHash(hash);
@@ -163,7 +164,7 @@ describe('ApiKeyLookupCache: the age check and writes (docs/rules.md §9)', () =
     const inner = new HeldStore();
     const cache = new ApiKeyLookupCache(inner, new ManualClock(T0));
     await inner.save(stored('a'));
-    const hash = sha256Hex('a');
+    const hash = nodeDigests.sha256Hex('a');
     inner.hold = true;
     const racing = cache.findByHash(hash);
     inner.hold = false;
@@ -181,7 +182,7 @@ describe('ApiKeyLookupCache: the age check and writes (docs/rules.md §9)', () =
     const cache = new ApiKeyLookupCache(inner, new ManualClock(T0));
     await inner.save(stored('a'));
     await inner.save(stored('b'));
-    const [a, b] = [sha256Hex('a'), sha256Hex('b')];
+    const [a, b] = [nodeDigests.sha256Hex('a'), nodeDigests.sha256Hex('b')];
     expect(await cache.findByHash(b)).to.not.equal(undefined);
     await cache.retainSettingsKeys([a]);
     expect(inner.rows().map((r) => publicKeyId(r.keyHash))).to.deep.equal([publicKeyId(a)]);

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { ApiKeyStore, Caller, NewEvent, PetRecord } from '../src/index.js';
 import { KeyAdmin, PetMaintenance } from '../src/index.js';
-import { ManualClock, SeededRandom, forwardingKeys, forwardingPets } from '../test-support/index.js';
+import { ManualClock, SeededRandom, forwardingKeys, forwardingPets, nodeDigests } from '../test-support/index.js';
 import { ApiKeyStoreModel } from './support/api-key-store-model.js';
 import { OrderStoreModel, PetStoreModel } from './support/flow-stores.js';
 
@@ -23,7 +23,7 @@ describe('the events the use cases ask their writes to record (docs/rules.md §1
         return after;
       },
     };
-    const admin = new KeyAdmin(keys, new SeededRandom('recording'), new ManualClock(T0), T0);
+    const admin = new KeyAdmin(keys, new SeededRandom('recording'), new ManualClock(T0), T0, nodeDigests);
     const pro = await admin.create(ADMIN, { plan: 'pro', label: 'site' });
     const custom = await admin.create(ADMIN, { plan: 'enterprise', perMinute: 5, perDay: 50 });
     if (!pro.ok || !custom.ok) throw new Error('setup');

@@ -16,7 +16,7 @@ import type {
   SubjectState,
 } from '../src/index.js';
 import { apiKeyRecord, consumeQuota, DEFAULT_BAN_RULE, PLAN_QUOTAS, StoreUnavailableError } from '../src/index.js';
-import { FaultInjector } from '../test-support/index.js';
+import { FaultInjector, nodeDigests } from '../test-support/index.js';
 
 const notUsed = (): never => {
   throw new Error('not used in these tests');
@@ -160,7 +160,7 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const keys = new Keys();
     expect(await rejection(faults.petRepository(pets).create(draft))).to.be.instanceOf(StoreUnavailableError);
     expect(await rejection(faults.quotaStore(quotas).consume(consume))).to.be.instanceOf(StoreUnavailableError);
-    const record = apiKeyRecord('k', 'pro') as ApiKeyRecord;
+    const record = apiKeyRecord(nodeDigests, 'k', 'pro') as ApiKeyRecord;
     expect(await rejection(faults.apiKeyStore(keys).save(record))).to.be.instanceOf(StoreUnavailableError);
     expect(pets.rows).to.have.length(1);
     expect(quotas.states.get('s')?.minuteCount).to.equal(1);
@@ -197,7 +197,7 @@ describe('FaultInjector (test support): switchable faults around any port', func
 
     faults.use((call) => (call.write ? 'fail' : undefined));
     expect(await keys.findByHash('x')).to.equal(undefined);
-    expect(await rejection(keys.save(apiKeyRecord('k', 'free') as ApiKeyRecord))).to.be.instanceOf(
+    expect(await rejection(keys.save(apiKeyRecord(nodeDigests, 'k', 'free') as ApiKeyRecord))).to.be.instanceOf(
       StoreUnavailableError,
     );
     faults.use((call) => (call.args[0] === 'boom' ? 'fail' : undefined));

@@ -7,10 +7,7 @@ import {
   IdempotentRequests,
   IN_PROGRESS_LEASE_MS,
   isKeptStatus,
-  oversizedRequestFingerprint,
-  requestFingerprint,
   settleClaim,
-  sha256Hex,
   takeOver,
   type ClaimOutcome,
   type CompletedRecord,
@@ -18,8 +15,8 @@ import {
   type IdempotencyStore,
   type InProgressRecord,
 } from '../src/index.js';
-import { claimEndFor } from '../src/idempotency/idempotency.js';
-import { ManualClock } from '../test-support/index.js';
+import { claimEndFor, oversizedRequestFingerprint, requestFingerprint } from '../src/idempotency/idempotency.js';
+import { ManualClock, nodeDigests } from '../test-support/index.js';
 
 /** A store as small as the rule needs: a Map, no expiry sweep. */
 class MapStore implements IdempotencyStore {
@@ -62,28 +59,30 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
   });
 
   it('the fingerprint covers method, path and body, and has a fixed size', () => {
-    const base = requestFingerprint('POST', '/v1/pets', 'a'.repeat(64));
+    const base = requestFingerprint(nodeDigests, 'POST', '/v1/pets', 'a'.repeat(64));
     expect(base).to.match(/^[0-9a-f]{64}$/);
-    expect(requestFingerprint('POST', '/v1/pets', 'a'.repeat(64))).to.equal(base);
-    expect(requestFingerprint('PUT', '/v1/pets', 'a'.repeat(64))).not.to.equal(base);
-    expect(requestFingerprint('POST', '/v1/categories', 'a'.repeat(64))).not.to.equal(base);
-    expect(requestFingerprint('POST', '/v1/pets', 'b'.repeat(64))).not.to.equal(base);
-    expect(requestFingerprint('POST', `/v1/${'x'.repeat(10_000)}`, 'a'.repeat(64))).to.have.length(64);
+    expect(requestFingerprint(nodeDigests, 'POST', '/v1/pets', 'a'.repeat(64))).to.equal(base);
+    expect(requestFingerprint(nodeDigests, 'PUT', '/v1/pets', 'a'.repeat(64))).not.to.equal(base);
+    expect(requestFingerprint(nodeDigests, 'POST', '/v1/categories', 'a'.repeat(64))).not.to.equal(base);
+    expect(requestFingerprint(nodeDigests, 'POST', '/v1/pets', 'b'.repeat(64))).not.to.equal(base);
+    expect(requestFingerprint(nodeDigests, 'POST', `/v1/${'x'.repeat(10_000)}`, 'a'.repeat(64))).to.have.length(64);
   });
 
   it('a body over the limit has a fingerprint of its own: method and path, no bytes; never equal to one of a body that was read', () => {
-    const oversized = oversizedRequestFingerprint('POST', '/v1/pets');
+    const oversized = oversizedRequestFingerprint(nodeDigests, 'POST', '/v1/pets');
     expect(oversized).to.match(/^[0-9a-f]{64}$/);
-    expect(oversizedRequestFingerprint('POST', '/v1/pets')).to.equal(oversized);
-    expect(oversizedRequestFingerprint('POST', '/v1/categories')).not.to.equal(oversized);
-    expect(oversizedRequestFingerprint('PUT', '/v1/pets')).not.to.equal(oversized);
+    expect(oversizedRequestFingerprint(nodeDigests, 'POST', '/v1/pets')).to.equal(oversized);
+    expect(oversizedRequestFingerprint(nodeDigests, 'POST', '/v1/categories')).not.to.equal(oversized);
+    expect(oversizedRequestFingerprint(nodeDigests, 'PUT', '/v1/pets')).not.to.equal(oversized);
     fc.assert(
       fc.property(
         fc.constantFrom('POST', 'PUT'),
         fc.constantFrom('/v1/pets', '/v1/categories', '/v1/store/orders'),
         fc.stringMatching(/^[0-9a-f]{64}$/),
         (method, path, digest) => {
-          expect(requestFingerprint(method, path, digest)).not.to.equal(oversizedRequestFingerprint(method, path));
+          expect(requestFingerprint(nodeDigests, method, path, digest)).not.to.equal(
+            oversizedRequestFingerprint(nodeDigests, method, path),
+          );
         },
       ),
     );
@@ -213,11 +212,11 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
   it('IdempotentRequests: claims with a 60 s lease and a creation token, keeps a kept answer for 24 h, refuses the others', async () => {
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
     const store = new MapStore();
-    const requests = new IdempotentRequests(store, clock);
+    const requests = new IdempotentRequests(store, clock, nodeDigests);
     const first = await requests.start('key_a', 'k', 'fp');
     expect(first.kind).to.equal('process');
     if (first.kind !== 'process') return;
-    const token = sha256Hex(`key_a:k\n${clock.now()}`);
+    const token = nodeDigests.sha256Hex(`key_a:k\n${clock.now()}`);
     const claim = {
       state: 'in_progress',
       fingerprint: 'fp',
@@ -243,7 +242,7 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     });
     // A 413 and a 415 say something about the request: kept (docs/rules.md §10).
     for (const status of [413, 415]) {
-      const fingerprint = status === 413 ? oversizedRequestFingerprint('POST', '/v1/pets') : 'fp';
+      const fingerprint = status === 413 ? oversizedRequestFingerprint(nodeDigests, 'POST', '/v1/pets') : 'fp';
       const started = await requests.start('key_c', `k${status}`, fingerprint);
       if (started.kind !== 'process') throw new Error('expected a claim');
       await requests.finish(started.ticket, { status, body: '{}' });
@@ -277,7 +276,7 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
   it('IdempotentRequests: a 401, 403, 408 or 429 leaves the key free, as if unused: any request may take it, with a new token (issue 26 #11)', async () => {
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
     const store = new MapStore();
-    const requests = new IdempotentRequests(store, clock);
+    const requests = new IdempotentRequests(store, clock, nodeDigests);
     for (const status of [401, 403, 408, 429]) {
       const started = await requests.start('key_c', `s${status}`, 'fp');
       if (started.kind !== 'process') throw new Error('expected a claim');
@@ -286,7 +285,7 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
       clock.advance(1);
       const other = await requests.start('key_c', `s${status}`, 'another');
       expect(other.kind === 'process' && other.ticket.creation, String(status)).to.deep.equal({
-        token: sha256Hex(`key_c:s${status}\n${clock.now()}`),
+        token: nodeDigests.sha256Hex(`key_c:s${status}\n${clock.now()}`),
         resumed: false,
       });
     }
@@ -295,7 +294,7 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
   it('IdempotentRequests: a 5xx or an abandoned request ends the claim (so does any answer not kept on a resumed claim): the same request runs again at once, resumed under the same token; another request with the key is refused', async () => {
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
     const store = new MapStore();
-    const requests = new IdempotentRequests(store, clock);
+    const requests = new IdempotentRequests(store, clock, nodeDigests);
     const end = async (key: string, how: number | 'abandon') => {
       const started = await requests.start('key_c', key, 'fp');
       if (started.kind !== 'process') throw new Error('expected a claim');
@@ -338,7 +337,7 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
 
   it('IdempotentRequests: a claim left behind is resumed by the same request once its lease is over (60 s), under its token, until the record expires (24 h after the first claim); then a new request with a new token', async () => {
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
-    const requests = new IdempotentRequests(new MapStore(), clock);
+    const requests = new IdempotentRequests(new MapStore(), clock, nodeDigests);
     const first = await requests.start('key_a', 'k', 'fp');
     if (first.kind !== 'process') throw new Error('expected a claim');
     clock.advance(IN_PROGRESS_LEASE_MS - 1);
@@ -352,7 +351,7 @@ describe('idempotent creation rules (docs/rules.md §10)', () => {
     clock.set(first.ticket.claim.expiresAt);
     const renewed = await requests.start('key_a', 'k', 'fp');
     expect(renewed.kind === 'process' && renewed.ticket.creation).to.deep.equal({
-      token: sha256Hex(`key_a:k\n${clock.now()}`),
+      token: nodeDigests.sha256Hex(`key_a:k\n${clock.now()}`),
       resumed: false,
     });
   });
@@ -367,7 +366,7 @@ describe('idempotency times and refusals, to the millisecond (docs/rules.md §10
   it('a repeat 59.999 s after the claim is still refused as in progress; at 60 s it takes the claim over', async () => {
     const start = Date.UTC(2027, 0, 1);
     const clock = new ManualClock(start);
-    const requests = new IdempotentRequests(new MapStore(), clock);
+    const requests = new IdempotentRequests(new MapStore(), clock, nodeDigests);
     const first = await requests.start('key_a', 'k', 'fp');
     if (first.kind !== 'process') throw new Error('expected a claim');
     expect(first.ticket.claim).to.deep.include({ leaseUntil: start + 60_000, expiresAt: start + 86_400_000 });
@@ -381,7 +380,7 @@ describe('idempotency times and refusals, to the millisecond (docs/rules.md §10
   it('a kept answer is replayed until 24 h after it was given, not a millisecond longer', async () => {
     const start = Date.UTC(2027, 0, 1);
     const clock = new ManualClock(start);
-    const requests = new IdempotentRequests(new MapStore(), clock);
+    const requests = new IdempotentRequests(new MapStore(), clock, nodeDigests);
     const first = await requests.start('key_a', 'k', 'fp');
     if (first.kind !== 'process') throw new Error('expected a claim');
     await requests.finish(first.ticket, { status: 201, body: '{}' });
@@ -418,10 +417,18 @@ describe('idempotency times and refusals, to the millisecond (docs/rules.md §10
 
   it('fingerprints are kept across processes and versions: their formulas are fixed (these digests)', () => {
     // A record lives 24 h in a shared store: every process, of any version, must fingerprint a request alike.
-    expect(requestFingerprint('POST', '/v1/pets', 'a'.repeat(64))).to.equal(
-      sha256Hex(`POST\n/v1/pets\n${'a'.repeat(64)}`),
+    expect(requestFingerprint(nodeDigests, 'POST', '/v1/pets', 'a'.repeat(64))).to.equal(
+      nodeDigests.sha256Hex(`POST\n/v1/pets\n${'a'.repeat(64)}`),
     );
-    expect(oversizedRequestFingerprint('POST', '/v1/pets')).to.equal(
+    expect(oversizedRequestFingerprint(nodeDigests, 'POST', '/v1/pets')).to.equal(
+      '7b8d1033f24e186ca2a4d7b6e5672a2db0301768685b18345fd9ba9575c3c431',
+    );
+    // The transport asks the use case, which fingerprints by the same formulas.
+    const requests = new IdempotentRequests(new MapStore(), new ManualClock(), nodeDigests);
+    expect(requests.fingerprint('POST', '/v1/pets', 'a'.repeat(64))).to.equal(
+      requestFingerprint(nodeDigests, 'POST', '/v1/pets', 'a'.repeat(64)),
+    );
+    expect(requests.oversizedFingerprint('POST', '/v1/pets')).to.equal(
       '7b8d1033f24e186ca2a4d7b6e5672a2db0301768685b18345fd9ba9575c3c431',
     );
   });

@@ -7,7 +7,7 @@ import {
   type InProgressRecord,
   type KeptAnswer,
 } from '../src/index.js';
-import { ManualClock } from '../test-support/index.js';
+import { ManualClock, nodeDigests } from '../test-support/index.js';
 
 /** Records what IdempotentRequests hands a store to keep; every claim is granted. */
 class KeptAnswers implements IdempotencyStore {
@@ -25,7 +25,7 @@ class KeptAnswers implements IdempotencyStore {
 describe('IdempotentRequests: what a kept answer holds (docs/rules.md §10)', () => {
   it('an answer without a Location is kept without one (no location field a store could write as null and replay); one with it keeps it', async () => {
     const store = new KeptAnswers();
-    const requests = new IdempotentRequests(store, new ManualClock());
+    const requests = new IdempotentRequests(store, new ManualClock(), nodeDigests);
     // A Location read off a response that has none is `undefined` (a caller in plain JavaScript, or past exact optional types).
     const noLocation = {
       status: 400,

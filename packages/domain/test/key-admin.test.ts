@@ -15,9 +15,8 @@ import {
   PLAN_QUOTAS,
   publicKeyId,
   QUOTA_MAX,
-  sha256Hex,
 } from '../src/index.js';
-import { ManualClock, SeededRandom } from '../test-support/index.js';
+import { ManualClock, SeededRandom, nodeDigests } from '../test-support/index.js';
 import { ApiKeyStoreModel } from './support/api-key-store-model.js';
 
 const ADMIN: Caller = { keyId: 'key_000000000000', role: 'admin' };
@@ -34,7 +33,7 @@ const createdShape = ajv.compile(CreatedApiKeySchema);
 const setup = (startedAt = T0 - 60_000) => {
   const store = new ApiKeyStoreModel();
   const clock = new ManualClock(T0);
-  const admin = new KeyAdmin(store, new SeededRandom('key-admin-test'), clock, startedAt);
+  const admin = new KeyAdmin(store, new SeededRandom('key-admin-test'), clock, startedAt, nodeDigests);
   return { store, clock, admin };
 };
 
@@ -66,7 +65,7 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     expect(createdShape(made.value), JSON.stringify(createdShape.errors)).to.equal(true);
     const { key, ...view } = made.value;
     expect(view).to.deep.equal({
-      id: publicKeyId(sha256Hex(key)),
+      id: publicKeyId(nodeDigests.sha256Hex(key)),
       role: 'client',
       plan: 'pro',
       quota: PLAN_QUOTAS.pro,
@@ -333,13 +332,13 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     const { admin, store } = setup(startedAt);
     const issued = await admin.create(ADMIN, { plan: 'pro' });
     if (!issued.ok) throw new Error('create');
-    await store.save(apiKeyRecord('settings-admin', 'business', undefined, 'admin') as never);
+    await store.save(apiKeyRecord(nodeDigests, 'settings-admin', 'business', undefined, 'admin') as never);
     const page = await admin.list(ADMIN);
     if (!page.ok) throw new Error('list');
     expect(page.value.items.map((k) => k.source)).to.deep.equal(['settings', 'api']);
     const settings = page.value.items[0]!;
     expect(settings).to.deep.equal({
-      id: publicKeyId(sha256Hex('settings-admin')),
+      id: publicKeyId(nodeDigests.sha256Hex('settings-admin')),
       role: 'admin',
       plan: 'business',
       quota: PLAN_QUOTAS.business,
@@ -441,7 +440,7 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
 
 describe('ApiKeyLookupCache', () => {
   const stored = (key: string): StoredApiKey => ({
-    ...(apiKeyRecord(key, 'pro') as never as StoredApiKey),
+    ...(apiKeyRecord(nodeDigests, key, 'pro') as never as StoredApiKey),
     source: 'settings',
     position: 1,
   });
@@ -463,7 +462,7 @@ describe('ApiKeyLookupCache', () => {
     const clock = new ManualClock(T0);
     const cache = new ApiKeyLookupCache(inner, clock);
     await inner.save(stored('a'));
-    const hash = sha256Hex('a');
+    const hash = nodeDigests.sha256Hex('a');
     expect(await cache.findByHash(hash)).to.not.equal(undefined);
     clock.advance(KEY_CACHE_MAX_AGE_MS - 1);
     await cache.findByHash(hash);
@@ -481,7 +480,7 @@ describe('ApiKeyLookupCache', () => {
     const inner = new SlowStore();
     const cache = new ApiKeyLookupCache(inner, new ManualClock(T0));
     await inner.save(stored('a'));
-    const hash = sha256Hex('a');
+    const hash = nodeDigests.sha256Hex('a');
     const first = cache.findByHash(hash);
     expect(first).to.be.instanceOf(Promise);
     expect(await first).to.not.equal(undefined);
@@ -495,10 +494,10 @@ describe('ApiKeyLookupCache', () => {
     const inner = new SlowStore();
     const clock = new ManualClock(T0);
     const cache = new ApiKeyLookupCache(inner, clock);
-    const admin = new KeyAdmin(cache, new SeededRandom(), clock, T0);
+    const admin = new KeyAdmin(cache, new SeededRandom(), clock, T0, nodeDigests);
     const made = await admin.create(ADMIN, { plan: 'free' });
     if (!made.ok) throw new Error('create');
-    const hash = sha256Hex(made.value.key);
+    const hash = nodeDigests.sha256Hex(made.value.key);
     expect((await cache.findByHash(hash))?.plan).to.equal('free');
     await admin.patch(ADMIN, made.value.id, { plan: 'pro' });
     expect((await cache.findByHash(hash))?.plan, 'the change, at once').to.equal('pro');

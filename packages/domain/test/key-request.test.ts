@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Caller, KeyChanges } from '../src/index.js';
 import { decodeCursor, KeyAdmin, pageScope, PLAN_QUOTAS, validateKeyPatch, validateKeyRequest } from '../src/index.js';
 import { validateKeyId } from '../src/auth/key-request.js';
-import { ManualClock, SeededRandom } from '../test-support/index.js';
+import { ManualClock, SeededRandom, nodeDigests } from '../test-support/index.js';
 import { expectRefusal } from './support/refusals.js';
 import { ApiKeyStoreModel } from './support/api-key-store-model.js';
 
@@ -147,7 +147,10 @@ describe('KeyAdmin: what reaches the store, and what a client is told (docs/rule
   }
   const setup = () => {
     const store = new RecordingStore();
-    return { store, admin: new KeyAdmin(store, new SeededRandom('key-request-test'), new ManualClock(T0), T0) };
+    return {
+      store,
+      admin: new KeyAdmin(store, new SeededRandom('key-request-test'), new ManualClock(T0), T0, nodeDigests),
+    };
   };
 
   it('asks the store for exactly the change made: a label alone carries no grant, a plan alone no label', async () => {

@@ -2,6 +2,7 @@
 // image processor of test-support: uploads (limits, types, sizes, the store's refusals and failures,
 // the creation token of docs/rules.md §10), listing, reading a width, deleting, what a withdrawal
 // and a start remove. The adapters run the same use case in the PhotoStore contract suite.
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
@@ -10,17 +11,20 @@ import {
   PHOTO_WIDTHS,
   PHOTOS_PER_PET,
   PhotoLibrary,
-  sha256HexOfBytes,
   StoreUnavailableError,
   type Caller,
+  type Digests,
   type IdempotentCreation,
   type Photo,
   type PhotoBytes,
   type Result,
 } from '../src/index.js';
-import { ManualClock, TextImageProcessor, textImage } from '../test-support/index.js';
+import { ManualClock, TextImageProcessor, textImage, nodeDigests } from '../test-support/index.js';
 import { PhotoStoreModel } from './support/photo-store-model.js';
 import { expectRefusal } from './support/refusals.js';
+
+/** SHA-256 of bytes, lowercase hex (`node:crypto`). */
+const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 const ADMIN: Caller = { keyId: 'key_00000000000a', role: 'admin' };
 const CLIENT: Caller = { keyId: 'key_00000000000c', role: 'client' };
@@ -28,10 +32,7 @@ const T0 = Date.UTC(2027, 0, 1, 12);
 const TYPES_TEXT = 'image/jpeg, image/png, image/webp';
 
 /** A library over a model store, with pets 7 and 8 (and whatever `withdraw` has not removed). */
-const setup = (
-  options: ConstructorParameters<typeof PhotoStoreModel>[0] = {},
-  digest?: (bytes: Uint8Array) => string | Promise<string>,
-) => {
+const setup = (options: ConstructorParameters<typeof PhotoStoreModel>[0] = {}, digests: Digests = nodeDigests) => {
   const store = new PhotoStoreModel(options);
   const pets = new Set([7, 8]);
   const lookups: number[] = [];
@@ -43,10 +44,7 @@ const setup = (
   };
   const images = new TextImageProcessor();
   const clock = new ManualClock(T0);
-  const library =
-    digest === undefined
-      ? new PhotoLibrary(lookup, store, images, clock)
-      : new PhotoLibrary(lookup, store, images, clock, digest);
+  const library = new PhotoLibrary(lookup, store, images, clock, digests);
   return { store, pets, lookups, images, clock, library };
 };
 
@@ -136,7 +134,7 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     for (const file of stored!.files) {
       const bytes = await bytesOf(await store.read(photo.id, file.width));
       expect(file.bytes).to.equal(bytes.length);
-      expect(file.sha256).to.equal(sha256HexOfBytes(bytes));
+      expect(file.sha256).to.equal(sha256Of(bytes));
       total += bytes.length;
     }
     expect(photo.bytes, 'bytes: the size of the stored original').to.equal(stored!.files[0]!.bytes);
@@ -144,8 +142,11 @@ describe('PhotoLibrary.upload (docs/rules.md §13)', () => {
     expect(store.reservations, 'the reservation holds the bytes of all the files').to.deep.equal([total]);
   });
 
-  it('a photo no wider than a width is not made in it (never an enlargement); the digest may be the platform’s, at once or later', async () => {
-    const { store, library } = setup({}, async (bytes) => `digest-of-${bytes.length}`);
+  it('a photo no wider than a width is not made in it (never an enlargement); each file carries the digest the Digests port gives', async () => {
+    const { store, library } = setup(
+      {},
+      { ...nodeDigests, sha256HexOfBytes: async (bytes) => `digest-of-${bytes.length}` },
+    );
     const photo = made(
       await library.upload(ADMIN, '8', 'image/webp', async () =>
         textImage({ format: 'webp', width: 320, height: 640 }),
@@ -433,7 +434,7 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
         expect(got.value.photo).to.deep.equal(photo);
         const bytes = await bytesOf(await got.value.bytes());
         expect(bytes.length).to.equal(got.value.file.bytes);
-        expect(sha256HexOfBytes(bytes)).to.equal(got.value.file.sha256);
+        expect(sha256Of(bytes)).to.equal(got.value.file.sha256);
         return [got.value.file.width, text(bytes).split('\n')[0]];
       };
       expect(await widths(a)).to.deep.equal([1_000, 'TIMG jpeg 1000 500 1 1']);

@@ -13,6 +13,7 @@ import {
   QUOTE_LIMIT,
   quoteInput,
 } from '../src/index.js';
+import { nodeDigests } from '../test-support/index.js';
 
 describe('plan table (docs/rules.md §5)', () => {
   it('holds the published numbers; anonymous callers get the free plan', () => {
@@ -26,15 +27,15 @@ describe('plan table (docs/rules.md §5)', () => {
   });
 
   it('gives enterprise keys their own quota and refuses custom numbers elsewhere', () => {
-    expect(apiKeyRecord('k', 'enterprise', { perMinute: 5, perDay: 50 })).to.deep.include({
+    expect(apiKeyRecord(nodeDigests, 'k', 'enterprise', { perMinute: 5, perDay: 50 })).to.deep.include({
       plan: 'enterprise',
       quota: { perMinute: 5, perDay: 50 },
     });
-    expect(apiKeyRecord('k', 'enterprise')).to.be.a('string');
-    expect(apiKeyRecord('k', 'enterprise', { perMinute: 0, perDay: 50 })).to.be.a('string');
-    expect(apiKeyRecord('k', 'enterprise', { perMinute: 60, perDay: 50 })).to.be.a('string');
-    expect(apiKeyRecord('k', 'free', { perMinute: 5, perDay: 50 })).to.be.a('string');
-    expect(apiKeyRecord('', 'free')).to.be.a('string');
+    expect(apiKeyRecord(nodeDigests, 'k', 'enterprise')).to.be.a('string');
+    expect(apiKeyRecord(nodeDigests, 'k', 'enterprise', { perMinute: 0, perDay: 50 })).to.be.a('string');
+    expect(apiKeyRecord(nodeDigests, 'k', 'enterprise', { perMinute: 60, perDay: 50 })).to.be.a('string');
+    expect(apiKeyRecord(nodeDigests, 'k', 'free', { perMinute: 5, perDay: 50 })).to.be.a('string');
+    expect(apiKeyRecord(nodeDigests, '', 'free')).to.be.a('string');
   });
 });
 

@@ -14,6 +14,7 @@ import {
   type SubjectState,
 } from '../src/index.js';
 import { isValidQuota } from '../src/quota/plans.js';
+import { nodeDigests } from '../test-support/index.js';
 
 const T0 = Date.UTC(2027, 4, 6, 9, 30, 0);
 
@@ -86,7 +87,7 @@ describe('quota bounds (docs/rules.md §5): whole numbers, 1 ≤ per minute ≤ 
     expect(isValidQuota({ perMinute: 5, perDay: 5 })).to.equal(true);
     expect(isValidQuota({ perMinute: 1, perDay: 5 })).to.equal(true);
     expect(isValidQuota({ perMinute: Number.MAX_SAFE_INTEGER, perDay: Number.MAX_SAFE_INTEGER })).to.equal(true);
-    expect(apiKeyRecord('k', 'enterprise', { perMinute: 7, perDay: 7 })).to.deep.include({
+    expect(apiKeyRecord(nodeDigests, 'k', 'enterprise', { perMinute: 7, perDay: 7 })).to.deep.include({
       quota: { perMinute: 7, perDay: 7 },
     });
   });
@@ -106,7 +107,7 @@ describe('quota bounds (docs/rules.md §5): whole numbers, 1 ≤ per minute ≤ 
     ];
     for (const quota of refused) {
       expect(isValidQuota(quota), JSON.stringify(quota)).to.equal(false);
-      expect(apiKeyRecord('k', 'enterprise', quota), JSON.stringify(quota)).to.be.a('string');
+      expect(apiKeyRecord(nodeDigests, 'k', 'enterprise', quota), JSON.stringify(quota)).to.be.a('string');
     }
   });
 

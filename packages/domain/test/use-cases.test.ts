@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
-import fc from 'fast-check';
 import type {
   ApiKeyRecord,
+  Digests,
   KeyLookup,
   Category,
   CategoryListQuery,
@@ -21,7 +20,6 @@ import {
   apiKeyRecord,
   Authenticator,
   CategoryCatalog,
-  constantTimeEqual,
   fail,
   ok,
   decodeCursor,
@@ -30,9 +28,9 @@ import {
   GET_PET_DEPRECATION,
   LIMIT_DEFAULT,
   PetCatalog,
-  sha256Hex,
 } from '../src/index.js';
 import { ManualClock } from '../test-support/manual-clock.js';
+import { nodeDigests } from '../test-support/index.js';
 
 /** A deliberately simple repository for use-case tests: the adapters have their own contract suite. */
 class ArrayRepository implements PetRepository {
@@ -362,11 +360,11 @@ describe('Authenticator', () => {
       return this.records.find((r) => r.keyHash === h);
     }
   }
-  const record = apiKeyRecord('S3cret-Key_1', 'pro') as ApiKeyRecord;
+  const record = apiKeyRecord(nodeDigests, 'S3cret-Key_1', 'pro') as ApiKeyRecord;
 
   it('accepts the bearer scheme in any case, and looks the key up by its SHA-256 only', async () => {
     const keys = new Keys([record]);
-    const auth = new Authenticator(keys);
+    const auth = new Authenticator(keys, nodeDigests);
     for (const header of ['Bearer S3cret-Key_1', 'bearer S3cret-Key_1', 'BEARER   S3cret-Key_1 ']) {
       const r = await auth.authenticate(header);
       expect(r.ok && r.value, header).to.deep.include({ plan: 'pro', id: `k:${record.keyHash}` });
@@ -375,7 +373,7 @@ describe('Authenticator', () => {
   });
 
   it('tells a missing credential from an invalid one; the key is case-sensitive', async () => {
-    const auth = new Authenticator(new Keys([record]));
+    const auth = new Authenticator(new Keys([record]), nodeDigests);
     for (const header of [undefined, '', 'Basic abc', 'Bearerx S3cret-Key_1', 'Token S3cret-Key_1']) {
       const r = await auth.authenticate(header);
       expect(!r.ok && r.error.reason, String(header)).to.equal('missing');
@@ -387,40 +385,21 @@ describe('Authenticator', () => {
   });
 });
 
-describe('sha256Hex and constantTimeEqual', () => {
-  it('property: sha256Hex equals node:crypto over any string (UTF-8, lone surrogates as U+FFFD)', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
-        expect(sha256Hex(text)).to.equal(createHash('sha256').update(text, 'utf8').digest('hex'));
-      }),
-      { numRuns: 300 },
-    );
-    expect(sha256Hex('')).to.equal('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-  });
-
-  it('property: constantTimeEqual is string equality', () => {
-    fc.assert(
-      fc.property(fc.string(), fc.string(), (a, b) => {
-        expect(constantTimeEqual(a, b)).to.equal(a === b);
-      }),
-    );
-    expect(constantTimeEqual('abc', 'abc')).to.equal(true);
-    expect(constantTimeEqual('abc', 'abd')).to.equal(false);
-    expect(constantTimeEqual('abc', 'ab')).to.equal(false);
-  });
-});
-
-describe('Authenticator with a platform hash', () => {
-  it('looks keys up with the hash function it is given', async () => {
-    const record = apiKeyRecord('K-1', 'free') as ApiKeyRecord;
-    const seen: string[] = [];
+describe('Authenticator and its Digests port', () => {
+  it('hashes the key with the port, and accepts the record found only when the port says it carries that hash', async () => {
+    const record = apiKeyRecord(nodeDigests, 'K-1', 'free') as ApiKeyRecord;
     const keys: KeyLookup = { findByHash: async (h) => (h === record.keyHash ? record : undefined) };
-    const native = (key: string) => {
-      seen.push(key);
-      return createHash('sha256').update(key, 'utf8').digest('hex');
+    const hashed: string[] = [];
+    const compared: string[][] = [];
+    const digests: Digests = {
+      ...nodeDigests,
+      sha256Hex: (text) => (hashed.push(text), nodeDigests.sha256Hex(text)),
+      equal: (a, b) => (compared.push([a, b]), nodeDigests.equal(a, b)),
     };
-    const result = await new Authenticator(keys, native).authenticate('Bearer K-1');
-    expect(result.ok).to.equal(true);
-    expect(seen).to.deep.equal(['K-1']);
+    expect((await new Authenticator(keys, digests).authenticate('Bearer K-1')).ok).to.equal(true);
+    expect(hashed).to.deep.equal(['K-1']);
+    expect(compared).to.deep.equal([[record.keyHash, record.keyHash]]);
+    const refused = await new Authenticator(keys, { ...digests, equal: () => false }).authenticate('Bearer K-1');
+    expect(!refused.ok && refused.error.reason).to.equal('invalid');
   });
 });

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import {
   Admission,
@@ -15,7 +14,7 @@ import {
   type StorePorts,
   type WebhookStore,
 } from '@petstore/domain';
-import { createHttpApp, sha256HexInSlices, UploadAdmission } from '@petstore/adapters-http';
+import { createHttpApp, UploadAdmission } from '@petstore/adapters-http';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
 import { boundedPhotoStore, boundedPorts, boundedWebhookStore, withDeadline } from '../deadline.js';
@@ -48,8 +47,6 @@ const OPTIONAL_WEBHOOK_STORE = {
 /** The store's one circuit (fail fast during an outage): every bounded port and the photo store share it. */
 const STORE_CIRCUIT = Symbol.for('petstore.StoreCircuit') as ServiceIdentifier<StoreCircuit>;
 
-/** Node's one-shot SHA-256: the same hex as the domain's `sha256Hex`, several times faster. */
-const nativeSha256 = (key: string): string => hash('sha256', key, 'hex');
 /**
  * The use cases and the HTTP app, built from whatever ports the store module bound, each port
  * call bounded by the store deadline (a hanging store yields 503 `unavailable`, never a hung request).
@@ -150,7 +147,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
     )
     .inSingletonScope();
   bind(TOKENS.Authenticator)
-    .toResolvedValue((ports) => new Authenticator(ports.keys, nativeSha256), [BOUNDED_PORTS])
+    .toResolvedValue((ports, digests) => new Authenticator(ports.keys, digests), [BOUNDED_PORTS, TOKENS.Digests])
     .inSingletonScope();
   bind(TOKENS.Admission)
     .toResolvedValue(
@@ -160,12 +157,15 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.KeyAdmin)
     .toResolvedValue(
-      (ports, random, clock) => new KeyAdmin(ports.keys, random, clock, clock.now(), nativeSha256),
-      [BOUNDED_PORTS, TOKENS.Random, TOKENS.Clock],
+      (ports, random, clock, digests) => new KeyAdmin(ports.keys, random, clock, clock.now(), digests),
+      [BOUNDED_PORTS, TOKENS.Random, TOKENS.Clock, TOKENS.Digests],
     )
     .inSingletonScope();
   bind(TOKENS.IdempotentRequests)
-    .toResolvedValue((ports, clock) => new IdempotentRequests(ports.idempotency, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .toResolvedValue(
+      (ports, clock, digests) => new IdempotentRequests(ports.idempotency, clock, digests),
+      [BOUNDED_PORTS, TOKENS.Clock, TOKENS.Digests],
+    )
     .inSingletonScope();
   // sharp, on libvips' threads at a lower priority than the event loop; at most (cores − 1) images
   // at once (see SharpImageProcessor). Each admitted upload has at most one image waiting, so a
@@ -178,14 +178,13 @@ export const coreModule = new ContainerModule(({ bind }) => {
     .inSingletonScope();
   bind(TOKENS.PhotoLibrary)
     .toResolvedValue(
-      (ports, photos, images, clock, ms, lifecycle, circuit) =>
+      (ports, photos, images, clock, ms, lifecycle, circuit, digests) =>
         new PhotoLibrary(
           ports.pets,
           lifecycle.inProcess === true ? photos : boundedPhotoStore(photos, ms, circuit),
           images,
           clock,
-          // A photo's files are hashed natively, in slices that leave the event loop its turns (docs/rules.md §13).
-          sha256HexInSlices,
+          digests,
         ),
       [
         BOUNDED_PORTS,
@@ -195,6 +194,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.StoreDeadlineMs,
         TOKENS.StoreLifecycle,
         STORE_CIRCUIT,
+        TOKENS.Digests,
       ],
     )
     .inSingletonScope();

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { KEY_CACHE_MAX_AGE_MS, sha256Hex, type ConsumeRequest, type Pet, type PetDraft } from '@petstore/domain';
-import { FAULT_MODES, ManualClock, type FaultMode } from '@petstore/domain/testing';
+import { KEY_CACHE_MAX_AGE_MS, type ConsumeRequest, type Pet, type PetDraft } from '@petstore/domain';
+import { FAULT_MODES, ManualClock, type FaultMode, nodeDigests } from '@petstore/domain/testing';
 import { STORE_CIRCUIT_OPEN_MS } from '../../src/store-circuit.js';
 import { errorOf, send, startHarness, type Answer, type Harness } from './support.js';
 
@@ -203,7 +203,7 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
       expect(over.headers['x-ratelimit-remaining']).to.equal('0');
       // The memory adapter's state agrees: direct look at the count (a consume at the same instant, over the limit, consumes nothing).
       const state = small.quotas.consume({
-        subject: `k:${sha256Hex('small-key')}`,
+        subject: `k:${nodeDigests.sha256Hex('small-key')}`,
         now: clock.now(),
         quota: { perMinute: 5, perDay: 50 },
         ban: { threshold: 1_000, seconds: 1 },

@@ -21,6 +21,7 @@ import {
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { SystemRandom } from '../../src/system-random.js';
 import { errorOf, parseRaw, rawExchange, send, startHarness, type Answer, type Harness } from './support.js';
+import { nodeDigests } from '@petstore/domain/testing';
 
 const KEY = 'hostile-key';
 const auth = { Authorization: `Bearer ${KEY}` };
@@ -177,7 +178,7 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
   });
 
   it('slow bodies: a body that never completes gets 408 request_timeout with an Error body at the request deadline, and is closed (the same listen, shorter bounds)', async () => {
-    const keys = new ApiKeyStoreInMemory([apiKeyRecord(KEY, 'pro') as ApiKeyRecord]);
+    const keys = new ApiKeyStoreInMemory([apiKeyRecord(nodeDigests, KEY, 'pro') as ApiKeyRecord]);
     const clock = new SystemClock();
     const categories = new CategoryRepositoryInMemory();
     const pets = new PetRepositoryInMemory();
@@ -187,9 +188,9 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, orders, clock),
       maintenance: new PetMaintenance(pets, orders, categories, clock),
-      authenticator: new Authenticator(keys),
+      authenticator: new Authenticator(keys, nodeDigests),
       admission: new Admission(new QuotaStoreInMemory(), clock),
-      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now(), nodeDigests),
     });
     const running = await listen(app, { port: 0, host: '127.0.0.1', headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
     try {

@@ -27,6 +27,7 @@ import {
 import { createHttpApp, listen } from '@petstore/adapters-http';
 import { SystemRandom } from '../../src/system-random.js';
 import { parseRaw, rawExchange, send, sleep, startHarness, waitFor } from './support.js';
+import { nodeDigests } from '@petstore/domain/testing';
 
 const KEY = 'log-levels-key';
 const HEAD = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n`;
@@ -133,7 +134,7 @@ describe('hardening: log levels (a client fault is info or warn, never error)', 
 
   it('request timeouts (headers too slow, body too slow) are logged at warn, with the id of the 408', async () => {
     const { lines, logger } = recordingLogger();
-    const keys = new ApiKeyStoreInMemory([apiKeyRecord(KEY, 'pro') as ApiKeyRecord]);
+    const keys = new ApiKeyStoreInMemory([apiKeyRecord(nodeDigests, KEY, 'pro') as ApiKeyRecord]);
     const clock = new SystemClock();
     const categories = new CategoryRepositoryInMemory();
     const pets = new PetRepositoryInMemory();
@@ -142,9 +143,9 @@ describe('hardening: log levels (a client fault is info or warn, never error)', 
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
       maintenance: new PetMaintenance(pets, new OrderRepositoryInMemory(), categories, clock),
-      authenticator: new Authenticator(keys),
+      authenticator: new Authenticator(keys, nodeDigests),
       admission: new Admission(new QuotaStoreInMemory(), clock),
-      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now()),
+      keyAdmin: new KeyAdmin(keys, new SystemRandom(), clock, clock.now(), nodeDigests),
       logger,
     });
     const running = await listen(app, {

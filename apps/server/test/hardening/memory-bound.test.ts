@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Admission, anonymousSubject, Authenticator, DAY_MS, MINUTE_MS, windowStart } from '@petstore/domain';
-import { ManualClock } from '@petstore/domain/testing';
+import { ManualClock, nodeDigests } from '@petstore/domain/testing';
 import { ApiKeyStoreInMemory, QuotaStoreInMemory } from '@petstore/adapters-memory';
 import { send, startHarness } from './support.js';
 
@@ -46,7 +46,7 @@ describe('hardening: memory stays bounded under hostile traffic (rotating keys a
     const clock = new ManualClock(DAY0 + 12 * 3_600_000);
     const quotas = new QuotaStoreInMemory();
     const keys = new ApiKeyStoreInMemory();
-    const authenticator = new Authenticator(keys);
+    const authenticator = new Authenticator(keys, nodeDigests);
     const admission = new Admission(quotas, clock);
     const outcomes = new Map<string, number>();
     for (let i = 0; i < 100_000; i++) {

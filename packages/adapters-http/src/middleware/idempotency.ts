@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import {
-  checkIdempotencyKey,
-  oversizedRequestFingerprint,
-  requestFingerprint,
-  type IdempotentRequests,
-  type KeptAnswer,
-} from '@petstore/domain';
+import { checkIdempotencyKey, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
 import { errorBody, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
 import { BODY_LIMIT_BYTES, declaresOverLimit, readRawBody, tooLarge } from '../body.js';
@@ -62,7 +56,7 @@ export const underIdempotencyKey = (requests: IdempotentRequests | undefined, lo
       return;
     }
 
-    const fingerprint = await fingerprintOf(ctx);
+    const fingerprint = await fingerprintOf(ctx, requests);
 
     const started = await requests.start(caller.keyId, key.value, fingerprint);
     if (started.kind === 'refused') throw new HttpError(started.error.code, started.error.message);
@@ -117,29 +111,29 @@ export const answerReplayed = (ctx: Context, answer: KeptAnswer): void => {
  *   by the route as usual; that 415 is kept. The media type is not part of the fingerprint (the
  *   contract's "same request" is method, path and body): the same bytes resent as
  *   `application/json` with the same key get the kept 415; a fixed request takes a new key.
- * - a body over 1 MiB: `oversizedRequestFingerprint`, "this method and path with a body over
+ * - a body over 1 MiB: `oversizedFingerprint`, "this method and path with a body over
  *   1 MiB", no body bytes. A declared length over the limit is never read (the gate answers its
  *   413 at once, through here); a chunked body passing the limit stops being read there, no byte
  *   past it kept. The same oversized request repeated gets the kept 413 (`Idempotent-Replayed`);
  *   the same key with a body within the limit is another request (422).
  * - a body cut short (the client went away): no fingerprint, the 400 is answered and not kept.
  */
-const fingerprintOf = async (ctx: Ctx): Promise<string> => {
+const fingerprintOf = async (ctx: Ctx, requests: IdempotentRequests): Promise<string> => {
   // The route's limit (a photo upload: 10 MiB, docs/rules.md §13, whose body's SHA-256 is its fingerprint too).
   const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
-  if (declaresOverLimit(ctx.req, limit)) return oversizedRequestFingerprint(ctx.method, ctx.path);
+  if (declaresOverLimit(ctx.req, limit)) return requests.oversizedFingerprint(ctx.method, ctx.path);
   let body: Buffer | undefined;
   try {
     body = await readRawBody(ctx.req, ctx.res, limit);
   } catch (error) {
     if (error instanceof HttpError && error.code === 'payload_too_large')
-      return oversizedRequestFingerprint(ctx.method, ctx.path);
+      return requests.oversizedFingerprint(ctx.method, ctx.path);
     throw error;
   }
   // A photo's 10 MiB are hashed in slices: the event loop keeps serving meanwhile (docs/rules.md §13).
   const digest = body === undefined ? EMPTY_SHA256 : sha256HexInSlices(body);
   const bodySha256 = typeof digest === 'string' ? digest : await digest;
-  return requestFingerprint(ctx.method, ctx.path, bodySha256);
+  return requests.fingerprint(ctx.method, ctx.path, bodySha256);
 };
 
 /**

@@ -37,7 +37,7 @@ import {
   type PlanName,
   type Quota,
 } from '@petstore/domain';
-import { ManualClock, SeededRandom } from '@petstore/domain/testing';
+import { ManualClock, SeededRandom, nodeDigests } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -99,7 +99,7 @@ export const DEFAULT_KEYS: readonly KeySpec[] = [
 ];
 
 export const record = (spec: KeySpec): ApiKeyRecord => {
-  const made = apiKeyRecord(spec.key, spec.plan, spec.quota, spec.role);
+  const made = apiKeyRecord(nodeDigests, spec.key, spec.plan, spec.quota, spec.role);
   if (typeof made === 'string') throw new Error(`bad test key ${spec.key}: ${made}`);
   return made;
 };
@@ -347,7 +347,13 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   const idempotencyStore = options.idempotencyStore ?? new IdempotencyStoreInMemory();
   const orders = options.orders ?? new OrderRepositoryInMemory(outbox);
   const photoStore = options.photoStore ?? new PhotoStoreInMemory(options.photoBudgetBytes, outbox);
-  const photos = new PhotoLibrary(repository, options.wrapPhotoStore?.(photoStore) ?? photoStore, IMAGES, clock);
+  const photos = new PhotoLibrary(
+    repository,
+    options.wrapPhotoStore?.(photoStore) ?? photoStore,
+    IMAGES,
+    clock,
+    nodeDigests,
+  );
   // The relay (docs/rules.md §15): on the platform's timers, its lease on the test's clock.
   const relay = new RelayLoop(
     new EventRelay(
@@ -369,10 +375,20 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       categories: new CategoryCatalog(categoryRepository, clock),
       adoption: new Adoption(repository, orders, clock),
       maintenance: new PetMaintenance(repository, orders, categoryRepository, clock, options.afterWithdrawal),
-      authenticator: new Authenticator(keys),
+      authenticator: new Authenticator(keys, nodeDigests),
       admission: new Admission(new QuotaStoreInMemory(), clock, options.ban),
-      keyAdmin: new KeyAdmin(keys, new SeededRandom(`test-server-${String(clock.now())}`), clock, clock.now()),
-      idempotency: new IdempotentRequests(options.wrapIdempotencyStore?.(idempotencyStore) ?? idempotencyStore, clock),
+      keyAdmin: new KeyAdmin(
+        keys,
+        new SeededRandom(`test-server-${String(clock.now())}`),
+        clock,
+        clock.now(),
+        nodeDigests,
+      ),
+      idempotency: new IdempotentRequests(
+        options.wrapIdempotencyStore?.(idempotencyStore) ?? idempotencyStore,
+        clock,
+        nodeDigests,
+      ),
       photos,
       events: new EventFeed(events, clock),
       longPolls,

@@ -19,7 +19,7 @@ import {
   type PlanName,
   type Quota,
 } from '@petstore/domain';
-import { ManualClock, SeededRandom } from '@petstore/domain/testing';
+import { ManualClock, SeededRandom, nodeDigests } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -46,7 +46,7 @@ export const KEYS = {
 } as const;
 
 const record = (key: string, plan: PlanName, role: 'client' | 'admin' = 'client', quota?: Quota): ApiKeyRecord => {
-  const made = apiKeyRecord(key, plan, quota, role);
+  const made = apiKeyRecord(nodeDigests, key, plan, quota, role);
   if (typeof made === 'string') throw new Error(made);
   return made;
 };
@@ -106,10 +106,10 @@ export const startServer = async (options: ServerOptions = {}): Promise<ClientTe
     categories: new CategoryCatalog(categories, clock),
     adoption: new Adoption(pets, orders, clock),
     maintenance: new PetMaintenance(pets, orders, categories, clock),
-    authenticator: new Authenticator(keys),
+    authenticator: new Authenticator(keys, nodeDigests),
     admission: new Admission(new QuotaStoreInMemory(), clock),
-    keyAdmin: new KeyAdmin(keys, new SeededRandom('client-test'), clock, clock.now()),
-    idempotency: new IdempotentRequests(new IdempotencyStoreInMemory(), clock),
+    keyAdmin: new KeyAdmin(keys, new SeededRandom('client-test'), clock, clock.now(), nodeDigests),
+    idempotency: new IdempotentRequests(new IdempotencyStoreInMemory(), clock, nodeDigests),
     events: new EventFeed(events, clock),
     webhooks: new WebhookAdmin(webhookStore, events, policy, random, clock),
   });

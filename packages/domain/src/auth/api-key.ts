@@ -1,6 +1,6 @@
 import type { PlanName, Quota } from '../quota/plans.js';
 import { isValidQuota, PLAN_QUOTAS } from '../quota/plans.js';
-import { sha256Hex } from './sha256.js';
+import type { Digests } from '../ports/digests.port.js';
 
 /** What a key may do (docs/rules.md §4): client keys every operation of §1–§8, admin keys also §9 and the order transitions. */
 export const KEY_ROLES = ['client', 'admin'] as const;
@@ -100,10 +100,12 @@ export interface Subject {
 }
 
 /**
- * Builds the record of a key on a plan. Enterprise keys carry their own quota; the other plans
- * take theirs from the plan table. Returns an error message when the combination is not valid.
+ * Builds the record of a key on a plan (its hash by `digests`). Enterprise keys carry their own
+ * quota; the other plans take theirs from the plan table. Returns an error message when the
+ * combination is not valid.
  */
 export const apiKeyRecord = (
+  digests: Digests,
   key: string,
   plan: PlanName,
   custom?: Quota,
@@ -113,8 +115,8 @@ export const apiKeyRecord = (
   if (plan === 'enterprise') {
     if (!custom) return 'an enterprise key needs its per-minute and per-day quota';
     if (!isValidQuota(custom)) return 'an enterprise quota needs whole numbers with 1 ≤ per minute ≤ per day';
-    return { keyHash: sha256Hex(key), role, plan, quota: custom };
+    return { keyHash: digests.sha256Hex(key), role, plan, quota: custom };
   }
   if (custom) return `the ${plan} plan has fixed quotas; only enterprise keys carry their own`;
-  return { keyHash: sha256Hex(key), role, plan, quota: PLAN_QUOTAS[plan] };
+  return { keyHash: digests.sha256Hex(key), role, plan, quota: PLAN_QUOTAS[plan] };
 };

@@ -1,6 +1,6 @@
 import { fail, ok, type Result } from '../result.js';
 import { validationFailed, type Conflict, type IdempotencyKeyReused, type ValidationFailed } from '../errors.js';
-import { sha256Hex } from '../auth/sha256.js';
+import type { Digests } from '../ports/digests.port.js';
 
 /**
  * Idempotent creation (docs/rules.md §10): the rules, as plain functions. The store is a port
@@ -40,11 +40,11 @@ export const checkIdempotencyKey = (raw: string | undefined): Result<string | un
 
 /**
  * What makes two requests "the same request": the method, the path and the body's bytes. The
- * caller hashes the body (SHA-256, hex) with whatever its platform offers; the result is a
- * fixed-size digest, whatever the size of the request.
+ * caller hashes the body (SHA-256, hex); the result is a fixed-size digest (SHA-256 by `digests`),
+ * whatever the size of the request. Records outlive a process: the formula never changes.
  */
-export const requestFingerprint = (method: string, path: string, bodySha256Hex: string): string =>
-  sha256Hex(`${method}\n${path}\n${bodySha256Hex}`);
+export const requestFingerprint = (digests: Digests, method: string, path: string, bodySha256Hex: string): string =>
+  digests.sha256Hex(`${method}\n${path}\n${bodySha256Hex}`);
 
 /** Stands in the fingerprint where the body's SHA-256 would be, for a body over the limit. */
 const OVERSIZED_BODY = 'body-over-limit';
@@ -57,8 +57,8 @@ const OVERSIZED_BODY = 'body-over-limit';
  * within the limit is another request (`idempotency_key_reused`). It can never equal the
  * fingerprint of a body that was read: the marker in the body's place is not a SHA-256 in hex.
  */
-export const oversizedRequestFingerprint = (method: string, path: string): string =>
-  sha256Hex(`${method}\n${path}\n${OVERSIZED_BODY}`);
+export const oversizedRequestFingerprint = (digests: Digests, method: string, path: string): string =>
+  digests.sha256Hex(`${method}\n${path}\n${OVERSIZED_BODY}`);
 
 /** Where a key is kept: keys are scoped per API key (its public id), across all paths. */
 export const idempotencyId = (scope: string, key: string): string => `${scope}:${key}`;
@@ -70,7 +70,8 @@ export const idempotencyId = (scope: string, key: string): string => `${scope}:$
  * unique index: one resource per token, whichever attempt, process or late write stored it. The
  * instant makes the same key used again after its record expired (24 h) a new request with a new token.
  */
-export const creationToken = (id: string, claimedAt: number): string => sha256Hex(`${id}\n${claimedAt}`);
+export const creationToken = (digests: Digests, id: string, claimedAt: number): string =>
+  digests.sha256Hex(`${id}\n${claimedAt}`);
 
 /**
  * A create run under an `Idempotency-Key`, as the use case that creates sees it (docs/rules.md §10):

@@ -2,7 +2,7 @@ import { andThen, type Answer } from '../ports/answer.js';
 import type { Unauthorized } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { publicKeyId, type ApiKeyRecord, type Subject } from '../auth/api-key.js';
-import { constantTimeEqual, sha256Hex } from '../auth/sha256.js';
+import type { Digests } from '../ports/digests.port.js';
 
 // RFC 6750 §2.1: the scheme is case-insensitive; the credential is a token68.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -24,18 +24,14 @@ export interface KeyLookup {
   findByHash(keyHash: string): Answer<ApiKeyRecord | undefined>;
 }
 
-/** SHA-256 of a key's UTF-8 bytes as lowercase hex (a lone surrogate encoded as U+FFFD). */
-export type KeyHasher = (key: string) => string;
-
 /**
- * Resolves an `Authorization` header to the key's subject (plan and quota), or `unauthorized`.
- * `hashKey` defaults to the domain's own SHA-256; a platform's native one (Node's `crypto.hash`)
- * gives the same hex, faster.
+ * Resolves an `Authorization` header to the key's subject (plan and quota), or `unauthorized`: the
+ * key is looked up by its SHA-256, and the record found must carry that very hash.
  */
 export class Authenticator {
   constructor(
     private readonly keys: KeyLookup,
-    private readonly hashKey: KeyHasher = sha256Hex,
+    private readonly digests: Digests,
   ) {}
 
   /** A value at once when the key store answers at once (in process), else a promise (`Answer`). */
@@ -43,9 +39,9 @@ export class Authenticator {
     if (authorization === undefined || !SCHEME.test(authorization)) return fail(missing);
     const match = BEARER.exec(authorization);
     if (!match) return fail(invalid);
-    const keyHash = this.hashKey(match[1]!);
+    const keyHash = this.digests.sha256Hex(match[1]!);
     return andThen(this.keys.findByHash(keyHash), (record): Result<Subject, Unauthorized> => {
-      if (!record || !constantTimeEqual(record.keyHash, keyHash)) return fail(invalid);
+      if (!record || !this.digests.equal(record.keyHash, keyHash)) return fail(invalid);
       return ok({
         id: `k:${keyHash}`,
         plan: record.plan,

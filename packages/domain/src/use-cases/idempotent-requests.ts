@@ -1,9 +1,12 @@
 import type { Clock } from '../ports/clock.port.js';
+import type { Digests } from '../ports/digests.port.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.port.js';
 import type { Conflict, IdempotencyKeyReused } from '../errors.js';
 import {
   creationToken,
   decideReplay,
+  oversizedRequestFingerprint,
+  requestFingerprint,
   IDEMPOTENCY_TTL_MS,
   idempotencyId,
   IN_PROGRESS_LEASE_MS,
@@ -43,18 +46,30 @@ export class IdempotentRequests {
   constructor(
     private readonly store: IdempotencyStore,
     private readonly clock: Clock,
+    /** The SHA-256 of fingerprints and creation tokens. */
+    private readonly digests: Digests,
     private readonly ttlMs = IDEMPOTENCY_TTL_MS,
     private readonly leaseMs = IN_PROGRESS_LEASE_MS,
   ) {}
 
-  /** `scope`: the API key's public id; `fingerprint`: `requestFingerprint` of the request. */
+  /** The fingerprint of a request (`requestFingerprint`): its method, its path and the SHA-256 (hex) of its body. */
+  fingerprint(method: string, path: string, bodySha256Hex: string): string {
+    return requestFingerprint(this.digests, method, path, bodySha256Hex);
+  }
+
+  /** The fingerprint of a request whose body is over the size limit (`oversizedRequestFingerprint`). */
+  oversizedFingerprint(method: string, path: string): string {
+    return oversizedRequestFingerprint(this.digests, method, path);
+  }
+
+  /** `scope`: the API key's public id; `fingerprint`: the request's (`fingerprint`, `oversizedFingerprint`). */
   async start(scope: string, key: string, fingerprint: string): Promise<IdempotentStart> {
     const id = idempotencyId(scope, key);
     const now = this.clock.now();
     const claim: InProgressRecord = {
       state: 'in_progress',
       fingerprint,
-      token: creationToken(id, now),
+      token: creationToken(this.digests, id, now),
       leaseUntil: now + this.leaseMs,
       expiresAt: now + this.ttlMs,
     };

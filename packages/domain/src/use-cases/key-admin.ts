@@ -4,12 +4,11 @@ import type { Random } from '../ports/random.port.js';
 import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { toApiKey, type ApiKey, type Caller, type StoredApiKey } from '../auth/api-key.js';
-import { sha256Hex } from '../auth/sha256.js';
 import { generateApiKey } from '../auth/key-format.js';
 import { resolveGrant, validateKeyId, validateKeyPatch, validateKeyRequest } from '../auth/key-request.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
-import type { KeyHasher } from './authenticate.js';
+import type { Digests } from '../ports/digests.port.js';
 import { keyChanged } from '../events/recorders.js';
 import { timestamp } from '../order/order.js';
 
@@ -51,7 +50,7 @@ export class KeyAdmin {
     private readonly clock: Clock,
     /** Epoch ms of the process's start: the `createdAt` shown for settings keys. */
     private readonly startedAt: number,
-    private readonly hashKey: KeyHasher = sha256Hex,
+    private readonly digests: Digests,
   ) {}
 
   /** `forbidden` unless the caller holds an admin key; lets a transport refuse before it reads a body. */
@@ -73,7 +72,7 @@ export class KeyAdmin {
       const now = this.clock.now();
       const stored = await this.keys.insert(
         {
-          keyHash: this.hashKey(key),
+          keyHash: this.digests.sha256Hex(key),
           role: 'client',
           plan,
           quota,

@@ -1,5 +1,6 @@
 import { isPromise, type Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
+import type { Digests } from '../ports/digests.port.js';
 import type { ImageProcessor } from '../ports/image-processor.port.js';
 import type { PhotoBytes, PhotoStore, PhotoSweep, PhotoUpload, PublishOutcome } from '../ports/photo-store.port.js';
 import type { Caller } from '../auth/api-key.js';
@@ -14,7 +15,6 @@ import type {
 } from '../errors.js';
 import { quoteInput, StoreUnavailableError, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
-import { sha256HexOfBytes } from '../auth/sha256.js';
 import { parseIdSegment } from '../text/id.js';
 import { timestamp } from '../order/order.js';
 import {
@@ -35,12 +35,6 @@ import {
   PHOTO_TYPES_TEXT,
   widthsBelow,
 } from '../photo/rules.js';
-
-/**
- * The SHA-256 of bytes, lowercase hex: at once, or a promise of it (the platform's own, which can
- * hash megabytes off the event loop's thread, is much faster than the domain's pure one).
- */
-export type BytesDigest = (bytes: Uint8Array) => string | Promise<string>;
 
 /** One rendition of a photo, ready to be answered: its file (size, digest) and how to get its bytes. */
 export interface PhotoDownload {
@@ -87,7 +81,8 @@ export class PhotoLibrary {
     private readonly photos: PhotoStore,
     private readonly images: ImageProcessor,
     private readonly clock: Clock,
-    private readonly digest: BytesDigest = sha256HexOfBytes,
+    /** Each file's SHA-256 (its `ETag`). */
+    private readonly digests: Digests,
   ) {}
 
   /**
@@ -147,7 +142,12 @@ export class PhotoLibrary {
       renditions.push(await this.images.resize(original.bytes, format, width));
     const files = await Promise.all(
       renditions.map(async (r) => ({
-        file: { width: r.width, height: r.height, bytes: r.bytes.length, sha256: await this.digest(r.bytes) },
+        file: {
+          width: r.width,
+          height: r.height,
+          bytes: r.bytes.length,
+          sha256: await this.digests.sha256HexOfBytes(r.bytes),
+        },
         bytes: r.bytes,
       })),
     );

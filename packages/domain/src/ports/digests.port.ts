@@ -1,0 +1,12 @@
+/**
+ * SHA-256 and the comparison of secrets, as a port: the platform's cryptography (Node's
+ * `node:crypto`), never the domain's own. Every digest is lowercase hex.
+ */
+export interface Digests {
+  /** SHA-256 of the text's UTF-8 bytes (a lone surrogate encoded as U+FFFD): keys, request fingerprints, creation tokens. */
+  sha256Hex(text: string): string;
+  /** SHA-256 of bytes (a photo's files: megabytes), as a promise: an adapter may hash without holding its thread. */
+  sha256HexOfBytes(bytes: Uint8Array): Promise<string>;
+  /** Whether two strings are equal, in time that does not depend on where they differ (a key's hash against the one stored). */
+  equal(a: string, b: string): boolean;
+}
