@@ -46,14 +46,14 @@ const random = prng(42);
 for (let i = 0; i < 10_000; i++) await catalog.createPet(JSON.parse(petBody(random)));
 const validators = compileValidators();
 
-const auth = authenticator.authenticate(`Bearer ${KEY}`);
+const auth = await authenticator.authenticate(`Bearer ${KEY}`);
 if (!auth.ok) throw new Error('the bench key does not authenticate');
 const subject = auth.value;
-const page = catalog.listPets(readListQuery(validators, 'limit=20'));
+const page = await catalog.listPets(readListQuery(validators, 'limit=20'));
 if (!page.ok || page.value.items.length !== 20 || page.value.nextCursor === undefined)
   throw new Error('the listing is not a full page with a next cursor');
 const { items, nextCursor } = page.value;
-const decision = admission.admit(subject);
+const decision = await admission.admit(subject);
 
 /** A response as Node builds it for the header block: the headers Koa sets for any JSON answer, plus `extra`. */
 const headerBlock = (/** @type {[string, string][]} */ extra) => {

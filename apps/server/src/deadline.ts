@@ -1,5 +1,5 @@
-import type { Answer, AroundCall, PhotoStore, StorePorts, WebhookStore } from '@petstore/domain';
-import { isPromise, StoreUnavailableError, withEventPassthrough, wrapPort } from '@petstore/domain';
+import type { AroundCall, PhotoStore, StorePorts, WebhookStore } from '@petstore/domain';
+import { StoreUnavailableError, withEventPassthrough, wrapPort } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
 /**
@@ -21,7 +21,7 @@ export const STORE_DEADLINE_MS = 5_000;
  * tells it the store answered (it closes).
  */
 export const withDeadline = <T>(
-  work: () => Answer<T>,
+  work: () => Promise<T>,
   ms: number,
   what: string,
   circuit?: StoreCircuit,
@@ -33,15 +33,11 @@ export const withDeadline = <T>(
       return Promise.reject(new StoreUnavailableError(`${what} not tried: the store failed just now (circuit open)`));
   }
   return new Promise<T>((resolve, reject) => {
-    let answer: Answer<T>;
+    let answer: Promise<T>;
     try {
       answer = work();
     } catch (error) {
       answer = Promise.reject(error);
-    }
-    if (!isPromise(answer)) {
-      circuit?.answered();
-      return resolve(answer);
     }
     // Once the deadline has passed, the call's late outcome is left alone: its outage was reported then.
     let late = false;

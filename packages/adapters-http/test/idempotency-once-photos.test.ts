@@ -75,7 +75,7 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
   /** Exactly one photo is stored, and `answer` is a replayed 201 naming it as it is stored (body and Location). */
   const expectUploadedOnce = async (answer: RawResponse): Promise<void> => {
     expect([answer.status, answer.header('idempotent-replayed')], answer.text).to.deep.equal([201, 'true']);
-    const stored = photoStore.list(petId);
+    const stored = await photoStore.list(petId);
     expect(
       stored.map((p) => p.id),
       'exactly one photo',
@@ -101,7 +101,7 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
     failOn('publish', 'fail-after-write');
     expectError(await upload(a, 'lost-1'), 503, 'unavailable');
     faults.use(undefined);
-    expect(photoStore.list(petId), 'the publish landed').to.have.length(1);
+    expect(await photoStore.list(petId), 'the publish landed').to.have.length(1);
     const retried = await upload(a, 'lost-1');
     await expectUploadedOnce(retried);
     const again = await upload(a, 'lost-1');
@@ -182,7 +182,7 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
       failOn('publish', 'fail-after-write');
       expectError(await upload(a, 'gone-1'), 503, 'unavailable');
       faults.use(undefined);
-      const published = photoStore.list(petId);
+      const published = await photoStore.list(petId);
       expect(published, 'the publish landed').to.have.length(1);
       const photo = published[0]!;
       const removed = await remove(photo.id);
@@ -201,7 +201,7 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
         });
         expect(retried.header('location')).to.equal(`/v1/pets/${petId}/photos/${photo.id}`);
       }
-      expect(photoStore.list(petId), 'no photo stored again').to.deep.equal([]);
+      expect(await photoStore.list(petId), 'no photo stored again').to.deep.equal([]);
       expect([photoStore.fileCount, photoStore.usedBytes], 'no bytes kept').to.deep.equal([0, 0]);
       expect(
         (await b.request({ path: `/v1/pets/${petId}/photos/${photo.id}`, key: KEYS.admin })).status,
@@ -226,7 +226,7 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
     }
     const retried = await upload(b, 'full-1');
     expect([retried.status, retried.header('idempotent-replayed')], retried.text).to.deep.equal([201, 'true']);
-    expect(photoStore.list(petId)).to.have.length(12);
-    expect((retried.json() as { id: number }).id).to.equal(photoStore.list(petId)[0]!.id);
+    expect(await photoStore.list(petId)).to.have.length(12);
+    expect((retried.json() as { id: number }).id).to.equal((await photoStore.list(petId))[0]!.id);
   });
 });

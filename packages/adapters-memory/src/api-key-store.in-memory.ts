@@ -25,8 +25,7 @@ export class ApiKeyStoreInMemory implements ApiKeyStore {
     for (const record of records) this.saveSync(record);
   }
 
-  /** Answers at once (no promise): authentication runs on every request. */
-  findByHash(keyHash: string): StoredApiKey | undefined {
+  async findByHash(keyHash: string): Promise<StoredApiKey | undefined> {
     const entry = this.byHash.get(keyHash);
     return entry === undefined || entry.revoked ? undefined : entry.record;
   }

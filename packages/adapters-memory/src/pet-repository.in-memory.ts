@@ -91,8 +91,7 @@ export class PetRepositoryInMemory implements PetRepository {
     return id === undefined ? undefined : this.byCreation(id);
   }
 
-  /** Answers at once (no promise): the list is the service's hot path. */
-  list(query: PetListQuery): readonly Pet[] {
+  async list(query: PetListQuery): Promise<readonly Pet[]> {
     const { status, categoryId } = query;
     const index =
       categoryId === undefined

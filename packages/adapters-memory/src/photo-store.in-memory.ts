@@ -113,18 +113,17 @@ export class PhotoStoreInMemory implements PhotoStore {
     if (this.pending(upload) !== undefined) this.remove(upload.petId, upload.photoId);
   }
 
-  /** Answers at once (no promise), as `find` and `read` do: a photo's GET is a hot path. */
-  list(petId: number): readonly StoredPhoto[] {
+  async list(petId: number): Promise<readonly StoredPhoto[]> {
     const photos: StoredPhoto[] = [];
     for (const place of this.places.get(petId)?.values() ?? []) if (place.photo !== undefined) photos.push(place.photo);
     return photos;
   }
 
-  find(petId: number, photoId: number): StoredPhoto | undefined {
+  async find(petId: number, photoId: number): Promise<StoredPhoto | undefined> {
     return this.places.get(petId)?.get(photoId)?.photo;
   }
 
-  read(photoId: number, width: number): PhotoBytes | undefined {
+  async read(photoId: number, width: number): Promise<PhotoBytes | undefined> {
     const petId = this.petOf.get(photoId);
     const place = petId === undefined ? undefined : this.places.get(petId)?.get(photoId);
     return place?.photo === undefined ? undefined : place.files.get(width);

@@ -10,8 +10,7 @@ export class QuotaStoreInMemory implements QuotaStore {
   private readonly states = new Map<string, SubjectState>();
   private sweptDay = Number.NEGATIVE_INFINITY;
 
-  /** Answers at once (no promise): every request is counted. */
-  consume(request: ConsumeRequest): ConsumeResult {
+  async consume(request: ConsumeRequest): Promise<ConsumeResult> {
     const day = windowStart(request.now, DAY_MS);
     if (day > this.sweptDay) this.sweep(request.now, day);
     const { state, result } = consumeQuota(this.states.get(request.subject), request);

@@ -9,9 +9,8 @@ import {
   petRepositoryContract,
   quotaStoreContract,
   webhookStoreContract,
-  nodeDigests,
 } from '@petstore/domain/testing';
-import { Admission, Authenticator, DAY_MS, PetCatalog } from '@petstore/domain';
+import { DAY_MS } from '@petstore/domain';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -54,43 +53,6 @@ describe('WebhookStore in memory', () => {
 });
 
 describe('in-memory adapters beyond the contract', () => {
-  it('answer the request path at once, never with a promise (Answer): key lookup, quota, pet list, and the use cases over them', async () => {
-    const quotas = new QuotaStoreInMemory();
-    const decision = quotas.consume({
-      subject: 's',
-      now: Date.UTC(2027, 0, 1),
-      quota: { perMinute: 5, perDay: 50 },
-      ban: { threshold: 10, seconds: 900 },
-    });
-    expect(decision).not.to.be.instanceOf(Promise);
-    expect(decision.outcome).to.equal('admitted');
-    const pets = new PetRepositoryInMemory();
-    pets.createSync({ name: 'Rex', categoryId: 1, status: 'available' });
-    const rows = pets.list({ afterId: 0, limit: 5 });
-    expect(rows).not.to.be.instanceOf(Promise);
-    expect(rows).to.have.length(1);
-    const keys = new ApiKeyStoreInMemory();
-    const record = {
-      keyHash: nodeDigests.sha256Hex('k'),
-      plan: 'pro' as const,
-      quota: { perMinute: 600, perDay: 100_000 },
-      role: 'client' as const,
-    };
-    await keys.save(record);
-    const found = keys.findByHash(record.keyHash);
-    expect(found).not.to.be.instanceOf(Promise);
-    expect(found?.plan).to.equal('pro');
-    const clock = { now: () => Date.UTC(2027, 0, 1) };
-    const auth = new Authenticator(keys, nodeDigests).authenticate('Bearer k');
-    expect(auth).not.to.be.instanceOf(Promise);
-    expect(auth).to.deep.include({ ok: true });
-    const admitted = new Admission(quotas, clock).admit({ id: 'k:x', plan: 'pro', quota: record.quota });
-    expect(admitted).not.to.be.instanceOf(Promise);
-    const page = new PetCatalog(pets, new CategoryRepositoryInMemory(), clock).listPets({ limit: 5 });
-    expect(page).not.to.be.instanceOf(Promise);
-    expect(page).to.deep.include({ ok: true });
-  });
-
   it('drops rate-limit state that can no longer matter once a UTC day has passed', async () => {
     const store = new QuotaStoreInMemory();
     const t0 = Date.UTC(2027, 0, 1, 12);

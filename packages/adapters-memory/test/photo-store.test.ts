@@ -88,8 +88,8 @@ describe('PhotoStoreInMemory beyond the contract: its budget (PETSTORE_PHOTO_MEM
       createdAt: '2027-01-01T00:00:00.000Z',
     };
     await store.publish(up, { ...photo, files: [file(10, whole), file(5, view)] });
-    expect(store.read(up.photoId, 10)).to.equal(whole);
-    const kept = store.read(up.photoId, 5) as Uint8Array;
+    expect(await store.read(up.photoId, 10)).to.equal(whole);
+    const kept = (await store.read(up.photoId, 5)) as Uint8Array;
     expect([...kept]).to.deep.equal([9, 9, 9, 9]);
     expect(kept.buffer.byteLength, 'not the 1,000-byte buffer').to.equal(4);
     expect(PHOTOS_PER_PET).to.equal(12);

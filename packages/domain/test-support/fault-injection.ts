@@ -1,5 +1,4 @@
 import type {
-  Answer,
   ApiKeyStore,
   CategoryRepository,
   IdempotencyStore,
@@ -155,7 +154,7 @@ export class FaultInjector {
     return this.decide?.(call) ?? this.queued.shift() ?? this.standing;
   }
 
-  private async run<T>(call: PortCall, forward: () => Answer<T>): Promise<T> {
+  private async run<T>(call: PortCall, forward: () => Promise<T>): Promise<T> {
     const mode = this.modeFor(call);
     const reached = mode === 'pass' || mode === 'fail-after-write' || mode === 'hang-after-write';
     this.calls.push({ ...call, mode, reached });

@@ -65,7 +65,9 @@ describe('Authorization: Bearer <key> (docs/rules.md §4): the whole header, not
   });
 
   it('refuses a store answer for another hash (the hashes are compared, never trusted)', async () => {
-    const liar: KeyLookup = { findByHash: () => apiKeyRecord(nodeDigests, 'someone-else', 'business') as ApiKeyRecord };
+    const liar: KeyLookup = {
+      findByHash: async () => apiKeyRecord(nodeDigests, 'someone-else', 'business') as ApiKeyRecord,
+    };
     const r = await new Authenticator(liar, nodeDigests).authenticate(`Bearer ${KEY}`);
     expect(!r.ok && r.error.reason).to.equal('invalid');
   });

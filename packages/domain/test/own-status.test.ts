@@ -16,7 +16,6 @@ import {
   readQuota,
   stateAt,
   windowStart,
-  type AdmissionDecision,
   type BanRule,
   type Caller,
   type ConsumeRequest,
@@ -34,7 +33,7 @@ const T0 = Date.UTC(2027, 2, 3, 10, 15, 0);
 /** A quota store over a plain Map, moved by the domain's own rule (the adapters have their contract suite). */
 class MapQuotas implements QuotaStore {
   readonly states = new Map<string, SubjectState>();
-  consume(request: ConsumeRequest): ConsumeResult {
+  async consume(request: ConsumeRequest): Promise<ConsumeResult> {
     const { state, result } = consumeQuota(this.states.get(request.subject), request);
     this.states.set(request.subject, state);
     return result;
@@ -123,11 +122,6 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
     const clock = new ManualClock(now);
     return { quotas, clock, admission: new Admission(quotas, clock, ban) };
   };
-  const admitted = (d: AdmissionDecision | Promise<AdmissionDecision>): AdmissionDecision => {
-    if (d instanceof Promise) throw new Error('the Map store answers at once');
-    return d;
-  };
-
   it('the allowance is its own row next to the plan table: 60 a minute, a day bound that never binds first, and never a ban', () => {
     expect(OWN_STATUS_QUOTA).to.deep.equal({ perMinute: 60, perDay: 86_400 });
     expect(OWN_STATUS_QUOTA.perDay).to.equal(OWN_STATUS_QUOTA.perMinute * (DAY_MS / MINUTE_MS));
@@ -137,7 +131,7 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
 
   it('takes nothing from the plan’s windows and reports them as they stand without the look', async () => {
     const { admission, quotas } = setup();
-    for (let i = 0; i < 3; i++) admitted(admission.admit(free));
+    for (let i = 0; i < 3; i++) await admission.admit(free);
     const before = quotas.states.get(free.id);
     for (let i = 0; i < 5; i++) {
       const look = await admission.lookUp(free, caller);
@@ -148,19 +142,19 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
       expect(look.status!.bannedUntil).to.equal(undefined);
     }
     expect(quotas.states.get(free.id), 'the plan’s state untouched').to.equal(before);
-    expect(admitted(admission.admit(free)).binding.remaining).to.equal(56);
+    expect((await admission.admit(free)).binding.remaining).to.equal(56);
   });
 
   it('answers over the limit and during a ban, with the ban’s end, and never lengthens the ban', async () => {
     const { admission, clock } = setup(T0 + 15_500, { threshold: 2, seconds: 900 });
     const small: Subject = { ...free, quota: { perMinute: 2, perDay: 100 } };
-    admitted(admission.admit(small));
-    admitted(admission.admit(small));
-    expect(admitted(admission.admit(small)).outcome).to.equal('rate_limited');
+    await admission.admit(small);
+    await admission.admit(small);
+    expect((await admission.admit(small)).outcome).to.equal('rate_limited');
     const over = await admission.lookUp(small, caller);
     expect(over.status!.windows.map((w) => w.remaining)).to.deep.equal([0, 98]);
     expect(over.status!.bannedUntil).to.equal(undefined);
-    expect(admitted(admission.admit(small)).outcome).to.equal('temporarily_banned');
+    expect((await admission.admit(small)).outcome).to.equal('temporarily_banned');
     const bannedAt = clock.now();
     for (let i = 0; i < 20; i++) {
       clock.advance(1_000);
@@ -170,7 +164,7 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
       expect(look.status!.windows.map((w) => w.remaining)).to.deep.equal([0, 0]);
     }
     clock.set(bannedAt + 900_000);
-    expect(admitted(admission.admit(small)).outcome, 'the ban ends when it was to end').to.equal('admitted');
+    expect((await admission.admit(small)).outcome, 'the ban ends when it was to end').to.equal('admitted');
     expect((await admission.lookUp(small, caller)).status!.bannedUntil).to.equal(undefined);
   });
 
@@ -186,7 +180,7 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
     expect((await admission.lookUp(other, other.caller!)).allowance.outcome, 'another key has its own').to.equal(
       'admitted',
     );
-    expect(admitted(admission.admit(free)).binding.remaining, 'the plan’s windows are apart').to.equal(59);
+    expect((await admission.admit(free)).binding.remaining, 'the plan’s windows are apart').to.equal(59);
     clock.set(windowStart(clock.now(), MINUTE_MS) + MINUTE_MS);
     expect((await admission.lookUp(free, caller)).allowance.outcome, 'the next minute').to.equal('admitted');
   });
@@ -214,9 +208,7 @@ describe('Admission.lookUp: the use case of GET /v1/me (docs/rules.md §14)', ()
           const now = withLooks.clock.now();
           if (windowStart(now, MINUTE_MS) !== minute) [minute, looksInMinute] = [windowStart(now, MINUTE_MS), 0];
           if (command.kind === 'admit') {
-            expect(admitted(withLooks.admission.admit(subject))).to.deep.equal(
-              admitted(without.admission.admit(subject)),
-            );
+            expect(await withLooks.admission.admit(subject)).to.deep.equal(await without.admission.admit(subject));
             continue;
           }
           for (let i = 0; i < command.count; i++) {

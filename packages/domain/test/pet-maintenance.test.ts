@@ -266,7 +266,7 @@ class OnePetStore implements PetRepository {
   async findById(id: number): Promise<PetRecord | undefined> {
     return this.pets.get(id);
   }
-  list = (): Pet[] => [...this.pets.values()];
+  list = async (): Promise<Pet[]> => [...this.pets.values()];
   async findHold(id: number) {
     const pet = this.pets.get(id);
     return pet && { status: pet.status, orderId: pet.orderId };

@@ -422,28 +422,26 @@ describe('PhotoLibrary: reading and deleting (docs/rules.md §13)', () => {
     for (const id of ['0', 'x', '-7', '7.0']) expectRefusal(await library.list(id), 'validation_failed', 'petId', id);
   });
 
-  for (const asyncReads of [false, true]) {
-    it(`answers the width asked for, or the original (never wider); its bytes as stored (${asyncReads ? 'a store outside the process' : 'a store in the process'})`, async () => {
-      const { library, a, c } = await withPhotos({ asyncReads });
-      const widths = async (photo: Photo, width?: readonly string[]) => {
-        const got =
-          width === undefined
-            ? await library.get('7', String(photo.id))
-            : await library.get('7', String(photo.id), width);
-        if (!got.ok) throw new Error(got.error.message);
-        expect(got.value.photo).to.deep.equal(photo);
-        const bytes = await bytesOf(await got.value.bytes());
-        expect(bytes.length).to.equal(got.value.file.bytes);
-        expect(sha256Of(bytes)).to.equal(got.value.file.sha256);
-        return [got.value.file.width, text(bytes).split('\n')[0]];
-      };
-      expect(await widths(a)).to.deep.equal([1_000, 'TIMG jpeg 1000 500 1 1']);
-      expect(await widths(a, [])).to.deep.equal([1_000, 'TIMG jpeg 1000 500 1 1']);
-      expect(await widths(a, ['160'])).to.deep.equal([160, 'TIMG jpeg 160 80 1 1']);
-      expect(await widths(a, ['640'])).to.deep.equal([640, 'TIMG jpeg 640 320 1 1']);
-      expect(await widths(c, ['320'])).to.deep.equal([300, 'TIMG jpeg 300 300 1 1']);
-    });
-  }
+  it('answers the width asked for, or the original (never wider); its bytes as stored', async () => {
+    const { library, a, c } = await withPhotos();
+    const widths = async (photo: Photo, width?: readonly string[]) => {
+      const got =
+        width === undefined
+          ? await library.get('7', String(photo.id))
+          : await library.get('7', String(photo.id), width);
+      if (!got.ok) throw new Error(got.error.message);
+      expect(got.value.photo).to.deep.equal(photo);
+      const bytes = await bytesOf(await got.value.bytes());
+      expect(bytes.length).to.equal(got.value.file.bytes);
+      expect(sha256Of(bytes)).to.equal(got.value.file.sha256);
+      return [got.value.file.width, text(bytes).split('\n')[0]];
+    };
+    expect(await widths(a)).to.deep.equal([1_000, 'TIMG jpeg 1000 500 1 1']);
+    expect(await widths(a, [])).to.deep.equal([1_000, 'TIMG jpeg 1000 500 1 1']);
+    expect(await widths(a, ['160'])).to.deep.equal([160, 'TIMG jpeg 160 80 1 1']);
+    expect(await widths(a, ['640'])).to.deep.equal([640, 'TIMG jpeg 640 320 1 1']);
+    expect(await widths(c, ['320'])).to.deep.equal([300, 'TIMG jpeg 300 300 1 1']);
+  });
 
   it('a photo of another pet, deleted, or beyond any id (not looked up) is a 404 naming the photo id; bad ids and widths are 400s naming their field', async () => {
     const { library, a, b, pets, store } = await withPhotos();

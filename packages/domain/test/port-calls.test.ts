@@ -124,7 +124,7 @@ describe('port calls: one wrapper for every method of every store port', () => {
   });
 
   for (const port of PORT_NAMES) {
-    it(`${port}: every method goes through the wrapper once, with its port, name, kind and arguments as passed, and reaches the wrapped store on it`, () => {
+    it(`${port}: every method goes through the wrapper once, with its port, name, kind and arguments as passed, and reaches the wrapped store on it`, async () => {
       const recorder = new Recorder();
       const inner = recorder.port<typeof port>();
       const seen: PortCall[] = [];
@@ -137,7 +137,7 @@ describe('port calls: one wrapper for every method of every store port', () => {
       expect(Object.keys(wrapped), 'a plain object with every method of the port, and only those').to.deep.equal(
         methods,
       );
-      expect(callEvery(wrapped, 1, 'two')).to.deep.equal(methods.map((m) => `answer:${m}`));
+      expect(await Promise.all(callEvery(wrapped, 1, 'two'))).to.deep.equal(methods.map((m) => `answer:${m}`));
       expect(seen).to.deep.equal(
         methods.map((method) => ({
           port,
@@ -170,5 +170,24 @@ describe('port calls: one wrapper for every method of every store port', () => {
     await Promise.resolve(quotas.peek('s')).catch((error: unknown) => (refused = error));
     expect(String(refused)).to.equal('Error: QuotaStore.peek refused');
     expect(recorder.calls, 'the store was never called').to.deep.equal([]);
+  });
+
+  it('forward answers a promise: a store method that throws at once is a rejection the wrapper sees, never a throw', async () => {
+    const throwing = new Proxy({} as NamedPorts['QuotaStore'], {
+      get: () => () => {
+        throw new Error('thrown at once');
+      },
+    });
+    const seen: string[] = [];
+    const quotas = wrapPort('QuotaStore', throwing, (_call, forward) =>
+      forward().catch((error: unknown) => {
+        seen.push(String(error));
+        throw error;
+      }),
+    );
+    const answer = quotas.peek('s');
+    expect(answer).to.be.instanceOf(Promise);
+    expect(await answer.catch((error: unknown) => String(error))).to.equal('Error: thrown at once');
+    expect(seen).to.deep.equal(['Error: thrown at once']);
   });
 });

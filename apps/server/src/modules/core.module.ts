@@ -25,7 +25,7 @@ import { ServerWebhooks } from '../webhooks.js';
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline and
  * guarded by the store circuit (fail fast during an outage, `StoreCircuit`), unless
- * the store is in-process (the memory store answers synchronously and cannot hang; a timer per
+ * the store is in-process (the memory store answers from memory and cannot hang; a timer per
  * call, three per request, would be pure cost on the hot path). Key lookups of a store behind a
  * network are cached for at most `KEY_CACHE_MAX_AGE_MS` (one cache, shared by authentication and
  * key admin, so a change made here takes effect here at once).

@@ -202,7 +202,7 @@ describe('hardening: faults in the store (503 unavailable, no lost or phantom wr
       expect(over.status).to.equal(429);
       expect(over.headers['x-ratelimit-remaining']).to.equal('0');
       // The memory adapter's state agrees: direct look at the count (a consume at the same instant, over the limit, consumes nothing).
-      const state = small.quotas.consume({
+      const state = await small.quotas.consume({
         subject: `k:${nodeDigests.sha256Hex('small-key')}`,
         now: clock.now(),
         quota: { perMinute: 5, perDay: 50 },

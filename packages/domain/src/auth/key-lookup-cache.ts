@@ -1,7 +1,6 @@
 import type { Recorder } from '../events/event.js';
 import type { ApiKeyRecord, StoredApiKey } from './api-key.js';
 import type { ApiKeyStore, KeyChanges, NewApiKey } from '../ports/api-key-store.port.js';
-import { andThen, type Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 
 /**
@@ -36,19 +35,18 @@ export class ApiKeyLookupCache implements ApiKeyStore {
     private readonly maxEntries: number = KEY_CACHE_MAX_ENTRIES,
   ) {}
 
-  /** A cached answer at once; otherwise the store's, kept when no write finished meanwhile. */
-  findByHash(keyHash: string): Answer<StoredApiKey | undefined> {
+  /** A cached answer, the store not asked; otherwise the store's, kept when no write finished meanwhile. */
+  async findByHash(keyHash: string): Promise<StoredApiKey | undefined> {
     const now = this.clock.now();
     const cached = this.entries.get(keyHash);
     if (cached !== undefined && now - cached.readAt < this.maxAgeMs && now >= cached.readAt) return cached.found;
     const generation = this.generation;
-    return andThen(this.store.findByHash(keyHash), (found) => {
-      if (generation === this.generation) {
-        if (this.entries.size >= this.maxEntries) this.entries.clear();
-        this.entries.set(keyHash, { found, readAt: now });
-      }
-      return found;
-    });
+    const found = await this.store.findByHash(keyHash);
+    if (generation === this.generation) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(keyHash, { found, readAt: now });
+    }
+    return found;
   }
 
   findById(keyId: string): Promise<StoredApiKey | undefined> {

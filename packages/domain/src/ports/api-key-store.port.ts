@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { ApiKeyRecord, StoredApiKey } from '../auth/api-key.js';
 import type { PlanName, Quota } from '../quota/plans.js';
 import type { Recorder } from '../events/event.js';
@@ -28,8 +27,8 @@ export interface KeyChanges {
  * keys of the settings (`save`, `retainSettingsKeys`) record none.
  */
 export interface ApiKeyStore {
-  /** On every request: an in-process store (or a cache hit) answers with the key itself (`Answer`), a networked one with a promise. */
-  findByHash(keyHash: string): Answer<StoredApiKey | undefined>;
+  /** The key (not revoked) with this SHA-256 hash: looked up on every request. */
+  findByHash(keyHash: string): Promise<StoredApiKey | undefined>;
   /** The key (not revoked) with this public id. */
   findById(keyId: string): Promise<StoredApiKey | undefined>;
   /** Keys (not revoked) with `position > afterPosition`, ascending position, at most `limit`. */

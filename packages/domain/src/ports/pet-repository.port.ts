@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { Pet, PetChanges, PetDraft, PetRecord, PetStatus } from '../pet/pet.js';
 import type { Recorder } from '../events/event.js';
 
@@ -54,8 +53,7 @@ export interface PetRepository {
   /** The pet as stored (revision, hold, last status change by `PATCH`), or `undefined` when no pet has this id or it was withdrawn. */
   findById(id: number): Promise<PetRecord | undefined>;
   /** Matching pets (by status, category, both or neither) with `id > afterId`, in ascending id order, at most `limit` of them. */
-  /** On every list request: an in-process store answers with the rows themselves (`Answer`), a networked one with a promise. */
-  list(query: PetListQuery): Answer<readonly Pet[]>;
+  list(query: PetListQuery): Promise<readonly Pet[]>;
   /** The pet's hold, or `undefined` when no pet has this id. */
   findHold(id: number): Promise<PetHold | undefined>;
   /**

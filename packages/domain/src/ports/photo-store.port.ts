@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { PhotoFile, StoredPhoto } from '../photo/photo.js';
 import type { Recorder } from '../events/event.js';
 
@@ -72,12 +71,12 @@ export interface PhotoStore {
   findByCreationToken(token: string): Promise<StoredPhoto | undefined>;
   /** Gives an unpublished upload up: its bytes removed, its place freed. Leaves a published photo as it is. Safe to repeat. */
   abandon(upload: PhotoUpload): Promise<void>;
-  /** The pet's published photos, ascending id. (The reads answer at once from a store in the process: `Answer`.) */
-  list(petId: number): Answer<readonly StoredPhoto[]>;
+  /** The pet's published photos, ascending id. */
+  list(petId: number): Promise<readonly StoredPhoto[]>;
   /** The published photo with this id, when it belongs to this pet. */
-  find(petId: number, photoId: number): Answer<StoredPhoto | undefined>;
+  find(petId: number, photoId: number): Promise<StoredPhoto | undefined>;
   /** The bytes of one file of a published photo (by its width); `undefined` when there is none. */
-  read(photoId: number, width: number): Answer<PhotoBytes | undefined>;
+  read(photoId: number, width: number): Promise<PhotoBytes | undefined>;
   /** Removes a published photo of this pet (record, bytes, place; its creation token stays bound to it); `false` when there was none. */
   delete(petId: number, photoId: number, record?: Recorder<StoredPhoto>): Promise<boolean>;
   /** Removes every photo of the pet, uploads under way included (their `publish` then answers `false`); how many published ones went. */

@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { ApiKeyStore } from './api-key-store.port.js';
 import type { CategoryRepository } from './category-repository.port.js';
 import type { IdempotencyStore } from './idempotency-store.port.js';
@@ -141,25 +140,33 @@ export type PortCall = {
 /**
  * What a wrapper does around every call of a port: `forward` makes the call on the wrapped port, with
  * the arguments exactly as the caller passed them (a create's creation token only when it was given,
- * docs/rules.md §10), and answers what it answers; the wrapper answers in its place (the same answer,
- * or another: a deadline, a fault).
+ * docs/rules.md §10), and answers a promise of what it answers (a call that throws: a rejection);
+ * the wrapper answers in its place (the same answer, or another: a deadline, a fault).
  */
-export type AroundCall = <T>(call: PortCall, forward: () => Answer<T>) => Answer<T>;
+export type AroundCall = <T>(call: PortCall, forward: () => Promise<T>) => Promise<T>;
 
-type Method = (...args: readonly unknown[]) => Answer<unknown>;
+type Method = (...args: readonly unknown[]) => unknown;
 
 /**
  * The port `inner` with every method (`PORT_METHODS[port]`) running through `around`: one way to
- * bound, fail or forward each call of any port, instead of each method written out again. The
- * answer is a plain object (a test may spread it and override a method); the methods of `inner` are
- * called on `inner`, so a class instance works as well.
+ * bound, fail or forward each call of any port, instead of each method written out again. Every
+ * wrapped method answers a promise (the event store's steps too, which `inner` may answer at once).
+ * The answer is a plain object (a test may spread it and override a method); the methods of `inner`
+ * are called on `inner`, so a class instance works as well.
  */
 export const wrapPort = <N extends PortName>(port: N, inner: NamedPorts[N], around: AroundCall): NamedPorts[N] => {
   const target = inner as unknown as Readonly<Record<string, Method>>;
   const wrapped: Record<string, Method> = {};
   for (const [method, kind] of Object.entries<MethodKind>(PORT_METHODS[port])) {
     const write = kind === 'write';
-    wrapped[method] = (...args) => around({ port, method, write, args } as PortCall, () => target[method]!(...args));
+    const forward = <T>(args: readonly unknown[]): Promise<T> => {
+      try {
+        return Promise.resolve(target[method]!(...args)) as Promise<T>;
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    wrapped[method] = (...args) => around({ port, method, write, args } as PortCall, () => forward(args));
   }
   return wrapped as unknown as NamedPorts[N];
 };

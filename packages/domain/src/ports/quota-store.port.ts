@@ -1,4 +1,3 @@
-import type { Answer } from './answer.js';
 import type { ConsumeRequest, ConsumeResult, SubjectState } from '../quota/subject-state.js';
 
 /**
@@ -9,8 +8,8 @@ import type { ConsumeRequest, ConsumeResult, SubjectState } from '../quota/subje
  * `StoreUnavailableError` when the store cannot answer.
  */
 export interface QuotaStore {
-  /** On every request: an in-process store answers with the result itself (`Answer`), a networked one with a promise. */
-  consume(request: ConsumeRequest): Answer<ConsumeResult>;
+  /** Counts one request of the subject (on every request), and answers what the rule made of it. */
+  consume(request: ConsumeRequest): Promise<ConsumeResult>;
   /**
    * The subject's state as stored, or undefined when none is kept (never seen, or dropped once
    * it could no longer matter). A read only: it changes nothing a later `consume` sees. Used by

@@ -1,5 +1,4 @@
 import type { Clock } from '../ports/clock.port.js';
-import { andThen, type Answer } from '../ports/answer.js';
 import type { QuotaStore } from '../ports/quota-store.port.js';
 import type { Caller, Subject } from '../auth/api-key.js';
 import { decideAdmission, readQuota, type AdmissionDecision, type QuotaReading } from '../quota/admission.js';
@@ -42,12 +41,10 @@ export class Admission {
     private readonly ban: BanRule = DEFAULT_BAN_RULE,
   ) {}
 
-  /** A value at once when the quota store answers at once (in process), else a promise (`Answer`). */
-  admit(subject: Subject): Answer<AdmissionDecision> {
+  async admit(subject: Subject): Promise<AdmissionDecision> {
     const now = this.clock.now();
-    return andThen(this.quotas.consume({ subject: subject.id, now, quota: subject.quota, ban: this.ban }), (result) =>
-      decideAdmission(result, subject.quota, now),
-    );
+    const result = await this.quotas.consume({ subject: subject.id, now, quota: subject.quota, ban: this.ban });
+    return decideAdmission(result, subject.quota, now);
   }
 
   /**

@@ -1,4 +1,3 @@
-import { andThen, type Answer } from '../ports/answer.js';
 import type { Unauthorized } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { publicKeyId, type ApiKeyRecord, type Subject } from '../auth/api-key.js';
@@ -21,7 +20,7 @@ const invalid: Unauthorized = {
 
 /** What authentication needs of a key store (an `ApiKeyStore` is one). */
 export interface KeyLookup {
-  findByHash(keyHash: string): Answer<ApiKeyRecord | undefined>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
 }
 
 /**
@@ -34,20 +33,18 @@ export class Authenticator {
     private readonly digests: Digests,
   ) {}
 
-  /** A value at once when the key store answers at once (in process), else a promise (`Answer`). */
-  authenticate(authorization: string | undefined): Answer<Result<Subject, Unauthorized>> {
+  async authenticate(authorization: string | undefined): Promise<Result<Subject, Unauthorized>> {
     if (authorization === undefined || !SCHEME.test(authorization)) return fail(missing);
     const match = BEARER.exec(authorization);
     if (!match) return fail(invalid);
     const keyHash = this.digests.sha256Hex(match[1]!);
-    return andThen(this.keys.findByHash(keyHash), (record): Result<Subject, Unauthorized> => {
-      if (!record || !this.digests.equal(record.keyHash, keyHash)) return fail(invalid);
-      return ok({
-        id: `k:${keyHash}`,
-        plan: record.plan,
-        quota: record.quota,
-        caller: { keyId: publicKeyId(keyHash), role: record.role },
-      });
+    const record = await this.keys.findByHash(keyHash);
+    if (!record || !this.digests.equal(record.keyHash, keyHash)) return fail(invalid);
+    return ok({
+      id: `k:${keyHash}`,
+      plan: record.plan,
+      quota: record.quota,
+      caller: { keyId: publicKeyId(keyHash), role: record.role },
     });
   }
 }

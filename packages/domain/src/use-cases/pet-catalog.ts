@@ -1,4 +1,3 @@
-import { andThen, type Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { PetListQuery, PetRepository } from '../ports/pet-repository.port.js';
 import type { CategoryRepository } from '../ports/category-repository.port.js';
@@ -60,8 +59,7 @@ export class PetCatalog {
     return creation.resumed ? this.pets.findByCreationToken(creation.token) : undefined;
   }
 
-  /** A value at once when the pet store answers at once (in process), else a promise (`Answer`). */
-  listPets(input: ListPetsInput = {}): Answer<Result<Page<Pet>, ValidationFailed>> {
+  async listPets(input: ListPetsInput = {}): Promise<Result<Page<Pet>, ValidationFailed>> {
     let status: PetStatus | undefined;
     if (input.status !== undefined) {
       if (!isPetStatus(input.status)) {
@@ -87,7 +85,7 @@ export class PetCatalog {
       ...(status === undefined ? {} : { status }),
       ...(categoryId === undefined ? {} : { categoryId }),
     };
-    return andThen(this.pets.list(query), (rows) => ok(assemblePage(rows, limit, scope, byId)));
+    return ok(assemblePage(await this.pets.list(query), limit, scope, byId));
   }
 
   /**

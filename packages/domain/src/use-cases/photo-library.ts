@@ -1,4 +1,3 @@
-import { isPromise, type Answer } from '../ports/answer.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { Digests } from '../ports/digests.port.js';
 import type { ImageProcessor } from '../ports/image-processor.port.js';
@@ -40,8 +39,8 @@ import {
 export interface PhotoDownload {
   readonly photo: Photo;
   readonly file: PhotoFile;
-  /** The file's bytes (at once from a store in the process); `undefined` when the photo was removed since it was found. */
-  bytes(): Answer<PhotoBytes | undefined>;
+  /** The file's bytes; `undefined` when the photo was removed since it was found. */
+  bytes(): Promise<PhotoBytes | undefined>;
 }
 
 /** What the photos ask of the pets: whether one is found (a pet withdrawn or never created is not). `PetRepository` is one. */
@@ -231,9 +230,7 @@ export class PhotoLibrary {
     if (!wanted.ok) return wanted;
     const pet = await this.findPet(rawPetId, petId.value);
     if (!pet.ok) return pet;
-    const found = photoId.value === null ? undefined : this.photos.find(pet.value, photoId.value);
-    // A store in the process answers at once: no promise turn for it.
-    const stored = isPromise(found) ? await found : found;
+    const stored = photoId.value === null ? undefined : await this.photos.find(pet.value, photoId.value);
     if (stored === undefined) return fail(noPhoto(rawPhotoId));
     const file = fileForWidth(stored, wanted.value);
     return ok({ photo: toPhoto(stored), file, bytes: () => this.photos.read(stored.id, file.width) });

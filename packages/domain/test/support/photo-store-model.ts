@@ -22,8 +22,7 @@ interface Place {
  * A plain model of the `PhotoStore` port (docs/rules.md §13) for the domain's own tests (which may
  * not import an adapter): places per pet, published or not, a budget of bytes (`no_space`), creation
  * tokens (docs/rules.md §10). It keeps the port's rules by itself (the adapters prove theirs in the
- * contract suite) and records what the use case asked of it. `asyncReads` makes `list`, `find` and
- * `read` answer promises, as a store outside the process does.
+ * contract suite) and records what the use case asked of it.
  */
 export class PhotoStoreModel implements PhotoStore {
   /** The calls, by method name, in order. */
@@ -41,7 +40,6 @@ export class PhotoStoreModel implements PhotoStore {
   constructor(
     private readonly options: {
       readonly budget?: number;
-      readonly asyncReads?: boolean;
       readonly sweepFinds?: PhotoSweep;
     } = {},
   ) {}
@@ -98,21 +96,21 @@ export class PhotoStoreModel implements PhotoStore {
     if (this.pending(upload) !== undefined) this.remove(upload.photoId);
   }
 
-  list(petId: number): readonly StoredPhoto[] | Promise<readonly StoredPhoto[]> {
+  async list(petId: number): Promise<readonly StoredPhoto[]> {
     this.calls.push('list');
-    return this.answer(this.published().filter((p) => p.petId === petId));
+    return this.published().filter((p) => p.petId === petId);
   }
 
-  find(petId: number, photoId: number): StoredPhoto | undefined | Promise<StoredPhoto | undefined> {
+  async find(petId: number, photoId: number): Promise<StoredPhoto | undefined> {
     this.calls.push('find');
     const photo = this.places.get(photoId)?.photo;
-    return this.answer(photo?.petId === petId ? photo : undefined);
+    return photo?.petId === petId ? photo : undefined;
   }
 
-  read(photoId: number, width: number): PhotoBytes | undefined | Promise<PhotoBytes | undefined> {
+  async read(photoId: number, width: number): Promise<PhotoBytes | undefined> {
     this.calls.push('read');
     const place = this.places.get(photoId);
-    return this.answer(place?.photo === undefined ? undefined : place.files.get(width));
+    return place?.photo === undefined ? undefined : place.files.get(width);
   }
 
   async delete(petId: number, photoId: number): Promise<boolean> {
@@ -155,10 +153,6 @@ export class PhotoStoreModel implements PhotoStore {
   /** Places taken, published or not. */
   get placeCount(): number {
     return this.places.size;
-  }
-
-  private answer<T>(value: T): T | Promise<T> {
-    return this.options.asyncReads === true ? Promise.resolve(value) : value;
   }
 
   private published(): StoredPhoto[] {
