@@ -291,3 +291,6 @@ export {
 } from './webhooks/request.js';
 export { WebhookAdmin, type DeliveryView } from './use-cases/webhook-admin.js';
 export { WebhookDispatcher, type DispatcherOptions } from './use-cases/webhook-dispatcher.js';
+
+// The public catalogue (issue 36): fold, name search, orders, list parameters, publishable keys.
+export { foldText, foldWords, compareCodePoints, compareKeyedRows, type KeyedRow } from './pet/fold.js';
