@@ -294,3 +294,11 @@ export { WebhookDispatcher, type DispatcherOptions } from './use-cases/webhook-d
 
 // The public catalogue (issue 36): fold, name search, orders, list parameters, publishable keys.
 export { foldText, foldWords, compareCodePoints, compareKeyedRows, type KeyedRow } from './pet/fold.js';
+export {
+  QUERY_MAX_LENGTH,
+  readNameQuery,
+  nameMatches,
+  drivingWord,
+  prefixRange,
+  type NameQuery,
+} from './pet/search.js';
