@@ -302,3 +302,13 @@ export {
   prefixRange,
   type NameQuery,
 } from './pet/search.js';
+export {
+  SHUFFLE_CIRCLE,
+  SEED_MAX,
+  drawShuffleKey,
+  shuffleStart,
+  shufflePosition,
+  compareShuffled,
+  shuffleRanges,
+  type ShuffleRange,
+} from './pet/shuffle.js';
