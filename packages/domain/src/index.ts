@@ -312,3 +312,11 @@ export {
   shuffleRanges,
   type ShuffleRange,
 } from './pet/shuffle.js';
+export {
+  CATALOG_SORTS,
+  MAX_CATEGORY_IDS,
+  readCatalogQuery,
+  type CatalogSort,
+  type CatalogQuery,
+  type CatalogQueryInput,
+} from './pet/catalog-query.js';
