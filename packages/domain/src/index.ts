@@ -320,3 +320,10 @@ export {
   type CatalogQuery,
   type CatalogQueryInput,
 } from './pet/catalog-query.js';
+export {
+  PUBLISHABLE_KEY_PATTERN,
+  generatePublishableKey,
+  ORIGINS_MAX,
+  readKeyOrigins,
+  originAllowed,
+} from './auth/origins.js';
