@@ -283,3 +283,39 @@ export {
 } from './webhooks/request.js';
 export { WebhookAdmin, type DeliveryView } from './use-cases/webhook-admin.js';
 export { WebhookDispatcher, type DispatcherOptions } from './use-cases/webhook-dispatcher.js';
+
+// The public catalogue (issue 36): fold, name search, orders, list parameters, publishable keys.
+export { foldText, foldWords, compareCodePoints, compareKeyedRows, type KeyedRow } from './pet/fold.js';
+export {
+  QUERY_MAX_LENGTH,
+  readNameQuery,
+  nameMatches,
+  drivingWord,
+  prefixRange,
+  type NameQuery,
+} from './pet/search.js';
+export {
+  SHUFFLE_CIRCLE,
+  SEED_MAX,
+  drawShuffleKey,
+  shuffleStart,
+  shufflePosition,
+  compareShuffled,
+  shuffleRanges,
+  type ShuffleRange,
+} from './pet/shuffle.js';
+export {
+  CATALOG_SORTS,
+  MAX_CATEGORY_IDS,
+  readCatalogQuery,
+  type CatalogSort,
+  type CatalogQuery,
+  type CatalogQueryInput,
+} from './pet/catalog-query.js';
+export {
+  PUBLISHABLE_KEY_PATTERN,
+  generatePublishableKey,
+  ORIGINS_MAX,
+  readKeyOrigins,
+  originAllowed,
+} from './auth/origins.js';

@@ -1,0 +1,119 @@
+import { compareCodePoints, compareKeyedRows, type KeyedRow } from '@petstore/domain';
+
+/** Most rows one chunk holds, unless told otherwise; a chunk that grows past it is split in two. */
+const CHUNK = 1024;
+
+/** Keys from `low` (included; absent: from the first) to `high` (excluded; absent: to the last). */
+export interface KeyRange<K extends string | number> {
+  readonly low?: K;
+  readonly high?: K | undefined;
+}
+
+const compareKeys = <K extends string | number>(a: K, b: K): number =>
+  typeof a === 'string' ? compareCodePoints(a, b as string) : (a as number) - (b as number);
+
+/**
+ * Rows of (key, pet id) in ascending (key, id) order, strings in code-point order (as MongoDB
+ * orders them): a folded word per row for name search, a folded name for `sort=name`, a shuffle key
+ * for `sort=random` (issue 36). Kept in chunks of at most `chunkSize` rows, like
+ * `OrderedIndex`: finding a place is two binary searches, O(log n); inserting or removing moves at
+ * most one chunk's rows; reading `limit` rows costs O(log n + limit); counting a range adds one
+ * pass over the chunks' lengths (n / 1024 numbers), never over the rows.
+ */
+export class SortedIndex<K extends string | number> {
+  private readonly chunks: KeyedRow<K>[][] = [];
+  private rows = 0;
+
+  constructor(private readonly chunkSize = CHUNK) {}
+
+  get size(): number {
+    return this.rows;
+  }
+
+  /** Adds the row (key, id); false when it is there already. */
+  insert(key: K, id: number): boolean {
+    const row: KeyedRow<K> = { key, id };
+    let [c, i] = this.seek((other) => compareKeyedRows(other, row) < 0);
+    if (this.chunks.length === 0) this.chunks.push([]);
+    // Past every row: at the end of the last chunk.
+    if (c === this.chunks.length) [c, i] = [c - 1, this.chunks[c - 1]!.length];
+    const chunk = this.chunks[c]!;
+    if (i < chunk.length && compareKeyedRows(chunk[i]!, row) === 0) return false;
+    chunk.splice(i, 0, row);
+    if (chunk.length > this.chunkSize) this.chunks.splice(c + 1, 0, chunk.splice(chunk.length >> 1));
+    this.rows++;
+    return true;
+  }
+
+  /** Removes the row (key, id); false when there is none. */
+  remove(key: K, id: number): boolean {
+    const row: KeyedRow<K> = { key, id };
+    const [c, i] = this.seek((other) => compareKeyedRows(other, row) < 0);
+    const chunk = this.chunks[c];
+    if (chunk === undefined || compareKeyedRows(chunk[i]!, row) !== 0) return false;
+    chunk.splice(i, 1);
+    if (chunk.length === 0) this.chunks.splice(c, 1);
+    this.rows--;
+    return true;
+  }
+
+  /** At most `limit` rows of `range`, ascending, after the row `after` (a cursor's position) when given. */
+  read(range: KeyRange<K>, limit: number, after?: KeyedRow<K>): KeyedRow<K>[] {
+    const { low, high } = range;
+    let [c, i] = this.seek(
+      (row) =>
+        (low !== undefined && compareKeys(row.key, low) < 0) ||
+        (after !== undefined && compareKeyedRows(row, after) <= 0),
+    );
+    const out: KeyedRow<K>[] = [];
+    for (; c < this.chunks.length; c++, i = 0) {
+      const chunk = this.chunks[c]!;
+      for (; i < chunk.length; i++) {
+        const row = chunk[i]!;
+        if (out.length === limit || (high !== undefined && compareKeys(row.key, high) >= 0)) return out;
+        out.push(row);
+      }
+    }
+    return out;
+  }
+
+  /** How many rows `range` holds (none when `high` is not above `low`). */
+  count(range: KeyRange<K>): number {
+    const { low, high } = range;
+    const end = high === undefined ? this.rows : this.rank((row) => compareKeys(row.key, high) < 0);
+    return Math.max(0, end - (low === undefined ? 0 : this.rank((row) => compareKeys(row.key, low) < 0)));
+  }
+
+  /** The number of rows for which `before` holds (true for a first stretch of rows, then false). */
+  private rank(before: (row: KeyedRow<K>) => boolean): number {
+    const [c, i] = this.seek(before);
+    let rank = i;
+    for (let k = 0; k < c; k++) rank += this.chunks[k]!.length;
+    return rank;
+  }
+
+  /**
+   * Chunk and place of the first row for which `before` is false (past the end when none is):
+   * `before` must hold for a first stretch of rows and for none after it.
+   */
+  private seek(before: (row: KeyedRow<K>) => boolean): [number, number] {
+    let low = 0;
+    let high = this.chunks.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const chunk = this.chunks[mid]!;
+      if (before(chunk[chunk.length - 1]!)) low = mid + 1;
+      else high = mid;
+    }
+    const chunk = this.chunks[low];
+    if (chunk === undefined) return [low, 0];
+    let lo = 0;
+    let hi = chunk.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(chunk[mid]!)) lo = mid + 1;
+      else hi = mid;
+    }
+    return [low, lo];
+  }
+}
