@@ -384,6 +384,35 @@ describe('WebhookDispatcher (docs/rules.md §15, "Delivery")', () => {
     expect(sender.sent.map((s) => s.webhookId)).to.deep.equal(['evt_7', 'evt_8', 'evt_9', 'evt_10']);
   });
 
+  it('the event after one that left the feed during its retries starts at attempt 1 with the whole schedule', async () => {
+    const w = world();
+    const hook = await w.subscribe();
+    w.publish('pet.created', 'pet.created');
+    const sender = new ScriptedSender(w.clock, 'p1', { next: () => FAILED });
+    const first = w.dispatcher(sender, 'p1', { scanMs: 60_000 });
+    first.start();
+    await runUntil(w.timers, () => w.store.logs.get(hook.id)!.length === 2);
+    await first.stop();
+    // A restart three days on: the first event left the feed (a retention of one day) while it was retried.
+    w.clock.advance(3 * 24 * 3_600_000);
+    await w.events.purge(1);
+    w.dispatcher(sender, 'p1', { scanMs: 60_000 }).start();
+    await runUntil(w.timers, () => !w.row(hook.id).enabled, 50_000);
+    await w.stopAll();
+    const log = w.store.logs.get(hook.id)!;
+    expect(log.map((row) => [row.sequence, row.attempt])).to.deep.equal([
+      [1, 1],
+      [1, 2],
+      ...Array.from({ length: 8 }, (_, i) => [2, i + 1]),
+    ]);
+    const second = sender.sent.filter((s) => s.webhookId === 'evt_2');
+    for (const [i, entry] of WEBHOOK_RETRY_DELAYS_MS.entries()) {
+      const wait = second[i + 1]!.at - second[i]!.at;
+      expect(wait, `wait ${i + 1}`).to.be.within(entry * 0.8, entry * 1.2);
+    }
+    expect(w.row(hook.id).pausedReason).to.match(/^8 attempts at event evt_2 \(sequence 2\) failed over /);
+  });
+
   it('a removed subscription is dropped by its worker without harm', async () => {
     const w = world();
     const hook = await w.subscribe();

@@ -130,8 +130,8 @@ interface Worker {
  * retention): the feed's reads start at the first event kept, so the subscription goes on with that
  * one; the purged events are not delivered (docs/rules.md §15 promises every event only within the
  * retention). No pause: a resume could never bring them back, and pausing again would only stop
- * the events that can still be delivered. (Failures counted at an event purged during its retries,
- * possible only with a retention shorter than the schedule's 27 h, then count for the next one.)
+ * the events that can still be delivered. Failures counted at an event purged during its retries
+ * (possible only with a retention shorter than the schedule's 27 h) do not count for the next one.
  */
 export class WebhookDispatcher {
   private readonly leaseMs: number;
@@ -500,7 +500,9 @@ export class WebhookDispatcher {
    */
   private async attempt(webhook: StoredWebhook, event: Event): Promise<StoredWebhook | undefined> {
     const at = this.clock.now();
-    const attempt = webhook.failures + 1;
+    // The failures counted are those at the event just after `delivered`: at another (it left the
+    // feed during its retries), this one is a first attempt, with the whole schedule before it.
+    const attempt = (event.sequence === webhook.delivered + 1 ? webhook.failures : 0) + 1;
     const result = await this.send({
       url: webhook.url,
       webhookId: event.id,
