@@ -157,7 +157,14 @@ describe('webhook bodies (docs/rules.md §15)', () => {
     // A refused type that is a string is named, quoted (and cut like every quote of what the caller sent).
     expect(
       expectRefusal(validateWebhookCreate({ url: URL_OK, types: ['pet.adopted'] }), 'validation_failed', 'types'),
-    ).to.match(/^'pet\.adopted' is not an event type; types must be/);
+    ).to.match(/^types must be .*: 'pet\.adopted' is not one$/);
+    expect(
+      expectRefusal(
+        validateWebhookCreate({ url: URL_OK, types: ['pet.created', 'pet.created'] }),
+        'validation_failed',
+        'types',
+      ),
+    ).to.match(/^types must be .*: pet\.created is named twice$/);
     expect(expectRefusal(validateWebhookCreate({ url: URL_OK, types: [3] }), 'validation_failed', 'types')).to.match(
       /^types must be/,
     );
