@@ -5,7 +5,6 @@ import {
   DEFAULT_BAN_RULE,
   EVENT_RETENTION_DAYS,
   isPlanName,
-  parseRetentionDays,
   PHOTO_BODY_LIMIT_BYTES,
   publicKeyId,
 } from '@petstore/domain';
@@ -284,6 +283,20 @@ const parseCorsOrigins = (raw: string | undefined): readonly string[] | '*' | un
   return origins;
 };
 
+/**
+ * `PETSTORE_EVENT_RETENTION_DAYS`: whole days within the domain's bounds (`EVENT_RETENTION_DAYS`),
+ * written plainly (no sign, no leading zero, no fraction); unset or empty, the default.
+ */
+const parseRetentionDays = (raw: string | undefined): number => {
+  const { default: fallback, min, max } = EVENT_RETENTION_DAYS;
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[1-9][0-9]{0,2}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new SettingsError(
+      `PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from ${min} to ${max} (default ${fallback})`,
+    );
+  return Number(raw);
+};
+
 /** Reads the settings from the environment; throws `SettingsError` on the first bad one. */
 export const parseSettings = (env: Env): Settings => {
   refuseUnknown(env);
@@ -326,8 +339,7 @@ export const parseSettings = (env: Env): Settings => {
       `PETSTORE_METRICS_PORT must differ from PORT (both are ${port}): /metrics has a listener of its own`,
     );
   }
-  const retention = parseRetentionDays(env['PETSTORE_EVENT_RETENTION_DAYS'] || undefined);
-  if (!retention.ok) throw new SettingsError(retention.error);
+  const eventRetentionDays = parseRetentionDays(env['PETSTORE_EVENT_RETENTION_DAYS']);
   const webhooksRaw = env['PETSTORE_WEBHOOKS'] || defaultOf('PETSTORE_WEBHOOKS');
   if (webhooksRaw !== 'on' && webhooksRaw !== 'off') throw new SettingsError('PETSTORE_WEBHOOKS must be on or off');
   let webhookAllowHosts: readonly string[];
@@ -370,7 +382,7 @@ export const parseSettings = (env: Env): Settings => {
         PHOTO_BODY_LIMIT_BYTES / MIB,
         1_048_576,
       ) * MIB,
-    eventRetentionDays: retention.value,
+    eventRetentionDays,
     webhooks: webhooksRaw === 'on',
     webhookAllowHosts,
   };

@@ -146,7 +146,6 @@ export {
 } from './events/outbox.js';
 export {
   EVENT_RETENTION_DAYS,
-  parseRetentionDays,
   retentionCutoff,
   expiredPrefix,
   isBehindRetention,
