@@ -38,6 +38,8 @@ export interface Settings {
   readonly uploadBytesInFlight: number;
   /** `PETSTORE_EVENT_RETENTION_DAYS`: how long events are kept (docs/rules.md §15); default 30, 1–365. */
   readonly eventRetentionDays: number;
+  /** `PETSTORE_EVENT_MEMORY_MAX`: how many events the memory store keeps at most (docs/rules.md §15); default 100,000. */
+  readonly eventMemoryMax: number;
   /** `PETSTORE_WEBHOOKS`: whether this process delivers webhooks (docs/rules.md §15); `off` still records events. Default on. */
   readonly webhooks: boolean;
   /** `PETSTORE_WEBHOOK_ALLOW_HOSTS`: the `host[:port]`s a subscription may name although the URL rules refuse them (loopback, private…; `http` too). */
@@ -117,6 +119,11 @@ export const SETTINGS = {
   PETSTORE_EVENT_RETENTION_DAYS: {
     default: String(EVENT_RETENTION_DAYS.default),
     about: `days the feed of events keeps an event, from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max}; older ones leave the start of GET /v1/events (docs/rules.md §15)`,
+  },
+  PETSTORE_EVENT_MEMORY_MAX: {
+    default: '100000',
+    about:
+      'events the memory store keeps at most (about 1 KiB each); past it the oldest leave the feed, as by the retention, and a webhook behind them pauses (docs/rules.md §15)',
   },
   PETSTORE_WEBHOOKS: {
     default: 'on',
@@ -383,6 +390,14 @@ export const parseSettings = (env: Env): Settings => {
         1_048_576,
       ) * MIB,
     eventRetentionDays,
+    // At least one event (the newest always stays); at most 100 million (about 100 GiB).
+    eventMemoryMax: wholeNumber(
+      env,
+      'PETSTORE_EVENT_MEMORY_MAX',
+      Number(defaultOf('PETSTORE_EVENT_MEMORY_MAX')),
+      1,
+      100_000_000,
+    ),
     webhooks: webhooksRaw === 'on',
     webhookAllowHosts,
   };

@@ -38,6 +38,7 @@ describe('settings (docs/rules.md §6)', () => {
       uploadsInFlight: 32,
       uploadBytesInFlight: 40 * 1024 * 1024,
       eventRetentionDays: 30,
+      eventMemoryMax: 100_000,
       webhooks: true,
       webhookAllowHosts: [],
     });
@@ -85,6 +86,20 @@ describe('settings (docs/rules.md §6)', () => {
         'PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 365 (default 30)',
       );
     }
+  });
+
+  it('reads PETSTORE_EVENT_MEMORY_MAX (docs/rules.md §15): a whole number of events from 1 to 100,000,000, default 100,000; anything else stops the start naming it', () => {
+    for (const [raw, max] of [
+      ['1', 1],
+      ['250000', 250_000],
+      ['100000000', 100_000_000],
+      ['', 100_000],
+    ] as const)
+      expect(parseSettings({ PETSTORE_EVENT_MEMORY_MAX: raw }).eventMemoryMax, raw).to.equal(max);
+    for (const bad of ['0', '-1', '1.5', '1e5', '100000001', 'many'])
+      expect(fails({ PETSTORE_EVENT_MEMORY_MAX: bad }, 'PETSTORE_EVENT_MEMORY_MAX'), bad).to.match(
+        /must be a whole number from 1 to 100000000/,
+      );
   });
 
   it('reads PETSTORE_UPLOADS_IN_FLIGHT (at least 1) and PETSTORE_UPLOADS_IN_FLIGHT_MB (in MiB, at least one photo of the largest, 10); anything else stops the start naming it', () => {

@@ -1,6 +1,8 @@
 // docs/rules.md §15 ("Behind the retention") through the composition root: a subscription whose next
-// event left the feed, by the retention (it carries on at the first event kept, at attempt 1), with a
-// receiver on loopback (allowed through PETSTORE_WEBHOOK_ALLOW_HOSTS) and a clock the test moves.
+// event left the feed, by the retention (it carries on at the first event kept, at attempt 1) or for
+// lack of room in the memory store (PETSTORE_EVENT_MEMORY_MAX: a reader of the feed behind it gets
+// 410, a subscription behind it is paused, saying why), with receivers on loopback (allowed through
+// PETSTORE_WEBHOOK_ALLOW_HOSTS) and a clock the test moves.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -135,6 +137,59 @@ describe('webhooks behind the feed through the server (docs/rules.md §15)', fun
     expect(log.map((row) => [row.sequence, row.attempt])).to.deep.equal([
       [3, 1],
       [2, 1],
+    ]);
+  });
+
+  it('PETSTORE_EVENT_MEMORY_MAX filled: a reader behind it gets 410 naming the first event kept; a subscription behind it is paused, saying why, and resumed goes on at the first event kept', async () => {
+    receiver = await startReceiver(204);
+    server = await startServer(
+      parseSettings({
+        HOST: '127.0.0.1',
+        PORT: '0',
+        PETSTORE_API_KEYS: `${CLIENT}:pro`,
+        PETSTORE_ADMIN_KEYS: ADMIN,
+        PETSTORE_WEBHOOK_ALLOW_HOSTS: receiver.host,
+        PETSTORE_EVENT_MEMORY_MAX: '5',
+      }),
+      { logger: silentLogger },
+    );
+    const { url } = server;
+    const category = (await call(url, 'POST', '/v1/categories', { name: 'Cats' })).json() as { id: number };
+    const hook = (await call(url, 'POST', '/v1/webhooks', { url: receiver.url, types: ['pet.created'] })).json() as {
+      id: string;
+    };
+    const path = `/v1/webhooks/${hook.id}`;
+    expect((await call(url, 'PATCH', path, { enabled: false })).status).to.equal(200);
+    // Events 2 to 9: the memory store keeps the newest 5 (5 to 9).
+    for (let i = 1; i <= 8; i++)
+      expect(
+        (await call(url, 'POST', '/v1/pets', { name: `Cat ${i}`, categoryId: category.id }, CLIENT)).status,
+      ).to.equal(201);
+    await waitFor(async () => (await call(url, 'GET', '/v1/events?after=0')).status === 410, 'the oldest to leave');
+    const gone = await call(url, 'GET', '/v1/events?after=0');
+    expect(JSON.parse(gone.text)).to.include({ code: 'gone', status: 410 });
+    expect((JSON.parse(gone.text) as { message: string }).message).to.include('the first kept event is 5');
+    expect(((await call(url, 'GET', '/v1/events?after=4')).json() as unknown[]).length).to.equal(5);
+
+    expect((await call(url, 'PATCH', path, { enabled: true })).status).to.equal(200);
+    let read: { enabled?: boolean; pausedReason?: string | null } = {};
+    await waitFor(async () => {
+      read = (await call(url, 'GET', path)).json() as typeof read;
+      return read.enabled === false;
+    }, 'the pause');
+    expect(read.pausedReason).to.equal(
+      'events of its types up to sequence 4 left the feed before they were delivered (the store keeps only its newest events, and it was full); enabling the subscription again resumes at event 5, the first kept',
+    );
+    expect(receiver.received(), 'nothing sent').to.equal(0);
+    expect((await call(url, 'PATCH', path, { enabled: true })).status).to.equal(200);
+    await waitFor(() => receiver!.received() === 5, 'the five events kept');
+    const log = (await call(url, 'GET', `${path}/deliveries`)).json() as LoggedAttempt[];
+    expect(log.map((row) => [row.sequence, row.attempt])).to.deep.equal([
+      [9, 1],
+      [8, 1],
+      [7, 1],
+      [6, 1],
+      [5, 1],
     ]);
   });
 });

@@ -5,6 +5,7 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
   WebhookStore,
 } from '@petstore/domain';
 import { WEBHOOK_DELIVERIES_KEPT } from '@petstore/domain';
@@ -123,13 +124,19 @@ export class WebhookStoreInMemory implements WebhookStore {
     return entry.record;
   }
 
-  async pause(id: string, holder: string, from: DeliveryCursor, reason: string): Promise<StoredWebhook | undefined> {
+  async pause(
+    id: string,
+    holder: string,
+    from: DeliveryCursor,
+    pause: WebhookPause,
+  ): Promise<StoredWebhook | undefined> {
     const entry = this.writable(id, holder, from);
     if (entry === undefined) return undefined;
     entry.record = Object.freeze({
       ...entry.record,
       enabled: false,
-      pausedReason: reason,
+      pausedReason: pause.reason,
+      delivered: pause.delivered,
       failures: 0,
       retryAt: 0,
       revision: entry.record.revision + 1,

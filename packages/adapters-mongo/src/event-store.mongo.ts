@@ -253,6 +253,11 @@ export class EventStoreMongo implements EventStore {
     return first === null ? (await this.lastSequence()) + 1 : first._id;
   }
 
+  /** 0: the feed on MongoDB is bounded by the retention only (nothing leaves it for lack of room). */
+  async evictedThrough(): Promise<number> {
+    return 0;
+  }
+
   async purge(through: number): Promise<number> {
     // Never the newest event: it carries the feed's position (`lastSequence` is the highest kept).
     const end = Math.min(through, (await this.lastSequence()) - 1);

@@ -7,6 +7,7 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
   WebhookSecret,
   WebhookStore,
 } from '@petstore/domain';
@@ -227,9 +228,14 @@ export class WebhookStoreMongo implements WebhookStore {
     });
   }
 
-  async pause(id: string, holder: string, from: DeliveryCursor, reason: string): Promise<StoredWebhook | undefined> {
+  async pause(
+    id: string,
+    holder: string,
+    from: DeliveryCursor,
+    pause: WebhookPause,
+  ): Promise<StoredWebhook | undefined> {
     return this.write(writable(id, holder, from), {
-      $set: { enabled: false, pausedReason: reason, failures: 0, retryAt: 0 },
+      $set: { enabled: false, pausedReason: pause.reason, delivered: pause.delivered, failures: 0, retryAt: 0 },
       $inc: { revision: 1 },
     });
   }

@@ -145,6 +145,7 @@ describeMongo(SUITE, target, (mongo) => {
           'clear',
           'after',
           'firstSequence',
+          'evictedThrough',
           'purge',
         ]);
         return {

@@ -8,6 +8,7 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
   WebhookStore,
 } from '../src/index.js';
 import { DELIVERY_OUTCOMES, EVENT_TYPES, WEBHOOK_DELIVERIES_KEPT } from '../src/index.js';
@@ -169,13 +170,14 @@ class PortModel {
     return entry.record;
   }
 
-  pause(id: string, holder: string, from: DeliveryCursor, reason: string): StoredWebhook | undefined {
+  pause(id: string, holder: string, from: DeliveryCursor, pause: WebhookPause): StoredWebhook | undefined {
     const entry = this.writable(id, holder, from);
     if (entry === undefined) return undefined;
     entry.record = {
       ...entry.record,
       enabled: false,
-      pausedReason: reason,
+      pausedReason: pause.reason,
+      delivered: pause.delivered,
       failures: 0,
       retryAt: 0,
       revision: entry.record.revision + 1,
@@ -227,6 +229,8 @@ type Op =
       readonly holder: string;
       readonly from: FromPick;
       readonly reason: string;
+      /** How far past `from.delivered` the pause puts the cursor (0: where it stands). */
+      readonly ahead: number;
     }
   | { readonly kind: 'log'; readonly n: number; readonly attempt: DeliveryAttempt }
   | { readonly kind: 'deliveries'; readonly n: number; readonly before: number | undefined; readonly limit: number };
@@ -344,6 +348,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       holder: holderArb,
       from: fromArb,
       reason: fc.constantFrom('gone (410)', 'retries ran out'),
+      ahead: fc.constantFrom(0, 0, 3),
     }),
     weight: 3,
   },
@@ -432,10 +437,8 @@ class PortCall implements fc.AsyncCommand<PortModel, WebhookStore> {
       }
       case 'pause': {
         const from = fromOf(model, idOf(op.n), op.from);
-        same(
-          await store.pause(idOf(op.n), op.holder, from, op.reason),
-          model.pause(idOf(op.n), op.holder, from, op.reason),
-        );
+        const pause = { reason: op.reason, delivered: from.delivered + op.ahead };
+        same(await store.pause(idOf(op.n), op.holder, from, pause), model.pause(idOf(op.n), op.holder, from, pause));
         break;
       }
       case 'log':
@@ -642,7 +645,7 @@ export const webhookStoreContract = (make: MakeFixture<WebhookStore>, options: C
         expect(await store.lease(gone.id, 'two', T0 + 1000, T0 + 2000)).to.equal(undefined);
         const from = cursorOf(gone);
         expect(await store.advance(gone.id, 'one', from, { ...from, delivered: 1 })).to.equal(undefined);
-        expect(await store.pause(gone.id, 'one', from, 'x')).to.equal(undefined);
+        expect(await store.pause(gone.id, 'one', from, { reason: 'x', delivered: 0 })).to.equal(undefined);
         await store.log(gone.id, attemptOf(4));
         expect(await store.deliveries(gone.id, undefined, 10), 'nothing logged for a removed one').to.deep.equal([]);
         await store.release(gone.id, 'one');
@@ -774,19 +777,20 @@ export const webhookStoreContract = (make: MakeFixture<WebhookStore>, options: C
         await store.release(w.id, 'two');
       }));
 
-    it('pause, under the conditions of advance: enabled false, pausedReason set, failures and retryAt 0, delivered kept', () =>
+    it('pause, under the conditions of advance: enabled false, pausedReason and delivered as given, failures and retryAt 0', () =>
       withFixture(make, async (store) => {
         const w = await inserted(store, newWebhook(1, { delivered: 30, failures: 4, retryAt: T0 + 70 }));
         const from = cursorOf(w);
-        expect(await store.pause(w.id, 'one', from, 'retries ran out'), 'no lease').to.equal(undefined);
+        const gaveUp = { reason: 'retries ran out', delivered: 30 };
+        expect(await store.pause(w.id, 'one', from, gaveUp), 'no lease').to.equal(undefined);
         const leased = await store.lease(w.id, 'one', T0, T0 + 100);
-        expect(await store.pause(w.id, 'two', from, 'retries ran out'), 'another holder').to.equal(undefined);
-        expect(await store.pause(w.id, 'one', { ...from, failures: 3 }, 'x'), 'failures differ').to.equal(undefined);
-        expect(await store.pause(w.id, 'one', { ...from, delivered: 31 }, 'x'), 'delivered differs').to.equal(
+        expect(await store.pause(w.id, 'two', from, gaveUp), 'another holder').to.equal(undefined);
+        expect(await store.pause(w.id, 'one', { ...from, failures: 3 }, gaveUp), 'failures differ').to.equal(undefined);
+        expect(await store.pause(w.id, 'one', { ...from, delivered: 31 }, gaveUp), 'delivered differs').to.equal(
           undefined,
         );
         expect(plain(await store.findById(w.id)), 'nothing written').to.deep.equal(plain(leased));
-        const paused = await store.pause(w.id, 'one', from, 'retries ran out');
+        const paused = await store.pause(w.id, 'one', from, gaveUp);
         expect(plain(paused)).to.deep.equal(
           plain({
             ...leased!,
@@ -800,15 +804,23 @@ export const webhookStoreContract = (make: MakeFixture<WebhookStore>, options: C
         );
         expect(plain(await store.findById(w.id))).to.deep.equal(plain(paused));
         expect(
-          await store.pause(w.id, 'one', cursorOf(paused!), 'again'),
+          await store.pause(w.id, 'one', cursorOf(paused!), { reason: 'again', delivered: 30 }),
           'a paused subscription is not enabled',
         ).to.equal(undefined);
         expect((await store.enabled()).map((x) => x.id)).to.deep.equal([]);
         const resumed = await store.update(w.id, { enabled: true });
         expect(resumed).to.deep.include({ enabled: true, pausedReason: null, delivered: 30, failures: 0, retryAt: 0 });
-        // Simultaneous pauses from one cursor: one lands.
+        // A pause that moves the cursor (past events that left the feed): a resume starts after it.
         await store.lease(w.id, 'one', T0 + 1, T0 + 100);
-        const racing = await Promise.all(['a', 'b', 'c'].map((r) => store.pause(w.id, 'one', cursorOf(resumed!), r)));
+        const behind = await store.pause(w.id, 'one', cursorOf(resumed!), { reason: 'events left', delivered: 45 });
+        expect(behind).to.deep.include({ enabled: false, pausedReason: 'events left', delivered: 45, revision: 4 });
+        const again = await store.update(w.id, { enabled: true });
+        expect(again).to.deep.include({ enabled: true, pausedReason: null, delivered: 45, failures: 0, retryAt: 0 });
+        // Simultaneous pauses from one cursor: one lands.
+        await store.lease(w.id, 'one', T0 + 2, T0 + 100);
+        const racing = await Promise.all(
+          ['a', 'b', 'c'].map((r) => store.pause(w.id, 'one', cursorOf(again!), { reason: r, delivered: 45 })),
+        );
         expect(racing.filter((r) => r !== undefined)).to.have.length(1);
       }));
 

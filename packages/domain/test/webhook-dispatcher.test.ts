@@ -413,6 +413,31 @@ describe('WebhookDispatcher (docs/rules.md §15, "Delivery")', () => {
     expect(w.row(hook.id).pausedReason).to.match(/^8 attempts at event evt_2 \(sequence 2\) failed over /);
   });
 
+  it('events of its types that left the feed for lack of room pause the subscription, saying so, its cursor before the first kept; a resume goes on from there; one whose types lost nothing carries on', async () => {
+    const w = world();
+    const behind = await w.subscribe({ types: ['pet.created'] });
+    const spared = await w.subscribe({ url: 'https://b.example/hook', types: ['order.placed'] });
+    w.publish('pet.created', 'pet.updated', 'pet.created', 'pet.updated', 'pet.created', 'order.placed');
+    // A store bounded in size drops the oldest events, 1 to 3: two pet.created, no order.placed.
+    w.events.evict(3);
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender).start();
+    await runUntil(w.timers, () => !w.row(behind.id).enabled && w.row(spared.id).delivered === 6);
+    expect(w.row(behind.id)).to.include({
+      delivered: 3,
+      failures: 0,
+      pausedReason:
+        'events of its types up to sequence 3 left the feed before they were delivered (the store keeps only its newest events, and it was full); enabling the subscription again resumes at event 4, the first kept',
+    });
+    expect(sender.deliveredTo('https://a.example/hook')).to.deep.equal([]);
+    expect(w.row(spared.id)).to.include({ enabled: true, pausedReason: null });
+    expect(sender.deliveredTo('https://b.example/hook')).to.deep.equal(['evt_6']);
+    await w.admin.patch(ADMIN, behind.id, { enabled: true });
+    await runUntil(w.timers, () => w.row(behind.id).delivered === 6);
+    await w.stopAll();
+    expect(sender.deliveredTo('https://a.example/hook')).to.deep.equal(['evt_5']);
+  });
+
   it('a removed subscription is dropped by its worker without harm', async () => {
     const w = world();
     const hook = await w.subscribe();

@@ -113,6 +113,10 @@ export class FlawedEventStore implements EventStore {
     return this.stored[0]?.sequence ?? this.last + 1;
   }
 
+  async evictedThrough(): Promise<number> {
+    return 0;
+  }
+
   async purge(through: number): Promise<number> {
     const before = this.stored.length;
     const end = Math.min(through, this.last - 1);

@@ -5,6 +5,7 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
 } from '../webhooks/webhook.js';
 
 /**
@@ -63,10 +64,10 @@ export interface WebhookStore {
    */
   advance(id: string, holder: string, from: DeliveryCursor, next: DeliveryCursor): Promise<StoredWebhook | undefined>;
   /**
-   * Pauses the subscription under the conditions of `advance`: `enabled: false`, `pausedReason`
-   * `reason`, `failures` and `retryAt` 0, `delivered` kept (a resume sends that same event again).
+   * Pauses the subscription under the conditions of `advance` (bumping `revision`): `enabled: false`,
+   * `pausedReason` `pause.reason`, `delivered` `pause.delivered`, `failures` and `retryAt` 0.
    */
-  pause(id: string, holder: string, from: DeliveryCursor, reason: string): Promise<StoredWebhook | undefined>;
+  pause(id: string, holder: string, from: DeliveryCursor, pause: WebhookPause): Promise<StoredWebhook | undefined>;
   /**
    * Appends an attempt to the subscription's log with the next `number` (1, 2, 3, …), keeping only
    * the newest `WEBHOOK_DELIVERIES_KEPT`; nothing when there is no such subscription.

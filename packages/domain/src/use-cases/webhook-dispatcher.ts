@@ -305,6 +305,12 @@ export class WebhookDispatcher {
     if (worker.ahead.length === 0 && !worker.atEnd) {
       const read = this.events.after(worker.position, { limit: FEED_PAGE });
       const got = isPromise(read) ? await read : read;
+      // Events after its position left the feed: by the retention it carries on, for lack of room it pauses.
+      const first = got[0];
+      if (first !== undefined && first.sequence > worker.position + 1) {
+        const evicted = await this.events.evictedThrough(held.types);
+        if (evicted > worker.position) return this.pauseBehind(worker, evicted, first.sequence);
+      }
       worker.ahead = got;
       worker.atEnd = got.length < FEED_PAGE;
     }
@@ -475,6 +481,23 @@ export class WebhookDispatcher {
   }
 
   /**
+   * Pauses a subscription some of whose events (up to `evicted`) left the feed for lack of room
+   * before it delivered them, its cursor just before `firstKept`: a resume goes on from there. The
+   * lease is renewed first, as before an attempt: a change meanwhile (its types) is looked at again.
+   */
+  private async pauseBehind(worker: Worker, evicted: number, firstKept: number): Promise<boolean> {
+    const revision = worker.held.revision;
+    if (!(await this.renew(worker))) return false;
+    if (worker.held.revision !== revision) return true;
+    const reason = `events of its types up to sequence ${evicted} left the feed before they were delivered (the store keeps only its newest events, and it was full); enabling the subscription again resumes at event ${firstKept}, the first kept`;
+    await this.webhooks.pause(worker.held.id, this.holder, cursorOf(worker.held), {
+      reason,
+      delivered: firstKept - 1,
+    });
+    return false;
+  }
+
+  /**
    * The matching path: renews the lease just before the attempt (so an admin's change of URL, secrets,
    * types or `enabled` counts before anything is sent), then makes the attempt at `event` with the
    * subscription as the renewal answered it, unless that changed: then it looks again from there.
@@ -534,7 +557,7 @@ export class WebhookDispatcher {
       });
     if (result.status === 410) {
       const reason = `the receiver answered 410 Gone to event ${event.id} (sequence ${event.sequence}): it wants no more deliveries; enabling the subscription again resumes at that event`;
-      await this.webhooks.pause(webhook.id, this.holder, from, reason);
+      await this.webhooks.pause(webhook.id, this.holder, from, { reason, delivered: from.delivered });
       return undefined;
     }
     const decision = afterFailure(attempt, this.random);
@@ -546,7 +569,7 @@ export class WebhookDispatcher {
       });
     const span = await this.spanOf(webhook.id, logged);
     const reason = `${attempt} attempts at event ${event.id} (sequence ${event.sequence}) failed over ${spanText(span)}; the last: ${failureText(result)}`;
-    await this.webhooks.pause(webhook.id, this.holder, from, reason);
+    await this.webhooks.pause(webhook.id, this.holder, from, { reason, delivered: from.delivered });
     return undefined;
   }
 

@@ -89,6 +89,18 @@ export interface StoredWebhook extends DeliveryCursor {
   readonly lease?: WebhookLease;
 }
 
+/** How a delivery pauses a subscription (`WebhookStore.pause`): why, and where its cursor then stands. */
+export interface WebhookPause {
+  /** Its `pausedReason`. */
+  readonly reason: string;
+  /**
+   * Its `delivered` while paused, a resume delivering the events after it: the one it had (the event
+   * that failed is sent again), or, when events after it left the feed for lack of room, the one
+   * just before the first event kept.
+   */
+  readonly delivered: number;
+}
+
 /** A process's hold on a subscription: only `holder` delivers it until `until` (epoch ms). */
 export interface WebhookLease {
   readonly holder: string;

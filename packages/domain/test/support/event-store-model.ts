@@ -5,6 +5,7 @@ import type {
   EventQuery,
   EventSource,
   EventStore,
+  EventType,
   NewEvent,
   OutboxEntry,
   RelayLease,
@@ -24,6 +25,8 @@ export class EventStoreModel implements EventStore {
   readonly calls: string[] = [];
   lastSeq = 0;
   currentLease: RelayLease | undefined;
+  /** Per type, the highest sequence `evict` dropped. */
+  readonly evicted = new Map<EventType, number>();
   private nextId = 0;
   private atOnce = false;
   private readonly listeners = new Set<() => void>();
@@ -124,6 +127,17 @@ export class EventStoreModel implements EventStore {
     this.feed.splice(0, gone);
     return gone;
   };
+
+  /** What a store bounded in size does when full: drops the events up to `through` from the start, each remembered by type. */
+  evict(through: number): void {
+    while (this.feed[0] !== undefined && this.feed[0].sequence <= through) {
+      const dropped = this.feed.shift()!;
+      this.evicted.set(dropped.type, dropped.sequence);
+    }
+  }
+
+  evictedThrough = async (types?: readonly EventType[]): Promise<number> =>
+    Math.max(0, ...[...this.evicted].filter(([type]) => types === undefined || types.includes(type)).map(([, s]) => s));
 
   waitBeyond = (sequence: number, timeoutMs: number, until?: PromiseLike<unknown>): Promise<number> => {
     this.calls.push(`waitBeyond ${sequence} ${timeoutMs}`);

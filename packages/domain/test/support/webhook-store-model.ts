@@ -5,6 +5,7 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
   WebhookStore,
 } from '../../src/index.js';
 import { WEBHOOK_DELIVERIES_KEPT } from '../../src/index.js';
@@ -96,14 +97,15 @@ export class WebhookStoreModel implements WebhookStore {
     id: string,
     holder: string,
     from: DeliveryCursor,
-    reason: string,
+    pause: WebhookPause,
   ): Promise<StoredWebhook | undefined> => {
     const row = this.held(id, holder, from);
     if (row === undefined) return undefined;
     return this.set({
       ...row,
       enabled: false,
-      pausedReason: reason,
+      pausedReason: pause.reason,
+      delivered: pause.delivered,
       failures: 0,
       retryAt: 0,
       revision: row.revision + 1,
