@@ -10,10 +10,14 @@ import type {
 
 /**
  * The subscriptions of docs/rules.md §15 ("Webhooks"), their place in the feed, their leases and
- * their deliveries logs. Every method is one atomic single-document operation (or, for the log, one
- * insert and one bounded delete), safe under concurrent callers in several processes sharing the
- * store; no transaction needed. Implementations throw `StoreUnavailableError` when the store cannot
- * answer. A removed subscription is found by nothing (its log and lease go with it).
+ * their deliveries logs. Each method is safe under concurrent callers in several processes sharing
+ * the store, with no transaction: `update` and the delivery writes (`lease`, `release`, `advance`,
+ * `pause`) are each one atomic single-document write; the others are a few steps, each atomic on
+ * its own and ordered so that any prefix of them is harmless (MongoDB's `insert` takes a position
+ * from a counter, then inserts under the unique id; `remove` marks the subscription removed, then
+ * deletes its log; `log` numbers the attempt on the subscription, inserts it, then trims the log).
+ * Implementations throw `StoreUnavailableError` when the store cannot answer. A removed subscription
+ * is found by nothing (its log and lease go with it).
  *
  * **Leases.** One process at a time delivers a subscription: it holds the subscription's lease
  * (`holder`, `until`), taken with `lease` and renewed by calling it again. The delivery writes
