@@ -6,7 +6,7 @@ import type {
   EventStore,
   EventType,
   OutboxEntry,
-  RelayLease,
+  Lease,
   Timers,
 } from '@petstore/domain';
 import { leaseAllows, SequenceWaiters } from '@petstore/domain';
@@ -48,7 +48,7 @@ export class EventStoreInMemory implements EventStore {
   /** Per type, the highest sequence the bound dropped. */
   private readonly evicted = new Map<EventType, number>();
   private last = 0;
-  private relayLease: RelayLease | undefined;
+  private relayLease: Lease | undefined;
   private readonly waiters = new SequenceWaiters(timers);
 
   constructor(

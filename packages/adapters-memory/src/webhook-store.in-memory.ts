@@ -8,7 +8,7 @@ import type {
   WebhookPause,
   WebhookStore,
 } from '@petstore/domain';
-import { WEBHOOK_DELIVERIES_KEPT } from '@petstore/domain';
+import { leaseAllows, WEBHOOK_DELIVERIES_KEPT } from '@petstore/domain';
 
 interface Entry {
   record: StoredWebhook;
@@ -93,9 +93,7 @@ export class WebhookStoreInMemory implements WebhookStore {
 
   async lease(id: string, holder: string, now: number, until: number): Promise<StoredWebhook | undefined> {
     const entry = this.entries.get(id);
-    if (entry === undefined || !entry.record.enabled) return undefined;
-    const current = entry.record.lease;
-    if (current !== undefined && current.holder !== holder && current.until > now) return undefined;
+    if (entry === undefined || !entry.record.enabled || !leaseAllows(entry.record.lease, holder, now)) return undefined;
     entry.record = Object.freeze({ ...entry.record, lease: { holder, until } });
     return entry.record;
   }

@@ -15,6 +15,7 @@ import { StoreUnavailableError, WEBHOOK_DELIVERIES_KEPT } from '@petstore/domain
 import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
 import { COLLECTIONS, COUNTERS } from './indexes.js';
+import { leaseAllowsFilter } from './lease.js';
 
 /**
  * A subscription: `_id` its id. A removed one stays as a tombstone (`removed: true`, `_id` and
@@ -199,12 +200,7 @@ export class WebhookStoreMongo implements WebhookStore {
 
   async lease(id: string, holder: string, now: number, until: number): Promise<StoredWebhook | undefined> {
     return this.write(
-      {
-        _id: id,
-        enabled: true,
-        ...LIVE,
-        $or: [{ lease: { $exists: false } }, { 'lease.holder': holder }, { 'lease.until': { $lte: now } }],
-      },
+      { _id: id, enabled: true, ...LIVE, ...leaseAllowsFilter<WebhookDocument>('lease.', holder, now) },
       { $set: { lease: { holder, until } } },
     );
   }

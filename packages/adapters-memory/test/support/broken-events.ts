@@ -1,12 +1,4 @@
-import type {
-  AppendOutcome,
-  Event,
-  EventQuery,
-  EventSource,
-  EventStore,
-  OutboxEntry,
-  RelayLease,
-} from '@petstore/domain';
+import type { AppendOutcome, Event, EventQuery, EventSource, EventStore, OutboxEntry, Lease } from '@petstore/domain';
 import { leaseAllows } from '@petstore/domain';
 import { MemoryOutbox } from '../../src/index.js';
 
@@ -40,7 +32,7 @@ export class FlawedEventStore implements EventStore {
   private readonly visible = new Set<number>();
   private last = 0;
   private appends = 0;
-  private relayLease: RelayLease | undefined;
+  private relayLease: Lease | undefined;
 
   constructor(
     readonly outbox: MemoryOutbox,

@@ -18,13 +18,6 @@ export interface EventQuery {
   readonly limit: number;
 }
 
-/** The relay's lease as a store keeps it (`leaseAllows` in events/outbox.ts decides who may take it). */
-export interface RelayLease {
-  readonly holder: string;
-  /** Epoch ms the lease runs to. */
-  readonly until: number;
-}
-
 /**
  * The events of docs/rules.md §15: the outboxes the decisive writes fill, and the feed the relay
  * moves them into. docs/design.md ("Events") explains the design; the relay itself is domain code

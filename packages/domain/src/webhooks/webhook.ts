@@ -1,4 +1,5 @@
 import type { EventType } from '../events/event.js';
+import type { Lease } from '../lease.js';
 
 /**
  * Webhooks (docs/rules.md §15, "Webhooks"): subscriptions that deliver the event feed to a URL,
@@ -85,8 +86,8 @@ export interface StoredWebhook extends DeliveryCursor {
   readonly secrets: readonly WebhookSecret[];
   /** Bumped by every change of the fields above or of the cursor (not by a lease's renewal). */
   readonly revision: number;
-  /** The process delivering it, while one holds it (`WebhookStore.lease`). */
-  readonly lease?: WebhookLease;
+  /** The process delivering it, while one holds it (`WebhookStore.lease`; `leaseAllows` says who may take it). */
+  readonly lease?: Lease;
 }
 
 /** How a delivery pauses a subscription (`WebhookStore.pause`): why, and where its cursor then stands. */
@@ -99,12 +100,6 @@ export interface WebhookPause {
    * just before the first event kept.
    */
   readonly delivered: number;
-}
-
-/** A process's hold on a subscription: only `holder` delivers it until `until` (epoch ms). */
-export interface WebhookLease {
-  readonly holder: string;
-  readonly until: number;
 }
 
 /** A subscription before the store gives it its list position. */

@@ -8,7 +8,7 @@ import type {
   EventType,
   NewEvent,
   OutboxEntry,
-  RelayLease,
+  Lease,
   Timers,
 } from '../../src/index.js';
 import { eventSource, leaseAllows, sourceKey } from '../../src/index.js';
@@ -24,7 +24,7 @@ export class EventStoreModel implements EventStore {
   readonly feed: Event[] = [];
   readonly calls: string[] = [];
   lastSeq = 0;
-  currentLease: RelayLease | undefined;
+  currentLease: Lease | undefined;
   /** Per type, the highest sequence `evict` dropped. */
   readonly evicted = new Map<EventType, number>();
   private nextId = 0;
