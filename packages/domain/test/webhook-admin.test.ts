@@ -19,7 +19,7 @@ import {
 import { ManualClock, SeededRandom } from '../test-support/index.js';
 import { EventStoreModel } from './support/event-store-model.js';
 import { expectRefusal } from './support/refusals.js';
-import { WebhookStoreModel } from './support/webhook-store-model.js';
+import { WebhookStoreModel } from '../test-support/webhook-store-model.js';
 
 const ADMIN: Caller = { keyId: 'key_000000000000', role: 'admin' };
 const CLIENT: Caller = { keyId: 'key_111111111111', role: 'client' };

@@ -18,7 +18,7 @@ import {
 import { ManualClock, SeededRandom } from '../../test-support/index.js';
 import { EventStoreModel } from './event-store-model.js';
 import { VirtualTimers } from './virtual-time.js';
-import { WebhookStoreModel } from './webhook-store-model.js';
+import { WebhookStoreModel } from '../../test-support/webhook-store-model.js';
 
 // The world of the dispatcher's tests (webhook-dispatcher, subscription-worker*, feed-watcher): a
 // manual clock with virtual timers, the plain stores, a scripted sender, and the admin's API.
