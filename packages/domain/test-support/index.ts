@@ -19,5 +19,5 @@ export { photoStoreContract, collectPhotoBytes, type PhotoStoreSubject } from '.
 export { TextImageProcessor, textImage } from './text-images.js';
 export { forwardingPets, forwardingOrders, forwardingCategories, forwardingKeys } from './forwarding.js';
 export { eventStoreContract, expectFeedMatchesStore, type EventStores } from './event-store.contract.js';
-export { forwardingEvents } from './forwarding.js';
+export { forwardingEvents, forwardingWebhooks } from './forwarding.js';
 export { webhookStoreContract } from './webhook-store.contract.js';
