@@ -18,6 +18,7 @@ export { serialOrderOf, type RaceRequest } from './serial-race.js';
 export { photoStoreContract, collectPhotoBytes, type PhotoStoreSubject } from './photo-store.contract.js';
 export { TextImageProcessor, textImage } from './text-images.js';
 export { forwardingPets, forwardingOrders, forwardingCategories, forwardingKeys } from './forwarding.js';
-export { eventStoreContract, expectFeedMatchesStore, type EventStores } from './event-store.contract.js';
+export { eventStoreContract } from './event-store.contract.js';
+export { expectFeedMatchesStore, type EventStores } from './event-store.model.js';
 export { forwardingEvents, forwardingWebhooks } from './forwarding.js';
 export { webhookStoreContract } from './webhook-store.contract.js';
