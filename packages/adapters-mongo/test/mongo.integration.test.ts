@@ -184,7 +184,7 @@ describeMongo(SUITE, target, (mongo) => {
               lease: (id, holder, now, until) => next().lease(id, holder, now, until),
               release: (id, holder) => next().release(id, holder),
               advance: (id, holder, from, to) => next().advance(id, holder, from, to),
-              pause: (id, holder, from, pause) => next().pause(id, holder, from, pause),
+              pause: (id, holder, from, reason) => next().pause(id, holder, from, reason),
               log: (id, attempt) => next().log(id, attempt),
               deliveries: (id, before, limit) => next().deliveries(id, before, limit),
             },
