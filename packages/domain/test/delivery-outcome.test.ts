@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { DeliveryCursor, WebhookResult } from '../src/index.js';
-import { DELIVERY_OUTCOMES, type RetryDecision } from '../src/index.js';
-import { attemptOutcome, evictedPause, spentPause } from '../src/webhooks/delivery-outcome.js';
+import { DELIVERY_OUTCOMES, WEBHOOK_RETRY_SPAN_MS, type RetryDecision } from '../src/index.js';
+import { attemptOutcome, attemptsSpan, evictedPause, spentPause } from '../src/webhooks/delivery-outcome.js';
 
 const cursorArb: fc.Arbitrary<DeliveryCursor> = fc.record({
   delivered: fc.nat(1_000),
@@ -132,6 +132,15 @@ describe('the pauses a delivery makes (docs/rules.md §15)', () => {
     expect(spentPause(cursor, { ...last, status: null, outcome: 'timeout' }, 4_000).reason).to.match(
       /; the last: timeout$/,
     );
+  });
+
+  it('the span of the attempts at an event runs from its attempt 1 in the log to the end of the last; the schedule’s span when the log has it no longer, whatever other events’ first attempts it holds', () => {
+    const row = (sequence: number, attempt: number, at: number) => ({ ...last, sequence, attempt, at });
+    const recent = [last, row(7, 2, 50_000), row(7, 1, 1_000), row(6, 1, 500)];
+    expect(attemptsSpan(recent, last)).to.equal(last.at + last.durationMs - 1_000);
+    // Its first attempt's row lost (its log write failed): another event's attempt 1 is not it.
+    expect(attemptsSpan([last, row(7, 2, 50_000), row(6, 1, 500)], last)).to.equal(WEBHOOK_RETRY_SPAN_MS);
+    expect(attemptsSpan([last, row(8, 1, 500)], last)).to.equal(WEBHOOK_RETRY_SPAN_MS);
   });
 
   it('events lost for lack of room pause with the cursor just before the first event kept, saying so', () => {

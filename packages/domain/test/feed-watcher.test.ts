@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { Event, EventStore, EventType } from '../src/index.js';
+import type { Event, EventStore, EventType, WebhookResult } from '../src/index.js';
 import { StoreUnavailableError } from '../src/index.js';
 import { runUntil, settle } from './support/virtual-time.js';
-import { deferred, intercept, ScriptedSender, T0, world } from './support/dispatcher-world.js';
+import { deferred, DELIVERED, intercept, ScriptedSender, T0, world } from './support/dispatcher-world.js';
 
 // The feed watcher, one per dispatcher (docs/rules.md §15): one wait on the feed for the process,
 // each new event read once, only the idle workers it concerns woken; none while nothing is held.
@@ -312,6 +312,48 @@ describe('FeedWatcher: one per dispatcher (docs/rules.md §15)', () => {
     expect(w.errors).to.deep.equal([]);
   });
 
+  it('a worker busy with an attempt when the watcher reads its next event (so not woken) reads it once the attempt is done, at once, not at the renewal', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    const first = deferred<WebhookResult>();
+    let calls = 0;
+    const sender = new ScriptedSender(w.clock, 'p1', {
+      next: () => (calls++ === 0 ? first.promise : DELIVERED),
+    });
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    w.publish('order.placed');
+    await runUntil(w.timers, () => sender.sent.length === 1);
+    // The watcher reads the next event while the worker waits for its receiver.
+    w.publish('pet.created', 'order.placed');
+    await settle();
+    first.resolve(DELIVERED);
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 3);
+    await w.stopAll();
+    expect(sender.sent.map((s) => [s.webhookId, s.at])).to.deep.equal([
+      ['evt_1', T0],
+      ['evt_3', T0],
+    ]);
+  });
+
+  it('a wait on the feed that ends with nothing new (its store answered early) costs nothing: the watcher waits again, no error, and the next event still wakes the worker at once', async () => {
+    const w = world();
+    const hook = await w.subscribe({ types: ['order.placed'] });
+    const waitBeyond = w.events.waitBeyond;
+    let early = 1;
+    w.events.waitBeyond = (sequence, timeoutMs, until) =>
+      early-- > 0 ? Promise.resolve(w.events.lastSeq) : waitBeyond(sequence, timeoutMs, until);
+    const sender = new ScriptedSender(w.clock, 'p1');
+    w.dispatcher(sender, 'p1', { leaseMs: 9000 }).start();
+    await settle();
+    expect(early, 'the early answer was given').to.equal(-1);
+    w.publish('order.placed');
+    await runUntil(w.timers, () => w.row(hook.id).delivered === 1);
+    await w.stopAll();
+    expect(sender.sent.map((s) => s.at)).to.deep.equal([T0]);
+    expect(w.errors).to.deep.equal([]);
+  });
+
   it('a stop during the watcher’s wait, or during its back-off after a failure, ends it at once and leaves no timer', async () => {
     for (const during of ['wait', 'back-off'] as const) {
       const w = world();
@@ -328,6 +370,7 @@ describe('FeedWatcher: one per dispatcher (docs/rules.md §15)', () => {
       expect(stopped, during).to.equal(true);
       await stopping;
       expect(w.timers.pending, during).to.equal(0);
+      expect(w.events.waits, `${during}: no wait on the feed is left`).to.equal(0);
       expect(w.clock.now(), during).to.equal(T0);
     }
   });

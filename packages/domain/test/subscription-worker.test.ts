@@ -249,6 +249,47 @@ describe('SubscriptionWorker: attempts, retries, pauses and the log (docs/rules.
     expect(sender.deliveredTo('https://a.example/hook')).to.deep.equal(['evt_5']);
   });
 
+  it('a pause for lack of room comes after a renewal, as an attempt would, and is the worker’s last write (then only its release); a subscription disabled meanwhile is not paused, and one whose types changed meanwhile is looked at again with its new types', async () => {
+    for (const meanwhile of ['nothing', 'disabled', 'types changed'] as const) {
+      const w = world();
+      const hook = await w.subscribe({ types: ['pet.created'] });
+      w.publish('pet.created', 'pet.created', 'order.placed');
+      w.events.evict(2);
+      // What an admin does between the worker's look at what left the feed and its renewal.
+      const evictedThrough = w.events.evictedThrough;
+      let once = true;
+      w.events.evictedThrough = async (types) => {
+        const answer = await evictedThrough(types);
+        if (once && meanwhile === 'disabled') await w.admin.patch(ADMIN, hook.id, { enabled: false });
+        if (once && meanwhile === 'types changed') await w.admin.patch(ADMIN, hook.id, { types: ['order.placed'] });
+        once = false;
+        return answer;
+      };
+      const calls: string[] = [];
+      const store = intercept(w.store, (name) => void calls.push(name));
+      const sender = new ScriptedSender(w.clock, 'p1');
+      w.dispatcher(sender, 'p1', {}, store).start();
+      await runUntil(w.timers, () => calls.includes('release') || w.row(hook.id).delivered === 3);
+      await w.stopAll();
+      const row = w.row(hook.id);
+      if (meanwhile === 'nothing') {
+        expect(row, meanwhile).to.include({ enabled: false, delivered: 2 });
+        expect(calls.slice(calls.indexOf('pause') - 1), meanwhile).to.deep.equal(['lease', 'pause', 'release']);
+      }
+      if (meanwhile === 'disabled') {
+        expect(row, meanwhile).to.include({ enabled: false, pausedReason: null, delivered: 0 });
+        expect(calls, meanwhile).to.not.include('pause');
+      }
+      if (meanwhile === 'types changed') {
+        expect(row, meanwhile).to.include({ enabled: true, pausedReason: null, delivered: 3 });
+        expect(
+          sender.sent.map((s) => [s.webhookId, s.at]),
+          meanwhile,
+        ).to.deep.equal([['evt_3', T0]]);
+      }
+    }
+  });
+
   it('a pause after the last retry says what the last attempt came to, without an error from the sender too, over the span from the first attempt’s start to the last one’s end', async () => {
     // (A seed under which the text of the span shows whether it ends with the last attempt's end or its start.)
     const w = world('pause-2');

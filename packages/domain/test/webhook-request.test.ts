@@ -155,7 +155,12 @@ describe('webhook bodies (docs/rules.md §15)', () => {
     );
     expectRefusal(validateWebhookPatch({ after: 3 }), 'validation_failed', 'after');
     expectRefusal(validateWebhookPatch({ enabled: 'yes' }), 'validation_failed', 'enabled');
-    expect(expectRefusal(validateWebhookPatch({ types: [] }), 'validation_failed', 'types')).to.include('null');
+    expect(expectRefusal(validateWebhookPatch({ types: [] }), 'validation_failed', 'types')).to.equal(
+      `types must be a non-empty array of distinct event types, or null for every type (known: ${EVENT_TYPES.join(', ')})`,
+    );
+    expect(
+      expectRefusal(validateWebhookPatch({ types: ['pet.created', 'pet.created'] }), 'validation_failed', 'types'),
+    ).to.match(/, or null for every type \(known: .*\): pet\.created is named twice$/);
     expectRefusal(validateWebhookPatch({ url: '' }), 'validation_failed', 'url');
     expect(validateWebhookPatch({ types: null, enabled: true, description: '' })).to.deep.equal({
       ok: true,

@@ -23,8 +23,8 @@ export class FeedWatcher {
    * idle worker was woken for an event up to it of its types beyond its position.
    */
   private seen = Number.NEGATIVE_INFINITY;
-  /** Which of its loops is the current one (`start` begins a new one). */
-  private chain = 0;
+  /** Its current loop (`start` begins a new one): a token compared by identity. */
+  private loop: object = {};
   /** Ends its wait for a first worker. */
   private workerStarted: () => void = () => undefined;
   /** Ends its wait on the feed under way (`stop`). */
@@ -44,10 +44,11 @@ export class FeedWatcher {
 
   /** Starts its loop (a loop of an earlier start ends at its next look). */
   start(): void {
-    const chain = ++this.chain;
+    const loop = {};
+    this.loop = loop;
     this.seen = Number.NEGATIVE_INFINITY;
     const stopping = new Promise<void>((resolve) => (this.endWatch = resolve));
-    this.watching = this.watch(() => !this.context.stopped() && chain === this.chain, stopping);
+    this.watching = this.watch(() => !this.context.stopped() && loop === this.loop, stopping);
   }
 
   /** Ends its wait under way (the dispatcher stopped); answers once its loop has ended. */

@@ -1,8 +1,8 @@
 import { isPromise } from '../ports/answer.js';
 import type { WebhookRequest, WebhookResult } from '../ports/webhook-sender.port.js';
 import { eventJson, type Event, type EventType } from '../events/event.js';
-import { afterFailure, WEBHOOK_RETRY_SPAN_MS } from '../webhooks/retry-schedule.js';
-import { attemptOutcome, evictedPause, spentPause } from '../webhooks/delivery-outcome.js';
+import { afterFailure } from '../webhooks/retry-schedule.js';
+import { attemptOutcome, attemptsSpan, evictedPause, spentPause } from '../webhooks/delivery-outcome.js';
 import type { DeliveryAttempt, DeliveryCursor, StoredWebhook } from '../webhooks/webhook.js';
 import type { DispatchContext } from './dispatch-context.js';
 
@@ -312,10 +312,8 @@ export class SubscriptionWorker {
     }
   }
 
-  /** From the first attempt at the event of `last` to the end of `last` (the schedule's span when the log no longer has it). */
+  /** How long the attempts at the event of `last` took, by the newest rows of the log (`attemptsSpan`). */
   private async spanOf(id: string, last: DeliveryAttempt): Promise<number> {
-    const recent = await this.context.webhooks.deliveries(id, undefined, last.attempt);
-    const first = recent.find((row) => row.sequence === last.sequence && row.attempt === 1);
-    return first === undefined ? WEBHOOK_RETRY_SPAN_MS : last.at + last.durationMs - first.at;
+    return attemptsSpan(await this.context.webhooks.deliveries(id, undefined, last.attempt), last);
   }
 }

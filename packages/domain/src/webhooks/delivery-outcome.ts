@@ -1,5 +1,5 @@
 import type { WebhookResult } from '../ports/webhook-sender.port.js';
-import { spanText, type RetryDecision } from './retry-schedule.js';
+import { spanText, WEBHOOK_RETRY_SPAN_MS, type RetryDecision } from './retry-schedule.js';
 import type { DeliveryAttempt, DeliveryCursor, WebhookPause } from './webhook.js';
 
 /**
@@ -82,6 +82,16 @@ export const attemptOutcome = (
   // Just before the event: every event between the cursor and it is of other types.
   const next = { delivered: event.sequence - 1, failures: attempt, retryAt: now + decision.delayMs };
   return { logged, move: { kind: 'advance', next } };
+};
+
+/**
+ * How long the attempts at the event of `last` took: from the start of its first attempt (attempt 1
+ * of that event among `recent`, the newest rows of the log) to the end of `last`; the schedule's
+ * whole span when the log no longer has that first attempt.
+ */
+export const attemptsSpan = (recent: readonly DeliveryAttempt[], last: DeliveryAttempt): number => {
+  const first = recent.find((row) => row.sequence === last.sequence && row.attempt === 1);
+  return first === undefined ? WEBHOOK_RETRY_SPAN_MS : last.at + last.durationMs - first.at;
 };
 
 /** What an attempt that did not deliver came to, in a few words (never the answer's body). */

@@ -160,6 +160,11 @@ export class EventStoreModel implements EventStore {
     });
   };
 
+  /** The waits on the feed under way (`waitBeyond`). */
+  get waits(): number {
+    return this.waiters.size;
+  }
+
   /** The entries waiting, in all. */
   get waiting(): number {
     return [...this.outboxes.values()].reduce((n, entries) => n + entries.length, 0);
