@@ -6,7 +6,6 @@ import {
   DEFAULT_BAN_RULE,
   EVENT_RETENTION_DAYS,
   isPlanName,
-  parseRetentionDays,
   PHOTO_BODY_LIMIT_BYTES,
   publicKeyId,
 } from '@petstore/domain';
@@ -40,6 +39,8 @@ export interface Settings {
   readonly uploadBytesInFlight: number;
   /** `PETSTORE_EVENT_RETENTION_DAYS`: how long events are kept (docs/rules.md §15); default 30, 1–365. */
   readonly eventRetentionDays: number;
+  /** `PETSTORE_EVENT_MEMORY_MAX`: how many events the memory store keeps at most (docs/rules.md §15); default 100,000. */
+  readonly eventMemoryMax: number;
   /** `PETSTORE_WEBHOOKS`: whether this process delivers webhooks (docs/rules.md §15); `off` still records events. Default on. */
   readonly webhooks: boolean;
   /** `PETSTORE_WEBHOOK_ALLOW_HOSTS`: the `host[:port]`s a subscription may name although the URL rules refuse them (loopback, private…; `http` too). */
@@ -119,6 +120,11 @@ export const SETTINGS = {
   PETSTORE_EVENT_RETENTION_DAYS: {
     default: String(EVENT_RETENTION_DAYS.default),
     about: `days the feed of events keeps an event, from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max}; older ones leave the start of GET /v1/events (docs/rules.md §15)`,
+  },
+  PETSTORE_EVENT_MEMORY_MAX: {
+    default: '100000',
+    about:
+      'events the memory store keeps at most (about 1 KiB each); past it the oldest leave the feed, as by the retention, and a webhook behind them pauses (docs/rules.md §15)',
   },
   PETSTORE_WEBHOOKS: {
     default: 'on',
@@ -288,6 +294,20 @@ const parseCorsOrigins = (raw: string | undefined): readonly string[] | '*' | un
   return origins;
 };
 
+/**
+ * `PETSTORE_EVENT_RETENTION_DAYS`: whole days within the domain's bounds (`EVENT_RETENTION_DAYS`),
+ * written plainly (no sign, no leading zero, no fraction); unset or empty, the default.
+ */
+const parseRetentionDays = (raw: string | undefined): number => {
+  const { default: fallback, min, max } = EVENT_RETENTION_DAYS;
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[1-9][0-9]{0,2}$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new SettingsError(
+      `PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from ${min} to ${max} (default ${fallback})`,
+    );
+  return Number(raw);
+};
+
 /** Reads the settings from the environment; throws `SettingsError` on the first bad one. */
 export const parseSettings = (env: Env): Settings => {
   refuseUnknown(env);
@@ -330,8 +350,7 @@ export const parseSettings = (env: Env): Settings => {
       `PETSTORE_METRICS_PORT must differ from PORT (both are ${port}): /metrics has a listener of its own`,
     );
   }
-  const retention = parseRetentionDays(env['PETSTORE_EVENT_RETENTION_DAYS'] || undefined);
-  if (!retention.ok) throw new SettingsError(retention.error);
+  const eventRetentionDays = parseRetentionDays(env['PETSTORE_EVENT_RETENTION_DAYS']);
   const webhooksRaw = env['PETSTORE_WEBHOOKS'] || defaultOf('PETSTORE_WEBHOOKS');
   if (webhooksRaw !== 'on' && webhooksRaw !== 'off') throw new SettingsError('PETSTORE_WEBHOOKS must be on or off');
   let webhookAllowHosts: readonly string[];
@@ -374,7 +393,15 @@ export const parseSettings = (env: Env): Settings => {
         PHOTO_BODY_LIMIT_BYTES / MIB,
         1_048_576,
       ) * MIB,
-    eventRetentionDays: retention.value,
+    eventRetentionDays,
+    // At least one event (the newest always stays); at most 100 million (about 100 GiB).
+    eventMemoryMax: wholeNumber(
+      env,
+      'PETSTORE_EVENT_MEMORY_MAX',
+      Number(defaultOf('PETSTORE_EVENT_MEMORY_MAX')),
+      1,
+      100_000_000,
+    ),
     webhooks: webhooksRaw === 'on',
     webhookAllowHosts,
   };

@@ -184,6 +184,24 @@ describe('events through the server (docs/rules.md §15)', function () {
     }
   });
 
+  it('types naming a type twice: 400 on the feed as on a webhook create, naming the repeat (one rule for both)', async () => {
+    const server = await startServer(parseSettings(ENV), { logger: silentLogger });
+    try {
+      const feed = await call(server.url, 'GET', '/v1/events?types=pet.created,pet.created');
+      expect(feed.status, feed.text).to.equal(400);
+      const create = await call(server.url, 'POST', '/v1/webhooks', {
+        body: { url: 'https://hooks.example/h', types: ['pet.created', 'pet.created'] },
+      });
+      expect(create.status, create.text).to.equal(400);
+      for (const res of [feed, create]) {
+        expect(errorOf(res.text)).to.include({ code: 'validation_failed', status: 400 });
+        expect(errorOf(res.text).message).to.match(/^types must be .*: pet\.created is named twice$/);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('PETSTORE_EVENT_RETENTION_DAYS applies from the start: events older than it leave the start of the feed (410 gone behind it), the newest stays', async () => {
     const OLD = Date.UTC(2027, 0, 1);
     const old = async (days: string) => {

@@ -39,6 +39,7 @@ describe('settings (docs/rules.md §6)', () => {
       uploadsInFlight: 32,
       uploadBytesInFlight: 40 * 1024 * 1024,
       eventRetentionDays: 30,
+      eventMemoryMax: 100_000,
       webhooks: true,
       webhookAllowHosts: [],
     });
@@ -55,14 +56,51 @@ describe('settings (docs/rules.md §6)', () => {
       fails({ PETSTORE_WEBHOOK_ALLOW_HOSTS: bad }, 'PETSTORE_WEBHOOK_ALLOW_HOSTS');
   });
 
-  it('reads PETSTORE_EVENT_RETENTION_DAYS (docs/rules.md §15): a whole number of days from 1 to 365, default 30; anything else stops the start naming it', () => {
-    expect(parseSettings({ PETSTORE_EVENT_RETENTION_DAYS: '1' }).eventRetentionDays).to.equal(1);
-    expect(parseSettings({ PETSTORE_EVENT_RETENTION_DAYS: '365' }).eventRetentionDays).to.equal(365);
-    expect(parseSettings({ PETSTORE_EVENT_RETENTION_DAYS: '' }).eventRetentionDays).to.equal(30);
-    for (const bad of ['0', '366', '-1', '030', '7.5', '1e2', ' 7', 'seven', '99999999999999999999']) {
+  it('reads PETSTORE_EVENT_RETENTION_DAYS (docs/rules.md §15): a whole number of days from 1 to 365 written plainly, default 30; anything else stops the start naming it', () => {
+    for (const [raw, days] of [
+      ['1', 1],
+      ['7', 7],
+      ['30', 30],
+      ['99', 99],
+      ['365', 365],
+      ['', 30],
+    ] as const)
+      expect(parseSettings({ PETSTORE_EVENT_RETENTION_DAYS: raw }).eventRetentionDays, raw).to.equal(days);
+    for (const bad of [
+      '0',
+      '366',
+      '999',
+      '1000',
+      '-1',
+      '030',
+      '7.5',
+      '1e2',
+      ' 7',
+      '30 ',
+      '+30',
+      '0x1f',
+      'seven',
+      '99999999999999999999',
+    ]) {
       const message = fails({ PETSTORE_EVENT_RETENTION_DAYS: bad }, 'PETSTORE_EVENT_RETENTION_DAYS');
-      expect(message, bad).to.contain('from 1 to 365');
+      expect(message, bad).to.equal(
+        'PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from 1 to 365 (default 30)',
+      );
     }
+  });
+
+  it('reads PETSTORE_EVENT_MEMORY_MAX (docs/rules.md §15): a whole number of events from 1 to 100,000,000, default 100,000; anything else stops the start naming it', () => {
+    for (const [raw, max] of [
+      ['1', 1],
+      ['250000', 250_000],
+      ['100000000', 100_000_000],
+      ['', 100_000],
+    ] as const)
+      expect(parseSettings({ PETSTORE_EVENT_MEMORY_MAX: raw }).eventMemoryMax, raw).to.equal(max);
+    for (const bad of ['0', '-1', '1.5', '1e5', '100000001', 'many'])
+      expect(fails({ PETSTORE_EVENT_MEMORY_MAX: bad }, 'PETSTORE_EVENT_MEMORY_MAX'), bad).to.match(
+        /must be a whole number from 1 to 100000000/,
+      );
   });
 
   it('reads PETSTORE_UPLOADS_IN_FLIGHT (at least 1) and PETSTORE_UPLOADS_IN_FLIGHT_MB (in MiB, at least one photo of the largest, 10); anything else stops the start naming it', () => {

@@ -5,9 +5,10 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
   WebhookStore,
 } from '@petstore/domain';
-import { WEBHOOK_DELIVERIES_KEPT } from '@petstore/domain';
+import { leaseAllows, WEBHOOK_DELIVERIES_KEPT } from '@petstore/domain';
 
 interface Entry {
   record: StoredWebhook;
@@ -92,9 +93,7 @@ export class WebhookStoreInMemory implements WebhookStore {
 
   async lease(id: string, holder: string, now: number, until: number): Promise<StoredWebhook | undefined> {
     const entry = this.entries.get(id);
-    if (entry === undefined || !entry.record.enabled) return undefined;
-    const current = entry.record.lease;
-    if (current !== undefined && current.holder !== holder && current.until > now) return undefined;
+    if (entry === undefined || !entry.record.enabled || !leaseAllows(entry.record.lease, holder, now)) return undefined;
     entry.record = Object.freeze({ ...entry.record, lease: { holder, until } });
     return entry.record;
   }
@@ -123,13 +122,19 @@ export class WebhookStoreInMemory implements WebhookStore {
     return entry.record;
   }
 
-  async pause(id: string, holder: string, from: DeliveryCursor, reason: string): Promise<StoredWebhook | undefined> {
+  async pause(
+    id: string,
+    holder: string,
+    from: DeliveryCursor,
+    pause: WebhookPause,
+  ): Promise<StoredWebhook | undefined> {
     const entry = this.writable(id, holder, from);
     if (entry === undefined) return undefined;
     entry.record = Object.freeze({
       ...entry.record,
       enabled: false,
-      pausedReason: reason,
+      pausedReason: pause.reason,
+      delivered: pause.delivered,
       failures: 0,
       retryAt: 0,
       revision: entry.record.revision + 1,

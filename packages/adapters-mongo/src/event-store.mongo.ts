@@ -12,6 +12,7 @@ import { SequenceWaiters } from '@petstore/domain';
 import type { Collection, Db, Document, Filter } from 'mongodb';
 import { classifyMongoError, guard } from './errors.js';
 import { COLLECTIONS, OUTBOX_COLLECTIONS } from './indexes.js';
+import { leaseAllowsFilter } from './lease.js';
 import { MongoOutbox, OUTBOX_SINCE } from './outbox.mongo.js';
 
 /** An event in the feed's collection: `_id` is its sequence. */
@@ -95,7 +96,7 @@ export class EventStoreMongo implements EventStore {
     return guard(async () => {
       try {
         const result = await this.leases.updateOne(
-          { _id: LEASE_ID, $or: [{ holder }, { until: { $lte: now } }] },
+          { _id: LEASE_ID, ...leaseAllowsFilter<LeaseDocument>('', holder, now) },
           { $set: { holder, until } },
           { upsert: true },
         );
@@ -251,6 +252,11 @@ export class EventStoreMongo implements EventStore {
       `find on ${COLLECTIONS.events}`,
     );
     return first === null ? (await this.lastSequence()) + 1 : first._id;
+  }
+
+  /** 0: the feed on MongoDB is bounded by the retention only (nothing leaves it for lack of room). */
+  async evictedThrough(): Promise<number> {
+    return 0;
   }
 
   async purge(through: number): Promise<number> {

@@ -7,6 +7,7 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
   WebhookSecret,
   WebhookStore,
 } from '@petstore/domain';
@@ -14,6 +15,7 @@ import { StoreUnavailableError, WEBHOOK_DELIVERIES_KEPT } from '@petstore/domain
 import type { Collection, Db, Document, Filter, UpdateFilter } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
 import { COLLECTIONS, COUNTERS } from './indexes.js';
+import { leaseAllowsFilter } from './lease.js';
 
 /**
  * A subscription: `_id` its id. A removed one stays as a tombstone (`removed: true`, `_id` and
@@ -198,12 +200,7 @@ export class WebhookStoreMongo implements WebhookStore {
 
   async lease(id: string, holder: string, now: number, until: number): Promise<StoredWebhook | undefined> {
     return this.write(
-      {
-        _id: id,
-        enabled: true,
-        ...LIVE,
-        $or: [{ lease: { $exists: false } }, { 'lease.holder': holder }, { 'lease.until': { $lte: now } }],
-      },
+      { _id: id, enabled: true, ...LIVE, ...leaseAllowsFilter<WebhookDocument>('lease.', holder, now) },
       { $set: { lease: { holder, until } } },
     );
   }
@@ -227,9 +224,14 @@ export class WebhookStoreMongo implements WebhookStore {
     });
   }
 
-  async pause(id: string, holder: string, from: DeliveryCursor, reason: string): Promise<StoredWebhook | undefined> {
+  async pause(
+    id: string,
+    holder: string,
+    from: DeliveryCursor,
+    pause: WebhookPause,
+  ): Promise<StoredWebhook | undefined> {
     return this.write(writable(id, holder, from), {
-      $set: { enabled: false, pausedReason: reason, failures: 0, retryAt: 0 },
+      $set: { enabled: false, pausedReason: pause.reason, delivered: pause.delivered, failures: 0, retryAt: 0 },
       $inc: { revision: 1 },
     });
   }

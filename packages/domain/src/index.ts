@@ -99,7 +99,8 @@ export {
   withEventPassthrough,
   EVENT_STORE_PASSTHROUGH,
 } from './ports/port-calls.js';
-export type { EventStore, EventQuery, AppendOutcome, RelayLease } from './ports/event-store.port.js';
+export type { EventStore, EventQuery, AppendOutcome } from './ports/event-store.port.js';
+export { leaseAllows, type Lease } from './lease.js';
 
 export {
   EVENT_TYPES,
@@ -140,13 +141,11 @@ export {
   RELAY_BATCH,
   RELAY_IDLE_DELAYS_MS,
   relayDelay,
-  leaseAllows,
   bySource,
   type SourceEntries,
 } from './events/outbox.js';
 export {
   EVENT_RETENTION_DAYS,
-  parseRetentionDays,
   retentionCutoff,
   expiredPrefix,
   isBehindRetention,

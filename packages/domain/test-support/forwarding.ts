@@ -5,6 +5,7 @@ import type {
   EventStore,
   OrderRepository,
   PetRepository,
+  WebhookStore,
 } from '../src/index.js';
 import { wrapPort } from '../src/index.js';
 
@@ -22,3 +23,4 @@ export const forwardingCategories = (inner: CategoryRepository): CategoryReposit
   wrapPort('CategoryRepository', inner, forward);
 export const forwardingKeys = (inner: ApiKeyStore): ApiKeyStore => wrapPort('ApiKeyStore', inner, forward);
 export const forwardingEvents = (inner: EventStore): EventStore => wrapPort('EventStore', inner, forward);
+export const forwardingWebhooks = (inner: WebhookStore): WebhookStore => wrapPort('WebhookStore', inner, forward);

@@ -1,463 +1,22 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type {
-  DeliveryAttempt,
-  DeliveryCursor,
-  EventType,
-  NewWebhook,
-  StoredDelivery,
-  StoredWebhook,
-  WebhookChanges,
-  WebhookStore,
-} from '../src/index.js';
-import { DELIVERY_OUTCOMES, EVENT_TYPES, WEBHOOK_DELIVERIES_KEPT } from '../src/index.js';
+import type { StoredWebhook, WebhookStore } from '../src/index.js';
+import { WEBHOOK_DELIVERIES_KEPT } from '../src/index.js';
 import { afterArb, afterFrom, expectListAnswer } from './exact-page.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
-
-const T0 = Date.UTC(2027, 0, 1, 9);
-
-/** The id of the `n`th subscription of a test: `wh_` + 24 lowercase hex. */
-const idOf = (n: number): string => `wh_${n.toString(16).padStart(24, '0')}`;
-
-const newWebhook = (n: number, extra: Partial<NewWebhook> = {}): NewWebhook => ({
-  id: idOf(n),
-  url: `https://hooks.example/${n}`,
-  description: `subscription ${n}`,
-  enabled: true,
-  pausedReason: null,
-  createdAt: T0 + n,
-  secrets: [{ secret: `whsec_${'A'.repeat(42)}${n}=` }],
-  delivered: 0,
-  failures: 0,
-  retryAt: 0,
-  ...extra,
-});
-
-const attemptOf = (sequence: number, extra: Partial<DeliveryAttempt> = {}): DeliveryAttempt => ({
-  eventId: `evt_${sequence}`,
-  sequence,
-  attempt: 1,
-  at: T0 + sequence,
-  status: 200,
-  outcome: 'delivered',
-  durationMs: 12,
-  ...extra,
-});
-
-/** A plain copy (no frozen or class objects): what deep equality compares. */
-const plain = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
-
-const inserted = async (store: WebhookStore, webhook: NewWebhook): Promise<StoredWebhook> => {
-  const made = await store.insert(webhook);
-  if (made === 'taken') throw new Error(`${webhook.id} taken`);
-  return made;
-};
-
-/** What a subscription is after `insert(webhook)` at `position`. */
-const storedOf = (webhook: NewWebhook, position: number): StoredWebhook => ({ ...webhook, position, revision: 1 });
-
-const cursorOf = (w: DeliveryCursor): DeliveryCursor => ({
-  delivered: w.delivered,
-  failures: w.failures,
-  retryAt: w.retryAt,
-});
-
-/** Every attempt logged for `id`, newest first, read a page at a time. */
-const wholeLog = async (store: WebhookStore, id: string): Promise<readonly StoredDelivery[]> => {
-  const out: StoredDelivery[] = [];
-  for (let before: number | undefined; ;) {
-    const page = await store.deliveries(id, before, 300);
-    if (page.length === 0) return out;
-    out.push(...page);
-    before = page[page.length - 1]!.number;
-    expect(out.length, 'a walk of a log ends').to.be.at.most(10 * WEBHOOK_DELIVERIES_KEPT);
-  }
-};
-
-// ---------------------------------------------------------------------------------------------
-// The port written out once more, as a plain model (one process, no concurrency)
-// ---------------------------------------------------------------------------------------------
-
-interface ModelEntry {
-  record: StoredWebhook;
-  logged: number;
-  log: StoredDelivery[];
-}
-
-/** docs/rules.md §15's subscriptions as the port's doc comments state them, sentence by sentence. */
-class PortModel {
-  readonly entries = new Map<string, ModelEntry>();
-  private readonly used = new Set<string>();
-  private last = 0;
-  /** The clock the lease commands read. */
-  now = T0;
-
-  insert(webhook: NewWebhook): StoredWebhook | 'taken' {
-    if (this.used.has(webhook.id)) return 'taken';
-    this.used.add(webhook.id);
-    const record = storedOf(webhook, ++this.last);
-    this.entries.set(webhook.id, { record, logged: 0, log: [] });
-    return record;
-  }
-
-  findById(id: string): StoredWebhook | undefined {
-    return this.entries.get(id)?.record;
-  }
-
-  list(afterPosition: number, limit: number): readonly StoredWebhook[] {
-    return this.all()
-      .filter((w) => w.position > afterPosition)
-      .slice(0, limit);
-  }
-
-  update(id: string, changes: WebhookChanges): StoredWebhook | undefined {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return undefined;
-    const { types: _types, ...rest } = entry.record;
-    const types = changes.types === undefined ? entry.record.types : (changes.types ?? undefined);
-    entry.record = {
-      ...rest,
-      ...(types === undefined ? {} : { types }),
-      ...(changes.url === undefined ? {} : { url: changes.url }),
-      ...(changes.description === undefined ? {} : { description: changes.description }),
-      ...(changes.secrets === undefined ? {} : { secrets: changes.secrets }),
-      ...(changes.enabled === true ? { enabled: true, failures: 0, retryAt: 0, pausedReason: null } : {}),
-      ...(changes.enabled === false ? { enabled: false, pausedReason: null } : {}),
-      revision: entry.record.revision + 1,
-    };
-    return entry.record;
-  }
-
-  remove(id: string): boolean {
-    return this.entries.delete(id);
-  }
-
-  enabled(): readonly StoredWebhook[] {
-    return this.all().filter((w) => w.enabled);
-  }
-
-  lease(id: string, holder: string, now: number, until: number): StoredWebhook | undefined {
-    const entry = this.entries.get(id);
-    if (entry === undefined || !entry.record.enabled) return undefined;
-    const current = entry.record.lease;
-    if (current !== undefined && current.holder !== holder && current.until > now) return undefined;
-    entry.record = { ...entry.record, lease: { holder, until } };
-    return entry.record;
-  }
-
-  release(id: string, holder: string): void {
-    const entry = this.entries.get(id);
-    if (entry?.record.lease?.holder !== holder) return;
-    const { lease: _lease, ...rest } = entry.record;
-    entry.record = rest;
-  }
-
-  /** The entry when `advance` and `pause` may write, else undefined. */
-  private writable(id: string, holder: string, from: DeliveryCursor): ModelEntry | undefined {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return undefined;
-    const r = entry.record;
-    return r.enabled && r.lease?.holder === holder && r.delivered === from.delivered && r.failures === from.failures
-      ? entry
-      : undefined;
-  }
-
-  advance(id: string, holder: string, from: DeliveryCursor, next: DeliveryCursor): StoredWebhook | undefined {
-    const entry = this.writable(id, holder, from);
-    if (entry === undefined) return undefined;
-    entry.record = { ...entry.record, ...cursorOf(next), revision: entry.record.revision + 1 };
-    return entry.record;
-  }
-
-  pause(id: string, holder: string, from: DeliveryCursor, reason: string): StoredWebhook | undefined {
-    const entry = this.writable(id, holder, from);
-    if (entry === undefined) return undefined;
-    entry.record = {
-      ...entry.record,
-      enabled: false,
-      pausedReason: reason,
-      failures: 0,
-      retryAt: 0,
-      revision: entry.record.revision + 1,
-    };
-    return entry.record;
-  }
-
-  log(id: string, attempt: DeliveryAttempt): void {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return;
-    entry.log.push({ ...attempt, number: ++entry.logged });
-    if (entry.log.length > WEBHOOK_DELIVERIES_KEPT) entry.log.shift();
-  }
-
-  deliveries(id: string, before: number | undefined, limit: number): readonly StoredDelivery[] {
-    const log = this.entries.get(id)?.log ?? [];
-    return log
-      .filter((d) => before === undefined || d.number < before)
-      .reverse()
-      .slice(0, limit);
-  }
-
-  private all(): StoredWebhook[] {
-    return [...this.entries.values()].map((e) => e.record).sort((a, b) => a.position - b.position);
-  }
-}
-
-/** One call of the port, made on the store and on the model alike; their answers must be equal. */
-type Op =
-  | { readonly kind: 'insert'; readonly n: number; readonly webhook: Partial<NewWebhook> }
-  | { readonly kind: 'findById'; readonly n: number }
-  | { readonly kind: 'list'; readonly after: number; readonly limit: number }
-  | { readonly kind: 'update'; readonly n: number; readonly changes: WebhookChanges }
-  | { readonly kind: 'remove'; readonly n: number }
-  | { readonly kind: 'enabled' }
-  | { readonly kind: 'tick'; readonly ms: number }
-  | { readonly kind: 'lease'; readonly n: number; readonly holder: string; readonly ms: number }
-  | { readonly kind: 'release'; readonly n: number; readonly holder: string }
-  | {
-      readonly kind: 'advance';
-      readonly n: number;
-      readonly holder: string;
-      readonly from: FromPick;
-      readonly next: DeliveryCursor;
-    }
-  | {
-      readonly kind: 'pause';
-      readonly n: number;
-      readonly holder: string;
-      readonly from: FromPick;
-      readonly reason: string;
-    }
-  | { readonly kind: 'log'; readonly n: number; readonly attempt: DeliveryAttempt }
-  | { readonly kind: 'deliveries'; readonly n: number; readonly before: number | undefined; readonly limit: number };
-
-/** The cursor a delivery write says it read, against the subscription's: offsets of `delivered` and `failures` (0: the same), and a `retryAt` of its own (not part of the condition). */
-type FromPick = { readonly delivered: number; readonly failures: number; readonly retryAt: number };
-
-/** Few subscriptions and holders, so that calls meet. */
-const SUBSCRIPTIONS = 3;
-const HOLDERS = ['one', 'two'] as const;
-
-const nArb = fc.integer({ min: 1, max: SUBSCRIPTIONS });
-const holderArb = fc.constantFrom(...HOLDERS);
-const typesArb: fc.Arbitrary<readonly EventType[]> = fc.uniqueArray(fc.constantFrom(...EVENT_TYPES), {
-  minLength: 1,
-  maxLength: 3,
-});
-const textArb = fc.string({ maxLength: 12 }).filter((s) => !/[\uD800-\uDFFF]/.test(s));
-const secretsArb = fc.array(
-  fc.record(
-    {
-      secret: fc.constantFrom('whsec_AAAA', 'whsec_BBBB', 'whsec_CCCC'),
-      expiresAt: fc.integer({ min: T0, max: T0 * 2 }),
-    },
-    { requiredKeys: ['secret'] },
-  ),
-  { minLength: 1, maxLength: 2 },
-);
-const cursorArb: fc.Arbitrary<DeliveryCursor> = fc.record({
-  delivered: fc.nat(20),
-  failures: fc.nat(3),
-  retryAt: fc.constantFrom(0, T0 + 1000),
-});
-/** Offsets of a `from` against the cursor: mostly none (a write that should land). */
-const offsetArb = fc.constantFrom(0, 0, 0, 0, 1, -1);
-const fromArb = fc.record({ delivered: offsetArb, failures: offsetArb, retryAt: fc.constantFrom(0, 0, 7) });
-const attemptArb: fc.Arbitrary<DeliveryAttempt> = fc.record(
-  {
-    eventId: fc.nat(99).map((i) => `evt_${i}`),
-    sequence: fc.nat(99),
-    attempt: fc.integer({ min: 1, max: 5 }),
-    at: fc.integer({ min: T0, max: T0 + 10_000 }),
-    status: fc.option(fc.constantFrom(200, 204, 410, 500), { nil: null }),
-    outcome: fc.constantFrom(...DELIVERY_OUTCOMES),
-    durationMs: fc.nat(10_000),
-    error: fc.constantFrom('connection refused', 'status 500'),
-  },
-  { requiredKeys: ['eventId', 'sequence', 'attempt', 'at', 'status', 'outcome', 'durationMs'] },
-);
-const changesArb: fc.Arbitrary<WebhookChanges> = fc.record(
-  {
-    url: fc.nat(9).map((i) => `https://hooks.example/changed/${i}`),
-    types: fc.option(typesArb, { nil: null }),
-    description: textArb,
-    enabled: fc.boolean(),
-    secrets: secretsArb,
-  },
-  { requiredKeys: [] },
-);
-
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('insert' as const),
-      n: nArb,
-      webhook: fc.record(
-        {
-          types: typesArb,
-          enabled: fc.boolean(),
-          pausedReason: fc.constantFrom('gone (410)', 'retries ran out'),
-          delivered: fc.nat(20),
-          failures: fc.nat(3),
-          retryAt: fc.constantFrom(0, T0 + 500),
-          secrets: secretsArb,
-        },
-        { requiredKeys: [] },
-      ),
-    }),
-    weight: 3,
-  },
-  fc.record({ kind: fc.constant('findById' as const), n: nArb }),
-  fc.record({
-    kind: fc.constant('list' as const),
-    after: fc.nat(SUBSCRIPTIONS + 1),
-    limit: fc.integer({ min: 1, max: 5 }),
-  }),
-  { arbitrary: fc.record({ kind: fc.constant('update' as const), n: nArb, changes: changesArb }), weight: 2 },
-  fc.record({ kind: fc.constant('remove' as const), n: nArb }),
-  fc.record({ kind: fc.constant('enabled' as const) }),
-  fc.record({ kind: fc.constant('tick' as const), ms: fc.constantFrom(1, 1, 2) }),
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('lease' as const),
-      n: nArb,
-      holder: holderArb,
-      ms: fc.constantFrom(0, 1, 1, 2, 5),
-    }),
-    weight: 4,
-  },
-  fc.record({ kind: fc.constant('release' as const), n: nArb, holder: holderArb }),
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('advance' as const),
-      n: nArb,
-      holder: holderArb,
-      from: fromArb,
-      next: cursorArb,
-    }),
-    weight: 4,
-  },
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('pause' as const),
-      n: nArb,
-      holder: holderArb,
-      from: fromArb,
-      reason: fc.constantFrom('gone (410)', 'retries ran out'),
-    }),
-    weight: 3,
-  },
-  { arbitrary: fc.record({ kind: fc.constant('log' as const), n: nArb, attempt: attemptArb }), weight: 5 },
-  {
-    arbitrary: fc.record({
-      kind: fc.constant('deliveries' as const),
-      n: nArb,
-      before: fc.option(fc.nat(8), { nil: undefined }),
-      limit: fc.integer({ min: 1, max: 4 }),
-    }),
-    weight: 3,
-  },
-);
-
-/** The cursor `pick` names: the subscription's own moved by its offsets (0 when there is none). */
-const fromOf = (model: PortModel, id: string, pick: FromPick): DeliveryCursor => {
-  const current = model.findById(id) ?? { delivered: 0, failures: 0 };
-  return {
-    delivered: Math.max(0, current.delivered + pick.delivered),
-    failures: Math.max(0, current.failures + pick.failures),
-    retryAt: pick.retryAt,
-  };
-};
-
-class PortCall implements fc.AsyncCommand<PortModel, WebhookStore> {
-  constructor(readonly op: Op) {}
-  check = () => true;
-  async run(model: PortModel, store: WebhookStore): Promise<void> {
-    const op = this.op;
-    const what = JSON.stringify(op);
-    const same = (real: unknown, expected: unknown): void => {
-      expect(plain(real), `${what}: the answer`).to.deep.equal(plain(expected));
-    };
-    switch (op.kind) {
-      case 'insert': {
-        const webhook = newWebhook(op.n, op.webhook);
-        same(await store.insert(webhook), model.insert(webhook));
-        break;
-      }
-      case 'findById':
-        same(await store.findById(idOf(op.n)), model.findById(idOf(op.n)));
-        break;
-      case 'list': {
-        const answer = await store.list(op.after, op.limit);
-        expectListAnswer(
-          `list (${what})`,
-          answer.map(plain),
-          model.list(0, Number.MAX_SAFE_INTEGER).map(plain),
-          { afterId: op.after, limit: op.limit },
-          (w) => w.position,
-        );
-        break;
-      }
-      case 'update':
-        same(await store.update(idOf(op.n), op.changes), model.update(idOf(op.n), op.changes));
-        break;
-      case 'remove':
-        same(await store.remove(idOf(op.n)), model.remove(idOf(op.n)));
-        break;
-      case 'enabled':
-        same(await store.enabled(), model.enabled());
-        break;
-      case 'tick':
-        model.now += op.ms;
-        break;
-      case 'lease': {
-        const until = model.now + op.ms;
-        same(
-          await store.lease(idOf(op.n), op.holder, model.now, until),
-          model.lease(idOf(op.n), op.holder, model.now, until),
-        );
-        break;
-      }
-      case 'release':
-        await store.release(idOf(op.n), op.holder);
-        model.release(idOf(op.n), op.holder);
-        break;
-      case 'advance': {
-        const from = fromOf(model, idOf(op.n), op.from);
-        same(
-          await store.advance(idOf(op.n), op.holder, from, op.next),
-          model.advance(idOf(op.n), op.holder, from, op.next),
-        );
-        break;
-      }
-      case 'pause': {
-        const from = fromOf(model, idOf(op.n), op.from);
-        same(
-          await store.pause(idOf(op.n), op.holder, from, op.reason),
-          model.pause(idOf(op.n), op.holder, from, op.reason),
-        );
-        break;
-      }
-      case 'log':
-        await store.log(idOf(op.n), op.attempt);
-        model.log(idOf(op.n), op.attempt);
-        break;
-      case 'deliveries':
-        same(
-          await store.deliveries(idOf(op.n), op.before, op.limit),
-          model.deliveries(idOf(op.n), op.before, op.limit),
-        );
-        break;
-    }
-    // Whatever the call, the subscription it named is as the model says (a write that answered
-    // `undefined` wrote nothing; a read changed nothing).
-    if ('n' in op)
-      expect(plain(await store.findById(idOf(op.n))), `${what}: the subscription after it`).to.deep.equal(
-        plain(model.findById(idOf(op.n))),
-      );
-  }
-  toString = () => JSON.stringify(this.op);
-}
+import {
+  attemptArb,
+  attemptOf,
+  cursorOf,
+  idOf,
+  inserted,
+  modelBasedRun,
+  newWebhook,
+  plain,
+  storedOf,
+  T0,
+  wholeLog,
+} from './webhook-store.operations.js';
 
 // ---------------------------------------------------------------------------------------------
 // The contract
@@ -642,7 +201,7 @@ export const webhookStoreContract = (make: MakeFixture<WebhookStore>, options: C
         expect(await store.lease(gone.id, 'two', T0 + 1000, T0 + 2000)).to.equal(undefined);
         const from = cursorOf(gone);
         expect(await store.advance(gone.id, 'one', from, { ...from, delivered: 1 })).to.equal(undefined);
-        expect(await store.pause(gone.id, 'one', from, 'x')).to.equal(undefined);
+        expect(await store.pause(gone.id, 'one', from, { reason: 'x', delivered: 0 })).to.equal(undefined);
         await store.log(gone.id, attemptOf(4));
         expect(await store.deliveries(gone.id, undefined, 10), 'nothing logged for a removed one').to.deep.equal([]);
         await store.release(gone.id, 'one');
@@ -774,19 +333,20 @@ export const webhookStoreContract = (make: MakeFixture<WebhookStore>, options: C
         await store.release(w.id, 'two');
       }));
 
-    it('pause, under the conditions of advance: enabled false, pausedReason set, failures and retryAt 0, delivered kept', () =>
+    it('pause, under the conditions of advance: enabled false, pausedReason and delivered as given, failures and retryAt 0', () =>
       withFixture(make, async (store) => {
         const w = await inserted(store, newWebhook(1, { delivered: 30, failures: 4, retryAt: T0 + 70 }));
         const from = cursorOf(w);
-        expect(await store.pause(w.id, 'one', from, 'retries ran out'), 'no lease').to.equal(undefined);
+        const gaveUp = { reason: 'retries ran out', delivered: 30 };
+        expect(await store.pause(w.id, 'one', from, gaveUp), 'no lease').to.equal(undefined);
         const leased = await store.lease(w.id, 'one', T0, T0 + 100);
-        expect(await store.pause(w.id, 'two', from, 'retries ran out'), 'another holder').to.equal(undefined);
-        expect(await store.pause(w.id, 'one', { ...from, failures: 3 }, 'x'), 'failures differ').to.equal(undefined);
-        expect(await store.pause(w.id, 'one', { ...from, delivered: 31 }, 'x'), 'delivered differs').to.equal(
+        expect(await store.pause(w.id, 'two', from, gaveUp), 'another holder').to.equal(undefined);
+        expect(await store.pause(w.id, 'one', { ...from, failures: 3 }, gaveUp), 'failures differ').to.equal(undefined);
+        expect(await store.pause(w.id, 'one', { ...from, delivered: 31 }, gaveUp), 'delivered differs').to.equal(
           undefined,
         );
         expect(plain(await store.findById(w.id)), 'nothing written').to.deep.equal(plain(leased));
-        const paused = await store.pause(w.id, 'one', from, 'retries ran out');
+        const paused = await store.pause(w.id, 'one', from, gaveUp);
         expect(plain(paused)).to.deep.equal(
           plain({
             ...leased!,
@@ -800,15 +360,23 @@ export const webhookStoreContract = (make: MakeFixture<WebhookStore>, options: C
         );
         expect(plain(await store.findById(w.id))).to.deep.equal(plain(paused));
         expect(
-          await store.pause(w.id, 'one', cursorOf(paused!), 'again'),
+          await store.pause(w.id, 'one', cursorOf(paused!), { reason: 'again', delivered: 30 }),
           'a paused subscription is not enabled',
         ).to.equal(undefined);
         expect((await store.enabled()).map((x) => x.id)).to.deep.equal([]);
         const resumed = await store.update(w.id, { enabled: true });
         expect(resumed).to.deep.include({ enabled: true, pausedReason: null, delivered: 30, failures: 0, retryAt: 0 });
-        // Simultaneous pauses from one cursor: one lands.
+        // A pause that moves the cursor (past events that left the feed): a resume starts after it.
         await store.lease(w.id, 'one', T0 + 1, T0 + 100);
-        const racing = await Promise.all(['a', 'b', 'c'].map((r) => store.pause(w.id, 'one', cursorOf(resumed!), r)));
+        const behind = await store.pause(w.id, 'one', cursorOf(resumed!), { reason: 'events left', delivered: 45 });
+        expect(behind).to.deep.include({ enabled: false, pausedReason: 'events left', delivered: 45, revision: 4 });
+        const again = await store.update(w.id, { enabled: true });
+        expect(again).to.deep.include({ enabled: true, pausedReason: null, delivered: 45, failures: 0, retryAt: 0 });
+        // Simultaneous pauses from one cursor: one lands.
+        await store.lease(w.id, 'one', T0 + 2, T0 + 100);
+        const racing = await Promise.all(
+          ['a', 'b', 'c'].map((r) => store.pause(w.id, 'one', cursorOf(again!), { reason: r, delivered: 45 })),
+        );
         expect(racing.filter((r) => r !== undefined)).to.have.length(1);
       }));
 
@@ -903,27 +471,6 @@ export const webhookStoreContract = (make: MakeFixture<WebhookStore>, options: C
         runs,
       ));
 
-    it('property (model-based): any sequence of calls of the whole port answers as the port says, call by call', () =>
-      fc.assert(
-        fc.asyncProperty(
-          fc.commands(
-            [opArb.map((op) => new PortCall(op))],
-            // 'medium': sequences up to maxCommands long (the default size stops at about 10 commands).
-            { maxCommands: 60, size: 'medium' },
-          ),
-          (commands) =>
-            withFixture(make, async (store) => {
-              const model = new PortModel();
-              await fc.asyncModelRun(() => ({ model, real: store }), commands);
-              // At the end, the whole store as the model has it.
-              expect(plain(await store.list(0, 1000))).to.deep.equal(plain(model.list(0, 1000)));
-              for (const id of model.entries.keys())
-                expect(plain(await store.deliveries(id, undefined, 1000))).to.deep.equal(
-                  plain(model.deliveries(id, undefined, 1000)),
-                );
-            }),
-        ),
-        runs,
-      ));
+    modelBasedRun(make, runs);
   });
 };

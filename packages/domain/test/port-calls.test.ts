@@ -83,6 +83,7 @@ describe('port calls: one wrapper for every method of every store port', () => {
         'after',
         'append',
         'clear',
+        'evictedThrough',
         'firstSequence',
         'lastSequence',
         'lease',
@@ -109,11 +110,11 @@ describe('port calls: one wrapper for every method of every store port', () => {
     });
   });
 
-  it('a method writes exactly when its name is not a query (find…, list, read, peek, pets, count…, the event store reads: pending…, after, first/lastSequence, onRecorded, waitBeyond; the webhook store: enabled, deliveries): what the fault injector counts as a write', () => {
+  it('a method writes exactly when its name is not a query (find…, list, read, peek, pets, count…, the event store reads: pending…, after, first/lastSequence, evictedThrough, onRecorded, waitBeyond; the webhook store: enabled, deliveries): what the fault injector counts as a write', () => {
     for (const port of PORT_NAMES) {
       for (const [method, kind] of Object.entries(PORT_METHODS[port])) {
         expect(kind, `${port}.${method}`).to.equal(
-          /^(find|list|read|peek|pets|count|pending|after|firstSequence|lastSequence|onRecorded|waitBeyond|enabled|deliveries)/.test(
+          /^(find|list|read|peek|pets|count|pending|after|firstSequence|lastSequence|evictedThrough|onRecorded|waitBeyond|enabled|deliveries)/.test(
             method,
           )
             ? 'read'

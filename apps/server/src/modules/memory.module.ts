@@ -19,9 +19,11 @@ import { TOKENS } from '../tokens.js';
  * outbox, the event store's (docs/rules.md §15): each write records its events there in the same step.
  */
 export const memoryStoreModule = new ContainerModule(({ bind }) => {
-  const events = new EventStoreInMemory(new MemoryOutbox());
-  const { outbox } = events;
-  bind(TOKENS.EventStore).toConstantValue(events);
+  const outbox = new MemoryOutbox();
+  // Events in the process, at most PETSTORE_EVENT_MEMORY_MAX of them (docs/rules.md §15).
+  bind(TOKENS.EventStore)
+    .toResolvedValue((settings) => new EventStoreInMemory(outbox, settings.eventMemoryMax), [TOKENS.Settings])
+    .inSingletonScope();
   bind(TOKENS.WebhookStore).toConstantValue(new WebhookStoreInMemory());
   bind(TOKENS.PetRepository)
     .toResolvedValue(() => new PetRepositoryInMemory(outbox))

@@ -12,7 +12,7 @@ import {
   PetRepositoryInMemory,
   PhotoStoreInMemory,
 } from '../../src/index.js';
-import { EVENT_DEFECTS, FlawedEventStore } from './broken-events.js';
+import { brokenEvents, EVENT_DEFECTS } from './broken-events.js';
 
 fc.configureGlobal({ ...fc.readConfigureGlobal(), endOnFailure: true });
 
@@ -26,7 +26,7 @@ for (const defect of EVENT_DEFECTS) {
         orders: new OrderRepositoryInMemory(outbox),
         photos: new PhotoStoreInMemory(undefined, outbox),
         keys: new ApiKeyStoreInMemory([], outbox),
-        events: new FlawedEventStore(outbox, defect.name),
+        events: brokenEvents(outbox, defect.name),
       },
     };
   });

@@ -1,23 +1,17 @@
-import type {
-  AppendOutcome,
-  Event,
-  EventQuery,
-  EventSource,
-  EventStore,
-  OutboxEntry,
-  RelayLease,
-} from '@petstore/domain';
-import { leaseAllows } from '@petstore/domain';
-import { MemoryOutbox } from '../../src/index.js';
+import type { Event, EventStore, OutboxEntry } from '@petstore/domain';
+import { eventSource } from '@petstore/domain';
+import { forwardingEvents } from '@petstore/domain/testing';
+import { EventStoreInMemory, type MemoryOutbox } from '../../src/index.js';
 
 /**
  * Event stores that each break one guarantee of docs/rules.md §15 the way a real adapter could, for
- * the strength test (contract-strength.test.ts): the exported contract suite must fail for each.
+ * the strength test (events-contract-strength.test.ts): the exported contract suite must fail for
+ * each. Each is the memory store, right, behind a wrapper that bends one step through its own port.
  */
 export const EVENT_DEFECTS = [
   {
     name: 'skips a sequence:',
-    why: 'its last sequence counts every append it was asked for, a repeat of an event already in the feed too',
+    why: 'its last sequence counts a repeat of an event already in the feed as an append, so the relay numbers the next event past a sequence never used (which the store under it refuses: the feed stops growing)',
   },
   {
     name: 'stores an event twice:',
@@ -34,100 +28,65 @@ export const EVENT_DEFECTS = [
 ] as const;
 export type EventDefect = (typeof EVENT_DEFECTS)[number]['name'];
 
-/** A plain feed over a `MemoryOutbox`, right but for its one `defect`. */
-export class FlawedEventStore implements EventStore {
-  private readonly stored: Event[] = [];
-  private readonly visible = new Set<number>();
-  private last = 0;
-  private appends = 0;
-  private relayLease: RelayLease | undefined;
-
-  constructor(
-    readonly outbox: MemoryOutbox,
-    private readonly defect: EventDefect,
-  ) {}
-
-  async lease(holder: string, now: number, until: number): Promise<boolean> {
-    if (!leaseAllows(this.relayLease, holder, now)) return false;
-    this.relayLease = { holder, until };
-    return true;
-  }
-
-  async pending(limit: number): Promise<readonly OutboxEntry[]> {
-    const entries = this.outbox.pending(limit);
-    if (this.defect === 'loses an event in a crash:')
-      for (const entry of entries) this.outbox.clear(sourceOf(entry), [entry.id]);
-    return entries;
-  }
-
-  async pendingOf(source: EventSource): Promise<readonly OutboxEntry[]> {
-    const entries = this.outbox.pendingOf(source);
-    if (this.defect === 'loses an event in a crash:')
-      this.outbox.clear(
-        source,
-        entries.map((e) => e.id),
-      );
-    return entries;
-  }
-
-  async lastSequence(): Promise<number> {
-    return this.defect === 'skips a sequence:' ? this.appends : this.last;
-  }
-
-  async append(event: Event): Promise<AppendOutcome> {
-    this.appends = Math.max(this.appends, event.sequence);
-    if (this.defect !== 'stores an event twice:' && this.stored.some((e) => e.id === event.id)) {
-      if (this.defect === 'skips a sequence:') this.appends++;
-      return 'duplicate';
+/** The memory store over `outbox`, right but for its one `defect`. */
+export const brokenEvents = (outbox: MemoryOutbox, defect: EventDefect): EventStore => {
+  const inner = new EventStoreInMemory(outbox);
+  const store = forwardingEvents(inner);
+  switch (defect) {
+    case 'skips a sequence:': {
+      let repeats = 0;
+      return {
+        ...store,
+        lastSequence: () => inner.lastSequence() + repeats,
+        append: (event) => {
+          const outcome = inner.append(event);
+          if (outcome === 'duplicate') repeats++;
+          return outcome;
+        },
+      };
     }
-    if (this.stored.some((e) => e.sequence === event.sequence)) return 'taken';
-    this.stored.push(event);
-    this.stored.sort((a, b) => a.sequence - b.sequence);
-    this.last = Math.max(this.last, event.sequence);
-    if (this.defect === 'shows an event before a smaller one:' && event.sequence % 2 === 1)
-      setTimeout(() => this.visible.add(event.sequence), 3);
-    else this.visible.add(event.sequence);
-    return 'appended';
+    case 'stores an event twice:': {
+      // An id already in the feed is stored again under an alias, which reads show as the id.
+      const aliases = new Map<string, string>();
+      const shown = (event: Event): Event => ({ ...event, id: aliases.get(event.id) ?? event.id });
+      return {
+        ...store,
+        append: (event) => {
+          const outcome = inner.append(event);
+          if (outcome !== 'duplicate') return outcome;
+          const alias = `${event.id}_again${aliases.size}`;
+          aliases.set(alias, event.id);
+          return inner.append({ ...event, id: alias });
+        },
+        after: (sequence, query) => inner.after(sequence, query).map(shown),
+      };
+    }
+    case 'shows an event before a smaller one:': {
+      const hidden = new Set<number>();
+      return {
+        ...store,
+        append: (event) => {
+          const outcome = inner.append(event);
+          if (outcome === 'appended' && event.sequence % 2 === 1) {
+            hidden.add(event.sequence);
+            setTimeout(() => hidden.delete(event.sequence), 3);
+          }
+          return outcome;
+        },
+        after: (sequence, query) => inner.after(sequence, query).filter((event) => !hidden.has(event.sequence)),
+      };
+    }
+    case 'loses an event in a crash:': {
+      /** `entries`, taken out of their outboxes as they are read. */
+      const taken = (entries: readonly OutboxEntry[]): readonly OutboxEntry[] => {
+        for (const entry of entries) inner.clear(eventSource(entry), [entry.id]);
+        return entries;
+      };
+      return {
+        ...store,
+        pending: (limit) => taken(inner.pending(limit)),
+        pendingOf: (source) => taken(inner.pendingOf(source)),
+      };
+    }
   }
-
-  async clear(source: EventSource, ids: readonly string[]): Promise<void> {
-    this.outbox.clear(source, ids);
-  }
-
-  onRecorded(listener: () => void): () => void {
-    return this.outbox.onRecorded(listener);
-  }
-
-  after(sequence: number, query: EventQuery): readonly Event[] {
-    return this.stored
-      .filter(
-        (e) =>
-          e.sequence > sequence &&
-          this.visible.has(e.sequence) &&
-          (query.types === undefined || query.types.includes(e.type)),
-      )
-      .slice(0, query.limit);
-  }
-
-  async firstSequence(): Promise<number> {
-    return this.stored[0]?.sequence ?? this.last + 1;
-  }
-
-  async purge(through: number): Promise<number> {
-    const before = this.stored.length;
-    const end = Math.min(through, this.last - 1);
-    this.stored.splice(0, this.stored.filter((e) => e.sequence <= end).length);
-    return before - this.stored.length;
-  }
-
-  async waitBeyond(sequence: number, timeoutMs: number): Promise<number> {
-    const until = Date.now() + timeoutMs;
-    while (this.last <= sequence && Date.now() < until) await new Promise<void>((resolve) => setTimeout(resolve, 1));
-    return this.last;
-  }
-}
-
-const sourceOf = (entry: OutboxEntry): EventSource => ({
-  kind: entry.type.slice(0, entry.type.indexOf('.')) as EventSource['kind'],
-  id: entry.data.id,
-});
+};

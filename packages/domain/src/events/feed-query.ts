@@ -1,7 +1,8 @@
 import { validationFailed, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, LIMIT_MIN } from '../pagination/limit.js';
-import { EVENT_TYPES, isEventType, type EventType } from './event.js';
+import { EVENT_TYPES, type EventType } from './event.js';
+import { readEventTypes } from './types-list.js';
 
 /** The longest a read of the feed waits for an event (`wait`, seconds). */
 export const FEED_WAIT_MAX_SECONDS = 30;
@@ -36,16 +37,13 @@ const naturalOf = (value: unknown): number | undefined => {
   return Number.isSafeInteger(number) && (number as number) >= 0 ? (number as number) : undefined;
 };
 
-const typesOf = (value: unknown): readonly EventType[] | undefined => {
-  if (typeof value !== 'string' && !Array.isArray(value)) return undefined;
-  const names: readonly unknown[] = typeof value === 'string' ? value.split(',') : value;
-  const types: EventType[] = [];
-  for (const name of names) {
-    if (!isEventType(name)) return undefined;
-    if (!types.includes(name)) types.push(name);
-  }
-  return types.length === 0 ? undefined : types;
-};
+const TYPES_RULE = `types must be a comma-separated list of distinct event types, each one of ${EVENT_TYPES.join(', ')}`;
+
+/** Comma-separated text or a list of names, by the one rule of a list of types (`readEventTypes`). */
+const typesOf = (value: unknown): Result<readonly EventType[], ValidationFailed> =>
+  typeof value === 'string' || Array.isArray(value)
+    ? readEventTypes(typeof value === 'string' ? value.split(',') : (value as readonly unknown[]), TYPES_RULE)
+    : fail(validationFailed('types', TYPES_RULE));
 
 /** Checks a read of the feed (docs/rules.md §15): every field within its rule, else `validation_failed` naming it. */
 export const readFeedQuery = (input: FeedInput): Result<FeedQuery, ValidationFailed> => {
@@ -59,14 +57,9 @@ export const readFeedQuery = (input: FeedInput): Result<FeedQuery, ValidationFai
     );
   let types: readonly EventType[] | undefined;
   if (input.types !== undefined) {
-    types = typesOf(input.types);
-    if (types === undefined)
-      return fail(
-        validationFailed(
-          'types',
-          `types must be a comma-separated list of event types, each one of ${EVENT_TYPES.join(', ')}`,
-        ),
-      );
+    const read = typesOf(input.types);
+    if (!read.ok) return read;
+    types = read.value;
   }
   const limit = input.limit === undefined ? LIMIT_DEFAULT : naturalOf(input.limit);
   if (limit === undefined || limit < LIMIT_MIN || limit > LIMIT_MAX)

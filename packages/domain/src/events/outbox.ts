@@ -1,4 +1,3 @@
-import type { RelayLease } from '../ports/event-store.port.js';
 import { eventSource, eventSourceKey, type EventSource, type OutboxEntry } from './event.js';
 
 /**
@@ -41,10 +40,6 @@ export const RELAY_IDLE_DELAYS_MS: readonly number[] = [25, 50, 100, 200, 400];
 /** The wait before the next look after `idleRounds` runs in a row that moved nothing (0: at once). */
 export const relayDelay = (idleRounds: number): number =>
   idleRounds <= 0 ? 0 : RELAY_IDLE_DELAYS_MS[Math.min(idleRounds, RELAY_IDLE_DELAYS_MS.length) - 1]!;
-
-/** Whether `holder` may take (or renew) the relay's lease at `now`: none held, its own, or run out. */
-export const leaseAllows = (current: RelayLease | undefined, holder: string, now: number): boolean =>
-  current === undefined || current.holder === holder || current.until <= now;
 
 /** The entries of one resource's outbox, in order. */
 export interface SourceEntries {

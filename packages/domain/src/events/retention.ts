@@ -1,27 +1,13 @@
-import { fail, ok, type Result } from '../result.js';
 import { DAY_MS } from '../quota/windows.js';
 import { timestamp } from '../order/order.js';
 import type { Event } from './event.js';
 
 /**
- * How long events are kept (docs/rules.md §15, guarantee 5): `PETSTORE_EVENT_RETENTION_DAYS`, and
- * what a reader behind it is told. Older events leave the start of the feed, never its middle.
+ * How long events are kept (docs/rules.md §15, guarantee 5), and what a reader behind it is told.
+ * Older events leave the start of the feed, never its middle. The bounds of the retention, in whole
+ * days (a server reads its setting against them; an embedding service configures its own).
  */
 export const EVENT_RETENTION_DAYS = { default: 30, min: 1, max: 365 } as const;
-
-const CANONICAL_DAYS = /^[1-9][0-9]{0,2}$/;
-
-/** Reads `PETSTORE_EVENT_RETENTION_DAYS`: unset → 30; else a whole number of days from 1 to 365, written plainly; else why not. */
-export const parseRetentionDays = (raw: string | undefined): Result<number, string> => {
-  if (raw === undefined) return ok(EVENT_RETENTION_DAYS.default);
-  const days = Number(raw);
-  if (!CANONICAL_DAYS.test(raw) || days > EVENT_RETENTION_DAYS.max) {
-    return fail(
-      `PETSTORE_EVENT_RETENTION_DAYS must be a whole number of days from ${EVENT_RETENTION_DAYS.min} to ${EVENT_RETENTION_DAYS.max} (default ${EVENT_RETENTION_DAYS.default})`,
-    );
-  }
-  return ok(days);
-};
 
 /** The oldest `occurredAt` kept at `now`: events that occurred before it may go. */
 export const retentionCutoff = (now: number, days: number): string => timestamp(now - days * DAY_MS);

@@ -18,13 +18,6 @@ export interface EventQuery {
   readonly limit: number;
 }
 
-/** The relay's lease as a store keeps it (`leaseAllows` in events/outbox.ts decides who may take it). */
-export interface RelayLease {
-  readonly holder: string;
-  /** Epoch ms the lease runs to. */
-  readonly until: number;
-}
-
 /**
  * The events of docs/rules.md §15: the outboxes the decisive writes fill, and the feed the relay
  * moves them into. docs/design.md ("Events") explains the design; the relay itself is domain code
@@ -44,7 +37,8 @@ export interface RelayLease {
  *
  * **The feed.** Events numbered by `sequence` 1, 2, 3, … with no gap, each stored once under its id:
  * `append` writes event n only at sequence n, refusing a sequence already held and an id already in
- * the feed. A stored event never changes; `purge` removes events from the start only.
+ * the feed. A stored event never changes; events leave from the start only: by `purge` (the
+ * retention), or, in a store bounded in size, when it is full (`evictedThrough`).
  *
  * Implementations throw `StoreUnavailableError` when the store cannot answer. Two relays running at
  * once (a lease that lapsed while its holder was paused) must still leave an exactly-once, gap-free
@@ -98,6 +92,12 @@ export interface EventStore {
   after(sequence: number, query: EventQuery): Answer<readonly Event[]>;
   /** The sequence of the first event kept (the others before it were purged); `lastSequence() + 1` when none is kept. */
   firstSequence(): Promise<number>;
+  /**
+   * The highest sequence of an event of these types (every type when absent) that left the feed
+   * before its retention because the store keeps a bounded number of events (the memory store: the
+   * oldest go first when it is full); 0 when none did. A store without such a bound answers 0.
+   */
+  evictedThrough(types?: readonly EventType[]): Promise<number>;
   /**
    * Removes every event with a sequence up to `through` (the start of the feed, never its middle);
    * `through` is below `lastSequence()`, so the newest event always stays. Answers how many went.

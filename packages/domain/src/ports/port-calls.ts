@@ -94,6 +94,7 @@ export const PORT_METHODS: { readonly [N in PortName]: PortMethods<NamedPorts[N]
     onRecorded: 'read',
     after: 'read',
     firstSequence: 'read',
+    evictedThrough: 'read',
     purge: 'write',
     waitBeyond: 'read',
   },

@@ -15,8 +15,9 @@ export interface StorePorts {
   readonly keys: ApiKeyStore;
   readonly idempotency: IdempotencyStore;
   /**
-   * The events' outboxes and feed (docs/rules.md §15), filled by the repositories above. Absent: a
-   * store whose adapters record no events (MongoDB, until its event store is written).
+   * The events' outboxes and feed (docs/rules.md §15), filled by the repositories above (the memory
+   * and MongoDB adapters supply one). Absent: a store whose repositories record no events; a server
+   * on it has no feed and no webhooks.
    */
   readonly events?: EventStore;
 }

@@ -5,14 +5,19 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
 } from '../webhooks/webhook.js';
 
 /**
  * The subscriptions of docs/rules.md §15 ("Webhooks"), their place in the feed, their leases and
- * their deliveries logs. Every method is one atomic single-document operation (or, for the log, one
- * insert and one bounded delete), safe under concurrent callers in several processes sharing the
- * store; no transaction needed. Implementations throw `StoreUnavailableError` when the store cannot
- * answer. A removed subscription is found by nothing (its log and lease go with it).
+ * their deliveries logs. Each method is safe under concurrent callers in several processes sharing
+ * the store, with no transaction: `update` and the delivery writes (`lease`, `release`, `advance`,
+ * `pause`) are each one atomic single-document write; the others are a few steps, each atomic on
+ * its own and ordered so that any prefix of them is harmless (MongoDB's `insert` takes a position
+ * from a counter, then inserts under the unique id; `remove` marks the subscription removed, then
+ * deletes its log; `log` numbers the attempt on the subscription, inserts it, then trims the log).
+ * Implementations throw `StoreUnavailableError` when the store cannot answer. A removed subscription
+ * is found by nothing (its log and lease go with it).
  *
  * **Leases.** One process at a time delivers a subscription: it holds the subscription's lease
  * (`holder`, `until`), taken with `lease` and renewed by calling it again. The delivery writes
@@ -63,10 +68,10 @@ export interface WebhookStore {
    */
   advance(id: string, holder: string, from: DeliveryCursor, next: DeliveryCursor): Promise<StoredWebhook | undefined>;
   /**
-   * Pauses the subscription under the conditions of `advance`: `enabled: false`, `pausedReason`
-   * `reason`, `failures` and `retryAt` 0, `delivered` kept (a resume sends that same event again).
+   * Pauses the subscription under the conditions of `advance` (bumping `revision`): `enabled: false`,
+   * `pausedReason` `pause.reason`, `delivered` `pause.delivered`, `failures` and `retryAt` 0.
    */
-  pause(id: string, holder: string, from: DeliveryCursor, reason: string): Promise<StoredWebhook | undefined>;
+  pause(id: string, holder: string, from: DeliveryCursor, pause: WebhookPause): Promise<StoredWebhook | undefined>;
   /**
    * Appends an attempt to the subscription's log with the next `number` (1, 2, 3, …), keeping only
    * the newest `WEBHOOK_DELIVERIES_KEPT`; nothing when there is no such subscription.

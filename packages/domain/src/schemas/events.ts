@@ -128,7 +128,8 @@ export const ListEventsQuerySchema = {
     },
     types: {
       type: 'string',
-      pattern: `^(?:${TYPE_ALTERNATIVES})(?:,(?:${TYPE_ALTERNATIVES}))*$`,
+      // Known types, comma-separated, none twice (the lookahead refuses a name that comes again).
+      pattern: `^(?!(?:[^,]*,)*([^,]+),(?:[^,]*,)*\\1(?:,|$))(?:${TYPE_ALTERNATIVES})(?:,(?:${TYPE_ALTERNATIVES}))*$`,
       description: `Only events of these types, comma-separated (every type when absent): ${EVENT_TYPES.join(', ')}.`,
     },
     limit: {

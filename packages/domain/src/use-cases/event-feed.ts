@@ -107,7 +107,7 @@ const PURGE_PAGE = 100;
 const PURGE_MAX_PAGES = 50;
 
 /**
- * Guarantee 5 of docs/rules.md §15: events are kept `days` days (`PETSTORE_EVENT_RETENTION_DAYS`),
+ * Guarantee 5 of docs/rules.md §15: events are kept `days` days (within `EVENT_RETENTION_DAYS`),
  * then leave the start of the feed, never its middle; the newest event always stays (it carries the
  * feed's position).
  */

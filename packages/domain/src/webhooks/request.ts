@@ -1,7 +1,8 @@
-import { quoteInput, validationFailed, type ValidationFailed } from '../errors.js';
+import { validationFailed, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { codePoints, checkFields, isObject } from '../text/body.js';
-import { EVENT_TYPES, isEventType, type EventType } from '../events/event.js';
+import { EVENT_TYPES, type EventType } from '../events/event.js';
+import { readEventTypes } from '../events/types-list.js';
 import type { Random } from '../ports/random.port.js';
 import type { WebhookTargets } from '../ports/webhook-sender.port.js';
 import { base64OfBytes } from '../text/base64url.js';
@@ -54,21 +55,10 @@ const readUrl = (value: unknown): Result<string, ValidationFailed> => {
   return ok(value);
 };
 
-const typesRule = `types must be a non-empty array of distinct event types (known: ${EVENT_TYPES.join(', ')})`;
+const TYPES_RULE = `types must be a non-empty array of distinct event types (known: ${EVENT_TYPES.join(', ')})`;
 
-const readTypes = (value: unknown): Result<readonly EventType[], ValidationFailed> => {
-  if (!Array.isArray(value) || value.length === 0) return fail(validationFailed('types', typesRule));
-  const seen = new Set<EventType>();
-  for (const type of value as unknown[]) {
-    if (!isEventType(type)) {
-      const sent = typeof type === 'string' ? `'${quoteInput(type)}' is not an event type; ` : '';
-      return fail(validationFailed('types', `${sent}${typesRule}`));
-    }
-    if (seen.has(type)) return fail(validationFailed('types', `types names ${type} twice; ${typesRule}`));
-    seen.add(type);
-  }
-  return ok([...seen]);
-};
+const readTypes = (value: unknown, rule = TYPES_RULE): Result<readonly EventType[], ValidationFailed> =>
+  Array.isArray(value) ? readEventTypes(value, rule) : fail(validationFailed('types', rule));
 
 const readDescription = (value: unknown): Result<string, ValidationFailed> => {
   if (typeof value !== 'string') return fail(validationFailed('description', 'description must be a string'));
@@ -135,8 +125,11 @@ export const validateWebhookPatch = (body: unknown): Result<WebhookPatch, Valida
   if (Object.hasOwn(body, 'types')) {
     if (body['types'] === null) patch = { ...patch, types: null };
     else {
-      const types = readTypes(body['types']);
-      if (!types.ok) return fail(validationFailed('types', `${types.error.message}, or null for every type`));
+      const types = readTypes(
+        body['types'],
+        `types must be a non-empty array of distinct event types, or null for every type (known: ${EVENT_TYPES.join(', ')})`,
+      );
+      if (!types.ok) return types;
       patch = { ...patch, types: types.value };
     }
   }

@@ -1,4 +1,5 @@
 import type { EventType } from '../events/event.js';
+import type { Lease } from '../lease.js';
 
 /**
  * Webhooks (docs/rules.md §15, "Webhooks"): subscriptions that deliver the event feed to a URL,
@@ -85,14 +86,20 @@ export interface StoredWebhook extends DeliveryCursor {
   readonly secrets: readonly WebhookSecret[];
   /** Bumped by every change of the fields above or of the cursor (not by a lease's renewal). */
   readonly revision: number;
-  /** The process delivering it, while one holds it (`WebhookStore.lease`). */
-  readonly lease?: WebhookLease;
+  /** The process delivering it, while one holds it (`WebhookStore.lease`; `leaseAllows` says who may take it). */
+  readonly lease?: Lease;
 }
 
-/** A process's hold on a subscription: only `holder` delivers it until `until` (epoch ms). */
-export interface WebhookLease {
-  readonly holder: string;
-  readonly until: number;
+/** How a delivery pauses a subscription (`WebhookStore.pause`): why, and where its cursor then stands. */
+export interface WebhookPause {
+  /** Its `pausedReason`. */
+  readonly reason: string;
+  /**
+   * Its `delivered` while paused, a resume delivering the events after it: the one it had (the event
+   * that failed is sent again), or, when events after it left the feed for lack of room, the one
+   * just before the first event kept.
+   */
+  readonly delivered: number;
 }
 
 /** A subscription before the store gives it its list position. */

@@ -5,9 +5,10 @@ import type {
   EventQuery,
   EventSource,
   EventStore,
+  EventType,
   NewEvent,
   OutboxEntry,
-  RelayLease,
+  Lease,
   Timers,
 } from '../../src/index.js';
 import { eventSource, leaseAllows, sourceKey } from '../../src/index.js';
@@ -23,7 +24,9 @@ export class EventStoreModel implements EventStore {
   readonly feed: Event[] = [];
   readonly calls: string[] = [];
   lastSeq = 0;
-  currentLease: RelayLease | undefined;
+  currentLease: Lease | undefined;
+  /** Per type, the highest sequence `evict` dropped. */
+  readonly evicted = new Map<EventType, number>();
   private nextId = 0;
   private atOnce = false;
   private readonly listeners = new Set<() => void>();
@@ -125,6 +128,17 @@ export class EventStoreModel implements EventStore {
     return gone;
   };
 
+  /** What a store bounded in size does when full: drops the events up to `through` from the start, each remembered by type. */
+  evict(through: number): void {
+    while (this.feed[0] !== undefined && this.feed[0].sequence <= through) {
+      const dropped = this.feed.shift()!;
+      this.evicted.set(dropped.type, dropped.sequence);
+    }
+  }
+
+  evictedThrough = async (types?: readonly EventType[]): Promise<number> =>
+    Math.max(0, ...[...this.evicted].filter(([type]) => types === undefined || types.includes(type)).map(([, s]) => s));
+
   waitBeyond = (sequence: number, timeoutMs: number, until?: PromiseLike<unknown>): Promise<number> => {
     this.calls.push(`waitBeyond ${sequence} ${timeoutMs}`);
     if (this.lastSeq > sequence) return Promise.resolve(this.lastSeq);
@@ -145,6 +159,11 @@ export class EventStoreModel implements EventStore {
       );
     });
   };
+
+  /** The waits on the feed under way (`waitBeyond`). */
+  get waits(): number {
+    return this.waiters.size;
+  }
 
   /** The entries waiting, in all. */
   get waiting(): number {

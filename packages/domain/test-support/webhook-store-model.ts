@@ -5,21 +5,27 @@ import type {
   StoredDelivery,
   StoredWebhook,
   WebhookChanges,
+  WebhookPause,
   WebhookStore,
-} from '../../src/index.js';
-import { WEBHOOK_DELIVERIES_KEPT } from '../../src/index.js';
+} from '../src/index.js';
+import { leaseAllows, WEBHOOK_DELIVERIES_KEPT } from '../src/index.js';
 
 /**
- * A plain webhook store for the domain's tests of `WebhookAdmin` and `WebhookDispatcher`: a map of
- * subscriptions and one array per log, each method the port's rule spelled out directly. Every
+ * The `WebhookStore` port (docs/rules.md §15, "Webhooks") written out once more, as a plain model:
+ * a map of subscriptions and one array per log, each method the port's doc comment spelled out
+ * directly (one process, no concurrency). The contract's model-based property holds an adapter to
+ * it call by call, and the domain's tests of `WebhookAdmin` and the dispatcher run on it. Every
  * method is a property, so a test can replace one to stage a race or a store that fails.
  */
 export class WebhookStoreModel implements WebhookStore {
+  /** The subscriptions, by id. */
   readonly rows = new Map<string, StoredWebhook>();
+  /** Each subscription's kept attempts, oldest first. */
   readonly logs = new Map<string, StoredDelivery[]>();
   /** Ids ever inserted (never reused, also after a removal). */
   private readonly ids = new Set<string>();
   private position = 0;
+  /** Each subscription's last attempt number. */
   private readonly numbers = new Map<string, number>();
 
   insert = async (webhook: NewWebhook): Promise<StoredWebhook | 'taken'> => {
@@ -34,23 +40,25 @@ export class WebhookStoreModel implements WebhookStore {
   findById = async (id: string): Promise<StoredWebhook | undefined> => this.rows.get(id);
 
   list = async (afterPosition: number, limit: number): Promise<readonly StoredWebhook[]> =>
-    [...this.rows.values()]
+    this.all()
       .filter((row) => row.position > afterPosition)
-      .sort((a, b) => a.position - b.position)
       .slice(0, limit);
 
   update = async (id: string, changes: WebhookChanges): Promise<StoredWebhook | undefined> => {
     const row = this.rows.get(id);
     if (row === undefined) return undefined;
-    const { types, enabled, ...rest } = changes;
-    let next: StoredWebhook = { ...row, ...rest, revision: row.revision + 1 };
-    if (types === null) {
-      const { types: _dropped, ...everyType } = next;
-      next = everyType;
-    } else if (types !== undefined) next = { ...next, types };
-    if (enabled === true) next = { ...next, enabled: true, failures: 0, retryAt: 0, pausedReason: null };
-    if (enabled === false) next = { ...next, enabled: false, pausedReason: null };
-    return this.set(next);
+    const { types: _types, ...rest } = row;
+    const types = changes.types === undefined ? row.types : (changes.types ?? undefined);
+    return this.set({
+      ...rest,
+      ...(types === undefined ? {} : { types }),
+      ...(changes.url === undefined ? {} : { url: changes.url }),
+      ...(changes.description === undefined ? {} : { description: changes.description }),
+      ...(changes.secrets === undefined ? {} : { secrets: changes.secrets }),
+      ...(changes.enabled === true ? { enabled: true, failures: 0, retryAt: 0, pausedReason: null } : {}),
+      ...(changes.enabled === false ? { enabled: false, pausedReason: null } : {}),
+      revision: row.revision + 1,
+    });
   };
 
   remove = async (id: string): Promise<boolean> => {
@@ -58,13 +66,11 @@ export class WebhookStoreModel implements WebhookStore {
     return this.rows.delete(id);
   };
 
-  enabled = async (): Promise<readonly StoredWebhook[]> =>
-    [...this.rows.values()].filter((row) => row.enabled).sort((a, b) => a.position - b.position);
+  enabled = async (): Promise<readonly StoredWebhook[]> => this.all().filter((row) => row.enabled);
 
   lease = async (id: string, holder: string, now: number, until: number): Promise<StoredWebhook | undefined> => {
     const row = this.rows.get(id);
-    if (row === undefined || !row.enabled) return undefined;
-    if (row.lease !== undefined && row.lease.holder !== holder && row.lease.until > now) return undefined;
+    if (row === undefined || !row.enabled || !leaseAllows(row.lease, holder, now)) return undefined;
     return this.set({ ...row, lease: { holder, until } });
   };
 
@@ -83,27 +89,23 @@ export class WebhookStoreModel implements WebhookStore {
   ): Promise<StoredWebhook | undefined> => {
     const row = this.held(id, holder, from);
     if (row === undefined) return undefined;
-    return this.set({
-      ...row,
-      delivered: next.delivered,
-      failures: next.failures,
-      retryAt: next.retryAt,
-      revision: row.revision + 1,
-    });
+    const { delivered, failures, retryAt } = next;
+    return this.set({ ...row, delivered, failures, retryAt, revision: row.revision + 1 });
   };
 
   pause = async (
     id: string,
     holder: string,
     from: DeliveryCursor,
-    reason: string,
+    pause: WebhookPause,
   ): Promise<StoredWebhook | undefined> => {
     const row = this.held(id, holder, from);
     if (row === undefined) return undefined;
     return this.set({
       ...row,
       enabled: false,
-      pausedReason: reason,
+      pausedReason: pause.reason,
+      delivered: pause.delivered,
       failures: 0,
       retryAt: 0,
       revision: row.revision + 1,
@@ -130,6 +132,10 @@ export class WebhookStoreModel implements WebhookStore {
     const row = this.rows.get(id);
     if (row === undefined || !row.enabled || row.lease?.holder !== holder) return undefined;
     return row.delivered === from.delivered && row.failures === from.failures ? row : undefined;
+  }
+
+  private all(): StoredWebhook[] {
+    return [...this.rows.values()].sort((a, b) => a.position - b.position);
   }
 
   private set(row: StoredWebhook): StoredWebhook {
