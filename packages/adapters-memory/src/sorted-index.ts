@@ -15,7 +15,7 @@ const compareKeys = <K extends string | number>(a: K, b: K): number =>
 /**
  * Rows of (key, pet id) in ascending (key, id) order, strings in code-point order (as MongoDB
  * orders them): a folded word per row for name search, a folded name for `sort=name`, a shuffle key
- * for `sort=random` (issue 36). Kept in chunks of at most `chunkSize` rows, like
+ * for `sort=random` (docs/rules.md §16). Kept in chunks of at most `chunkSize` rows, like
  * `OrderedIndex`: finding a place is two binary searches, O(log n); inserting or removing moves at
  * most one chunk's rows; reading `limit` rows costs O(log n + limit); counting a range adds one
  * pass over the chunks' lengths (n / 1024 numbers), never over the rows.

@@ -1,4 +1,4 @@
-// The memory store's ordered index of (key, pet id) rows for the public catalogue (issue 36):
+// The memory store's ordered index of (key, pet id) rows for the public catalogue (docs/rules.md §16):
 // folded words (name search by prefix range), folded names (sort=name) and shuffle keys
 // (sort=random). Proved against a plain sorted array under random inserts, removals, reads after a
 // cursor's position and counts of a range, with small chunks (so that chunks split, empty and go)
@@ -120,7 +120,7 @@ const numberRangeArb: fc.Arbitrary<KeyRange<number>> = fc.record(
   { requiredKeys: [] },
 );
 
-describe('SortedIndex, the memory store’s (key, id) index (issue 36)', () => {
+describe('SortedIndex, the memory store’s (key, id) index (docs/rules.md §16)', () => {
   for (const chunkSize of [2, 5]) {
     it(`property: with chunks of ${chunkSize}, string keys in code-point order agree with a sorted array model`, () => {
       fc.assert(

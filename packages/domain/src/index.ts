@@ -283,7 +283,7 @@ export {
 export { WebhookAdmin, type DeliveryView } from './use-cases/webhook-admin.js';
 export { WebhookDispatcher, type DispatcherOptions } from './use-cases/webhook-dispatcher.js';
 
-// The public catalogue (issue 36): fold, name search, orders, list parameters, publishable keys.
+// The public catalogue (docs/rules.md §16): fold, name search, orders, list parameters, publishable keys.
 export { foldText, foldWords, compareCodePoints, compareKeyedRows, type KeyedRow } from './pet/fold.js';
 export {
   QUERY_MAX_LENGTH,

@@ -1,4 +1,4 @@
-// The public catalogue (issue 36), the parameters `GET /v1/pets` gains: `status` and `categoryId`
+// The public catalogue (docs/rules.md §16), the parameters `GET /v1/pets` gains: `status` and `categoryId`
 // as comma-separated lists of distinct values (at most 20 ids), `q`, `sort` (id, -id, name,
 // random), `seed` (with sort=random only, and required by it) and `expand` (photos). A broken one →
 // 400 naming it, quoting at most 64 characters of what was sent (docs/rules.md §3). One value works
@@ -22,7 +22,7 @@ const refusal = (input: CatalogQueryInput, field: string): string => {
   return message;
 };
 
-describe('the list parameters of the public catalogue (issue 36)', () => {
+describe('the list parameters of the public catalogue (docs/rules.md §16)', () => {
   it('takes no parameter as no filter, ascending id, no photos', () => {
     expect(read({})).to.deep.equal({ order: { sort: 'id' }, expandPhotos: false });
   });

@@ -1,4 +1,4 @@
-// The public catalogue (issue 36): the fold that name search and `sort=name` compare by. A text is
+// The public catalogue (docs/rules.md §16): the fold that name search and `sort=name` compare by. A text is
 // decomposed (NFKD), loses its combining marks, is lower-cased and (for search) cut into words at
 // every code point that is neither a letter nor a number. Sort keys compare in code-point order, as
 // MongoDB compares strings (by their UTF-8 bytes), not in JavaScript's UTF-16 order.
@@ -65,7 +65,7 @@ const wordsByHand = (folded: string): string[] => {
   return word === '' ? words : [...words, word];
 };
 
-describe('the fold of names and queries (issue 36)', () => {
+describe('the fold of names and queries (docs/rules.md §16)', () => {
   it('folds names as the rules show: accents and case gone, words cut at every non-letter, non-digit', () => {
     const cases: [string, string[]][] = [
       ['Rex', ['rex']],
@@ -138,7 +138,7 @@ describe('the fold of names and queries (issue 36)', () => {
   });
 });
 
-describe('code-point order (issue 36, sort=name)', () => {
+describe('code-point order (docs/rules.md §16, sort=name)', () => {
   /** Code points on both sides of every UTF-8 and UTF-16 boundary. */
   const pointArb = fc.oneof(
     fc.constantFrom(0, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfffd, 0xffff, 0x10000, 0x1f415, 0x10ffff),

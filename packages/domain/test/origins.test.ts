@@ -1,4 +1,4 @@
-// The public catalogue (issue 36), publishable keys: they begin `pk_` (a secret key `pet_`), and
+// The public catalogue (docs/rules.md §16), publishable keys: they begin `pk_` (a secret key `pet_`), and
 // carry 1–20 distinct origins, each `https://host[:port]`, or `http://localhost[:port]` /
 // `http://127.0.0.1[:port]`, without user name, path, query or fragment (400 saying why). A request
 // with one must carry an `Origin` (or, lacking one, a `Referer`) whose origin is one of the key's.
@@ -49,7 +49,7 @@ const validOriginArb = fc
 /** What a browser's `Origin` header says for the page at `url`. */
 const browserOrigin = (url: string): string => new URL(url).origin;
 
-describe('publishable keys (issue 36)', () => {
+describe('publishable keys (docs/rules.md §16)', () => {
   it('property: a publishable key is pk_ and the base64url of 32 random bytes, never shaped like a secret key', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (bytes) => {
@@ -200,7 +200,7 @@ describe('publishable keys (issue 36)', () => {
   });
 });
 
-describe('where a publishable key may be used from (issue 36)', () => {
+describe('where a publishable key may be used from (docs/rules.md §16)', () => {
   const key = ['https://shelter.example', 'http://localhost:3000'];
 
   it('allows a request whose Origin, or lacking one, whose Referer’s origin, is one of the key’s', () => {

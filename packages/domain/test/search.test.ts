@@ -1,4 +1,4 @@
-// The public catalogue (issue 36), name search: `q` is 1–100 characters (code points) with at least
+// The public catalogue (docs/rules.md §16), name search: `q` is 1–100 characters (code points) with at least
 // one letter or digit, folded like every name; a pet matches when each word of `q` begins some word
 // of its name. An index-backed store reads the range of words that begin with the longest word of
 // `q`.
@@ -55,7 +55,7 @@ const textArb = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 8 }),
 );
 
-describe('name search (issue 36)', () => {
+describe('name search (docs/rules.md §16)', () => {
   it('finds by the beginnings of words, whatever the case and accents', () => {
     expect(finds('re', 'Rex')).to.equal(true);
     expect(finds('re', 'Old Rex')).to.equal(true);
@@ -161,7 +161,7 @@ describe('name search (issue 36)', () => {
   });
 });
 
-describe('the index range of a search (issue 36)', () => {
+describe('the index range of a search (docs/rules.md §16)', () => {
   it('property: the driving word is the longest word of q in code points, the first of the longest on a tie', () => {
     const wordArb = fc
       .array(fc.constantFrom('a', 'b', '𐐨', '한'), { minLength: 1, maxLength: 4 })

@@ -1,4 +1,4 @@
-// The public catalogue (issue 36), `sort=random` with `seed`: an order fixed by the seed, the same
+// The public catalogue (docs/rules.md §16), `sort=random` with `seed`: an order fixed by the seed, the same
 // on every call and page, another for another seed, in which over many seeds every pet reaches the
 // first page. Each pet has a random 32-bit key from its creation; the seed picks a start on the
 // circle of keys.
@@ -47,7 +47,7 @@ const readByRanges = (rows: readonly Row[], start: number): Row[] =>
     rows.filter((row) => row.key >= low && row.key < high).sort((a, b) => a.key - b.key || a.id - b.id),
   );
 
-describe('the shuffle (issue 36, sort=random)', () => {
+describe('the shuffle (docs/rules.md §16, sort=random)', () => {
   it('property: a pet’s key is the 4 random bytes read big-endian: every integer from 0 to 2^32 − 1, and only those', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }), (bytes) => {

@@ -1,5 +1,5 @@
 /**
- * Publishable keys (issue 36): keys meant to sit in a web page, told apart by their
+ * Publishable keys (docs/rules.md §16): keys meant to sit in a web page, told apart by their
  * prefix, each usable only from the origins listed when it was made. Origins are parsed by hand:
  * the domain's library (ES2023) has no `URL`, and only a small, strict grammar is taken anyway.
  */
@@ -86,7 +86,7 @@ const parseOrigin = (text: string, inUrl: boolean): Result<string, string> => {
 };
 
 /**
- * Checks the `origins` of a publishable key (issue 36): a list of 1 to 20 distinct origins,
+ * Checks the `origins` of a publishable key (docs/rules.md §16): a list of 1 to 20 distinct origins,
  * each `https://host[:port]`, or `http://localhost[:port]` or `http://127.0.0.1[:port]`, without user
  * name, path, query or fragment. A trailing `/` (as an address bar shows one) is dropped, and each
  * origin normalised as a browser's `Origin` header spells it: scheme and host lower-case, no default

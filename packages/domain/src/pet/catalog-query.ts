@@ -1,5 +1,5 @@
 /**
- * The parameters the public catalogue (issue 36) adds to `GET /v1/pets`, read from the query
+ * The parameters the public catalogue (docs/rules.md §16) adds to `GET /v1/pets`, read from the query
  * string's text: `status` and `categoryId` as comma-separated lists, `q`, `sort`, `seed` and
  * `expand`. The HTTP adapter only reads the query string; every rule is checked here. `limit` and
  * `cursor` stay the pager's (`readPageRequest`).
@@ -128,7 +128,7 @@ const readExpand = (text: string): Read<true> =>
     : fail(validationFailed('expand', `expand takes one value, photos (got '${quoteInput(text)}')`));
 
 /**
- * Checks the list parameters of the public catalogue (issue 36), each in turn: `status`,
+ * Checks the list parameters of the public catalogue (docs/rules.md §16), each in turn: `status`,
  * `categoryId`, `q`, `sort`, `seed`, `expand`, then whether `sort` and `seed` go together. The
  * first broken rule is refused, naming its parameter and quoting at most 64 characters of what was
  * sent (docs/rules.md §3). An absent parameter is no filter; one given more than once is refused.

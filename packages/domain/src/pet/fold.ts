@@ -1,5 +1,5 @@
 /**
- * The one fold of the public catalogue (issue 36): how names and `q` are compared for
+ * The one fold of the public catalogue (docs/rules.md §16): how names and `q` are compared for
  * search, and how names are ordered for `sort=name`. Every store keeps the results beside the pet,
  * computed here and never re-implemented by an adapter.
  */

@@ -1,5 +1,5 @@
 /**
- * Name search of the public catalogue (issue 36): the `q` parameter, the match rule, and
+ * Name search of the public catalogue (docs/rules.md §16): the `q` parameter, the match rule, and
  * what an index-backed store needs to serve it (the word that drives an index range, and the
  * range of every folded word that begins with it).
  */

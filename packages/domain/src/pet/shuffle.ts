@@ -1,5 +1,5 @@
 /**
- * `sort=random` (issue 36): an order fixed by a seed that pages like any other sort. Each
+ * `sort=random` (docs/rules.md §16): an order fixed by a seed that pages like any other sort. Each
  * pet holds a random 32-bit key, drawn once at its creation; the keys sit on a circle of 2^32
  * points, a seed picks where on it the list starts, and the list goes round from there: by the
  * key's distance from the start, then by id. Over many seeds every pet comes first for some.
