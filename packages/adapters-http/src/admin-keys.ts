@@ -22,7 +22,7 @@ export const addAdminKeyRoutes = (routes: Routes, keys: KeyAdmin, validators: Re
     if (!allowed.ok) throw fromDomain(allowed.error);
   };
   const readBody = async (ctx: ParameterizedContext<AppState>, example: string): Promise<unknown> => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', `a JSON body is required: ${example}`);
     return body;
   };

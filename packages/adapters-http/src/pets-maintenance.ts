@@ -25,7 +25,7 @@ export const addPetMaintenanceRoutes = (
   routes.patch('updatePet', '/v1/pets/:petId', async (ctx) => {
     const allowed = maintenance.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined)
       throw new HttpError(
         'validation_failed',

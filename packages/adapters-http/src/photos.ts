@@ -69,7 +69,7 @@ export const addPhotoRoutes = (
           callerOf(ctx),
           ctx.params.petId,
           ctx.req.headers['content-type'],
-          () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES),
+          () => readRawBody(ctx, PHOTO_BODY_LIMIT_BYTES),
           creation,
         ),
       answer: (photo) => ({ location: photoLocation(photo), body: serializePhoto(photo) }),

@@ -43,7 +43,7 @@ export const addCatalogRoutes = (
   });
 
   routes.create('createPet', '/v1/pets', async (ctx) => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined)
       throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
     checkBody(validators.newPet, body, validateNewPet);
@@ -72,7 +72,7 @@ export const addCatalogRoutes = (
   });
 
   routes.create('createCategory', '/v1/categories', async (ctx) => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
     checkBody(validators.newCategory, body, validateNewCategory);
     await answerCreate(ctx, {
@@ -91,7 +91,7 @@ export const addCatalogRoutes = (
   // ---- The adoption flow (docs/rules.md §8) ----
 
   routes.create('placeOrder', '/v1/store/orders', async (ctx) => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
     checkBody(validators.newOrder, body, validateNewOrder);
     await answerCreate(ctx, {

@@ -15,4 +15,6 @@ export interface AppState {
   creation?: IdempotentCreation;
   /** The largest body the matched route takes (set by the gate: `bodyLimitOf`). */
   bodyLimit?: number;
+  /** The body's bytes, read at most once (`readRawBody`): the idempotency step and the route share them. */
+  body?: Promise<Buffer | undefined>;
 }

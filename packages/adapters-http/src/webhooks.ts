@@ -24,7 +24,7 @@ export const addWebhookRoutes = (routes: Routes, webhooks: WebhookAdmin, validat
     if (!allowed.ok) throw fromDomain(allowed.error);
   };
   const readBody = async (ctx: ParameterizedContext<AppState>, example: string): Promise<unknown> => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', `a JSON body is required: ${example}`);
     return body;
   };

@@ -130,7 +130,7 @@ const fingerprintOf = async (ctx: Ctx): Promise<string> => {
   if (declaresOverLimit(ctx.req, limit)) return oversizedRequestFingerprint(ctx.method, ctx.path);
   let body: Buffer | undefined;
   try {
-    body = await readRawBody(ctx.req, ctx.res, limit);
+    body = await readRawBody(ctx, limit);
   } catch (error) {
     if (error instanceof HttpError && error.code === 'payload_too_large')
       return oversizedRequestFingerprint(ctx.method, ctx.path);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Middleware } from 'koa';
 import { StoreUnavailableError } from '@petstore/domain';
 import { codeForStatus, errorBody, ERROR_STATUS, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
+import { declaresBody } from '../body.js';
 import { requestLogger, type HttpLogger } from '../logger.js';
 import { UNMATCHED_ROUTE, type HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
@@ -65,7 +65,7 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
     }
     // A body left unread (the request was refused before its body mattered) is not drained:
     // the connection closes after the answer instead.
-    if (!ctx.req.complete && hasBody(ctx.req.headers)) ctx.set('Connection', 'close');
+    if (!ctx.req.complete && declaresBody(ctx.req.headers)) ctx.set('Connection', 'close');
     const seconds = (performance.now() - started) / 1000;
     const route = ctx.state.route;
     // `route` is `<METHOD> <template>`: the label is the template alone.
@@ -85,10 +85,6 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
     });
   };
 };
-
-const hasBody = (headers: IncomingHttpHeaders): boolean =>
-  headers['transfer-encoding'] !== undefined ||
-  (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
 export const answerError = (
   ctx: Parameters<Middleware<AppState>>[0],
