@@ -1,25 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { ParameterizedContext } from 'koa';
-import { PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import type { AppState } from './state.js';
 
 /** Largest request body accepted (docs/rules.md §1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** The route (by name) of photo uploads, whose body limit is the photos' 10 MiB (docs/rules.md §13). */
-export const PHOTO_UPLOAD_ROUTE = 'uploadPetPhoto';
-
-/** Routes (by name) whose body may be larger than `BODY_LIMIT_BYTES`. */
-const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([[PHOTO_UPLOAD_ROUTE, PHOTO_BODY_LIMIT_BYTES]]);
-
-/** The largest body a route takes: its own limit, else `BODY_LIMIT_BYTES` (also on no route at all). */
-export const bodyLimitOf = (routeName: string | null | undefined): number =>
-  ROUTE_BODY_LIMITS.get(routeName ?? '') ?? BODY_LIMIT_BYTES;
-
-/** Whether the request declares a body over `limit` bytes (docs/rules.md §6: refused at once, unread). */
-export const declaresOverLimit = (req: IncomingMessage, limit: number): boolean =>
-  Number(req.headers['content-length'] ?? 0) > limit;
+/** Whether a request's headers declare a body over `limit` bytes (docs/rules.md §6: refused at once, unread). */
+export const declaresOverLimit = (headers: IncomingHttpHeaders, limit: number): boolean =>
+  Number(headers['content-length'] ?? 0) > limit;
 
 /** The 413 of a body over `limit` bytes. */
 export const tooLarge = (limit: number): HttpError =>
@@ -40,12 +29,16 @@ export const declaresBody = (headers: IncomingHttpHeaders): boolean => {
   return headers['transfer-encoding'] !== undefined || (declared !== undefined && Number(declared) !== 0);
 };
 
+/** The largest body the request's route takes (its `bodyLimit`), `BODY_LIMIT_BYTES` (1 MiB) without one. */
+const limitOf = (ctx: BodyContext): number => ctx.state.routeSettings?.bodyLimit ?? BODY_LIMIT_BYTES;
+
 /**
  * The body's bytes under docs/rules.md §1: `application/json` only (415, refused before any of the
- * body is read), at most 1 MiB (413 as soon as the stream passes it); `undefined` when the request
- * has no body. Read at most once per request: later calls get the same bytes (or the same refusal).
+ * body is read), at most the route's limit (413 as soon as the stream passes it); `undefined` when
+ * the request has no body. Read at most once per request: later calls get the same bytes (or the
+ * same refusal).
  */
-export const readBodyBytes = (ctx: BodyContext, limit = BODY_LIMIT_BYTES): Promise<Buffer | undefined> => {
+export const readBodyBytes = (ctx: BodyContext): Promise<Buffer | undefined> => {
   const { headers } = ctx.req;
   if (!declaresBody(headers)) return Promise.resolve(undefined);
   const type = headers['content-type'] ?? '';
@@ -53,17 +46,17 @@ export const readBodyBytes = (ctx: BodyContext, limit = BODY_LIMIT_BYTES): Promi
   if (!JSON_MEDIA_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     return Promise.reject(new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)'));
   }
-  return readRawBody(ctx, limit);
+  return readRawBody(ctx);
 };
 
 /**
- * The body's bytes whatever its media type, at most `limit` of them (413 as soon as the stream
+ * The body's bytes whatever its media type, at most the route's limit (413 as soon as the stream
  * passes it: the bytes past the limit are never kept). For the idempotency fingerprint (§10), which
  * also covers a body refused with 415; the route's `readBodyBytes` then gets the same bytes (kept in
  * `ctx.state.body`: a request's body is read once).
  */
-export const readRawBody = (ctx: BodyContext, limit = BODY_LIMIT_BYTES): Promise<Buffer | undefined> =>
-  (ctx.state.body ??= readBytes(ctx.req, ctx.res, limit));
+export const readRawBody = (ctx: BodyContext): Promise<Buffer | undefined> =>
+  (ctx.state.body ??= readBytes(ctx.req, ctx.res, limitOf(ctx)));
 
 const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> => {
   // A declared length over the route's limit never gets here: the gate refuses it on every path.
@@ -115,8 +108,8 @@ const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: numbe
  * otherwise), parsed with `JSON.parse`, which makes `__proto__` an own property and never
  * touches a prototype. Returns `undefined` when the request has no body.
  */
-export const readJsonBody = async (ctx: BodyContext, limit = BODY_LIMIT_BYTES): Promise<unknown> => {
-  const bytes = await readBodyBytes(ctx, limit);
+export const readJsonBody = async (ctx: BodyContext): Promise<unknown> => {
+  const bytes = await readBodyBytes(ctx);
   if (bytes === undefined) return undefined;
   let text: string;
   try {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import {
   checkIdempotencyKey,
   oversizedRequestFingerprint,
@@ -10,7 +10,6 @@ import {
 import { errorBody, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
 import { BODY_LIMIT_BYTES, declaresOverLimit, readRawBody, tooLarge } from '../body.js';
-import type { RouteStep } from '../dispatch.js';
 import { sha256HexInSlices } from '../digest.js';
 import type { HttpLogger } from '../logger.js';
 import type { AppState } from '../state.js';
@@ -31,8 +30,8 @@ const EMPTY_SHA256 = createHash('sha256').digest('hex');
 type Ctx = Context & { state: AppState };
 
 /**
- * The step of every create of `IDEMPOTENT_CREATES` (`Routes.create` puts it just before the
- * create itself, after any role check). A declared body over the route's limit, which the gate
+ * The step of every create registered as an `idempotentCreate` (`ApiRouter` puts it just before
+ * the create itself, after any role check). A declared body over the route's limit, which the gate
  * leaves to this step on a create by a known key, is answered 413 here, unread, and kept under the
  * key like any answer (docs/rules.md §6, §10). Without `requests` (an embedder that configured no
  * idempotency) the key is ignored.
@@ -45,10 +44,13 @@ type Ctx = Context & { state: AppState };
  * answers what an earlier attempt created under it, if any (docs/rules.md §10: a create never happens
  * twice under one key). The answer is then kept, or the claim ended, as the domain's rule says.
  */
-export const underIdempotencyKey = (requests: IdempotentRequests | undefined, logger: HttpLogger): RouteStep =>
+export const underIdempotencyKey = (
+  requests: IdempotentRequests | undefined,
+  logger: HttpLogger,
+): Middleware<AppState> =>
   async function underIdempotencyKey(ctx, next) {
-    const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
-    const run = declaresOverLimit(ctx.req, limit) ? () => Promise.reject(tooLarge(limit)) : next;
+    const limit = ctx.state.routeSettings?.bodyLimit ?? BODY_LIMIT_BYTES;
+    const run = declaresOverLimit(ctx.headers, limit) ? () => Promise.reject(tooLarge(limit)) : next;
     const raw = ctx.req.headers['idempotency-key'];
     if (requests === undefined || raw === undefined) {
       await run();
@@ -126,19 +128,18 @@ export const answerReplayed = (ctx: Context, answer: KeptAnswer): void => {
  */
 const fingerprintOf = async (ctx: Ctx): Promise<string> => {
   // The route's limit (a photo upload: 10 MiB, docs/rules.md §13, whose body's SHA-256 is its fingerprint too).
-  const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
-  if (declaresOverLimit(ctx.req, limit)) return oversizedRequestFingerprint(ctx.method, ctx.path);
+  const limit = ctx.state.routeSettings?.bodyLimit ?? BODY_LIMIT_BYTES;
+  if (declaresOverLimit(ctx.headers, limit)) return oversizedRequestFingerprint(ctx.method, ctx.path);
   let body: Buffer | undefined;
   try {
-    body = await readRawBody(ctx, limit);
+    body = await readRawBody(ctx);
   } catch (error) {
     if (error instanceof HttpError && error.code === 'payload_too_large')
       return oversizedRequestFingerprint(ctx.method, ctx.path);
     throw error;
   }
   // A photo's 10 MiB are hashed in slices: the event loop keeps serving meanwhile (docs/rules.md §13).
-  const digest = body === undefined ? EMPTY_SHA256 : sha256HexInSlices(body);
-  const bodySha256 = typeof digest === 'string' ? digest : await digest;
+  const bodySha256 = body === undefined ? EMPTY_SHA256 : await sha256HexInSlices(body);
   return requestFingerprint(ctx.method, ctx.path, bodySha256);
 };
 
