@@ -14,17 +14,6 @@ import { sha256HexInSlices } from '../digest.js';
 import type { HttpLogger } from '../logger.js';
 import type { AppState } from '../state.js';
 
-/**
- * The creates that take `Idempotency-Key` (docs/rules.md §10), by route template: `POST` of these
- * paths. `POST /v1/admin/keys` is deliberately not one (its answer holds a key, never stored).
- */
-export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set([
-  '/v1/pets',
-  '/v1/categories',
-  '/v1/store/orders',
-  '/v1/pets/:petId/photos',
-]);
-
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
 type Ctx = Context & { state: AppState };
