@@ -76,26 +76,33 @@ const clientErrorAnswer =
 
 /**
  * The responses under way on each connection, oldest first, as the request listener sees them
- * (Node writes a connection's answers in the order of its requests: the first is the one on the
- * wire). `current` is what the `clientError` answer must not write over.
+ * (Node writes a connection's answers in the order of its requests: the first not finished is the
+ * one on the wire). `current` is what the `clientError` answer must not write over. Finished ones
+ * (`writableFinished`) are dropped as the list is read: no listener per response.
  */
 class ResponsesUnderWay {
   private readonly bySocket = new WeakMap<Duplex, ServerResponse[]>();
 
   add(socket: Duplex, res: ServerResponse): void {
-    let list = this.bySocket.get(socket);
-    if (list === undefined) this.bySocket.set(socket, (list = []));
-    list.push(res);
-    res.once('close', () => {
-      const at = list.indexOf(res);
-      if (at !== -1) list.splice(at, 1);
-    });
+    const list = this.bySocket.get(socket);
+    if (list === undefined) this.bySocket.set(socket, [res]);
+    else {
+      dropFinished(list);
+      list.push(res);
+    }
   }
 
   current(socket: Duplex): ServerResponse | undefined {
-    return this.bySocket.get(socket)?.[0];
+    const list = this.bySocket.get(socket);
+    if (list === undefined) return undefined;
+    dropFinished(list);
+    return list[0];
   }
 }
+
+const dropFinished = (list: ServerResponse[]): void => {
+  while (list.length > 0 && list[0]!.writableFinished) list.shift();
+};
 
 /** Client errors already logged by the `clientError` handler: the app's error listener skips them. */
 export const loggedClientErrors = new WeakSet<object>();
