@@ -53,7 +53,7 @@ export interface RouteSettings {
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /**
- * The API's routes, on `@koa/router` (case-sensitive; one trailing `/` allowed). Each route is
+ * Routes of the API, on one `@koa/router` (case-sensitive; one trailing `/` allowed). Each route is
  * registered with its options and steps, and runs, in this order: `enter` (its settings, for the
  * steps after it), the `gate` given here (the same steps on every route), then its own steps
  * (a create's last step under the `Idempotency-Key` step).
@@ -100,8 +100,10 @@ export class ApiRouter {
     };
     const own = steps as readonly Middleware<AppState>[];
     const run = settings.idempotentCreate ? [...own.slice(0, -1), this.underKey, ...own.slice(-1)] : own;
-    const all = [enter(method, settings), ...this.gate, ...run] as RouterMiddleware<AppState>[];
-    this.router[method](options.name, options.path, ...all);
+    // One middleware per route, composed here once: the router composes a route's middleware
+    // again on every request it matches.
+    const composed = compose([enter(method, settings) as Middleware<AppState>, ...this.gate, ...run]);
+    this.router[method](options.name, options.path, composed as RouterMiddleware<AppState>);
   }
 }
 

@@ -98,18 +98,24 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const metrics = deps.metrics ?? noMetrics;
   const isReady = deps.isReady ?? (async () => true);
   const validators = compileValidators();
-  // The gate's steps (middleware/gate.ts): `credential` before the router; these three on every
+  // The gate's steps (middleware/gate.ts): `credential` before the routers; these three on every
   // route, after its settings and before its own steps (the first two also before the 404 / 405 /
   // OPTIONS answers of a request no route took).
   const admit = quota(deps.admission, metrics);
-  const api = new ApiRouter([admit, requestChecks, requireKey], underIdempotencyKey(deps.idempotency, logger));
-  addCatalogRoutes(api, deps.catalog, deps.categories, deps.adoption, validators);
-  addAdminKeyRoutes(api, deps.keyAdmin, validators);
-  addOwnStatusRoute(api);
-  addPetMaintenanceRoutes(api, deps.maintenance, validators);
-  if (deps.photos !== undefined) addPhotoRoutes(api, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
-  if (deps.events !== undefined) addEventRoutes(api, deps.events, deps.longPolls ?? new LongPolls(), validators);
-  if (deps.webhooks !== undefined) addWebhookRoutes(api, deps.webhooks, validators);
+  const gate = [admit, requestChecks, requireKey];
+  const underKey = underIdempotencyKey(deps.idempotency, logger);
+  // One router per area of the API, tried in this order: a router tests a request against each of
+  // its routes in turn, so the pets' (which most requests are for) come first.
+  const pets = new ApiRouter(gate, underKey); // /v1/pets…
+  const store = new ApiRouter(gate, underKey); // /v1/categories…, /v1/store…
+  const keys = new ApiRouter(gate, underKey); // /v1/admin/keys…, /v1/me, /v1/events, /v1/webhooks…
+  addCatalogRoutes(pets, store, deps.catalog, deps.categories, deps.adoption, validators);
+  addPetMaintenanceRoutes(pets, deps.maintenance, validators);
+  if (deps.photos !== undefined) addPhotoRoutes(pets, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
+  addAdminKeyRoutes(keys, deps.keyAdmin, validators);
+  addOwnStatusRoute(keys);
+  if (deps.events !== undefined) addEventRoutes(keys, deps.events, deps.longPolls ?? new LongPolls(), validators);
+  if (deps.webhooks !== undefined) addWebhookRoutes(keys, deps.webhooks, validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;
@@ -139,9 +145,11 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   app.use(docs());
   // 5. Who asks: the key's subject, else the address's (nothing refused yet).
   app.use(credential(deps.authenticator));
-  // 6. The route of the method and path (registered above): its settings, then quota, requestChecks,
-  //    requireKey, then its own steps.
-  app.use(api.routes());
+  // 6. The route of the method and path, in the routers above: its settings, then quota,
+  //    requestChecks, requireKey, then its own steps.
+  app.use(pets.routes());
+  app.use(store.routes());
+  app.use(keys.routes());
   // 7. No route: quota, requestChecks, then 404, or for a known path 405 with `Allow` (204 to OPTIONS).
   app.use(unrouted(admit, requestChecks));
   return app;

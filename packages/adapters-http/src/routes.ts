@@ -24,17 +24,19 @@ import {
 } from './serialize.js';
 
 /**
- * The operations on pets, categories and orders. Routes are named after their OpenAPI operation
- * ids; ids come from the path as the client wrote them (`ctx.params`: `%31` is not a canonical id).
+ * The operations on pets (on `pets`), categories and orders (on `store`). Routes are named after
+ * their OpenAPI operation ids; ids come from the path as the client wrote them (`ctx.params`: `%31`
+ * is not a canonical id).
  */
 export const addCatalogRoutes = (
-  routes: ApiRouter,
+  pets: ApiRouter,
+  store: ApiRouter,
   catalog: PetCatalog,
   categories: CategoryCatalog,
   adoption: Adoption,
   validators: RequestValidators,
 ): void => {
-  routes.get({ name: 'listPets', path: '/v1/pets' }, async (ctx) => {
+  pets.get({ name: 'listPets', path: '/v1/pets' }, async (ctx) => {
     const query = readListQuery(validators, ctx.querystring);
     const result = await catalog.listPets(query);
     if (!result.ok) throw fromDomain(result.error);
@@ -47,7 +49,7 @@ export const addCatalogRoutes = (
     answerJson(ctx, serializePets(items));
   });
 
-  routes.post({ name: 'createPet', path: '/v1/pets', idempotentCreate: true }, async (ctx) => {
+  pets.post({ name: 'createPet', path: '/v1/pets', idempotentCreate: true }, async (ctx) => {
     const body = await readJsonBody(ctx);
     if (body === undefined)
       throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
@@ -60,7 +62,7 @@ export const addCatalogRoutes = (
   });
 
   // Deprecated (docs/rules.md §2): its headers go on every answer, a refusal of the gate's included.
-  routes.get(
+  pets.get(
     { name: 'getPet', path: '/v1/pets/:petId', headers: deprecationHeaders(GET_PET_DEPRECATION) },
     async (ctx) => {
       const result = await catalog.getPet(ctx.params.petId);
@@ -71,7 +73,7 @@ export const addCatalogRoutes = (
     },
   );
 
-  routes.get({ name: 'listCategories', path: '/v1/categories' }, async (ctx) => {
+  store.get({ name: 'listCategories', path: '/v1/categories' }, async (ctx) => {
     const query = readPageQuery(validators.categoriesQuery, ctx.querystring);
     const result = await categories.listCategories(query);
     if (!result.ok) throw fromDomain(result.error);
@@ -80,7 +82,7 @@ export const addCatalogRoutes = (
     answerJson(ctx, serializeCategories(items));
   });
 
-  routes.post({ name: 'createCategory', path: '/v1/categories', idempotentCreate: true }, async (ctx) => {
+  store.post({ name: 'createCategory', path: '/v1/categories', idempotentCreate: true }, async (ctx) => {
     const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
     checkBody(validators.newCategory, body, validateNewCategory);
@@ -91,7 +93,7 @@ export const addCatalogRoutes = (
     });
   });
 
-  routes.get({ name: 'getCategory', path: '/v1/categories/:categoryId' }, async (ctx) => {
+  store.get({ name: 'getCategory', path: '/v1/categories/:categoryId' }, async (ctx) => {
     const result = await categories.getCategory(ctx.params.categoryId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, serializeCategory(result.value));
@@ -99,7 +101,7 @@ export const addCatalogRoutes = (
 
   // ---- The adoption flow (docs/rules.md §8) ----
 
-  routes.post({ name: 'placeOrder', path: '/v1/store/orders', idempotentCreate: true }, async (ctx) => {
+  store.post({ name: 'placeOrder', path: '/v1/store/orders', idempotentCreate: true }, async (ctx) => {
     const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
     checkBody(validators.newOrder, body, validateNewOrder);
@@ -110,7 +112,7 @@ export const addCatalogRoutes = (
     });
   });
 
-  routes.get({ name: 'listOrders', path: '/v1/store/orders' }, async (ctx) => {
+  store.get({ name: 'listOrders', path: '/v1/store/orders' }, async (ctx) => {
     const query = readOrderListQuery(validators, ctx.querystring);
     const result = await adoption.listOrders(callerOf(ctx), query);
     if (!result.ok) throw fromDomain(result.error);
@@ -120,7 +122,7 @@ export const addCatalogRoutes = (
     answerJson(ctx, serializeOrders(items));
   });
 
-  routes.get({ name: 'getOrder', path: '/v1/store/orders/:orderId' }, async (ctx) => {
+  store.get({ name: 'getOrder', path: '/v1/store/orders/:orderId' }, async (ctx) => {
     const result = await adoption.getOrder(callerOf(ctx), ctx.params.orderId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, serializeOrder(result.value));
@@ -132,14 +134,14 @@ export const addCatalogRoutes = (
     ['cancelOrder', 'cancel'],
   ];
   for (const [name, action] of actions) {
-    routes.post({ name, path: `/v1/store/orders/:orderId/${action}` as const }, async (ctx) => {
+    store.post({ name, path: `/v1/store/orders/:orderId/${action}` as const }, async (ctx) => {
       const result = await adoption.act(callerOf(ctx), action, ctx.params.orderId);
       if (!result.ok) throw fromDomain(result.error);
       answerJson(ctx, serializeOrder(result.value));
     });
   }
 
-  routes.get({ name: 'getInventory', path: '/v1/store/inventory' }, async (ctx) => {
+  store.get({ name: 'getInventory', path: '/v1/store/inventory' }, async (ctx) => {
     const counts = await adoption.inventory();
     answerJson(ctx, JSON.stringify({ available: counts.available, pending: counts.pending, sold: counts.sold }));
   });

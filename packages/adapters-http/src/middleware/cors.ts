@@ -76,8 +76,7 @@ export const corsMiddleware = (origins: CorsOrigins): Middleware<AppState> => {
       ctx.status = 204;
       return Promise.resolve();
     }
-    ctx.set('Access-Control-Allow-Origin', origin);
-    ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    ctx.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSE_HEADERS });
     return next();
   };
 };

@@ -27,7 +27,7 @@ type GateContext = ParameterizedContext<AppState>;
  */
 export const credential = (authenticator: Authenticator): Middleware<AppState> =>
   async function credential(ctx, next) {
-    const authentication = await authenticator.authenticate(ctx.get('Authorization') || undefined);
+    const authentication = await authenticator.authenticate(ctx.headers.authorization || undefined);
     const subject = authentication.ok ? authentication.value : anonymousSubject(ctx.ip);
     ctx.state.authentication = authentication;
     ctx.state.subject = subject;
@@ -122,11 +122,13 @@ const policyOf = (decision: QuotaReading, quota: Quota): string => {
 
 /** The rate-limit headers of docs/rules.md §5. */
 const setRateLimitHeaders = (ctx: GateContext, { binding }: QuotaReading, policy: string): void => {
-  ctx.set('X-RateLimit-Limit', String(binding.limit));
-  ctx.set('X-RateLimit-Remaining', String(binding.remaining));
-  ctx.set('X-RateLimit-Reset', String(binding.resetAt));
-  ctx.set('RateLimit-Policy', policy);
-  ctx.set('RateLimit', `"${binding.name}";r=${binding.remaining};t=${binding.resetIn}`);
+  ctx.set({
+    'X-RateLimit-Limit': String(binding.limit),
+    'X-RateLimit-Remaining': String(binding.remaining),
+    'X-RateLimit-Reset': String(binding.resetAt),
+    'RateLimit-Policy': policy,
+    RateLimit: `"${binding.name}";r=${binding.remaining};t=${binding.resetIn}`,
+  });
 };
 
 /** Answers a request the rate limiter refused: 429 with `Retry-After`; `what` names a limit other than the plan's. */
