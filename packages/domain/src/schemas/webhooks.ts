@@ -22,7 +22,7 @@ const urlSchema = {
   type: 'string',
   minLength: 1,
   maxLength: WEBHOOK_URL_MAX_LENGTH,
-  description: `Where deliveries are sent: an absolute \`https\` URL without user name or password, at most ${WEBHOOK_URL_MAX_LENGTH} characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). \`http\` and such hosts only for the \`host[:port]\`s the server allows (\`PETSTORE_WEBHOOK_ALLOW_HOSTS\`).`,
+  description: `Where deliveries are sent: an absolute \`https\` URL without user name or password, at most ${WEBHOOK_URL_MAX_LENGTH} characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). \`http\` and such hosts only for the \`host[:port]\`s the service is configured to allow (docs/rules.md §15).`,
 } as const;
 
 const typesSchema = {

@@ -1,5 +1,5 @@
 import type { Clock } from '../ports/clock.port.js';
-import type { AppendOutcome, EventStore } from '../ports/event-store.port.js';
+import type { EventStore } from '../ports/event-store.port.js';
 import { isPromise, type Answer } from '../ports/answer.js';
 import { StoreUnavailableError } from '../errors.js';
 import { toEvent, type Event, type EventSource, type OutboxEntry, type Precedent } from '../events/event.js';
@@ -24,6 +24,15 @@ export interface RelayOptions {
 
 /** A relay run's steps: each `yield` hands a store call's answer (a value or a promise) to `drive`, which gives back the value. */
 type Steps<T> = Generator<unknown, T, unknown>;
+
+/**
+ * One store call within the steps, typed: `const page = yield* call(this.store.pending(n))`. `drive`
+ * gives back what the answer yielded here holds (its value, or what its promise resolved to), so the
+ * one cast is here, not at each call.
+ */
+function* call<T>(answer: Answer<T>): Steps<T> {
+  return (yield answer) as T;
+}
 
 /**
  * Runs `steps` to their end. Each answer that is a value goes straight back into them, so a run on
@@ -125,7 +134,7 @@ export class EventRelay {
       if (!(yield* this.holdLease())) return 0;
       let appended = 0;
       for (let round = 0; round < RELAY_MAX_ROUNDS; round++) {
-        const waiting = (yield this.store.pending(this.batch)) as readonly OutboxEntry[];
+        const waiting = yield* call(this.store.pending(this.batch));
         const moved = new Set<string>();
         const groups = bySource(waiting);
         for (let i = 0; i < groups.length; i++)
@@ -155,8 +164,8 @@ export class EventRelay {
     if (this.heldUntil - now > this.leaseMs / 2) return true;
     const held = this.heldUntil > now;
     this.heldUntil = Number.NEGATIVE_INFINITY;
-    if (!((yield this.store.lease(this.holder, now, now + this.leaseMs)) as boolean)) return false;
-    if (!held) this.last = (yield this.store.lastSequence()) as number;
+    if (!(yield* call(this.store.lease(this.holder, now, now + this.leaseMs)))) return false;
+    if (!held) this.last = yield* call(this.store.lastSequence());
     this.heldUntil = now + this.leaseMs;
     return true;
   }
@@ -181,7 +190,7 @@ export class EventRelay {
       if (yield* this.append(entry)) appended++;
       moved.add(entry.id);
     }
-    yield this.store.clear(source, ids);
+    yield* call(this.store.clear(source, ids));
     return appended;
   }
 
@@ -195,7 +204,7 @@ export class EventRelay {
         `the outboxes' follows lead deeper than ${RELAY_MAX_DEPTH} resources (at ${earlier.kind} ${earlier.id}): a store that records events out of its rules`,
       );
     const source: EventSource = { kind: earlier.kind, id: earlier.id };
-    const waiting = (yield this.store.pendingOf(source)) as readonly OutboxEntry[];
+    const waiting = yield* call(this.store.pendingOf(source));
     const end =
       earlier.through === undefined ? waiting.length : waiting.findIndex((entry) => entry.mark === earlier.through) + 1;
     return end === 0 ? 0 : yield* this.move(source, waiting.slice(0, end), moved, depth);
@@ -205,14 +214,14 @@ export class EventRelay {
   private *append(entry: OutboxEntry): Steps<boolean> {
     for (let attempt = 0; attempt < RELAY_MAX_TAKEN; attempt++) {
       const event = toEvent(entry, this.last + 1);
-      const outcome = (yield this.store.append(event)) as AppendOutcome;
+      const outcome = yield* call(this.store.append(event));
       if (outcome === 'duplicate') return false;
       if (outcome === 'appended') {
         this.last = event.sequence;
         this.options.onAppended?.(event);
         return true;
       }
-      this.last = (yield this.store.lastSequence()) as number;
+      this.last = yield* call(this.store.lastSequence());
     }
     throw new StoreUnavailableError(
       `the feed's next sequence was taken ${RELAY_MAX_TAKEN} times in a row (other relays at work); retry`,
