@@ -58,7 +58,11 @@ const newestDumpIr = (base) => {
  * windows until two in a row agree (bench/settle.mjs).
  * @returns {Promise<Record<string, { perRequest: number, stable: boolean, windows: number[], dump: string }>>}
  */
-export const measureServer = async ({ label, nodeArgs, cwd = ROOT, env, readyPath, prepare, scenarios }) => {
+/** INSTR_SCENARIOS (comma-separated names, e.g. list,create): measure only these; all when unset. */
+const ONLY_SCENARIOS = process.env.INSTR_SCENARIOS?.split(',');
+
+export const measureServer = async ({ label, nodeArgs, cwd = ROOT, env, readyPath, prepare, scenarios: all }) => {
+  const scenarios = ONLY_SCENARIOS === undefined ? all : all.filter((s) => ONLY_SCENARIOS.includes(s.name));
   const port = await freePort();
   const base = join(DIR, `${label}.cg`);
   const logPath = join(DIR, `${label}.log`);

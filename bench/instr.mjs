@@ -36,7 +36,8 @@
 // server labels: project,koa,koa-routes,fastify,main; main only with INSTR_BASELINE), INSTR_OUT
 // (BENCHMARKS.md; '-' prints only), INSTR_BASELINE (a built checkout measured as main),
 // INSTR_PERF_MAP=1 (node --perf-basic-prof, for callgrind_annotate with JS names), INSTR_KEEP=1
-// (keep the dumps in bench/results/instr).
+// (keep the dumps in bench/results/instr), INSTR_SCENARIOS (e.g. list,create: only those),
+// INSTR_ORIGIN=0 (no request sends an Origin).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -57,6 +58,9 @@ const KEY = 'bench-key-0123456789';
 const BANNED_KEY = 'bench-banned-0123456789';
 const ADMIN = 'bench-admin-0123456789';
 const ORIGIN = 'https://app.bench.test';
+/** INSTR_ORIGIN=0: requests carry no `Origin` (CORS still configured), as issue 35's figures were taken. */
+const SEND_ORIGIN = process.env.INSTR_ORIGIN !== '0';
+const originHeader = SEND_ORIGIN ? { origin: ORIGIN } : {};
 const LIST = '/v1/pets?limit=20';
 const PETS_100 = '/v1/pets?limit=100';
 const EVENTS_100 = '/v1/events?limit=100';
@@ -134,7 +138,7 @@ const seed = async (url) => {
   }
 };
 
-const auth = (key) => ({ authorization: `Bearer ${key}`, origin: ORIGIN });
+const auth = (key) => ({ authorization: `Bearer ${key}`, ...originHeader });
 const results = {};
 const fixturesPath = join(DIR, 'fixtures.json');
 const photoPath = join(DIR, 'photo.jpg');
@@ -223,7 +227,7 @@ const routesOf = async (url) => {
         // ME_KEYS keys so that every one of them is answered 200 (measured only where the route exists).
         name: 'me',
         path: '/v1/me',
-        headers: { origin: ORIGIN },
+        headers: originHeader,
         keys: ME_KEYS,
         when: async ({ url }) => (await fetch(url + '/v1/me', { headers: auth(ME_KEYS[0]) })).status === 200,
       },
@@ -366,7 +370,8 @@ const lines = [
     'It leaves out kernel time and cache effects, ' +
     'which the req/s tables above include (and which move by 20–80 % here from round to round). ' +
     `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; load average ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end. ` +
-    'The project: memory store, 10,000 pets seeded over HTTP, logging at info (to a file), CORS and metrics on, every request with an allowed Origin.',
+    'The project: memory store, 10,000 pets seeded over HTTP, logging at info (to a file), CORS and metrics on, ' +
+    (SEND_ORIGIN ? 'every request with an allowed Origin.' : 'no request with an Origin (INSTR_ORIGIN=0).'),
   '',
   '| request | the project | minimal Koa | Fastify | Koa ÷ project | Fastify ÷ project |',
   '|---|--:|--:|--:|--:|--:|',
