@@ -15,7 +15,9 @@ import {
   validatePetPatch,
   type Caller,
   type Pet,
+  type ListedPet,
   type PetChanges,
+  type PetEdit,
   type PetRecord,
   type PetRepository,
 } from '../src/index.js';
@@ -266,7 +268,9 @@ class OnePetStore implements PetRepository {
   async findById(id: number): Promise<PetRecord | undefined> {
     return this.pets.get(id);
   }
-  list = async (): Promise<Pet[]> => [...this.pets.values()];
+  async list(): Promise<ListedPet[]> {
+    throw new Error('not used');
+  }
   async findHold(id: number) {
     const pet = this.pets.get(id);
     return pet && { status: pet.status, orderId: pet.orderId };
@@ -284,8 +288,12 @@ class OnePetStore implements PetRepository {
     this.interfere = undefined;
     return true;
   }
-  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+  /** The edits `update` was given, in order. */
+  readonly edits: PetEdit[] = [];
+  async update(id: number, revision: number, edit: PetEdit, at: string): Promise<PetRecord | undefined> {
     this.updates++;
+    this.edits.push(edit);
+    const { nameKeys: _nameKeys, ...changes } = edit;
     if (this.lose(id)) return undefined;
     const pet = this.pets.get(id);
     if (pet === undefined || pet.revision !== revision || (changes.status !== undefined && pet.orderId !== null))
