@@ -1,35 +1,23 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type {
-  CatalogSort,
-  ListPetsInput,
-  Pet,
-  PetDraft,
-  PetListQuery,
-  PetRepository,
-  PetStatus,
-} from '../src/index.js';
-import { nameKeysOf, petEdit, PetCatalog, PET_STATUSES, shuffleStart } from '../src/index.js';
+import type { CatalogSort, ListPetsInput, Pet, PetListQuery, PetRepository, PetStatus } from '../src/index.js';
+import { petEdit, PetCatalog, PET_STATUSES, shuffleStart } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { forwardingPets } from './forwarding.js';
 import { ManualClock } from './manual-clock.js';
 import { SeededRandom } from './seeded-random.js';
 import { MAX_WALK_PAGES } from './exact-page.js';
-import { entryOf } from './pet-entries.js';
 import {
-  catalogCategoryArb,
-  catalogNameArb,
   catalogSeedArb,
   comparable,
-  listModelPet,
   listShapeArb,
   modelList,
   modelMatches,
   modelOrder,
   queryOf,
-  shuffleKeyArb,
   type ListModelPet,
 } from './pet-list.model.js';
+import { apply, changeArb, create, createAll, seedArb } from './pet-list.steps.js';
 
 /**
  * The lists of the `PetRepository` contract (docs/rules.md §2, §16): every combination of filters,
@@ -37,84 +25,6 @@ import {
  * own functions; each order walked page by page through `PetCatalog` (its cursors included) while
  * other clients create and withdraw pets; `sort=random` the same for a seed, and a permutation.
  */
-
-/** A pet to create: its draft and its shuffle key. */
-interface Seed {
-  readonly draft: PetDraft;
-  readonly shuffleKey: number;
-}
-const seedArb: fc.Arbitrary<Seed> = fc.record({
-  draft: fc.record({
-    name: catalogNameArb,
-    categoryId: catalogCategoryArb,
-    status: fc.constantFrom(...PET_STATUSES),
-  }),
-  shuffleKey: shuffleKeyArb,
-});
-
-/** Creates the pets, one after the other: their model rows, in id order. */
-const createAll = async (repo: PetRepository, seeds: readonly Seed[]): Promise<ListModelPet[]> => {
-  const rows: ListModelPet[] = [];
-  for (const seed of seeds) rows.push(await create(repo, seed));
-  return rows;
-};
-const create = async (repo: PetRepository, { draft, shuffleKey }: Seed): Promise<ListModelPet> => {
-  const entry = entryOf(draft, shuffleKey);
-  return listModelPet((await repo.create(entry)).id, entry);
-};
-
-/** A change another client makes to a pet (by position among the pets): docs/rules.md §8, §12. */
-type Change =
-  | { readonly kind: 'rename'; readonly name: string }
-  | { readonly kind: 'recategorise'; readonly categoryId: number }
-  | { readonly kind: 'patch status'; readonly status: PetStatus }
-  | { readonly kind: 'swap status'; readonly status: PetStatus }
-  | { readonly kind: 'withdraw' };
-const changeArb: fc.Arbitrary<{ readonly pick: number; readonly change: Change }> = fc.record({
-  pick: fc.nat(),
-  change: fc.oneof(
-    catalogNameArb.map((name): Change => ({ kind: 'rename', name })),
-    catalogCategoryArb.map((categoryId): Change => ({ kind: 'recategorise', categoryId })),
-    fc.constantFrom(...PET_STATUSES).map((status): Change => ({ kind: 'patch status', status })),
-    fc.constantFrom(...PET_STATUSES).map((status): Change => ({ kind: 'swap status', status })),
-    fc.constant<Change>({ kind: 'withdraw' }),
-  ),
-});
-
-/** Makes the change to the pet through the port, and answers its model row after it (`undefined`: withdrawn). */
-const apply = async (repo: PetRepository, row: ListModelPet, change: Change): Promise<ListModelPet | undefined> => {
-  const { pet } = row;
-  const stored = await repo.findById(pet.id);
-  if (stored === undefined) throw new Error(`pet ${pet.id} is listed in the model and not found`);
-  const at = '2027-01-01T00:00:00.000Z';
-  switch (change.kind) {
-    case 'withdraw':
-      expect(await repo.withdraw(pet.id, stored.revision), `withdraw ${pet.id}`).to.equal(true);
-      return undefined;
-    case 'swap status': {
-      const hold = { status: pet.status, orderId: null };
-      expect(await repo.swapHold(pet.id, hold, { status: change.status, orderId: null })).to.equal(true);
-      return { ...row, pet: { ...pet, status: change.status } };
-    }
-    case 'rename':
-    case 'recategorise':
-    case 'patch status': {
-      const changes =
-        change.kind === 'rename'
-          ? { name: change.name }
-          : change.kind === 'recategorise'
-            ? { categoryId: change.categoryId }
-            : { status: change.status };
-      const after = { ...pet, ...changes };
-      // The port takes only real changes.
-      if (after.name === pet.name && after.categoryId === pet.categoryId && after.status === pet.status) return row;
-      expect(await repo.update(pet.id, stored.revision, petEdit(changes), at), `update ${pet.id}`).not.to.equal(
-        undefined,
-      );
-      return { ...row, pet: after, ...nameKeysOf(after.name) };
-    }
-  }
-};
 
 /** Pets as the use case shows them: the four fields. */
 const asPet = (pet: Pet): Pet => ({ id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });

@@ -333,6 +333,23 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
   };
   const codeOf = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? 'ok' : r.error!.code);
 
+  it('a rename hands the store the new name with its search keys (docs/rules.md §16), in the one update; other changes carry none', async () => {
+    const { store, maintenance } = setup();
+    expect(codeOf(await maintenance.patch(ADMIN, '5', { name: 'Réx  the Old', status: 'sold' }))).to.equal('ok');
+    expect(codeOf(await maintenance.patch(ADMIN, '5', { categoryId: 2 }))).to.equal('ok');
+    expect(codeOf(await maintenance.patch(ADMIN, '5', { name: 'Réx  the Old' })), 'the same name: no change').to.equal(
+      'ok',
+    );
+    expect(store.edits).to.deep.equal([
+      {
+        name: 'Réx  the Old',
+        status: 'sold',
+        nameKeys: { words: ['rex', 'the', 'old'], nameKey: 'rex  the old' },
+      },
+      { categoryId: 2 },
+    ]);
+  });
+
   it('a client key gets 403 on both operations, whatever the id, body or If-Match, before anything is looked up', async () => {
     const maintenance = new PetMaintenance(
       untouchable(),
