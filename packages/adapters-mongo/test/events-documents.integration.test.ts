@@ -193,11 +193,8 @@ describeMongo(SUITE, target, (mongo) => {
     it('a write records its events in the document it changes, in that same update: the outbox holds them (with their ids) until the relay clears them, then the flag and the array go', async () => {
       const db = await tracked('doc');
       const stores = storesOn(db);
-      const pet = await stores.pets.create(
-        entryOf({ name: 'Rex', categoryId: 1, status: 'available' }),
-        undefined,
-        petCreated('2027-01-01T00:00:00.000Z'),
-      );
+      const entry = entryOf({ name: 'Rex', categoryId: 1, status: 'available' });
+      const pet = await stores.pets.create(entry, undefined, petCreated('2027-01-01T00:00:00.000Z'));
       const doc = await db.collection(COLLECTIONS.pets).findOne({ _id: pet.id } as never);
       const outbox = doc?.['outbox'] as OutboxEntry[];
       expect(doc?.['outboxSince'], 'the oldest entry waiting').to.equal(outbox[0]!.id);
@@ -209,7 +206,15 @@ describeMongo(SUITE, target, (mongo) => {
       const feed = await stores.events.after(0, { limit: 10 });
       expect(feed.map((e) => [e.sequence, e.id, e.type])).to.deep.equal([[1, outbox[0]!.id, 'pet.created']]);
       const cleared = await db.collection(COLLECTIONS.pets).findOne({ _id: pet.id } as never);
-      expect(cleared).to.deep.equal({ _id: pet.id, name: 'Rex', categoryId: 1, status: 'available' });
+      expect(cleared).to.deep.equal({
+        _id: pet.id,
+        name: 'Rex',
+        categoryId: 1,
+        status: 'available',
+        words: entry.words,
+        nameKey: entry.nameKey,
+        shuffleKey: entry.shuffleKey,
+      });
     });
 
     it('a removed photo stays as a trace holding its outbox until the relay has moved it: then a trace without a creation token goes, one with a token stays for its token (docs/rules.md §10)', async () => {

@@ -276,16 +276,21 @@ describeMongo(SUITE, target, (mongo) => {
         expect(classifyMongoError(error)).to.equal('other');
       });
 
-      it('stores pets as { _id, name, categoryId, status } and returns exactly the Pet fields (findById: with the revision, hold and status patch time)', async () => {
+      it('stores pets as { _id, name, categoryId, status } with their search keys and returns exactly the Pet fields (findById: with the revision, hold and status patch time)', async () => {
         const db = await tracked('shape');
         const repo = new PetRepositoryMongo(db);
-        const pet = await repo.create(entryOf({ name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' }));
+        const entry = entryOf({ name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' });
+        const pet = await repo.create(entry);
         const stored = await db.collection<{ _id: number }>(COLLECTIONS.pets).findOne({ _id: pet.id });
+        // With the search keys the domain computed (docs/rules.md §16).
         expect(stored).to.deep.equal({
           _id: pet.id,
           name: 'Mia',
           categoryId: Number.MAX_SAFE_INTEGER,
           status: 'pending',
+          words: ['mia'],
+          nameKey: 'mia',
+          shuffleKey: entry.shuffleKey,
         });
         await db
           .collection<{ _id: number }>(COLLECTIONS.pets)
@@ -401,7 +406,8 @@ describeMongo(SUITE, target, (mongo) => {
           key: 'café cats',
         });
         const pets = new PetRepositoryMongo(db);
-        const pet = await pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
+        const entry = entryOf({ name: 'Rex', categoryId: 1, status: 'available' });
+        const pet = await pets.create(entry);
         expect(
           await pets.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 }),
         ).to.equal(true);
@@ -412,6 +418,9 @@ describeMongo(SUITE, target, (mongo) => {
           status: 'pending',
           orderId: 9,
           rev: 1,
+          words: ['rex'],
+          nameKey: 'rex',
+          shuffleKey: entry.shuffleKey,
         });
       });
 
@@ -454,6 +463,9 @@ describeMongo(SUITE, target, (mongo) => {
           listedAs: 'available',
           rev: 2,
           statusPatchedAt: '2027-01-01T00:00:00.000Z',
+          // The rename wrote its name keys; no shuffle key (no backfill ran on this database).
+          words: ['older'],
+          nameKey: 'older',
         });
         expect(
           (await pets.create(entryOf({ name: 'Next', categoryId: 2, status: 'available' }))).id,
