@@ -23,6 +23,7 @@ import {
   PhotoStoreMongo,
   resolveMongoSettings,
 } from '../src/index.js';
+import { backfillPetSearchKeys } from '../src/pet-backfill.mongo.js';
 import { describeMongo, findMongo } from './support/find-mongo.js';
 import { esrMismatch, notServed, recordQueries, type KeyPattern, type SentQuery } from './support/index-shape.js';
 
@@ -168,6 +169,7 @@ describeMongo(SUITE, target, (mongo) => {
         await repo.update(pet.id, record.revision + 1, petEdit({ status: 'sold' }), 'x');
         await repo.withdraw(pet.id, record.revision + 2, none);
         await repo.countByStatus();
+        await backfillPetSearchKeys(db, new SeededRandom('b'));
       } finally {
         recorder.stop();
       }
