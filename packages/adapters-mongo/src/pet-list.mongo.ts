@@ -97,7 +97,8 @@ const shuffleFind = (
  * bounded by the driving word's prefix and all checked on the index entries. Every order but
  * `random` is one `find`; `random` reads its first range (from the seed's start to the top of the
  * circle) and, on the page where that range runs out, its second (from the bottom to the start):
- * one more `find`, on that page only.
+ * one more `find` on that page (and on the next, when the first range ended just after the last
+ * pet shown: the page's position is still in it, so it is read, empty, before the second).
  */
 export const petListQueries = (query: PetListQuery): readonly PetListFind[] => {
   const match = matchOf(query);
