@@ -4,6 +4,8 @@
 // list (a count, not a timer). Skipped (with the reason) without a MongoDB.
 import { expect } from 'chai';
 import {
+  PetCatalog,
+  PHOTOS_PER_PET,
   petEdit,
   petEntry,
   shuffleStart,
@@ -13,9 +15,10 @@ import {
   type PetStatus,
   type PhotoUpload,
 } from '@petstore/domain';
-import { SeededRandom } from '@petstore/domain/testing';
+import { ManualClock, SeededRandom, testPhotoLinks } from '@petstore/domain/testing';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import {
+  CategoryRepositoryMongo,
   COLLECTIONS,
   ensureIndexes,
   MONGO_INDEXES,
@@ -241,12 +244,11 @@ describeMongo(SUITE, target, (mongo) => {
       expect(lists).to.be.greaterThan(300);
     });
 
-    it("the photos of a page's pets are one command, however many photos they have", async () => {
-      const photos = new PhotoStoreMongo(db);
-      const petIds = Array.from({ length: 20 }, (_, i) => 1_000 + i);
+    /** `each` photos of every pet of `petIds`, published through the store. */
+    const publishPhotos = async (photos: PhotoStoreMongo, petIds: readonly number[], each: number): Promise<void> => {
       const bytes = new Uint8Array([1, 2, 3]);
       for (const petId of petIds)
-        for (let k = 0; k < 6; k++) {
+        for (let k = 0; k < each; k++) {
           const upload = (await photos.reserve(petId, 3, 0)) as PhotoUpload;
           const file = { width: 10, height: 10, bytes: 3, sha256: 'a'.repeat(64) };
           await photos.putFile(upload, file, bytes);
@@ -261,6 +263,12 @@ describeMongo(SUITE, target, (mongo) => {
             files: [file],
           });
         }
+    };
+
+    it("the photos of a page's pets are one command, also when each has the most photos a pet can have", async () => {
+      const photos = new PhotoStoreMongo(db);
+      const petIds = Array.from({ length: 20 }, (_, i) => 1_000 + i);
+      await publishPhotos(photos, petIds, PHOTOS_PER_PET);
       const recorder = recordQueries(client);
       let listed;
       try {
@@ -268,10 +276,60 @@ describeMongo(SUITE, target, (mongo) => {
       } finally {
         recorder.stop();
       }
-      expect(listed.map((p) => p.petId)).to.deep.equal(petIds.flatMap((id) => Array(6).fill(id)));
-      // One round trip: the whole answer in the first batch, no `getMore`.
+      expect(listed.map((p) => p.petId)).to.deep.equal(petIds.flatMap((id) => Array(PHOTOS_PER_PET).fill(id)));
+      // One round trip: the whole answer in the first batch, no `getMore`. The find asks for a first
+      // batch as large as the answer can be: MongoDB's default first batch is 101 documents (this
+      // test server's is unbounded, so the command, not only the count, is checked).
       expect(recorder.commands).to.deep.equal(['find']);
+      expect(recorder.queries[0]!.batchSize).to.be.at.least(petIds.length * PHOTOS_PER_PET);
       expect(notServed(recorder.queries[0]!, declaredOn(COLLECTIONS.photos), ['state'])).to.equal(undefined);
+    });
+
+    it('a list through the use case is one find of pets for every order and filter (two at most on a shuffle), and one find of photos more with expand=photos', async () => {
+      const photos = new PhotoStoreMongo(db);
+      await publishPhotos(photos, [1, 2, 3, 4], 2);
+      const catalog = new PetCatalog(repo, new CategoryRepositoryMongo(db), new ManualClock(), new SeededRandom('c'), {
+        store: photos,
+        links: testPhotoLinks,
+      });
+      let expanded = 0;
+      for (const sort of ['id', '-id', 'name', 'random'])
+        for (const q of [undefined, 'r', 're o'])
+          for (const status of [undefined, 'sold', 'available,pending'])
+            for (const categoryId of [undefined, '2', '1,3,4'])
+              for (const expand of [undefined, 'photos']) {
+                const input = {
+                  limit: 5,
+                  sort,
+                  ...(sort === 'random' ? { seed: '42' } : {}),
+                  ...(q === undefined ? {} : { q }),
+                  ...(status === undefined ? {} : { status }),
+                  ...(categoryId === undefined ? {} : { categoryId }),
+                  ...(expand === undefined ? {} : { expand }),
+                };
+                const recorder = recordQueries(client);
+                let page;
+                try {
+                  page = await catalog.listPets(input);
+                } finally {
+                  recorder.stop();
+                }
+                if (!page.ok) throw new Error(`listPets(${JSON.stringify(input)}): ${page.error.message}`);
+                const on = (collection: string) => recorder.queries.filter((c) => c.collection === collection).length;
+                const withPhotos = expand !== undefined && page.value.items.length > 0;
+                expect(recorder.commands.length, JSON.stringify(input)).to.equal(
+                  on(COLLECTIONS.pets) + on(COLLECTIONS.photos),
+                );
+                expect(
+                  recorder.commands.every((c) => c === 'find'),
+                  JSON.stringify(input),
+                ).to.equal(true);
+                expect(on(COLLECTIONS.pets), JSON.stringify(input)).to.be.within(1, sort === 'random' ? 2 : 1);
+                expect(on(COLLECTIONS.photos), JSON.stringify(input)).to.equal(withPhotos ? 1 : 0);
+                if (page.value.items.some((pet) => (pet.photos?.length ?? 0) > 0)) expanded++;
+              }
+      // Pages whose pets had photos to expand were among them.
+      expect(expanded).to.be.greaterThan(10);
     });
   });
 });

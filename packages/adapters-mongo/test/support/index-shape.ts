@@ -8,8 +8,10 @@ export interface SentQuery {
   readonly command: string;
   readonly collection: string;
   readonly filter: Document;
-  readonly sort?: Document;
+  readonly sort?: Document | undefined;
   readonly hint?: unknown;
+  /** A find's first batch size, when it asks for one. */
+  readonly batchSize?: unknown;
 }
 
 const RANGE_OPERATORS = new Set(['$gt', '$gte', '$lt', '$lte', '$elemMatch', '$all']);
@@ -98,6 +100,10 @@ export const notServed = (
   return reasons.includes(undefined) ? undefined : `no declared index serves it (${reasons.join('; ')})`;
 };
 
+/** A command's sort as an object: the driver sends it as a `Map` (its order kept), which `Object.keys` would not see. */
+const sortOf = (sort: unknown): Document | undefined =>
+  sort instanceof Map ? (Object.fromEntries(sort) as Document) : (sort as Document | undefined);
+
 /** The queries a command carries (a find, an aggregation's first `$match`, each update's or delete's filter). */
 const queriesOf = (event: CommandStartedEvent): SentQuery[] => {
   const c = event.command;
@@ -105,11 +111,13 @@ const queriesOf = (event: CommandStartedEvent): SentQuery[] => {
   const base = { command: event.commandName, collection };
   switch (event.commandName) {
     case 'find':
-      return [{ ...base, filter: c['filter'] ?? {}, sort: c['sort'], hint: c['hint'] }];
+      return [
+        { ...base, filter: c['filter'] ?? {}, sort: sortOf(c['sort']), hint: c['hint'], batchSize: c['batchSize'] },
+      ];
     case 'count':
       return [{ ...base, filter: c['query'] ?? {}, hint: c['hint'] }];
     case 'findAndModify':
-      return [{ ...base, filter: c['query'] ?? {}, sort: c['sort'], hint: c['hint'] }];
+      return [{ ...base, filter: c['query'] ?? {}, sort: sortOf(c['sort']), hint: c['hint'] }];
     case 'aggregate': {
       const match = (c['pipeline'] as Document[])[0]?.['$match'] as Document | undefined;
       return [{ ...base, filter: match ?? {}, hint: c['hint'] }];
