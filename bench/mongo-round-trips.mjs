@@ -55,6 +55,81 @@ const median = (/** @type {number[]} */ xs) => {
 };
 
 /**
+ * Photos of the first pets, written through the store before anything is counted.
+ * @param {{ reserve: Function, putFile: Function, publish: Function }} photos
+ */
+const givePhotos = async (photos) => {
+  const bytes = new Uint8Array([137, 80, 78, 71]);
+  const file = { width: 640, height: 480, bytes: bytes.length, sha256: '0'.repeat(64) };
+  for (let petId = 1; petId <= WITH_PHOTOS; petId++)
+    for (let k = 0; k < PHOTOS_EACH; k++) {
+      const upload = await photos.reserve(petId, bytes.length, Date.now());
+      await photos.putFile(upload, file, bytes);
+      const photo = { id: upload.photoId, petId, contentType: 'image/png', width: 640, height: 480 };
+      await photos.publish(upload, {
+        ...photo,
+        bytes: bytes.length,
+        createdAt: new Date().toISOString(),
+        files: [file],
+      });
+    }
+};
+
+/**
+ * The catalogue's scenarios: each list of `CATALOG_LISTS` asked `CATALOG` times of `catalog`
+ * (`PetCatalog`), then a shuffle walked to its end; `reset` starts each count, `record` files it.
+ * @param {{ listPets(input: Record<string, unknown>): Promise<{ ok: boolean, value?: any, error?: { message: string } }> }} catalog
+ * @param {() => void} reset
+ * @param {(kind: string) => void} record
+ */
+const catalogueScenarios = async (catalog, reset, record) => {
+  const list = async (/** @type {Record<string, unknown>} */ input) => {
+    reset();
+    const result = await catalog.listPets(input);
+    if (!result.ok) throw new Error(`listPets(${JSON.stringify(input)}): ${result.error?.message}`);
+    return result.value;
+  };
+  for (const [kind, input] of CATALOG_LISTS)
+    for (let i = 0; i < CATALOG; i++) {
+      const { items } = await list(input);
+      if (items.length !== 20) throw new Error(`listPets(${JSON.stringify(input)}) answered ${items.length} pets`);
+      if (input.expand === 'photos' && items.some((pet) => pet.photos?.length !== PHOTOS_EACH))
+        throw new Error('expand=photos answered pets without their photos');
+      record(kind);
+    }
+  // One page (median) is a page like any other; the page that crosses the wrap of the circle
+  // reads its second range too (max), and so does the page after it when the wrap fell just
+  // after the last pet shown (only the look-ahead row came from the second range).
+  let walked = 0;
+  for (let cursor; ;) {
+    const { items, nextCursor } = await list(cursor === undefined ? WALK : { ...WALK, cursor });
+    walked += items.length;
+    record(`catalogue: shuffled, every page of a walk (limit=7&sort=random&seed=11, following the cursors)`);
+    if (nextCursor === undefined) break;
+    cursor = nextCursor;
+  }
+  if (walked !== CREATE) throw new Error(`the shuffled walk showed ${walked} pets of ${CREATE}`);
+};
+
+/**
+ * The Mongo stores the server is given, on `db` (indexes created), with the five categories the creates name.
+ * @param {import('mongodb').Db} db
+ */
+const mongoStores = async (db) => {
+  await mongo.ensureIndexes(db);
+  const categories = new mongo.CategoryRepositoryMongo(db);
+  for (let i = 1; i <= 5; i++) await categories.create({ name: `Round trip category ${i}` });
+  return {
+    pets: new mongo.PetRepositoryMongo(db),
+    categories,
+    orders: new mongo.OrderRepositoryMongo(db),
+    quotas: new mongo.QuotaStoreMongo(db),
+    keys: new mongo.ApiKeyStoreMongo(db),
+    photos: new mongo.PhotoStoreMongo(db),
+  };
+};
+
+/**
  * Runs the scenarios against `uri` and returns one row per kind of request.
  * @param {string} uri
  */
@@ -91,18 +166,7 @@ export const measureMongoRoundTrips = async (uri) => {
       ',',
     ),
   });
-  await mongo.ensureIndexes(db);
-  const photos = new mongo.PhotoStoreMongo(db);
-  const categories = new mongo.CategoryRepositoryMongo(db);
-  for (let i = 1; i <= 5; i++) await categories.create({ name: `Round trip category ${i}` });
-  const stores = {
-    pets: new mongo.PetRepositoryMongo(db),
-    categories,
-    orders: new mongo.OrderRepositoryMongo(db),
-    quotas: new mongo.QuotaStoreMongo(db),
-    keys: new mongo.ApiKeyStoreMongo(db),
-    photos,
-  };
+  const stores = await mongoStores(db);
   const logger = { info: () => {}, error: () => {} };
   const server = await startServer(settings, { logger, stores });
   const catalog = await (await createContainer(settings, { logger, stores })).getAsync(TOKENS.PetCatalog);
@@ -116,23 +180,6 @@ export const measureMongoRoundTrips = async (uri) => {
     row.quota.push(seen.filter((c) => c.collection === mongo.COLLECTIONS.quotas).length);
     for (const c of seen)
       row.commands.set(`${c.name} ${c.collection}`, (row.commands.get(`${c.name} ${c.collection}`) ?? 0) + 1);
-  };
-  /** Photos of the first pets, written through the store before anything is counted. */
-  const givePhotos = async () => {
-    const bytes = new Uint8Array([137, 80, 78, 71]);
-    const file = { width: 640, height: 480, bytes: bytes.length, sha256: '0'.repeat(64) };
-    for (let petId = 1; petId <= WITH_PHOTOS; petId++)
-      for (let k = 0; k < PHOTOS_EACH; k++) {
-        const upload = await photos.reserve(petId, bytes.length, Date.now());
-        await photos.putFile(upload, file, bytes);
-        const photo = { id: upload.photoId, petId, contentType: 'image/png', width: 640, height: 480 };
-        await photos.publish(upload, {
-          ...photo,
-          bytes: bytes.length,
-          createdAt: new Date().toISOString(),
-          files: [file],
-        });
-      }
   };
   const send = async (
     /** @type {string} */ key,
@@ -173,33 +220,8 @@ export const measureMongoRoundTrips = async (uri) => {
       record('admitted list (GET /v1/pets?limit=20)');
     }
     seen = [];
-    await givePhotos();
-    const list = async (/** @type {Record<string, unknown>} */ input) => {
-      seen = [];
-      const result = await catalog.listPets(input);
-      if (!result.ok) throw new Error(`listPets(${JSON.stringify(input)}): ${result.error.message}`);
-      return result.value;
-    };
-    for (const [kind, input] of CATALOG_LISTS)
-      for (let i = 0; i < CATALOG; i++) {
-        const { items } = await list(input);
-        if (items.length !== 20) throw new Error(`listPets(${JSON.stringify(input)}) answered ${items.length} pets`);
-        if (input.expand === 'photos' && items.some((pet) => pet.photos?.length !== PHOTOS_EACH))
-          throw new Error('expand=photos answered pets without their photos');
-        record(kind);
-      }
-    // One page (median) is a page like any other; the page that crosses the wrap of the circle
-    // reads its second range too (max), and so does the page after it when the wrap fell just
-    // after the last pet shown (only the look-ahead row came from the second range).
-    let walked = 0;
-    for (let cursor; ;) {
-      const { items, nextCursor } = await list(cursor === undefined ? WALK : { ...WALK, cursor });
-      walked += items.length;
-      record(`catalogue: shuffled, every page of a walk (limit=7&sort=random&seed=11, following the cursors)`);
-      if (nextCursor === undefined) break;
-      cursor = nextCursor;
-    }
-    if (walked !== CREATE) throw new Error(`the shuffled walk showed ${walked} pets of ${CREATE}`);
+    await givePhotos(stores.photos);
+    await catalogueScenarios(catalog, () => (seen = []), record);
     for (const key of limited) {
       let banned = 0;
       let firstRequest = true;
