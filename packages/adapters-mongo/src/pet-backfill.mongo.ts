@@ -14,7 +14,7 @@ interface StoredPet extends PetSearchFields {
 }
 
 /** What a backfill wrote: pets given their name keys, pets given a shuffle key. */
-export interface PetBackfill {
+interface PetBackfill {
   readonly named: number;
   readonly shuffled: number;
 }

@@ -18,7 +18,7 @@ export interface PetSearchFields {
 }
 
 /** One `find` of a list: its filter, its sort and the name of the index it is served from (its hint). */
-export interface PetListFind {
+interface PetListFind {
   readonly filter: Document;
   readonly sort: Readonly<Record<string, 1 | -1>>;
   readonly hint: string;
