@@ -3,7 +3,10 @@
 // process on the real Mongo adapters, built on one MongoClient with `monitorCommands: true` and
 // handed to the container as its stores. Requests are sent one at a time, so every command the
 // driver starts between a request and its answer belongs to that request. A few hundred requests,
-// on a fresh database that is dropped afterwards.
+// on a fresh database that is dropped afterwards. The lists of docs/rules.md §16 (search, value
+// lists, every sort, a shuffle walked page by page, `expand=photos`) are counted per call of the use
+// case the list route calls (`PetCatalog.listPets`, resolved from the server's own container on the
+// same stores), beside the plain list counted the same way: the pets' and photos' commands only.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from './lib.mjs';
@@ -13,10 +16,31 @@ const { MongoClient } = createRequire(mongoPackage)('mongodb');
 const mongo = await import(join(ROOT, 'packages/adapters-mongo/dist/src/index.js'));
 const { parseSettings } = await import(join(ROOT, 'apps/server/dist/src/settings.js'));
 const { startServer } = await import(join(ROOT, 'apps/server/dist/src/server.js'));
+const { createContainer } = await import(join(ROOT, 'apps/server/dist/src/container.js'));
+const { TOKENS } = await import(join(ROOT, 'apps/server/dist/src/tokens.js'));
 
 const HANDSHAKE = new Set(['hello', 'ismaster', 'isMaster', 'endSessions']);
 const LIST = 100;
 const CREATE = 100;
+/** Pets of the first page given photos for `expand=photos`, and photos each (at most 12, docs/rules.md §13). */
+const WITH_PHOTOS = 20;
+const PHOTOS_EACH = 3;
+/** The lists of docs/rules.md §16, each asked `CATALOG` times of the use case: [row label, its parameters]. */
+const CATALOG = 20;
+const CATALOG_LISTS = [
+  ['catalogue: plain (limit=20)', { limit: 20 }],
+  ['catalogue: newest first (limit=20&sort=-id)', { limit: 20, sort: '-id' }],
+  ['catalogue: by name (limit=20&sort=name)', { limit: 20, sort: 'name' }],
+  ['catalogue: search (limit=20&q=trip)', { limit: 20, q: 'trip' }],
+  [
+    'catalogue: search, value lists, by name (limit=20&q=trip&status=available,pending&categoryId=1,2,3&sort=name)',
+    { limit: 20, q: 'trip', status: 'available,pending', categoryId: '1,2,3', sort: 'name' },
+  ],
+  ['catalogue: shuffled, first page (limit=20&sort=random&seed=7)', { limit: 20, sort: 'random', seed: '7' }],
+  ['catalogue: with photos (limit=20&expand=photos, 20 pets with 3 photos each)', { limit: 20, expand: 'photos' }],
+];
+/** A shuffle walked to its end, following the cursors. */
+const WALK = { limit: 7, sort: 'random', seed: '11' };
 /** Keys sent over a quota of 2/minute until banned, then 10 more requests each. */
 const LIMITED_KEYS = 10;
 const BANNED_PER_KEY = 10;
@@ -28,6 +52,81 @@ const median = (/** @type {number[]} */ xs) => {
     : s.length % 2 === 1
       ? s[(s.length - 1) / 2]
       : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * Photos of the first pets, written through the store before anything is counted.
+ * @param {{ reserve: Function, putFile: Function, publish: Function }} photos
+ */
+const givePhotos = async (photos) => {
+  const bytes = new Uint8Array([137, 80, 78, 71]);
+  const file = { width: 640, height: 480, bytes: bytes.length, sha256: '0'.repeat(64) };
+  for (let petId = 1; petId <= WITH_PHOTOS; petId++)
+    for (let k = 0; k < PHOTOS_EACH; k++) {
+      const upload = await photos.reserve(petId, bytes.length, Date.now());
+      await photos.putFile(upload, file, bytes);
+      const photo = { id: upload.photoId, petId, contentType: 'image/png', width: 640, height: 480 };
+      await photos.publish(upload, {
+        ...photo,
+        bytes: bytes.length,
+        createdAt: new Date().toISOString(),
+        files: [file],
+      });
+    }
+};
+
+/**
+ * The catalogue's scenarios: each list of `CATALOG_LISTS` asked `CATALOG` times of `catalog`
+ * (`PetCatalog`), then a shuffle walked to its end; `reset` starts each count, `record` files it.
+ * @param {{ listPets(input: Record<string, unknown>): Promise<{ ok: boolean, value?: any, error?: { message: string } }> }} catalog
+ * @param {() => void} reset
+ * @param {(kind: string) => void} record
+ */
+const catalogueScenarios = async (catalog, reset, record) => {
+  const list = async (/** @type {Record<string, unknown>} */ input) => {
+    reset();
+    const result = await catalog.listPets(input);
+    if (!result.ok) throw new Error(`listPets(${JSON.stringify(input)}): ${result.error?.message}`);
+    return result.value;
+  };
+  for (const [kind, input] of CATALOG_LISTS)
+    for (let i = 0; i < CATALOG; i++) {
+      const { items } = await list(input);
+      if (items.length !== 20) throw new Error(`listPets(${JSON.stringify(input)}) answered ${items.length} pets`);
+      if (input.expand === 'photos' && items.some((pet) => pet.photos?.length !== PHOTOS_EACH))
+        throw new Error('expand=photos answered pets without their photos');
+      record(kind);
+    }
+  // One page (median) is a page like any other; the page that crosses the wrap of the circle
+  // reads its second range too (max), and so does the page after it when the wrap fell just
+  // after the last pet shown (only the look-ahead row came from the second range).
+  let walked = 0;
+  for (let cursor; ;) {
+    const { items, nextCursor } = await list(cursor === undefined ? WALK : { ...WALK, cursor });
+    walked += items.length;
+    record(`catalogue: shuffled, every page of a walk (limit=7&sort=random&seed=11, following the cursors)`);
+    if (nextCursor === undefined) break;
+    cursor = nextCursor;
+  }
+  if (walked !== CREATE) throw new Error(`the shuffled walk showed ${walked} pets of ${CREATE}`);
+};
+
+/**
+ * The Mongo stores the server is given, on `db` (indexes created), with the five categories the creates name.
+ * @param {import('mongodb').Db} db
+ */
+const mongoStores = async (db) => {
+  await mongo.ensureIndexes(db);
+  const categories = new mongo.CategoryRepositoryMongo(db);
+  for (let i = 1; i <= 5; i++) await categories.create({ name: `Round trip category ${i}` });
+  return {
+    pets: new mongo.PetRepositoryMongo(db),
+    categories,
+    orders: new mongo.OrderRepositoryMongo(db),
+    quotas: new mongo.QuotaStoreMongo(db),
+    keys: new mongo.ApiKeyStoreMongo(db),
+    photos: new mongo.PhotoStoreMongo(db),
+  };
 };
 
 /**
@@ -67,15 +166,10 @@ export const measureMongoRoundTrips = async (uri) => {
       ',',
     ),
   });
-  await mongo.ensureIndexes(db);
-  const server = await startServer(settings, {
-    logger: { info: () => {}, error: () => {} },
-    stores: {
-      pets: new mongo.PetRepositoryMongo(db),
-      quotas: new mongo.QuotaStoreMongo(db),
-      keys: new mongo.ApiKeyStoreMongo(db),
-    },
-  });
+  const stores = await mongoStores(db);
+  const logger = { info: () => {}, error: () => {} };
+  const server = await startServer(settings, { logger, stores });
+  const catalog = await (await createContainer(settings, { logger, stores })).getAsync(TOKENS.PetCatalog);
 
   /** @type {Map<string, { quota: number[], total: number[], commands: Map<string, number> }>} */
   const rows = new Map();
@@ -125,6 +219,9 @@ export const measureMongoRoundTrips = async (uri) => {
       if (status !== 200) throw new Error(`list answered ${status}`);
       record('admitted list (GET /v1/pets?limit=20)');
     }
+    seen = [];
+    await givePhotos(stores.photos);
+    await catalogueScenarios(catalog, () => (seen = []), record);
     for (const key of limited) {
       let banned = 0;
       let firstRequest = true;
@@ -178,7 +275,9 @@ export const roundTripSection = (result, target) => [
   `Against ${target} (${result.server}), counted with the driver's command monitoring (\`commandStarted\` events, handshakes excluded) ` +
     'while the real app (startServer, same container and HttpApp) serves one request at a time on the Mongo adapters; written by `pnpm bench` ' +
     'wherever `MONGODB_URI` is set (`BENCH_ONLY=mongo` runs only this section). "quota" is the rate limiter\'s share; the rest is the key lookup ' +
-    '(`find api_keys`) and the pets. Per request: median (max).',
+    '(`find api_keys`) and the pets. Per request: median (max). The "catalogue" rows (docs/rules.md §16) are calls of the use case the list route ' +
+    "calls (`PetCatalog.listPets`, from the server's container on the same stores), so they count the pets' and photos' commands alone: compare " +
+    'them with "catalogue: plain".',
   '',
   '| request | requests | quota round trips | all round trips | commands per request |',
   '|---|--:|--:|--:|---|',

@@ -1,4 +1,5 @@
-import type { StorePorts } from '@petstore/domain';
+import { randomBytes } from 'node:crypto';
+import type { Random, StorePorts } from '@petstore/domain';
 import { StoreUnavailableError } from '@petstore/domain';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { ApiKeyStoreMongo } from './api-key-store.mongo.js';
@@ -12,13 +13,18 @@ import { QuotaStoreMongo } from './quota-store.mongo.js';
 import { PhotoStoreMongo } from './photo-store.mongo.js';
 import { EventStoreMongo } from './event-store.mongo.js';
 import { WebhookStoreMongo } from './webhook-store.mongo.js';
+import { backfillPetSearchKeys } from './pet-backfill.mongo.js';
 import { MongoOutbox } from './outbox.mongo.js';
 import { resolveMongoSettings } from './settings.js';
 
 export interface ConnectMongoOptions {
   /** The database to use instead of the one the connection string names (else `petstore`). */
   readonly database?: string;
+  /** Where the start-up backfill draws the shuffle keys of pets stored before them (the composition root's `Random`); else the system's CSPRNG. */
+  readonly random?: Random;
 }
+
+const systemRandom: Random = { bytes: (length) => randomBytes(length) };
 
 /** The stores on one MongoDB connection pool, for the composition root. */
 export interface MongoStores extends StorePorts {
@@ -77,7 +83,8 @@ const describeStartFailure = (error: unknown, endpoint: string, waitMs: number):
 };
 
 /**
- * Connects to MongoDB, creates the indexes (idempotently) and returns the stores. Waits at most
+ * Connects to MongoDB, creates the indexes (idempotently), gives the pets stored before the public
+ * catalogue their search keys (`backfillPetSearchKeys`, idempotent too) and returns the stores. Waits at most
  * the server selection timeout (2 s unless the URI sets `serverSelectionTimeoutMS`) for a server;
  * any failure is one `Error` whose message is a single line without credentials, e.g.
  * `cannot reach MongoDB at db.example:27017 within 2000 ms`.
@@ -103,6 +110,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
     await client.connect();
     const db = client.db(database);
     await ensureIndexes(db);
+    await backfillPetSearchKeys(db, options.random ?? systemRandom);
     // One outbox helper for the repositories and the event store: a write of this process that
     // records events wakes this process's relay at once (docs/rules.md §15).
     const outbox = new MongoOutbox();

@@ -47,6 +47,41 @@ export interface IndexDefinition {
   readonly options: CreateIndexesOptions & { readonly name: string };
 }
 
+/** The name MongoDB gives an index by default (`status_1__id_1`): the one each list query hints. */
+export const indexName = (key: Readonly<Record<string, 1 | -1>>): string =>
+  Object.entries(key)
+    .map(([field, direction]) => `${field}_${direction}`)
+    .join('_');
+
+/** The keys of a pet list's index: whether it filters by category, its order's keys, whether it searches words. */
+export const petListIndex = (
+  category: boolean,
+  order: 'id' | 'name' | 'random',
+  words: boolean,
+): Readonly<Record<string, 1>> => ({
+  status: 1,
+  ...(category ? { categoryId: 1 } : {}),
+  ...(order === 'name' ? { nameKey: 1 } : order === 'random' ? { shuffleKey: 1 } : {}),
+  _id: 1,
+  ...(words ? { words: 1 } : {}),
+});
+
+/** Every index a pet list is served from (see `MONGO_INDEXES`): the two filters by the three orders, without and with words. */
+const PET_LIST_INDEXES: readonly Readonly<Record<string, 1>>[] = [
+  { status: 1, _id: 1 },
+  { status: 1, categoryId: 1, _id: 1 },
+  { status: 1, nameKey: 1, _id: 1 },
+  { status: 1, categoryId: 1, nameKey: 1, _id: 1 },
+  { status: 1, shuffleKey: 1, _id: 1 },
+  { status: 1, categoryId: 1, shuffleKey: 1, _id: 1 },
+  { status: 1, _id: 1, words: 1 },
+  { status: 1, categoryId: 1, _id: 1, words: 1 },
+  { status: 1, nameKey: 1, _id: 1, words: 1 },
+  { status: 1, categoryId: 1, nameKey: 1, _id: 1, words: 1 },
+  { status: 1, shuffleKey: 1, _id: 1, words: 1 },
+  { status: 1, categoryId: 1, shuffleKey: 1, _id: 1, words: 1 },
+];
+
 /**
  * Every secondary index, as data. Lookups by pet id (and the highest id, for the next one), subject and key hash use `_id`.
  * - `pets {status, _id}` serves "status = X and _id > cursor, ascending, limit N+1" from the index alone,
@@ -56,6 +91,17 @@ export interface IndexDefinition {
  * - `pets {status, categoryId, _id}` serves the category filter, with a status or with the three, the same way.
  *   (A `{categoryId, _id}` index served the category filter alone before withdrawals; it is no longer
  *   used and no longer created. A database that has it keeps it, unused: drop it at leisure.)
+ *   Both, read backwards, serve `sort=-id` (docs/rules.md §16); several statuses or category ids
+ *   (`$in`) are merged the same way: at most 3 × 20 ranges, in the order asked.
+ * - The other orders of docs/rules.md §16, each with the same two equality prefixes, in
+ *   equality–sort–range order (`PET_LIST_INDEXES`): `pets {status, [categoryId], nameKey, _id}` serves
+ *   `sort=name` (the folded name, then id; the page's position is a range on those two keys), and
+ *   `pets {status, [categoryId], shuffleKey, _id}` serves `sort=random` (two ranges of the key, read
+ *   one after the other: from the seed's start to the top, then from the bottom to the start).
+ * - Name search: each of those six with the folded words last, `{…, words}` (multikey: one entry per
+ *   word of the pet). The range of the longest query word's prefix bounds `words` inside each
+ *   (status, category, sort key) entry, so the list walks the order and checks every query word
+ *   from the index entries; only pets whose words match are read.
  * - `categories {key}`, unique: one category per name (NFC, lower case), also across processes.
  * - `orders {owner, _id}` serves an owner's list ("owner = K and _id > cursor, ascending"), filtered
  *   by state on the way; `orders {owner, state, _id}` and `orders {state, _id}` serve the status
@@ -85,12 +131,7 @@ export interface IndexDefinition {
  *   newest first and the trim of its oldest attempts. Neither is needed for correctness.
  */
 export const MONGO_INDEXES: readonly IndexDefinition[] = [
-  { collection: COLLECTIONS.pets, key: { status: 1, _id: 1 }, options: { name: 'status_1__id_1' } },
-  {
-    collection: COLLECTIONS.pets,
-    key: { status: 1, categoryId: 1, _id: 1 },
-    options: { name: 'status_1_categoryId_1__id_1' },
-  },
+  ...PET_LIST_INDEXES.map((key) => ({ collection: COLLECTIONS.pets, key, options: { name: indexName(key) } })),
   { collection: COLLECTIONS.categories, key: { key: 1 }, options: { name: 'key_1', unique: true } },
   { collection: COLLECTIONS.pets, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },
   { collection: COLLECTIONS.categories, key: { token: 1 }, options: { name: 'token_1', unique: true, sparse: true } },

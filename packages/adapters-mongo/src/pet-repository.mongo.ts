@@ -1,8 +1,9 @@
 import type {
+  ListedPet,
   OutboxEntry,
   Pet,
-  PetChanges,
-  PetDraft,
+  PetEdit,
+  PetEntry,
   PetHold,
   PetListQuery,
   PetRecord,
@@ -15,6 +16,7 @@ import { StoreUnavailableError } from '@petstore/domain';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import { guard } from './errors.js';
 import { COLLECTIONS } from './indexes.js';
+import { petListQueries, type PetSearchFields } from './pet-list.mongo.js';
 import { insertOutbox, MongoOutbox, pushOutbox, type OutboxFields } from './outbox.mongo.js';
 
 /**
@@ -23,7 +25,7 @@ import { insertOutbox, MongoOutbox, pushOutbox, type OutboxFields } from './outb
  */
 const WITHDRAWN = 'withdrawn';
 
-interface PetDocument extends OutboxFields {
+interface PetDocument extends OutboxFields, PetSearchFields {
   readonly _id: number;
   readonly name: string;
   readonly categoryId: number;
@@ -40,18 +42,11 @@ interface PetDocument extends OutboxFields {
   readonly listedAs?: PetStatus;
 }
 
-/**
- * "Not withdrawn", as an equality on the leading key of the list indexes: the three statuses a
- * listed pet can have. With the `_id` range and order after it, `{status, _id}` and
- * `{status, categoryId, _id}` serve it as three index ranges merged in `_id` order (no sort, no
- * document examined beyond the page), so a list that names no status costs what a status list does.
- */
+/** "Not withdrawn": the three statuses a listed pet can have (see pet-list.mongo.ts for the lists). */
 const LISTED = { $in: PET_STATUSES as PetStatus[] };
-/** The index each list query is served from (the hint makes sure; indexes.ts). */
-const LIST_INDEX = { status: 'status_1__id_1', statusCategory: 'status_1_categoryId_1__id_1' } as const;
 
 interface Waiting {
-  readonly draft: PetDraft;
+  readonly entry: PetEntry;
   readonly token: string | undefined;
   readonly record: Recorder<Pet> | undefined;
   resolve(pet: Pet): void;
@@ -59,6 +54,7 @@ interface Waiting {
 }
 
 const PET_PROJECTION = { _id: 1, name: 1, categoryId: 1, status: 1 } as const;
+const SHUFFLED_PROJECTION = { ...PET_PROJECTION, shuffleKey: 1 } as const;
 const RECORD_PROJECTION = { ...PET_PROJECTION, orderId: 1, rev: 1, statusPatchedAt: 1 } as const;
 /** Creates sent in one `insertMany` at most. */
 const MAX_BATCH = 256;
@@ -80,6 +76,8 @@ const toPet = (doc: PetDocument): Pet => ({
 /** Any document as the `Pet` it is or was: a withdrawn one as it was when withdrawn (its `listedAs`). */
 const toCreatedPet = (doc: PetDocument): Pet =>
   doc.status === WITHDRAWN ? { ...toPet(doc), status: doc.listedAs! } : toPet(doc);
+/** A pet of a `sort=random` page with its shuffle key, which the page's cursor holds (the ranges read only pets that have one). */
+const toShuffled = (doc: PetDocument): ListedPet => ({ ...toPet(doc), shuffleKey: doc.shuffleKey! });
 const toRecord = (doc: PetDocument): PetRecord => ({
   ...toPet(doc),
   revision: doc.rev ?? 0,
@@ -128,11 +126,11 @@ export class PetRepositoryMongo implements PetRepository {
   }
 
   /** With `record`, each pet's insert carries its events (docs/rules.md §15): a create answered with the token's earlier pet inserts nothing, so records nothing. */
-  create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet> {
+  create(entry: PetEntry, token?: string, record?: Recorder<Pet>): Promise<Pet> {
     if (this.queue.length + this.inFlight >= MAX_QUEUE)
       return Promise.reject(new StoreUnavailableError('too many creates are waiting for the store; retry shortly'));
     return new Promise<Pet>((resolve, reject) => {
-      this.queue.push({ draft, token, record, resolve, reject });
+      this.queue.push({ entry, token, record, resolve, reject });
       if (!this.draining) void this.drain();
     });
   }
@@ -155,24 +153,23 @@ export class PetRepositoryMongo implements PetRepository {
   }
 
   /**
-   * Served by an index whatever the filters: `{status, _id}` or `{status, categoryId, _id}`
-   * (indexes.ts): equality on the leading keys (the status asked for, or the three listed ones),
-   * then the `_id` range in index order, so no sort stage and no document examined beyond the page;
-   * withdrawn pets are not in the ranges read.
+   * One `find` per page, served by the index its filters and order name (pet-list.mongo.ts); a
+   * `sort=random` page that crosses the wrap of the circle reads its second range with a second one.
    */
-  async list(query: PetListQuery): Promise<readonly Pet[]> {
-    const filter = {
-      status: query.status ?? LISTED,
-      ...(query.categoryId === undefined ? {} : { categoryId: query.categoryId }),
-      _id: { $gt: query.afterId },
-    };
-    const hint = query.categoryId === undefined ? LIST_INDEX.status : LIST_INDEX.statusCategory;
-    const docs = await guard(
-      () =>
-        this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).hint(hint).toArray(),
-      `find on ${COLLECTIONS.pets}`,
-    );
-    return docs.map(toPet);
+  async list(query: PetListQuery): Promise<readonly ListedPet[]> {
+    const shuffled = query.order.sort === 'random';
+    const projection = shuffled ? SHUFFLED_PROJECTION : PET_PROJECTION;
+    const rows: PetDocument[] = [];
+    for (const { filter, sort, hint } of petListQueries(query)) {
+      const limit = query.limit - rows.length;
+      if (limit <= 0) break;
+      const docs = await guard(
+        () => this.pets.find(filter, { projection }).sort(sort).limit(limit).hint(hint).toArray(),
+        `find on ${COLLECTIONS.pets}`,
+      );
+      rows.push(...docs);
+    }
+    return rows.map(shuffled ? toShuffled : toPet);
   }
 
   async findHold(id: number): Promise<PetHold | undefined> {
@@ -241,12 +238,15 @@ export class PetRepositoryMongo implements PetRepository {
   async update(
     id: number,
     revision: number,
-    changes: PetChanges,
+    changes: PetEdit,
     at: string,
     record?: Recorder<Pet>,
   ): Promise<PetRecord | undefined> {
     const set = {
-      ...(changes.name === undefined ? {} : { name: changes.name }),
+      // A new name and its keys (the domain's), in this one conditional write: search and the name order follow it at once.
+      ...(changes.name === undefined
+        ? {}
+        : { name: changes.name, words: changes.nameKeys.words, nameKey: changes.nameKeys.nameKey }),
       ...(changes.categoryId === undefined ? {} : { categoryId: changes.categoryId }),
       ...(changes.status === undefined ? {} : { status: changes.status, statusPatchedAt: at }),
     };
@@ -341,15 +341,19 @@ export class PetRepositoryMongo implements PetRepository {
         const docs: PetDocument[] = pending.map((w, i) => {
           const pet: Pet = {
             id: base + 1 + i,
-            name: w.draft.name,
-            categoryId: w.draft.categoryId,
-            status: w.draft.status,
+            name: w.entry.name,
+            categoryId: w.entry.categoryId,
+            status: w.entry.status,
           };
           return {
             _id: pet.id,
             name: pet.name,
             categoryId: pet.categoryId,
             status: pet.status,
+            // The search keys as the domain computed them (docs/rules.md §16).
+            words: w.entry.words,
+            nameKey: w.entry.nameKey,
+            shuffleKey: w.entry.shuffleKey,
             ...(w.token === undefined ? {} : { token: w.token }),
             // Its events go in with it (docs/rules.md §15): a pet that is not inserted records nothing.
             ...insertOutbox(this.outbox.entries(w.record, pet)),

@@ -9,6 +9,7 @@ import type {
   Recorder,
   StoredPhoto,
 } from '@petstore/domain';
+import { PHOTOS_PER_PET } from '@petstore/domain';
 import type { Collection, Db } from 'mongodb';
 import { classifyMongoError, guard, upsertWithRetry } from './errors.js';
 import { COLLECTIONS, COUNTERS } from './indexes.js';
@@ -65,6 +66,8 @@ const toStored = (doc: PhotoDocument): StoredPhoto => ({
 const MAX_DRAWS = 5;
 /** Rounds of `deleteAllOf` at most (another round only when an upload of the pet was published meanwhile). */
 const MAX_REMOVAL_ROUNDS = 8;
+/** The index of a pet's photos in id order (indexes.ts). */
+const PHOTOS_BY_PET = 'petId_1__id_1';
 /** A record read whole, but for its outbox. */
 const NO_OUTBOX = { projection: { outbox: 0, outboxSince: 0 } } as const;
 
@@ -223,6 +226,27 @@ export class PhotoStoreMongo implements PhotoStore {
   async list(petId: number): Promise<readonly StoredPhoto[]> {
     const docs = await guard(
       () => this.photos.find({ petId, state: 'ready' }).sort({ _id: 1 }).toArray(),
+      `find on ${COLLECTIONS.photos}`,
+    );
+    return docs.map(toStored);
+  }
+
+  /**
+   * One `find` for the page's pets, served by `{petId, _id}` (one range per pet, merged in (pet, photo)
+   * order); a batch as large as the most there can be, so the answer comes in that one round trip.
+   */
+  async listOfPets(petIds: readonly number[]): Promise<readonly StoredPhoto[]> {
+    if (petIds.length === 0) return [];
+    const docs = await guard(
+      () =>
+        this.photos
+          .find(
+            { petId: { $in: [...petIds] }, state: 'ready' },
+            { ...NO_OUTBOX, batchSize: petIds.length * PHOTOS_PER_PET },
+          )
+          .sort({ petId: 1, _id: 1 })
+          .hint(PHOTOS_BY_PET)
+          .toArray(),
       `find on ${COLLECTIONS.photos}`,
     );
     return docs.map(toStored);

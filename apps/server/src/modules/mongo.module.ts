@@ -6,13 +6,14 @@ import { TOKENS } from '../tokens.js';
 const MONGO_STORES = Symbol.for('petstore.MongoStores') as ServiceIdentifier<MongoStores>;
 
 /**
- * The ports on MongoDB. Connecting (bounded wait, indexes created idempotently) happens when the
- * container first resolves a store; a failure there stops the start with one line.
+ * The ports on MongoDB. Connecting (bounded wait, indexes created idempotently, the search keys of
+ * pets stored before docs/rules.md §16 filled in, their shuffle keys from the service's `Random`)
+ * happens when the container first resolves a store; a failure there stops the start with one line.
  */
 export const mongoStoreModule = (uri: string): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(MONGO_STORES)
-      .toResolvedValue(() => connectMongo(uri))
+      .toResolvedValue((random) => connectMongo(uri, { random }), [TOKENS.Random])
       .inSingletonScope();
     bind(TOKENS.PetRepository)
       .toResolvedValue((m) => m.pets, [MONGO_STORES])
