@@ -18,6 +18,7 @@ import type {
   PetMaintenance,
   PetRepository,
   PhotoLibrary,
+  PhotoLinks,
   PhotoStore,
   QuotaStore,
   Random,
@@ -77,6 +78,8 @@ export const TOKENS = {
   /** The image work (sharp), off the event loop's thread. */
   ImageProcessor: token<ImageProcessor>('ImageProcessor'),
   PhotoLibrary: token<PhotoLibrary>('PhotoLibrary'),
+  /** How a page with `expand=photos` links each photo (docs/rules.md §16). */
+  PhotoLinks: token<PhotoLinks>('PhotoLinks'),
   HttpApp: token<HttpApp>('HttpApp'),
   /** The feed, the relay and the retention of this process (docs/rules.md §15); nothing when no event store is bound. */
   Events: token<ServerEvents>('Events'),

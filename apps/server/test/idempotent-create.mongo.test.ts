@@ -20,7 +20,7 @@ import {
   type PortName,
   type StorePorts,
 } from '@petstore/domain';
-import { FaultInjector, ManualClock, type FaultMode, nodeDigests } from '@petstore/domain/testing';
+import { FaultInjector, ManualClock, type FaultMode, nodeDigests, entryOf } from '@petstore/domain/testing';
 import {
   ApiKeyStoreMongo,
   CategoryRepositoryMongo,
@@ -69,7 +69,7 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     // A circuit that lets the next call probe at once: these tests retry right after a fault they injected.
     const ports = boundedPorts(wrap(raw), 5_000, new StoreCircuit(clockOf, 0, { failure: () => {}, change: () => {} }));
     return createHttpApp({
-      catalog: new PetCatalog(ports.pets, ports.categories, clockOf),
+      catalog: new PetCatalog(ports.pets, ports.categories, clockOf, new SystemRandom()),
       categories: new CategoryCatalog(ports.categories),
       adoption: new Adoption(ports.pets, ports.orders, clockOf),
       maintenance: new PetMaintenance(ports.pets, ports.orders, ports.categories, clockOf),
@@ -93,7 +93,9 @@ describe('a create never happens twice under one Idempotency-Key, on MongoDB, th
     );
     const category = await new CategoryRepositoryMongo(db).create({ name: 'Dogs' });
     if (!category.ok || category.value.id !== 1) throw new Error('seeding category 1');
-    petId = (await new PetRepositoryMongo(db).create({ name: 'Orderable', categoryId: 1, status: 'available' })).id;
+    petId = (
+      await new PetRepositoryMongo(db).create(entryOf({ name: 'Orderable', categoryId: 1, status: 'available' }))
+    ).id;
     clock = new ManualClock(Date.now());
     faults = new FaultInjector({ hangMs: 10 * IN_PROGRESS_LEASE_MS });
     const first = compose(db, clock, (ports) => ({

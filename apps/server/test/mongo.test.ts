@@ -60,7 +60,7 @@ describe('the service on MongoDB', function () {
     const keys = new ApiKeyStoreMongo(db);
     const orders = new OrderRepositoryMongo(db);
     const app = createHttpApp({
-      catalog: new PetCatalog(pets, categories, clock),
+      catalog: new PetCatalog(pets, categories, clock, new SystemRandom()),
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, orders, clock),
       maintenance: new PetMaintenance(pets, orders, categories, clock),
@@ -109,7 +109,7 @@ describe('the service on MongoDB', function () {
     const categories = new CategoryRepositoryInMemory();
     const orders = new OrderRepositoryInMemory();
     const app = createHttpApp({
-      catalog: new PetCatalog(pets, categories, clock),
+      catalog: new PetCatalog(pets, categories, clock, new SystemRandom()),
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, orders, clock),
       maintenance: new PetMaintenance(pets, orders, categories, clock),

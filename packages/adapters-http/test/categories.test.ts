@@ -4,6 +4,7 @@ import { PET_STATUSES, type Category, type Pet, type PetStatus } from '@petstore
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
 import { buildOpenApiDocument } from '../src/index.js';
 import { expectError, KEYS, rateLimitOf, startServer, type RawResponse, type TestServer } from './support/server.js';
+import { entryOf } from '@petstore/domain/testing';
 
 const nextLink = (res: RawResponse): string | undefined => {
   const link = res.header('link');
@@ -231,11 +232,11 @@ describe('GET /v1/pets?categoryId (docs/rules.md §2)', () => {
     repository = new PetRepositoryInMemory();
     s = await startServer({ repository, categories: 5 });
     for (let i = 0; i < 60; i++)
-      repository.createSync({ name: `pet ${i}`, categoryId: 1 + (i % 4), status: statusOf(i) });
+      repository.createSync(entryOf({ name: `pet ${i}`, categoryId: 1 + (i % 4), status: statusOf(i) }));
   });
   afterEach(() => s.close());
   const get = (path: string) => s.request({ path, key: KEYS.huge });
-  const all = async () => repository.list({ afterId: 0, limit: 100_000 });
+  const all = async () => repository.list({ order: { sort: 'id' }, limit: 100_000 });
 
   it('lists the pets of a category, alone or with status, in ascending id order; a valid id naming no category gives []', async () => {
     const byCategory = jsonArray<Pet>(await get('/v1/pets?categoryId=2&limit=100'));

@@ -2,10 +2,11 @@
 // through a replacement repository; the process keeps serving and recovers by itself.
 import { expect } from 'chai';
 import {
+  type ListedPet,
   StoreUnavailableError,
   type Pet,
-  type PetChanges,
-  type PetDraft,
+  type PetEdit,
+  type PetEntry,
   type PetHold,
   type PetListQuery,
   type PetRecord,
@@ -29,9 +30,9 @@ class SwitchableRepository implements PetRepository {
     if (this.mode === 'bug') throw new Error(BUG_TEXT);
     if (this.mode === 'throw-string') throw BUG_TEXT;
   }
-  async create(draft: PetDraft, token?: string): Promise<Pet> {
+  async create(entry: PetEntry, token?: string): Promise<Pet> {
     this.check();
-    return this.inner.create(draft, token);
+    return this.inner.create(entry, token);
   }
   async findByCreationToken(token: string): Promise<Pet | undefined> {
     this.check();
@@ -41,7 +42,7 @@ class SwitchableRepository implements PetRepository {
     this.check();
     return this.inner.findById(id);
   }
-  async list(query: PetListQuery): Promise<readonly Pet[]> {
+  async list(query: PetListQuery): Promise<readonly ListedPet[]> {
     this.check();
     return this.inner.list(query);
   }
@@ -58,7 +59,7 @@ class SwitchableRepository implements PetRepository {
     this.check();
     return this.inner.countByStatus();
   }
-  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+  async update(id: number, revision: number, changes: PetEdit, at: string): Promise<PetRecord | undefined> {
     this.check();
     return this.inner.update(id, revision, changes, at);
   }

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { IN_PROGRESS_LEASE_MS } from '@petstore/domain';
 import { IdempotencyStoreInMemory, PetRepositoryInMemory, PhotoStoreInMemory } from '@petstore/adapters-memory';
-import { FaultInjector, ManualClock, type FaultMode } from '@petstore/domain/testing';
+import { FaultInjector, ManualClock, type FaultMode, entryOf } from '@petstore/domain/testing';
 import { testImage } from '@petstore/adapters-sharp/testing';
 import { expectError, KEYS, startServer, T0, type RawResponse, type TestServer } from './support/server.js';
 
@@ -53,7 +53,7 @@ describe('a photo upload never happens twice under one Idempotency-Key: a publis
       photoStore,
       afterWithdrawal: async (id) => void (await photoStore.deleteAllOf(id)),
     });
-    petId = (await pets.create({ name: 'Photogenic', categoryId: 1, status: 'available' })).id;
+    petId = (await pets.create(entryOf({ name: 'Photogenic', categoryId: 1, status: 'available' }))).id;
   });
   afterEach(async () => {
     faults.reset();

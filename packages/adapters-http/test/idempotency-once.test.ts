@@ -12,7 +12,7 @@ import {
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
 } from '@petstore/adapters-memory';
-import { FaultInjector, ManualClock, type FaultMode } from '@petstore/domain/testing';
+import { FaultInjector, ManualClock, type FaultMode, entryOf } from '@petstore/domain/testing';
 import { expectError, KEYS, startServer, T0, type RawResponse, type TestServer } from './support/server.js';
 
 const LEASE = IN_PROGRESS_LEASE_MS;
@@ -53,7 +53,7 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
       orders,
       idempotencyStore,
     });
-    petId = (await pets.create({ name: 'Orderable', categoryId: 1, status: 'available' })).id;
+    petId = (await pets.create(entryOf({ name: 'Orderable', categoryId: 1, status: 'available' }))).id;
   });
   afterEach(async () => {
     faults.reset();
@@ -102,7 +102,7 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     });
   /** What the three stores hold, read from the stores themselves. */
   const stored = async () => ({
-    pets: await pets.list({ afterId: 0, limit: 1_000 }),
+    pets: await pets.list({ order: { sort: 'id' }, limit: 1_000 }),
     categories: await categories.list({ afterId: 0, limit: 1_000 }),
     orders: await orders.list({ states: ORDER_STATES, afterId: 0, limit: 1_000 }),
   });

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { IN_PROGRESS_LEASE_MS, ORDER_STATES } from '@petstore/domain';
 import { OrderRepositoryInMemory } from '@petstore/adapters-memory';
-import { FaultInjector, type FaultMode } from '@petstore/domain/testing';
+import { FaultInjector, type FaultMode, entryOf } from '@petstore/domain/testing';
 import { expectError, KEYS, startServer, type RawResponse, type TestServer } from './support/server.js';
 
 const NEW_PET = '{"name":"Rex","categoryId":1}';
@@ -102,7 +102,7 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
     faults = new FaultInjector({ hangMs: 5 });
     orders = new OrderRepositoryInMemory();
     s = await startServer({ orders, wrapIdempotencyStore: (inner) => faults.idempotencyStore(inner) });
-    petId = (await s.repository.create({ name: 'Orderable', categoryId: 1, status: 'available' })).id;
+    petId = (await s.repository.create(entryOf({ name: 'Orderable', categoryId: 1, status: 'available' }))).id;
   });
   afterEach(async () => {
     faults.reset();
@@ -126,7 +126,7 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
     });
   /** What the three stores hold: every pet with its status, every category, every order record with its state. */
   const stored = async () => ({
-    pets: (await s.repository.list({ afterId: 0, limit: 1_000 })).map((p) => `${p.id}:${p.status}`),
+    pets: (await s.repository.list({ order: { sort: 'id' }, limit: 1_000 })).map((p) => `${p.id}:${p.status}`),
     categories: (await s.categoryRepository.list({ afterId: 0, limit: 1_000 })).map((c) => `${c.id}:${c.name}`),
     orders: (await orders.list({ states: ORDER_STATES, afterId: 0, limit: 1_000 })).map((o) => `${o.id}:${o.state}`),
   });

@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import {
   StoreUnavailableError,
   type Pet,
-  type PetChanges,
-  type PetDraft,
+  type PetEdit,
+  type PetEntry,
   type PetHold,
   type PetListQuery,
   type PetRepository,
@@ -34,7 +34,7 @@ class ControlledRepository implements PetRepository {
   hold: Promise<void> | undefined;
   failNext = false;
   onCreate: (() => void) | undefined;
-  async create(draft: PetDraft, token?: string): Promise<Pet> {
+  async create(entry: PetEntry, token?: string): Promise<Pet> {
     this.creates++;
     this.onCreate?.();
     if (this.hold !== undefined) await this.hold;
@@ -42,7 +42,7 @@ class ControlledRepository implements PetRepository {
       this.failNext = false;
       throw new StoreUnavailableError('injected outage');
     }
-    return this.inner.create(draft, token);
+    return this.inner.create(entry, token);
   }
   findByCreationToken(token: string) {
     return this.inner.findByCreationToken(token);
@@ -62,7 +62,7 @@ class ControlledRepository implements PetRepository {
   countByStatus() {
     return this.inner.countByStatus();
   }
-  update(id: number, revision: number, changes: PetChanges, at: string) {
+  update(id: number, revision: number, changes: PetEdit, at: string) {
     return this.inner.update(id, revision, changes, at);
   }
   withdraw(id: number, revision: number) {

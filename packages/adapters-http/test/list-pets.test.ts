@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { PET_STATUSES, type Pet, type PetStatus } from '@petstore/domain';
 import { PetRepositoryInMemory } from '@petstore/adapters-memory';
 import { expectError, KEYS, startServer, type RawResponse, type TestServer } from './support/server.js';
+import { entryOf } from '@petstore/domain/testing';
 
 const NEXT = /^<([^>]+)>; rel="next"$/;
 const nextLink = (res: RawResponse): string | undefined => {
@@ -27,7 +28,7 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
     before(async () => {
       const repository = new PetRepositoryInMemory();
       for (let i = 0; i < 45; i++)
-        repository.createSync({ name: `pet ${i}`, categoryId: 1 + (i % 4), status: statusOf(i) });
+        repository.createSync(entryOf({ name: `pet ${i}`, categoryId: 1 + (i % 4), status: statusOf(i) }));
       s = await startServer({ repository });
     });
     after(() => s.close());
@@ -114,7 +115,7 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
     const get = (path: string): Promise<RawResponse> => s.request({ path, key: KEYS.huge });
 
     it('gives rel="next" only when more items exist: 21 pets at limit 7 are three full pages, the last without next', async () => {
-      for (let i = 0; i < 21; i++) repository.createSync({ name: `p${i}`, categoryId: 1, status: 'sold' });
+      for (let i = 0; i < 21; i++) repository.createSync(entryOf({ name: `p${i}`, categoryId: 1, status: 'sold' }));
       const seen: number[] = [];
       let path: string | undefined = '/v1/pets?limit=7';
       let pages = 0;
@@ -146,8 +147,9 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
       [1, 'available'],
     ] as const) {
       it(`walking the links (limit ${limit}, status ${status ?? 'none'}) over 300 pets visits each matching pet exactly once, while others create pets`, async () => {
-        for (let i = 0; i < 300; i++) repository.createSync({ name: `seed ${i}`, categoryId: 1, status: statusOf(i) });
-        const before = (await repository.list({ afterId: 0, limit: 10_000 })).filter(
+        for (let i = 0; i < 300; i++)
+          repository.createSync(entryOf({ name: `seed ${i}`, categoryId: 1, status: statusOf(i) }));
+        const before = (await repository.list({ order: { sort: 'id' }, limit: 10_000 })).filter(
           (p) => status === undefined || p.status === status,
         );
         const seen: Pet[] = [];
@@ -188,7 +190,7 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
         for (const pet of before) expect(seenIds.has(pet.id), `pet ${pet.id} visited`).to.equal(true);
         // ...and nothing matching was skipped up to where the walk ended, created during it or not.
         const last = ids[ids.length - 1]!;
-        const upToLast = (await repository.list({ afterId: 0, limit: 10_000 })).filter(
+        const upToLast = (await repository.list({ order: { sort: 'id' }, limit: 10_000 })).filter(
           (p) => p.id <= last && (status === undefined || p.status === status),
         );
         expect(ids).to.deep.equal(upToLast.map((p) => p.id));
@@ -199,7 +201,8 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
     describe('cursors', () => {
       const cursorOf = (res: RawResponse): string => new URL(nextLink(res)!, 'http://x').searchParams.get('cursor')!;
       beforeEach(() => {
-        for (let i = 0; i < 30; i++) repository.createSync({ name: `p${i}`, categoryId: 1, status: statusOf(i) });
+        for (let i = 0; i < 30; i++)
+          repository.createSync(entryOf({ name: `p${i}`, categoryId: 1, status: statusOf(i) }));
       });
 
       it('the next URL, followed as given, returns the next page', async () => {

@@ -1,3 +1,5 @@
+import type { RowWalk } from './row-walk.js';
+
 /** Most rows one chunk holds; a chunk that grows past it is split in two. */
 const CHUNK = 1024;
 
@@ -70,6 +72,36 @@ export class OrderedIndex<T extends { readonly id: number }> {
       for (let k = 0; k < take; k++) out.push(chunk[i + k]!);
     }
     return out;
+  }
+
+  /** The rows with `id > afterId`, ascending, one at a time (the index must not change during the walk). */
+  walk(afterId: number): RowWalk<T> {
+    let [c, i] = this.locate(afterId);
+    return {
+      next: () => {
+        const chunk = this.chunks[c];
+        if (chunk === undefined) return undefined;
+        const row = chunk[i]!;
+        if (++i === chunk.length) [c, i] = [c + 1, 0];
+        return row;
+      },
+    };
+  }
+
+  /** The rows with `id < beforeId` (every row when absent), descending, one at a time: `-id` (docs/rules.md §16). */
+  walkBack(beforeId?: number): RowWalk<T> {
+    // The place of the first row with `id >= beforeId`; the walk starts one before it.
+    let [c, i] = beforeId === undefined ? [this.chunks.length, 0] : this.locate(beforeId - 1);
+    return {
+      next: () => {
+        if (i === 0) {
+          if (c === 0) return undefined;
+          c--;
+          i = this.chunks[c]!.length;
+        }
+        return this.chunks[c]![--i];
+      },
+    };
   }
 
   /** Chunk and position of the first row with `id > afterId` (past the end when none). */

@@ -1,7 +1,8 @@
 import type {
+  ListedPet,
   Pet,
-  PetChanges,
-  PetDraft,
+  PetEdit,
+  PetEntry,
   PetHold,
   PetListQuery,
   PetRecord,
@@ -12,6 +13,7 @@ import type {
 import { PET_STATUSES } from '@petstore/domain';
 import { OrderedIndex } from './ordered-index.js';
 import type { MemoryOutbox } from './outbox.in-memory.js';
+import { PetFinder } from './pet-finder.in-memory.js';
 
 type Index = OrderedIndex<Pet>;
 
@@ -28,6 +30,11 @@ type Index = OrderedIndex<Pet>;
  * every index and map: lists and counts never meet it, so they cost what they did. It is kept, as it
  * was when withdrawn, in a map of its own (withdrawals are rare) that only the creation tokens read
  * (docs/rules.md §10: a repeat under its key answers it, and creates nothing).
+ *
+ * The lists of the public catalogue (docs/rules.md §16) that these indexes do not answer alone —
+ * search, lists of statuses or categories, the orders `-id`, `name` and `random` — are the
+ * `PetFinder`'s, which keeps its own indexes beside these and reads them, and these, without a scan.
+ * A list without any of that (the plain list) takes the path it always took, at the cost it always had.
  *
  * With an `outbox` (its store's `EventStoreInMemory`'s), each write that changes a pet records the
  * events its recorder answers there, in the same synchronous step (docs/rules.md §15); without one,
@@ -50,19 +57,20 @@ export class PetRepositoryInMemory implements PetRepository {
   private readonly byToken = new Map<string, number>();
   /** Pet id → the pet as it was when withdrawn (its last listed status): what its creation token answers. */
   private readonly withdrawn = new Map<number, Pet>();
+  private readonly finder = new PetFinder((statuses, categoryIds) => this.idIndexes(statuses, categoryIds));
 
   constructor(private readonly outbox?: MemoryOutbox) {}
 
-  async create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet> {
+  async create(entry: PetEntry, token?: string, record?: Recorder<Pet>): Promise<Pet> {
     const earlier = token === undefined ? undefined : this.byToken.get(token);
     if (earlier !== undefined) return this.byCreation(earlier);
-    const pet = this.createSync(draft, token);
+    const pet = this.createSync(entry, token);
     this.outbox?.record(record, pet);
     return pet;
   }
 
   /** The same as `create`, without the promise: for seeding large catalogues. */
-  createSync(draft: PetDraft, token?: string): Pet {
+  createSync(entry: PetEntry, token?: string): Pet {
     if (token !== undefined) {
       const earlier = this.byToken.get(token);
       if (earlier !== undefined) return this.byCreation(earlier);
@@ -70,14 +78,15 @@ export class PetRepositoryInMemory implements PetRepository {
     }
     const pet: Pet = Object.freeze({
       id: ++this.lastId,
-      name: draft.name,
-      categoryId: draft.categoryId,
-      status: draft.status,
+      name: entry.name,
+      categoryId: entry.categoryId,
+      status: entry.status,
     });
     this.all.append(pet);
     this.byStatus.get(pet.status)!.append(pet);
     this.categoryIndex(pet.categoryId).append(pet);
     this.statusCategoryIndex(pet.status, pet.categoryId).append(pet);
+    this.finder.add(pet, { words: [...entry.words], nameKey: entry.nameKey, shuffleKey: entry.shuffleKey });
     return pet;
   }
 
@@ -91,8 +100,18 @@ export class PetRepositoryInMemory implements PetRepository {
     return id === undefined ? undefined : this.byCreation(id);
   }
 
-  async list(query: PetListQuery): Promise<readonly Pet[]> {
-    const { status, categoryId } = query;
+  async list(query: PetListQuery): Promise<readonly ListedPet[]> {
+    const { statuses, categoryIds, order } = query;
+    // The plain list: ascending id, at most one status and one category, no words. One id index answers it.
+    if (
+      order.sort !== 'id' ||
+      query.words !== undefined ||
+      (statuses?.length ?? 0) > 1 ||
+      (categoryIds?.length ?? 0) > 1
+    )
+      return this.finder.list(query);
+    const status = statuses?.[0];
+    const categoryId = categoryIds?.[0];
     const index =
       categoryId === undefined
         ? status === undefined
@@ -101,7 +120,7 @@ export class PetRepositoryInMemory implements PetRepository {
         : status === undefined
           ? this.byCategory.get(categoryId)
           : this.byStatusCategory.get(status)?.get(categoryId);
-    return index === undefined ? [] : index.after(query.afterId, query.limit);
+    return index === undefined ? [] : index.after(order.after ?? 0, query.limit);
   }
 
   async findHold(id: number): Promise<PetHold | undefined> {
@@ -117,11 +136,11 @@ export class PetRepositoryInMemory implements PetRepository {
     if (next.orderId === null) this.holds.delete(id);
     else this.holds.set(id, next.orderId);
     let after = pet;
-    if (next.status !== pet.status)
-      this.reindex(
-        pet,
-        (after = Object.freeze({ id, name: pet.name, categoryId: pet.categoryId, status: next.status })),
-      );
+    if (next.status !== pet.status) {
+      after = Object.freeze({ ...pet, status: next.status });
+      this.reindex(pet, after);
+      this.finder.change(after);
+    }
     this.bump(id);
     this.outbox?.record(record, after);
     return true;
@@ -131,7 +150,7 @@ export class PetRepositoryInMemory implements PetRepository {
   async update(
     id: number,
     revision: number,
-    changes: PetChanges,
+    changes: PetEdit,
     at: string,
     record?: Recorder<Pet>,
   ): Promise<PetRecord | undefined> {
@@ -145,6 +164,7 @@ export class PetRepositoryInMemory implements PetRepository {
       status: changes.status ?? pet.status,
     });
     this.reindex(pet, changed);
+    this.finder.change(changed, changes.nameKeys);
     if (changes.status !== undefined) this.statusPatches.set(id, at);
     this.bump(id);
     this.outbox?.record(record, changed);
@@ -162,6 +182,7 @@ export class PetRepositoryInMemory implements PetRepository {
     this.byStatus.get(pet.status)!.remove(id);
     this.categoryIndex(pet.categoryId).remove(id);
     this.statusCategoryIndex(pet.status, pet.categoryId).remove(id);
+    this.finder.remove(id);
     this.revisions.delete(id);
     this.statusPatches.delete(id);
     this.withdrawn.set(id, pet);
@@ -179,6 +200,14 @@ export class PetRepositoryInMemory implements PetRepository {
 
   get size(): number {
     return this.all.size;
+  }
+
+  /** The id indexes of a filter (each any of; absent: any): one per status and category asked, or per one of them, or all pets. */
+  private idIndexes(statuses: readonly PetStatus[] | undefined, categoryIds: readonly number[] | undefined): Index[] {
+    if (categoryIds === undefined)
+      return statuses === undefined ? [this.all] : statuses.map((s) => this.byStatus.get(s)!);
+    if (statuses === undefined) return categoryIds.flatMap((c) => this.byCategory.get(c) ?? []);
+    return statuses.flatMap((s) => categoryIds.flatMap((c) => this.byStatusCategory.get(s)!.get(c) ?? []));
   }
 
   /** The pet created under a token: listed, or as it was when withdrawn. */
@@ -207,7 +236,7 @@ export class PetRepositoryInMemory implements PetRepository {
     });
   }
 
-  /** Puts `next` (the same id) in the place of `pet` in every index, moving it between the status and category indexes it changed. */
+  /** Puts `next` (the same id) in the place of `pet` in every id index, moving it between the status and category indexes it changed. */
   private reindex(pet: Pet, next: Pet): void {
     this.all.replace(next);
     const movesCategory = next.categoryId !== pet.categoryId;

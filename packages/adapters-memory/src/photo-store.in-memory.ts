@@ -119,6 +119,14 @@ export class PhotoStoreInMemory implements PhotoStore {
     return photos;
   }
 
+  async listOfPets(petIds: readonly number[]): Promise<readonly StoredPhoto[]> {
+    const photos: StoredPhoto[] = [];
+    for (const petId of [...petIds].sort((a, b) => a - b))
+      for (const place of this.places.get(petId)?.values() ?? [])
+        if (place.photo !== undefined) photos.push(place.photo);
+    return photos;
+  }
+
   async find(petId: number, photoId: number): Promise<StoredPhoto | undefined> {
     return this.places.get(petId)?.get(photoId)?.photo;
   }

@@ -1,4 +1,5 @@
 import { compareCodePoints, compareKeyedRows, type KeyedRow } from '@petstore/domain';
+import type { RowWalk } from './row-walk.js';
 
 /** Most rows one chunk holds, unless told otherwise; a chunk that grows past it is split in two. */
 const CHUNK = 1024;
@@ -59,12 +60,8 @@ export class SortedIndex<K extends string | number> {
 
   /** At most `limit` rows of `range`, ascending, after the row `after` (a cursor's position) when given. */
   read(range: KeyRange<K>, limit: number, after?: KeyedRow<K>): KeyedRow<K>[] {
-    const { low, high } = range;
-    let [c, i] = this.seek(
-      (row) =>
-        (low !== undefined && compareKeys(row.key, low) < 0) ||
-        (after !== undefined && compareKeyedRows(row, after) <= 0),
-    );
+    const { high } = range;
+    let [c, i] = this.seekStart(range, after);
     const out: KeyedRow<K>[] = [];
     for (; c < this.chunks.length; c++, i = 0) {
       const chunk = this.chunks[c]!;
@@ -77,11 +74,42 @@ export class SortedIndex<K extends string | number> {
     return out;
   }
 
+  /**
+   * The rows of `range`, ascending, after the row `after` when given, one at a time: `read` without a
+   * limit, for a reader that stops when it has what it needs (the index must not change during the walk).
+   */
+  walk(range: KeyRange<K>, after?: KeyedRow<K>): RowWalk<KeyedRow<K>> {
+    const { high } = range;
+    let [c, i] = this.seekStart(range, after);
+    return {
+      next: () => {
+        const chunk = this.chunks[c];
+        if (chunk === undefined) return undefined;
+        const row = chunk[i]!;
+        if (high !== undefined && compareKeys(row.key, high) >= 0) {
+          c = this.chunks.length;
+          return undefined;
+        }
+        if (++i === chunk.length) [c, i] = [c + 1, 0];
+        return row;
+      },
+    };
+  }
+
   /** How many rows `range` holds (none when `high` is not above `low`). */
   count(range: KeyRange<K>): number {
     const { low, high } = range;
     const end = high === undefined ? this.rows : this.rank((row) => compareKeys(row.key, high) < 0);
     return Math.max(0, end - (low === undefined ? 0 : this.rank((row) => compareKeys(row.key, low) < 0)));
+  }
+
+  /** Chunk and place of the first row of `range` after `after` (past the end when none is). */
+  private seekStart({ low }: KeyRange<K>, after: KeyedRow<K> | undefined): [number, number] {
+    return this.seek(
+      (row) =>
+        (low !== undefined && compareKeys(row.key, low) < 0) ||
+        (after !== undefined && compareKeyedRows(row, after) <= 0),
+    );
   }
 
   /** The number of rows for which `before` holds (true for a first stretch of rows, then false). */

@@ -12,9 +12,9 @@ import { runSuite } from './support/run-suite.js';
 const LIST_PROPERTIES: Readonly<Record<string, readonly string[]>> = {
   'PetRepository contract': [
     'property: agrees with a plain array model',
-    'property: every list answers exactly',
-    'property: walking the next-page cursors (no filter',
-    'property: walking the next-page cursors while other clients withdraw pets',
+    'property (docs/rules.md §16): every combination',
+    'property (docs/rules.md §2, §16): walking the next-page cursors of any listing',
+    'property (docs/rules.md §12, §16): walking any listing while other clients withdraw pets',
   ],
   'CategoryRepository contract': [
     'property: agrees with a plain Map model',

@@ -9,6 +9,7 @@ import {
   petRepositoryContract,
   quotaStoreContract,
   webhookStoreContract,
+  entryOf,
 } from '@petstore/domain/testing';
 import { DAY_MS } from '@petstore/domain';
 import {
@@ -79,10 +80,10 @@ describe('in-memory adapters beyond the contract', () => {
   it('answers list and find with binary searches: ids stay sorted by construction', async () => {
     const repo = new PetRepositoryInMemory();
     for (let i = 0; i < 1000; i++)
-      repo.createSync({ name: `p${i}`, categoryId: 1, status: i % 10 === 0 ? 'sold' : 'available' });
-    expect((await repo.list({ status: 'sold', afterId: 500, limit: 3 })).map((p) => p.id)).to.deep.equal([
-      501, 511, 521,
-    ]);
+      repo.createSync(entryOf({ name: `p${i}`, categoryId: 1, status: i % 10 === 0 ? 'sold' : 'available' }));
+    expect(
+      (await repo.list({ statuses: ['sold'], order: { sort: 'id', after: 500 }, limit: 3 })).map((p) => p.id),
+    ).to.deep.equal([501, 511, 521]);
     expect((await repo.findById(777))?.name).to.equal('p776');
     expect(Object.isFrozen(await repo.findById(1))).to.equal(true);
   });
@@ -90,16 +91,25 @@ describe('in-memory adapters beyond the contract', () => {
   it('keeps the status and (status, category) indexes in id order while pets change status, past chunk splits', async () => {
     const repo = new PetRepositoryInMemory();
     const n = 5_000;
-    for (let i = 0; i < n; i++) repo.createSync({ name: `p${i}`, categoryId: 1 + (i % 2), status: 'available' });
+    for (let i = 0; i < n; i++)
+      repo.createSync(entryOf({ name: `p${i}`, categoryId: 1 + (i % 2), status: 'available' }));
     // Move every third pet to pending, from the end backwards, so that inserts land in the middle of full chunks.
     for (let id = n; id >= 1; id -= 3)
       expect(
         await repo.swapHold(id, { status: 'available', orderId: null }, { status: 'pending', orderId: id }),
       ).to.equal(true);
-    const walk = async (query: { status?: 'available' | 'pending'; categoryId?: number }) => {
+    const walk = async ({ status, categoryId }: { status?: 'available' | 'pending'; categoryId?: number }) => {
       const ids: number[] = [];
+      const filters = {
+        ...(status === undefined ? {} : { statuses: [status] }),
+        ...(categoryId === undefined ? {} : { categoryIds: [categoryId] }),
+      };
       for (let after = 0; ;) {
-        const rows = await repo.list({ ...query, afterId: after, limit: 97 });
+        const rows = await repo.list({
+          ...filters,
+          order: after === 0 ? { sort: 'id' } : { sort: 'id', after },
+          limit: 97,
+        });
         if (rows.length === 0) return ids;
         ids.push(...rows.map((p) => p.id));
         after = rows[rows.length - 1]!.id;
@@ -139,6 +149,19 @@ describe('in-memory adapters beyond the contract', () => {
     }
     expect(index.size).to.equal(model.length);
     expect(index.after(0, 100_000).map((r) => r.id)).to.deep.equal(model);
+    // Walks, both ways (sort=id and sort=-id, docs/rules.md §16), from any position, ids there or not.
+    const walked = (walk: { next(): { id: number } | undefined }): number[] => {
+      const ids: number[] = [];
+      for (let row = walk.next(); row !== undefined; row = walk.next()) ids.push(row.id);
+      return ids;
+    };
+    for (const at of [0, 1, model[0]!, model[7]!, model[7]! + 1, model[model.length - 1]!, 6_001]) {
+      expect(walked(index.walk(at)), `walk after ${at}`).to.deep.equal(model.filter((id) => id > at));
+      expect(walked(index.walkBack(at)), `walk back before ${at}`).to.deep.equal(
+        model.filter((id) => id < at).reverse(),
+      );
+    }
+    expect(walked(index.walkBack()), 'walk back from the end').to.deep.equal([...model].reverse());
     expect(index.after(model[10]!, 3).map((r) => r.id)).to.deep.equal(model.slice(11, 14));
     expect(index.get(model[5]!)?.id).to.equal(model[5]);
     expect(index.remove(0)).to.equal(false);

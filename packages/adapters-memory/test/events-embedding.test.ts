@@ -17,6 +17,7 @@ import {
   PetRepositoryInMemory,
   SystemClock,
 } from '../src/index.js';
+import { SeededRandom } from '@petstore/domain/testing';
 
 /**
  * docs/rules.md §15, embedding: a service that embeds the domain over the memory store reads the feed
@@ -47,7 +48,10 @@ describe('embedding the events: react to order.delivered in-process', () => {
     })();
 
     await new CategoryCatalog(categories, clock).createCategory({ name: 'Dogs' });
-    const rex = await new PetCatalog(pets, categories, clock).createPet({ name: 'Rex', categoryId: 1 });
+    const rex = await new PetCatalog(pets, categories, clock, new SeededRandom()).createPet({
+      name: 'Rex',
+      categoryId: 1,
+    });
     if (!rex.ok) throw new Error(rex.error.message);
     const order = await adoption.place({ keyId: 'key_aaaaaaaaaaaa', role: 'client' }, { petId: rex.value.id });
     if (!order.ok) throw new Error(order.error.message);

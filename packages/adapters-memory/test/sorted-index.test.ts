@@ -72,6 +72,18 @@ class ReadCommand<K extends string | number> implements fc.Command<Model<K>, Sor
       rows.map((r) => [r.key, r.id]),
       `${this} after ${JSON.stringify(after)}`,
     ).to.deep.equal(expected.map((r) => [r.key, r.id]));
+    // A walk gives the same rows, one at a time, and then no more.
+    const walk = index.walk(this.range, after);
+    const walked: KeyedRow<K>[] = [];
+    for (let row = walk.next(); row !== undefined; row = walk.next()) walked.push(row);
+    expect(walk.next(), `${this}: a walk that ended stays ended`).to.equal(undefined);
+    expect(
+      walked.slice(0, this.limit).map((r) => [r.key, r.id]),
+      `walk: ${this} after ${JSON.stringify(after)}`,
+    ).to.deep.equal(expected.map((r) => [r.key, r.id]));
+    expect(walked.length, `walk: ${this}, every row of the range after the position`).to.equal(
+      model.filter((row) => inRange(row, this.range) && (after === undefined || compareRow(row, after) > 0)).length,
+    );
   }
   toString = (): string => `read(${JSON.stringify(this.range)}, ${this.limit}, ${JSON.stringify(this.after)})`;
 }

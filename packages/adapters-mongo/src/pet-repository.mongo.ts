@@ -1,8 +1,9 @@
 import type {
+  ListedPet,
   OutboxEntry,
   Pet,
-  PetChanges,
-  PetDraft,
+  PetEdit,
+  PetEntry,
   PetHold,
   PetListQuery,
   PetRecord,
@@ -38,6 +39,10 @@ interface PetDocument extends OutboxFields {
   readonly token?: string;
   /** A withdrawn pet's status when it was withdrawn (its last listed one), set in the withdrawal's own update; absent on a listed pet. */
   readonly listedAs?: PetStatus;
+  /** The search keys the domain computed (docs/rules.md §16, `PetEntry`): the name's folded words and folded name, the shuffle key. */
+  readonly words?: readonly string[];
+  readonly nameKey?: string;
+  readonly shuffleKey?: number;
 }
 
 /**
@@ -51,7 +56,7 @@ const LISTED = { $in: PET_STATUSES as PetStatus[] };
 const LIST_INDEX = { status: 'status_1__id_1', statusCategory: 'status_1_categoryId_1__id_1' } as const;
 
 interface Waiting {
-  readonly draft: PetDraft;
+  readonly draft: PetEntry;
   readonly token: string | undefined;
   readonly record: Recorder<Pet> | undefined;
   resolve(pet: Pet): void;
@@ -128,7 +133,7 @@ export class PetRepositoryMongo implements PetRepository {
   }
 
   /** With `record`, each pet's insert carries its events (docs/rules.md §15): a create answered with the token's earlier pet inserts nothing, so records nothing. */
-  create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet> {
+  create(draft: PetEntry, token?: string, record?: Recorder<Pet>): Promise<Pet> {
     if (this.queue.length + this.inFlight >= MAX_QUEUE)
       return Promise.reject(new StoreUnavailableError('too many creates are waiting for the store; retry shortly'));
     return new Promise<Pet>((resolve, reject) => {
@@ -160,19 +165,34 @@ export class PetRepositoryMongo implements PetRepository {
    * then the `_id` range in index order, so no sort stage and no document examined beyond the page;
    * withdrawn pets are not in the ranges read.
    */
-  async list(query: PetListQuery): Promise<readonly Pet[]> {
+  async list(query: PetListQuery): Promise<readonly ListedPet[]> {
+    const { statuses, categoryIds, order } = query;
+    if (
+      order.sort !== 'id' ||
+      query.words !== undefined ||
+      (statuses?.length ?? 0) > 1 ||
+      (categoryIds?.length ?? 0) > 1
+    )
+      throw new Error('the MongoDB store lists pets by ascending id, with at most one status and one category, so far');
+    const status = statuses?.[0];
+    const categoryId = categoryIds?.[0];
     const filter = {
-      status: query.status ?? LISTED,
-      ...(query.categoryId === undefined ? {} : { categoryId: query.categoryId }),
-      _id: { $gt: query.afterId },
+      status: status ?? LISTED,
+      ...(categoryId === undefined ? {} : { categoryId }),
+      _id: { $gt: order.after ?? 0 },
     };
-    const hint = query.categoryId === undefined ? LIST_INDEX.status : LIST_INDEX.statusCategory;
+    const hint = categoryId === undefined ? LIST_INDEX.status : LIST_INDEX.statusCategory;
     const docs = await guard(
       () =>
-        this.pets.find(filter, { projection: PET_PROJECTION }).sort({ _id: 1 }).limit(query.limit).hint(hint).toArray(),
+        this.pets
+          .find(filter, { projection: { ...PET_PROJECTION, shuffleKey: 1 } })
+          .sort({ _id: 1 })
+          .limit(query.limit)
+          .hint(hint)
+          .toArray(),
       `find on ${COLLECTIONS.pets}`,
     );
-    return docs.map(toPet);
+    return docs.map((doc) => ({ ...toPet(doc), shuffleKey: doc.shuffleKey ?? 0 }));
   }
 
   async findHold(id: number): Promise<PetHold | undefined> {
@@ -241,12 +261,14 @@ export class PetRepositoryMongo implements PetRepository {
   async update(
     id: number,
     revision: number,
-    changes: PetChanges,
+    changes: PetEdit,
     at: string,
     record?: Recorder<Pet>,
   ): Promise<PetRecord | undefined> {
     const set = {
-      ...(changes.name === undefined ? {} : { name: changes.name }),
+      ...(changes.name === undefined
+        ? {}
+        : { name: changes.name, words: changes.nameKeys.words, nameKey: changes.nameKeys.nameKey }),
       ...(changes.categoryId === undefined ? {} : { categoryId: changes.categoryId }),
       ...(changes.status === undefined ? {} : { status: changes.status, statusPatchedAt: at }),
     };
@@ -350,6 +372,9 @@ export class PetRepositoryMongo implements PetRepository {
             name: pet.name,
             categoryId: pet.categoryId,
             status: pet.status,
+            words: w.draft.words,
+            nameKey: w.draft.nameKey,
+            shuffleKey: w.draft.shuffleKey,
             ...(w.token === undefined ? {} : { token: w.token }),
             // Its events go in with it (docs/rules.md §15): a pet that is not inserted records nothing.
             ...insertOutbox(this.outbox.entries(w.record, pet)),

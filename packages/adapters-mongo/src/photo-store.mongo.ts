@@ -228,6 +228,19 @@ export class PhotoStoreMongo implements PhotoStore {
     return docs.map(toStored);
   }
 
+  /** One query, served by `photos {petId, _id}`: the pets' ranges read in index order. */
+  async listOfPets(petIds: readonly number[]): Promise<readonly StoredPhoto[]> {
+    const docs = await guard(
+      () =>
+        this.photos
+          .find({ petId: { $in: [...petIds] }, state: 'ready' })
+          .sort({ petId: 1, _id: 1 })
+          .toArray(),
+      `find on ${COLLECTIONS.photos}`,
+    );
+    return docs.map(toStored);
+  }
+
   async find(petId: number, photoId: number): Promise<StoredPhoto | undefined> {
     const doc = await guard(
       () => this.photos.findOne({ _id: photoId, petId, state: 'ready' }),

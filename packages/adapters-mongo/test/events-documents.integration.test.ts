@@ -19,8 +19,9 @@ import {
   type EventSource,
   type OutboxEntry,
   type PhotoUpload,
+  petEdit,
 } from '@petstore/domain';
-import { ManualClock } from '@petstore/domain/testing';
+import { ManualClock, entryOf } from '@petstore/domain/testing';
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { COLLECTIONS, ensureIndexes, EventStoreMongo, resolveMongoSettings } from '../src/index.js';
 import { photoOf, storesOn, T0 } from './support/event-stores.js';
@@ -122,10 +123,10 @@ describeMongo(SUITE, target, (mongo) => {
       };
       const pet = { kind: 'pet', id: 1 } as const;
       await expectRecordedBy('a pet create', COLLECTIONS.pets, pet, () =>
-        stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, undefined, petCreated(at)),
+        stores.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }), undefined, petCreated(at)),
       );
       await expectRecordedBy('a PATCH', COLLECTIONS.pets, pet, () =>
-        stores.pets.update(1, 0, { name: 'Max' }, at, petUpdated(at)),
+        stores.pets.update(1, 0, petEdit({ name: 'Max' }), at, petUpdated(at)),
       );
       const order = await stores.orders.create({
         petId: 1,
@@ -193,7 +194,7 @@ describeMongo(SUITE, target, (mongo) => {
       const db = await tracked('doc');
       const stores = storesOn(db);
       const pet = await stores.pets.create(
-        { name: 'Rex', categoryId: 1, status: 'available' },
+        entryOf({ name: 'Rex', categoryId: 1, status: 'available' }),
         undefined,
         petCreated('2027-01-01T00:00:00.000Z'),
       );
@@ -259,7 +260,7 @@ describeMongo(SUITE, target, (mongo) => {
       const db = await tracked('crash');
       const stores = storesOn(db);
       const pet = await stores.pets.create(
-        { name: 'Rex', categoryId: 1, status: 'available' },
+        entryOf({ name: 'Rex', categoryId: 1, status: 'available' }),
         undefined,
         petCreated('2027-01-01T00:00:00.000Z'),
       );
@@ -295,18 +296,18 @@ describeMongo(SUITE, target, (mongo) => {
       const stores = storesOn(db);
       const at = '2027-01-01T00:00:00.000Z';
       const one = await stores.pets.create(
-        { name: 'One', categoryId: 1, status: 'available' },
+        entryOf({ name: 'One', categoryId: 1, status: 'available' }),
         undefined,
         petCreated(at),
       );
       await stores.categories.create({ name: 'Dogs' }, undefined, categoryCreated(at));
       const two = await stores.pets.create(
-        { name: 'Two', categoryId: 1, status: 'available' },
+        entryOf({ name: 'Two', categoryId: 1, status: 'available' }),
         undefined,
         petCreated(at),
       );
-      await stores.pets.update(two.id, 0, { name: 'Two II' }, at, petUpdated(at));
-      await stores.pets.update(two.id, 1, { name: 'Two III' }, at, petUpdated(at));
+      await stores.pets.update(two.id, 0, petEdit({ name: 'Two II' }), at, petUpdated(at));
+      await stores.pets.update(two.id, 1, petEdit({ name: 'Two III' }), at, petUpdated(at));
       const names = (entries: readonly OutboxEntry[]) =>
         entries.map((e) => `${e.type} ${'name' in e.data ? String(e.data.name) : ''}`);
       expect(names(await stores.events.pending(2))).to.deep.equal(['pet.created One', 'category.created Dogs']);
@@ -320,7 +321,7 @@ describeMongo(SUITE, target, (mongo) => {
       ]);
       expect([...all.map((e) => e.id)].sort(), 'ids grow as they are recorded').to.deep.equal(all.map((e) => e.id));
       await stores.events.clear({ kind: 'pet', id: one.id }, [all[0]!.id]);
-      await stores.pets.update(one.id, 0, { name: 'One II' }, at, petUpdated(at));
+      await stores.pets.update(one.id, 0, petEdit({ name: 'One II' }), at, petUpdated(at));
       expect(names(await stores.events.pending(100))).to.deep.equal([
         'category.created Dogs',
         'pet.created Two',
@@ -337,7 +338,7 @@ describeMongo(SUITE, target, (mongo) => {
       const leases = await Promise.all([a.events.lease('a', T0, T0 + 1000), b.events.lease('b', T0, T0 + 1000)]);
       expect(leases.filter(Boolean)).to.have.length(1);
       await a.pets.create(
-        { name: 'Rex', categoryId: 1, status: 'available' },
+        entryOf({ name: 'Rex', categoryId: 1, status: 'available' }),
         undefined,
         petCreated('2027-01-01T00:00:00.000Z'),
       );
@@ -385,22 +386,22 @@ describeMongo(SUITE, target, (mongo) => {
       const stop = stores.events.onRecorded(() => told++);
       await stores.categories.create({ name: 'Dogs' }, undefined, categoryCreated(at));
       expect(told, 'a category created').to.equal(1);
-      await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+      await stores.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
       expect(told, 'a create without a recorder records nothing').to.equal(1);
-      expect(await stores.pets.update(1, 0, { name: 'Max' }, at, petUpdated(at))).to.not.equal(undefined);
+      expect(await stores.pets.update(1, 0, petEdit({ name: 'Max' }), at, petUpdated(at))).to.not.equal(undefined);
       expect(
-        await stores.pets.update(1, 0, { name: 'Rex' }, at, petUpdated(at)),
+        await stores.pets.update(1, 0, petEdit({ name: 'Rex' }), at, petUpdated(at)),
         'a PATCH at a revision gone',
       ).to.equal(undefined);
       expect(told, 'one PATCH landed').to.equal(2);
       stop();
-      await stores.pets.update(1, 1, { name: 'Rex' }, at, petUpdated(at));
+      await stores.pets.update(1, 1, petEdit({ name: 'Rex' }), at, petUpdated(at));
       expect(told, 'no longer listening').to.equal(2);
       // Another connection's writes are not this one's: its relay finds them by polling.
       const elsewhere = storesOn(other.db(db.databaseName));
       let toldOther = 0;
       elsewhere.events.onRecorded(() => toldOther++);
-      await stores.pets.update(1, 2, { name: 'Bo' }, at, petUpdated(at));
+      await stores.pets.update(1, 2, petEdit({ name: 'Bo' }), at, petUpdated(at));
       expect(toldOther).to.equal(0);
       const loop = new RelayLoop(
         new EventRelay(stores.events, { now: () => Date.now() }, 'told'),

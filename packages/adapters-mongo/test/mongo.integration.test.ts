@@ -10,6 +10,7 @@ import {
   StoreUnavailableError,
   type ApiKeyRecord,
   type ConsumeOutcome,
+  petEdit,
 } from '@petstore/domain';
 import {
   adoptionContract,
@@ -23,6 +24,7 @@ import {
   webhookStoreContract,
   type MakeFixture,
   nodeDigests,
+  entryOf,
 } from '@petstore/domain/testing';
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import {
@@ -214,7 +216,7 @@ describeMongo(SUITE, target, (mongo) => {
           expect(first.database).to.equal(database);
           expect(second.database).to.equal(database);
           expect(await first.isReady()).to.equal(true);
-          const pet = await first.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+          const pet = await first.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
           expect(await second.pets.findById(pet.id)).to.deep.equal({
             ...pet,
             revision: 0,
@@ -277,7 +279,7 @@ describeMongo(SUITE, target, (mongo) => {
       it('stores pets as { _id, name, categoryId, status } and returns exactly the Pet fields (findById: with the revision, hold and status patch time)', async () => {
         const db = await tracked('shape');
         const repo = new PetRepositoryMongo(db);
-        const pet = await repo.create({ name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' });
+        const pet = await repo.create(entryOf({ name: 'Mia', categoryId: Number.MAX_SAFE_INTEGER, status: 'pending' }));
         const stored = await db.collection<{ _id: number }>(COLLECTIONS.pets).findOne({ _id: pet.id });
         expect(stored).to.deep.equal({
           _id: pet.id,
@@ -297,7 +299,7 @@ describeMongo(SUITE, target, (mongo) => {
           'status',
           'statusPatchedAt',
         ]);
-        expect(Object.keys((await repo.list({ afterId: 0, limit: 5 }))[0]!).sort()).to.deep.equal([
+        expect(Object.keys((await repo.list({ order: { sort: 'id' }, limit: 5 }))[0]!).sort()).to.deep.equal([
           'categoryId',
           'id',
           'name',
@@ -309,7 +311,7 @@ describeMongo(SUITE, target, (mongo) => {
         const db = await tracked('plan');
         const repo = new PetRepositoryMongo(db);
         for (let i = 0; i < 60; i++)
-          await repo.create({ name: `p${i}`, categoryId: 1, status: i % 3 === 0 ? 'sold' : 'available' });
+          await repo.create(entryOf({ name: `p${i}`, categoryId: 1, status: i % 3 === 0 ? 'sold' : 'available' }));
         const explain = await db
           .collection<{ _id: number; status: string }>(COLLECTIONS.pets)
           .find({ status: 'sold', _id: { $gt: 10 } })
@@ -336,7 +338,9 @@ describeMongo(SUITE, target, (mongo) => {
           const db = await tracked('plan-cat');
           const repo = new PetRepositoryMongo(db);
           for (let i = 0; i < 90; i++)
-            await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 === 0 ? 'sold' : 'available' });
+            await repo.create(
+              entryOf({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 === 0 ? 'sold' : 'available' }),
+            );
           // Withdrawn pets among them: never read by any list.
           for (let id = 12; id <= 90; id += 5) await repo.withdraw(id, (await repo.findById(id))!.revision);
           const explain = await db
@@ -397,7 +401,7 @@ describeMongo(SUITE, target, (mongo) => {
           key: 'café cats',
         });
         const pets = new PetRepositoryMongo(db);
-        const pet = await pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+        const pet = await pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
         expect(
           await pets.swapHold(pet.id, { status: 'available', orderId: null }, { status: 'pending', orderId: 9 }),
         ).to.equal(true);
@@ -426,7 +430,12 @@ describeMongo(SUITE, target, (mongo) => {
           orderId: null,
           statusPatchedAt: null,
         });
-        const renamed = await pets.update(1, 0, { name: 'Older', status: 'available' }, '2027-01-01T00:00:00.000Z');
+        const renamed = await pets.update(
+          1,
+          0,
+          petEdit({ name: 'Older', status: 'available' }),
+          '2027-01-01T00:00:00.000Z',
+        );
         expect(renamed).to.deep.equal({
           id: 1,
           name: 'Older',
@@ -447,7 +456,7 @@ describeMongo(SUITE, target, (mongo) => {
           statusPatchedAt: '2027-01-01T00:00:00.000Z',
         });
         expect(
-          (await pets.create({ name: 'Next', categoryId: 2, status: 'available' })).id,
+          (await pets.create(entryOf({ name: 'Next', categoryId: 2, status: 'available' }))).id,
           'the id stays taken',
         ).to.equal(2);
         expect(await pets.countByStatus()).to.deep.equal({ available: 1, pending: 0, sold: 0 });
@@ -557,7 +566,9 @@ describeMongo(SUITE, target, (mongo) => {
 
       it('of 50 simultaneous orders for one pet placed by two processes, exactly one succeeds (no transaction: the pet document decides)', async () => {
         const db = await tracked('orders_procs');
-        const pet = await new PetRepositoryMongo(db).create({ name: 'Contested', categoryId: 1, status: 'available' });
+        const pet = await new PetRepositoryMongo(db).create(
+          entryOf({ name: 'Contested', categoryId: 1, status: 'available' }),
+        );
         const workerUrl = new URL('./support/order-worker.js', import.meta.url);
         const env = { ...process.env, PETSTORE_TEST_MONGODB_URI: uri, PETSTORE_TEST_DATABASE: db.databaseName };
         const workers = Array.from({ length: 2 }, () => fork(fileURLToPath(workerUrl), [], { env, stdio: 'inherit' }));
@@ -765,7 +776,7 @@ describeMongo(SUITE, target, (mongo) => {
           const repos = clients.map((c) => new PetRepositoryMongo(c.db(db.databaseName)));
           const created = await Promise.all(
             Array.from({ length: 40 }, (_, i) =>
-              repos[i % 2]!.create({ name: `c${i}`, categoryId: 1, status: 'available' }),
+              repos[i % 2]!.create(entryOf({ name: `c${i}`, categoryId: 1, status: 'available' })),
             ),
           );
           const ids = created.map((p) => p.id).sort((a, b) => a - b);
@@ -792,13 +803,13 @@ describeMongo(SUITE, target, (mongo) => {
         };
         const draft = { name: 'Rex', categoryId: 1, status: 'available' } as const;
         try {
-          const before = await stores.pets.create(draft);
+          const before = await stores.pets.create(entryOf(draft));
           await proxy.down();
           const started = Date.now();
           const calls = await Promise.all([
             stores.quotas.consume(request).catch((e: unknown) => e),
-            stores.pets.create(draft).catch((e: unknown) => e),
-            stores.pets.list({ afterId: 0, limit: 1 }).catch((e: unknown) => e),
+            stores.pets.create(entryOf(draft)).catch((e: unknown) => e),
+            stores.pets.list({ order: { sort: 'id' }, limit: 1 }).catch((e: unknown) => e),
             stores.keys.findByHash('x').catch((e: unknown) => e),
           ]);
           for (const e of calls) expect(e).to.be.instanceOf(StoreUnavailableError);
@@ -812,7 +823,7 @@ describeMongo(SUITE, target, (mongo) => {
           }
           expect(recovered, 'ready again within 10 s').to.equal(true);
           expect((await stores.pets.findById(before.id))?.name).to.equal('Rex');
-          expect((await stores.pets.create(draft)).id).to.be.greaterThan(before.id);
+          expect((await stores.pets.create(entryOf(draft))).id).to.be.greaterThan(before.id);
         } finally {
           await stores.close();
           await proxy.down();

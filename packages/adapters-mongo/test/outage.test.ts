@@ -10,6 +10,7 @@ import {
   resolveMongoSettings,
   WebhookStoreMongo,
 } from '../src/index.js';
+import { entryOf } from '@petstore/domain/testing';
 
 /** A loopback port nothing listens on: taken from the OS, then released. */
 const closedPort = (): Promise<number> =>
@@ -54,9 +55,9 @@ describe('MongoDB outage (no server needed: a closed port)', function () {
         ban: { threshold: 1, seconds: 1 },
       };
       const outcomes = await Promise.all([
-        settle(pets.create({ name: 'Rex', categoryId: 1, status: 'available' })),
+        settle(pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }))),
         settle(pets.findById(1)),
-        settle(pets.list({ afterId: 0, limit: 3 })),
+        settle(pets.list({ order: { sort: 'id' }, limit: 3 })),
         settle(quotas.consume(request)),
         settle(keys.findByHash('ab'.repeat(32))),
         settle(

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { StoreUnavailableError } from '@petstore/domain';
 import { PetRepositoryMongo } from '../src/index.js';
+import { entryOf } from '@petstore/domain/testing';
 
 describe('PetRepositoryMongo while the store does not answer (no database needed)', function () {
   this.timeout(20_000);
@@ -16,13 +17,13 @@ describe('PetRepositoryMongo while the store does not answer (no database needed
     try {
       const repo = new PetRepositoryMongo(client.db('queue_test'));
       const waiting = Array.from({ length: 10_000 }, (_, i) =>
-        repo.create({ name: `p${i}`, categoryId: 1, status: 'available' }).then(
+        repo.create(entryOf({ name: `p${i}`, categoryId: 1, status: 'available' })).then(
           () => 'created',
           (error: unknown) => (error instanceof StoreUnavailableError ? 'unavailable' : 'other'),
         ),
       );
       const started = Date.now();
-      const refused = await repo.create({ name: 'one too many', categoryId: 1, status: 'available' }).then(
+      const refused = await repo.create(entryOf({ name: 'one too many', categoryId: 1, status: 'available' })).then(
         () => 'created',
         (error: unknown) => (error instanceof StoreUnavailableError ? 'unavailable' : 'other'),
       );

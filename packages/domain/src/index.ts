@@ -180,7 +180,7 @@ export {
 } from './idempotency/idempotency.js';
 export { IdempotentRequests, type IdempotentStart, type IdempotencyTicket } from './use-cases/idempotent-requests.js';
 
-export { PetCatalog, type ListPetsInput } from './use-cases/pet-catalog.js';
+export { PetCatalog, type ListPetsInput, type PetListItem, type PagePhotos } from './use-cases/pet-catalog.js';
 export { CategoryCatalog } from './use-cases/category-catalog.js';
 export { Authenticator, type KeyLookup } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject, ownStatusSubject, type OwnStatus, type StatusLook } from './use-cases/admit.js';
@@ -311,6 +311,19 @@ export {
   type CatalogQuery,
   type CatalogQueryInput,
 } from './pet/catalog-query.js';
+export {
+  nameKeysOf,
+  petEntry,
+  petEdit,
+  type PetNameKeys,
+  type PetSearchKeys,
+  type PetEntry,
+  type PetEdit,
+} from './pet/keys.js';
+export { MAX_PETS_CURSOR_LENGTH } from './pet/catalog-page.js';
+export type { PetOrder, ListedPet } from './ports/pet-repository.port.js';
+export type { PhotoLinks, PhotoView } from './ports/photo-links.port.js';
+export { srcsetOf } from './photo/links.js';
 export {
   PUBLISHABLE_KEY_PATTERN,
   generatePublishableKey,

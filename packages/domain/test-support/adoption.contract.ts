@@ -28,6 +28,7 @@ import { adoptionCreationTokenCases } from './creation-token.contract.js';
 import { expectExactPage, expectListAnswer, MAX_WALK_PAGES } from './exact-page.js';
 import { ManualClock } from './manual-clock.js';
 import { serialOrderOf, type RaceRequest } from './serial-race.js';
+import { entryOf } from './pet-entries.js';
 
 const CLIENTS: readonly Caller[] = ['a', 'b', 'c'].map((c) => ({ keyId: `key_${c.repeat(12)}`, role: 'client' }));
 const ADMIN: Caller = { keyId: 'key_ad00000000ad', role: 'admin' };
@@ -189,7 +190,7 @@ abstract class FlowCommand implements fc.AsyncCommand<FlowModel, FlowReal> {
       if (found !== undefined) observeTag(id, pet, entityTag(found.revision));
     }
     // Withdrawn pets are in no list and no count.
-    const listed = (await real.pets.list({ afterId: 0, limit: MANY })).map((p) => p.id);
+    const listed = (await real.pets.list({ order: { sort: 'id' }, limit: MANY })).map((p) => p.id);
     expect(listed, 'the pets listed').to.deep.equal([...model.pets].filter(([, p]) => !p.withdrawn).map(([id]) => id));
   }
   abstract step(model: FlowModel, real: FlowReal): Promise<void>;
@@ -201,7 +202,7 @@ class CreatePet extends FlowCommand {
     super();
   }
   async step(model: FlowModel, real: FlowReal): Promise<void> {
-    const pet = await real.pets.create({ name: 'Rex', categoryId: 1, status: this.status });
+    const pet = await real.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: this.status }));
     model.pets.set(pet.id, newModelPet(this.status));
   }
   toString = () => `createPet(${this.status})`;
@@ -572,7 +573,9 @@ class Faulty implements fc.AsyncCommand<object, FaultyReal> {
   async run(_: object, real: FaultyReal): Promise<void> {
     real.clock.advance(1);
     if (real.petIds.length === 0 || this.op.pick % 4 === 0) {
-      real.petIds.push((await real.stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' })).id);
+      real.petIds.push(
+        (await real.stores.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }))).id,
+      );
     }
     const orderIds = (await allOrders(real.stores.orders)).map((r) => r.id);
     const caller = CALLERS[this.op.caller]!;
@@ -810,7 +813,7 @@ export const adoptionContract = (
       withFixture(make, async (stores) => {
         const clock = new ManualClock(T0);
         const adoption = new Adoption(stores.pets, stores.orders, clock);
-        const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+        const pet = await stores.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
         const outcomes = await Promise.all(
           Array.from({ length: 50 }, (_, i) => adoption.place(CALLERS[i % CALLERS.length]!, { petId: pet.id })),
         );
@@ -832,7 +835,7 @@ export const adoptionContract = (
         const owner = CLIENTS[1]!;
         const ids: number[] = [];
         for (let i = 0; i < 10; i++) {
-          const pet = await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' });
+          const pet = await stores.pets.create(entryOf({ name: `p${i}`, categoryId: 1, status: 'available' }));
           const placed = await adoption.place(owner, { petId: pet.id });
           if (!placed.ok) throw new Error(placed.error.message);
           expect((await adoption.approve(ADMIN, placed.value.id)).ok).to.equal(true);
@@ -878,7 +881,7 @@ export const adoptionContract = (
         );
         const owner = CLIENTS[0]!;
         const placeOne = async (name: string): Promise<number> => {
-          const pet = await stores.pets.create({ name, categoryId: 1, status: 'available' });
+          const pet = await stores.pets.create(entryOf({ name, categoryId: 1, status: 'available' }));
           const placed = await adoption.place(owner, { petId: pet.id });
           if (!placed.ok) throw new Error(placed.error.message);
           return placed.value.id;
@@ -920,7 +923,7 @@ export const adoptionContract = (
         const adoption = new Adoption(pets, stores.orders, clock);
         const petIds: number[] = [];
         for (let i = 0; i < 30; i++)
-          petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
+          petIds.push((await stores.pets.create(entryOf({ name: `p${i}`, categoryId: 1, status: 'available' }))).id);
         const existing: number[] = [];
         for (const petId of petIds.slice(0, 10)) {
           const placed = await adoption.place(CLIENTS[0]!, { petId });
@@ -976,7 +979,7 @@ export const adoptionContract = (
         const clock = new ManualClock(T0);
         const { pets, stall, reachedSwap, release } = stallingSwaps(stores.pets);
         const adoption = new Adoption(pets, stores.orders, clock);
-        const petId = (await stores.pets.create({ name: 'Slow', categoryId: 1, status: 'available' })).id;
+        const petId = (await stores.pets.create(entryOf({ name: 'Slow', categoryId: 1, status: 'available' }))).id;
         stall(petId);
         const slow = adoption.place(CLIENTS[0]!, { petId });
         await reachedSwap;
@@ -1016,7 +1019,9 @@ export const adoptionContract = (
               const adoption = new Adoption(stores.pets, stores.orders, clock);
               const petIds: number[] = [];
               for (let i = 0; i < 3; i++)
-                petIds.push((await stores.pets.create({ name: `p${i}`, categoryId: 1, status: 'available' })).id);
+                petIds.push(
+                  (await stores.pets.create(entryOf({ name: `p${i}`, categoryId: 1, status: 'available' }))).id,
+                );
               for (const round of rounds) {
                 const orderIds = (await allOrders(stores.orders)).map((r) => r.id);
                 await Promise.all(
@@ -1040,7 +1045,7 @@ export const adoptionContract = (
         const clock = new ManualClock(T0);
         const adoption = new Adoption(stores.pets, stores.orders, clock);
         const maintenance = new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock);
-        const petId = (await stores.pets.create({ name: 'Boomerang', categoryId: 1, status: 'available' })).id;
+        const petId = (await stores.pets.create(entryOf({ name: 'Boomerang', categoryId: 1, status: 'available' }))).id;
         const adopt = async (): Promise<Order> => {
           clock.advance(1);
           const placed = await adoption.place(CLIENTS[0]!, { petId });
@@ -1083,7 +1088,7 @@ export const adoptionContract = (
         const clock = new ManualClock(T0);
         const adoption = new Adoption(stores.pets, stores.orders, clock);
         const maintenance = new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock);
-        const petId = (await stores.pets.create({ name: 'Leaving', categoryId: 1, status: 'available' })).id;
+        const petId = (await stores.pets.create(entryOf({ name: 'Leaving', categoryId: 1, status: 'available' }))).id;
         const cancelled = await adoption.place(CLIENTS[1]!, { petId });
         if (!cancelled.ok) throw new Error(cancelled.error.message);
         expect((await adoption.cancel(CLIENTS[1]!, cancelled.value.id)).ok).to.equal(true);
@@ -1124,7 +1129,7 @@ export const adoptionContract = (
         const faults = new FaultInjector({ hangMs: 1 });
         const adoption = new Adoption(faults.petRepository(stores.pets), faults.orderRepository(stores.orders), clock);
         const maintenance = new PetMaintenance(stores.pets, stores.orders, CATEGORIES, clock);
-        const petId = (await stores.pets.create({ name: 'Half', categoryId: 1, status: 'available' })).id;
+        const petId = (await stores.pets.create(entryOf({ name: 'Half', categoryId: 1, status: 'available' }))).id;
         const placed = await adoption.place(CLIENTS[0]!, { petId });
         if (!placed.ok) throw new Error(placed.error.message);
         faults.use((call) => (call.method === 'swapHold' ? 'fail' : undefined));
@@ -1156,7 +1161,7 @@ export const adoptionContract = (
           (s, n, status, withdrawIfMatch, patchIfMatch, withdrawAt, patchAt) =>
             withFixture(make, async (stores) => {
               const clock = new ManualClock(T0);
-              const pet = await stores.pets.create({ name: 'Raced', categoryId: 1, status: 'available' });
+              const pet = await stores.pets.create(entryOf({ name: 'Raced', categoryId: 1, status: 'available' }));
               const tag = entityTag((await stores.pets.findById(pet.id))!.revision);
               const raced = scheduledStores(s, stores);
               const adoption = new Adoption(raced.pets, raced.orders, clock);

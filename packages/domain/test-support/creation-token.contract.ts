@@ -17,6 +17,7 @@ import { FaultInjector, FAULT_MODES } from './fault-injection.js';
 import { forwardingPets } from './forwarding.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { ManualClock } from './manual-clock.js';
+import { entryOf } from './pet-entries.js';
 
 /*
  * Creation tokens (docs/rules.md §10: a create never happens twice under one Idempotency-Key), as
@@ -161,14 +162,14 @@ export const creationTokenCases = <R, T extends object>(
 };
 
 /** Every listed pet (withdrawn ones left out), in id order. */
-const listedPets = (repo: PetRepository) => repo.list({ afterId: 0, limit: 10_000 });
+const listedPets = (repo: PetRepository) => repo.list({ order: { sort: 'id' }, limit: 10_000 });
 
 /** The pet repository's creation tokens; a pet's token stays bound to it after its withdrawal (docs/rules.md §10, §12). */
 export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options: ContractOptions = {}): void => {
   it('creation tokens: a withdrawn pet keeps its token; findByCreationToken answers it as it was when withdrawn (its last listed status), and a create with that token stores nothing and answers it', () =>
     withFixture(make, async (repo) => {
-      const rex = await repo.create({ name: 'Rex', categoryId: 2, status: 'available' }, 'tok-gone');
-      const other = await repo.create({ name: 'Other', categoryId: 2, status: 'available' });
+      const rex = await repo.create(entryOf({ name: 'Rex', categoryId: 2, status: 'available' }), 'tok-gone');
+      const other = await repo.create(entryOf({ name: 'Other', categoryId: 2, status: 'available' }));
       // It moved once before it went: the answer is the pet as it was last, not as it was created.
       expect(
         await repo.swapHold(rex.id, { status: 'available', orderId: null }, { status: 'sold', orderId: null }),
@@ -181,11 +182,13 @@ export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options:
       expect(lists, 'withdrawn: only the other pet is listed').to.deep.equal([plain(other)]);
       expect(plain(await repo.findByCreationToken('tok-gone')), 'found by its token, as it was').to.deep.equal(last);
       expect(
-        plain(await repo.create({ name: 'Rex again', categoryId: 1, status: 'pending' }, 'tok-gone')),
+        plain(await repo.create(entryOf({ name: 'Rex again', categoryId: 1, status: 'pending' }), 'tok-gone')),
         'the repeat: that pet',
       ).to.deep.equal(last);
       const race = await Promise.all(
-        [1, 2, 3].map((i) => repo.create({ name: `Rex race ${i}`, categoryId: 1, status: 'available' }, 'tok-gone')),
+        [1, 2, 3].map((i) =>
+          repo.create(entryOf({ name: `Rex race ${i}`, categoryId: 1, status: 'available' }), 'tok-gone'),
+        ),
       );
       expect(race.map(plain), 'concurrent repeats: that pet').to.deep.equal([last, last, last]);
       expect((await listedPets(repo)).map(plain), 'nothing stored').to.deep.equal(lists);
@@ -193,7 +196,7 @@ export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options:
       expect(await repo.findById(rex.id), 'still withdrawn').to.equal(undefined);
       expect(await repo.findHold(rex.id)).to.equal(undefined);
       expect(
-        (await repo.create({ name: 'Next', categoryId: 1, status: 'available' })).id,
+        (await repo.create(entryOf({ name: 'Next', categoryId: 1, status: 'available' }))).id,
         'no id spent by the repeats',
       ).to.equal(other.id + 1);
     }));
@@ -203,10 +206,10 @@ export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options:
       what: 'pet',
       create: (repo, i, token) =>
         token === undefined
-          ? repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' })
-          : repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }, token),
+          ? repo.create(entryOf({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }))
+          : repo.create(entryOf({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }), token),
       find: (repo, token) => repo.findByCreationToken(token),
-      all: async (repo) => repo.list({ afterId: 0, limit: 10_000 }),
+      all: async (repo) => repo.list({ order: { sort: 'id' }, limit: 10_000 }),
       fields: ['id', 'name', 'categoryId', 'status'],
       noHoles: true,
     },
@@ -314,7 +317,7 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
   const setup = async (stores: AdoptionStores) => {
     const clock = new ManualClock(T0);
     const adoption = new Adoption(stores.pets, stores.orders, clock);
-    const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+    const pet = await stores.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
     /** A record as an earlier attempt under the key left it, in `state`. */
     const left = (state: OrderRecord['state']) =>
       stores.orders.create(
@@ -437,7 +440,7 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
         expectPlaced(await adoption.place(OWNER, { petId: pet.id }, RESUMED), record.id);
         expect(await stores.orders.list({ states: ORDER_STATES, afterId: 0, limit: 10 })).to.have.length(1);
         // The same with the pet taken meanwhile: 409, the record left placing.
-        const other = await stores.pets.create({ name: 'Mia', categoryId: 1, status: 'available' });
+        const other = await stores.pets.create(entryOf({ name: 'Mia', categoryId: 1, status: 'available' }));
         const late = await stores.orders.create(
           { petId: other.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) },
           'tok-late',
@@ -477,7 +480,7 @@ export const adoptionCreationTokenCases = (make: MakeFixture<AdoptionStores>, op
           record.id,
         );
         // And when both of its writes landed before this attempt looked at the pet (after `placedUnder` found nothing): the same.
-        const next = await stores.pets.create({ name: 'Mia', categoryId: 1, status: 'available' });
+        const next = await stores.pets.create(entryOf({ name: 'Mia', categoryId: 1, status: 'available' }));
         const both = await stores.orders.create(
           { petId: next.id, owner: OWNER.keyId, state: 'placing', placedAt: timestamp(T0), updatedAt: timestamp(T0) },
           'tok-both',

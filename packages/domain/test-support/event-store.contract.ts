@@ -25,6 +25,7 @@ import {
 import { pollingReader, visibleOnAppend } from './event-store.operations.js';
 
 import { eventStoreProperties } from './event-store.properties.js';
+import { entryOf } from './pet-entries.js';
 
 /**
  * Holds an adapter of `EventStore`, with the repositories that record into it, to guarantees 1–3 of
@@ -200,7 +201,7 @@ export const eventStoreContract = (
     it("the earlier attempt's abandon lands late, after the repeat's swap: the pet's two changes are recorded, the order that never was has no event (docs/rules.md §10)", () =>
       setUp(async (w) => {
         const { stores, clock } = w;
-        const pet = await stores.pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+        const pet = await stores.pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
         // The first attempt wrote its record (write 1) and stopped; its abandon is still on its way.
         const record = await stores.orders.create(
           { petId: pet.id, owner: CLIENTS[0]!.keyId, state: 'placing', placedAt: 'x', updatedAt: 'x' },

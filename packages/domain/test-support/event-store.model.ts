@@ -31,6 +31,7 @@ import { ManualClock } from './manual-clock.js';
 import { SeededRandom } from './seeded-random.js';
 import { TextImageProcessor } from './text-images.js';
 import { nodeDigests } from './node-digests.js';
+import { testPhotoLinks } from './photo-links.js';
 
 // The event store contract's world (the use cases over an adapter's stores, and the relay) and its
 // model of the feed: what each resource's events must replay to, held against what the store holds.
@@ -75,7 +76,10 @@ export const worldOf = (stores: EventStores, clock: ManualClock, random: SeededR
   return {
     stores,
     clock,
-    catalog: new PetCatalog(stores.pets, stores.categories, clock),
+    catalog: new PetCatalog(stores.pets, stores.categories, clock, random, {
+      store: stores.photos,
+      links: testPhotoLinks,
+    }),
     categories: new CategoryCatalog(stores.categories, clock),
     adoption: new Adoption(stores.pets, stores.orders, clock),
     maintenance: new PetMaintenance(

@@ -5,6 +5,8 @@ export { categoryRepositoryContract } from './category-repository.contract.js';
 export { quotaStoreContract } from './quota-store.contract.js';
 export { apiKeyStoreContract } from './api-key-store.contract.js';
 export { ManualClock } from './manual-clock.js';
+export { entryOf } from './pet-entries.js';
+export { testPhotoLinks } from './photo-links.js';
 export { SeededRandom } from './seeded-random.js';
 export { nodeDigests } from './node-digests.js';
 export { petDraftArb, validNameArb, categoryNameArb } from './arbitraries.js';

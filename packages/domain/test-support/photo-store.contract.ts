@@ -9,6 +9,7 @@ import { creationTokenCases } from './creation-token.contract.js';
 import { ManualClock } from './manual-clock.js';
 import { latin1Bytes, TextImageProcessor, textImage } from './text-images.js';
 import { nodeDigests } from './node-digests.js';
+import { photoPagesCases } from './photo-store-pages.contract.js';
 
 /** SHA-256 of bytes, lowercase hex (`node:crypto`). */
 const sha256Of = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -255,6 +256,10 @@ const checkAgainstModel = async (m: Model, store: PhotoStore): Promise<void> => 
   }
   await expectWhole(store, PETS);
   expect(await store.pets()).to.deep.equal(PETS.filter((petId) => visible(m, petId).length > 0));
+  expect(
+    (await store.listOfPets([...PETS].reverse())).map((p) => p.id),
+    'listOfPets: the pets’ photos, by pet then id',
+  ).to.deep.equal(PETS.flatMap((petId) => visible(m, petId).map((p) => p.upload.photoId)));
 };
 
 /** A whole upload published with `token` when given: the photo the store answers (this one, or the one the token already had). */
@@ -390,6 +395,7 @@ export const photoStoreContract = (
 
   describe(`PhotoStore contract: ${name}`, function () {
     photoCreationTokenCases(make, options);
+    photoPagesCases(make);
 
     it('an upload is invisible until it is published; then it is listed, found and read back whole', () =>
       withFixture(make, async ({ store }) => {

@@ -3,7 +3,14 @@
 import { expect } from 'chai';
 import type { ApiKeyStore, Caller, NewEvent, PetRecord } from '../src/index.js';
 import { KeyAdmin, PetMaintenance } from '../src/index.js';
-import { ManualClock, SeededRandom, forwardingKeys, forwardingPets, nodeDigests } from '../test-support/index.js';
+import {
+  entryOf,
+  ManualClock,
+  SeededRandom,
+  forwardingKeys,
+  forwardingPets,
+  nodeDigests,
+} from '../test-support/index.js';
 import { ApiKeyStoreModel } from './support/api-key-store-model.js';
 import { OrderStoreModel, PetStoreModel } from './support/flow-stores.js';
 
@@ -61,7 +68,7 @@ describe('the events the use cases ask their writes to record (docs/rules.md §1
 
   it('a PATCH of a pet records pet.updated with the pet after it, following its new category only when the category changed', async () => {
     const pets = new PetStoreModel();
-    const { id } = await pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
+    const { id } = await pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
     const recorded: NewEvent[] = [];
     const store = {
       ...forwardingPets(pets),

@@ -5,8 +5,9 @@ import type {
   StoredApiKey,
   ConsumeRequest,
   ConsumeResult,
+  ListedPet,
   Pet,
-  PetDraft,
+  PetEntry,
   PetHold,
   PetListQuery,
   PetRecord,
@@ -15,8 +16,16 @@ import type {
   QuotaStore,
   SubjectState,
 } from '../src/index.js';
-import { apiKeyRecord, consumeQuota, DEFAULT_BAN_RULE, PLAN_QUOTAS, StoreUnavailableError } from '../src/index.js';
-import { FaultInjector, nodeDigests } from '../test-support/index.js';
+import {
+  apiKeyRecord,
+  consumeQuota,
+  DEFAULT_BAN_RULE,
+  nameKeysOf,
+  PLAN_QUOTAS,
+  StoreUnavailableError,
+} from '../src/index.js';
+import { entryOf, FaultInjector, nodeDigests } from '../test-support/index.js';
+import { modelList } from '../test-support/pet-list.model.js';
 
 const notUsed = (): never => {
   throw new Error('not used in these tests');
@@ -24,12 +33,15 @@ const notUsed = (): never => {
 
 class Pets implements PetRepository {
   readonly rows: Pet[] = [];
+  readonly shuffleKeys = new Map<number, number>();
   readonly tokens = new Map<string, Pet>();
-  async create(draft: PetDraft, token?: string): Promise<Pet> {
+  async create(entry: PetEntry, token?: string): Promise<Pet> {
     const earlier = token === undefined ? undefined : this.tokens.get(token);
     if (earlier !== undefined) return earlier;
-    const pet = { id: this.rows.length + 1, ...draft };
+    const { name, categoryId, status, shuffleKey } = entry;
+    const pet = { id: this.rows.length + 1, name, categoryId, status };
     this.rows.push(pet);
+    this.shuffleKeys.set(pet.id, shuffleKey);
     if (token !== undefined) this.tokens.set(token, pet);
     return pet;
   }
@@ -40,8 +52,11 @@ class Pets implements PetRepository {
     const pet = this.rows.find((p) => p.id === id);
     return pet && { ...pet, revision: 0, orderId: null, statusPatchedAt: null };
   }
-  async list(q: PetListQuery): Promise<readonly Pet[]> {
-    return this.rows.filter((p) => p.id > q.afterId).slice(0, q.limit);
+  async list(q: PetListQuery): Promise<readonly ListedPet[]> {
+    return modelList(
+      this.rows.map((pet) => ({ pet, shuffleKey: this.shuffleKeys.get(pet.id)!, ...nameKeysOf(pet.name) })),
+      q,
+    );
   }
   // Maintenance: the pet stores have their own contract suite.
   update = notUsed;
@@ -89,7 +104,7 @@ class Keys implements ApiKeyStore {
   revoke = notUsed;
 }
 
-const draft: PetDraft = { name: 'Rex', categoryId: 1, status: 'available' };
+const draft = { name: 'Rex', categoryId: 1, status: 'available' } as const;
 const consume: ConsumeRequest = {
   subject: 's',
   now: Date.UTC(2027, 0, 1),
@@ -111,9 +126,9 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const faults = new FaultInjector();
     const inner = new Pets();
     const pets = faults.petRepository(inner);
-    const pet = await pets.create(draft);
+    const pet = await pets.create(entryOf(draft));
     expect(await pets.findById(pet.id)).to.deep.equal({ ...pet, revision: 0, orderId: null, statusPatchedAt: null });
-    expect(await pets.list({ afterId: 0, limit: 10 })).to.deep.equal([pet]);
+    expect(await pets.list({ order: { sort: 'id' }, limit: 10 })).to.deep.equal([pet]);
     expect(faults.calls.map((c) => `${c.method}:${c.mode}`)).to.deep.equal([
       'create:pass',
       'findById:pass',
@@ -125,9 +140,11 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const faults = new FaultInjector();
     const inner = new Pets();
     const pets = faults.petRepository(inner);
-    const plain = await pets.create(draft);
-    const tokened = await pets.create(draft, 'tok-1');
-    expect(await pets.create(draft, 'tok-1'), 'the store saw the token: one pet for it').to.deep.equal(tokened);
+    const plain = await pets.create(entryOf(draft));
+    const tokened = await pets.create(entryOf(draft), 'tok-1');
+    expect(await pets.create(entryOf(draft), 'tok-1'), 'the store saw the token: one pet for it').to.deep.equal(
+      tokened,
+    );
     expect(await pets.findByCreationToken('tok-1')).to.deep.equal(tokened);
     expect(inner.rows.map((p) => p.id)).to.deep.equal([plain.id, tokened.id]);
     expect(faults.calls.map((c) => [c.method, c.write, c.args.length])).to.deep.equal([
@@ -141,7 +158,7 @@ describe('FaultInjector (test support): switchable faults around any port', func
   it('fail: throws StoreUnavailableError and the store never sees the call', async () => {
     const faults = new FaultInjector().set('fail');
     const inner = new Pets();
-    const error = await rejection(faults.petRepository(inner).create(draft));
+    const error = await rejection(faults.petRepository(inner).create(entryOf(draft)));
     expect(error).to.be.instanceOf(StoreUnavailableError);
     expect(inner.rows).to.have.length(0);
     expect(faults.calls[0]).to.deep.include({
@@ -158,7 +175,7 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const pets = new Pets();
     const quotas = new Quotas();
     const keys = new Keys();
-    expect(await rejection(faults.petRepository(pets).create(draft))).to.be.instanceOf(StoreUnavailableError);
+    expect(await rejection(faults.petRepository(pets).create(entryOf(draft)))).to.be.instanceOf(StoreUnavailableError);
     expect(await rejection(faults.quotaStore(quotas).consume(consume))).to.be.instanceOf(StoreUnavailableError);
     const record = apiKeyRecord(nodeDigests, 'k', 'pro') as ApiKeyRecord;
     expect(await rejection(faults.apiKeyStore(keys).save(record))).to.be.instanceOf(StoreUnavailableError);

@@ -15,7 +15,9 @@ import {
   validatePetPatch,
   type Caller,
   type Pet,
+  type ListedPet,
   type PetChanges,
+  type PetEdit,
   type PetRecord,
   type PetRepository,
 } from '../src/index.js';
@@ -266,7 +268,9 @@ class OnePetStore implements PetRepository {
   async findById(id: number): Promise<PetRecord | undefined> {
     return this.pets.get(id);
   }
-  list = async (): Promise<Pet[]> => [...this.pets.values()];
+  async list(): Promise<ListedPet[]> {
+    throw new Error('not used');
+  }
   async findHold(id: number) {
     const pet = this.pets.get(id);
     return pet && { status: pet.status, orderId: pet.orderId };
@@ -284,8 +288,12 @@ class OnePetStore implements PetRepository {
     this.interfere = undefined;
     return true;
   }
-  async update(id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> {
+  /** The edits `update` was given, in order. */
+  readonly edits: PetEdit[] = [];
+  async update(id: number, revision: number, edit: PetEdit, at: string): Promise<PetRecord | undefined> {
     this.updates++;
+    this.edits.push(edit);
+    const { nameKeys: _nameKeys, ...changes } = edit;
     if (this.lose(id)) return undefined;
     const pet = this.pets.get(id);
     if (pet === undefined || pet.revision !== revision || (changes.status !== undefined && pet.orderId !== null))
@@ -324,6 +332,23 @@ describe('PetMaintenance (docs/rules.md §12): the use case', () => {
     return { store, maintenance: new PetMaintenance(store, noOrders, THREE_CATEGORIES, clock, afterWithdrawal) };
   };
   const codeOf = (r: { ok: boolean; error?: { code: string } }) => (r.ok ? 'ok' : r.error!.code);
+
+  it('a rename hands the store the new name with its search keys (docs/rules.md §16), in the one update; other changes carry none', async () => {
+    const { store, maintenance } = setup();
+    expect(codeOf(await maintenance.patch(ADMIN, '5', { name: 'Réx  the Old', status: 'sold' }))).to.equal('ok');
+    expect(codeOf(await maintenance.patch(ADMIN, '5', { categoryId: 2 }))).to.equal('ok');
+    expect(codeOf(await maintenance.patch(ADMIN, '5', { name: 'Réx  the Old' })), 'the same name: no change').to.equal(
+      'ok',
+    );
+    expect(store.edits).to.deep.equal([
+      {
+        name: 'Réx  the Old',
+        status: 'sold',
+        nameKeys: { words: ['rex', 'the', 'old'], nameKey: 'rex  the old' },
+      },
+      { categoryId: 2 },
+    ]);
+  });
 
   it('a client key gets 403 on both operations, whatever the id, body or If-Match, before anything is looked up', async () => {
     const maintenance = new PetMaintenance(

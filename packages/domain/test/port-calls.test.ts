@@ -8,6 +8,7 @@ import {
   type PortCall,
   type PortName,
 } from '../src/index.js';
+import { entryOf } from '../test-support/index.js';
 
 /** Stands for any adapter: every method it is asked for answers `answer:<name>` and records the call, its arguments and `this`. */
 class Recorder {
@@ -72,6 +73,7 @@ describe('port calls: one wrapper for every method of every store port', () => {
         'find',
         'findByCreationToken',
         'list',
+        'listOfPets',
         'pets',
         'publish',
         'putFile',
@@ -158,8 +160,8 @@ describe('port calls: one wrapper for every method of every store port', () => {
   it('passes the arguments exactly as given: a create without a creation token reaches the store without one (docs/rules.md §10)', () => {
     const recorder = new Recorder();
     const pets = wrapPort('PetRepository', recorder.port<'PetRepository'>(), (_call, forward) => forward());
-    void pets.create({ name: 'Rex', categoryId: 1, status: 'available' });
-    void pets.create({ name: 'Rex', categoryId: 1, status: 'available' }, 'tok');
+    void pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }));
+    void pets.create(entryOf({ name: 'Rex', categoryId: 1, status: 'available' }), 'tok');
     expect(recorder.calls.map((c) => c.args.length)).to.deep.equal([1, 2]);
   });
 

@@ -8,7 +8,9 @@ import type {
   CategoryNameTaken,
   CategoryRepository,
   NewCategory,
+  ListedPet,
   Pet,
+  PetEntry,
   PetHold,
   PetRecord,
   PetListQuery,
@@ -30,38 +32,34 @@ import {
   PetCatalog,
 } from '../src/index.js';
 import { ManualClock } from '../test-support/manual-clock.js';
-import { nodeDigests } from '../test-support/index.js';
+import { entryOf, nodeDigests, SeededRandom, testPhotoLinks } from '../test-support/index.js';
+import { listModelPet, modelList, type ListModelPet } from '../test-support/pet-list.model.js';
+import { PhotoStoreModel } from './support/photo-store-model.js';
 
 /** A deliberately simple repository for use-case tests: the adapters have their own contract suite. */
 class ArrayRepository implements PetRepository {
-  readonly pets: Pet[] = [];
+  readonly pets: ListModelPet[] = [];
   lastQuery: PetListQuery | undefined;
   readonly tokens = new Map<string, Pet>();
-  async create(d: Omit<Pet, 'id'>, token?: string): Promise<Pet> {
+  async create(entry: PetEntry, token?: string): Promise<Pet> {
     const earlier = token === undefined ? undefined : this.tokens.get(token);
     if (earlier !== undefined) return earlier;
-    const pet = { id: this.pets.length + 1, ...d };
-    this.pets.push(pet);
-    if (token !== undefined) this.tokens.set(token, pet);
-    return pet;
+    const row = listModelPet(this.pets.length + 1, entry);
+    this.pets.push(row);
+    if (token !== undefined) this.tokens.set(token, row.pet);
+    return row.pet;
   }
   async findByCreationToken(token: string): Promise<Pet | undefined> {
     return this.tokens.get(token);
   }
   async findById(id: number): Promise<PetRecord | undefined> {
-    const pet = this.pets.find((p) => p.id === id);
-    return pet && { ...pet, revision: 0, orderId: null, statusPatchedAt: null };
+    const row = this.pets.find((p) => p.pet.id === id);
+    if (row === undefined) return undefined;
+    return { ...row.pet, revision: 0, orderId: null, statusPatchedAt: null };
   }
-  async list(q: PetListQuery): Promise<readonly Pet[]> {
+  async list(q: PetListQuery): Promise<readonly ListedPet[]> {
     this.lastQuery = q;
-    return this.pets
-      .filter(
-        (p) =>
-          (q.status === undefined || p.status === q.status) &&
-          (q.categoryId === undefined || p.categoryId === q.categoryId) &&
-          p.id > q.afterId,
-      )
-      .slice(0, q.limit);
+    return modelList(this.pets, q);
   }
   async findHold(id: number): Promise<PetHold | undefined> {
     const pet = await this.findById(id);
@@ -88,9 +86,12 @@ describe('PetCatalog use cases', () => {
   const setup = async (n = 0) => {
     const repo = new ArrayRepository();
     const clock = new ManualClock(Date.UTC(2027, 0, 1));
-    const catalog = new PetCatalog(repo, THREE_CATEGORIES, clock);
+    const catalog = new PetCatalog(repo, THREE_CATEGORIES, clock, new SeededRandom(), {
+      store: new PhotoStoreModel(),
+      links: testPhotoLinks,
+    });
     for (let i = 0; i < n; i++)
-      await repo.create({ name: `p${i}`, categoryId: 1, status: i % 2 ? 'sold' : 'available' });
+      await repo.create(entryOf({ name: `p${i}`, categoryId: 1, status: i % 2 ? 'sold' : 'available' }));
     return { repo, clock, catalog };
   };
 
@@ -108,7 +109,7 @@ describe('PetCatalog use cases', () => {
     const page = await catalog.listPets();
     expect(LIMIT_DEFAULT).to.equal(20);
     expect(page.ok && page.value.items).to.have.length(20);
-    expect(repo.lastQuery).to.deep.equal({ afterId: 0, limit: 21 });
+    expect(repo.lastQuery).to.deep.equal({ order: { sort: 'id' }, limit: 21 });
     expect(page.ok && decodeCursor(page.value.nextCursor!, 'pets')).to.equal(20);
   });
 
@@ -181,7 +182,7 @@ describe('PetCatalog use cases', () => {
   it('listPets filters by categoryId (a canonical positive decimal up to 2^53 − 1), alone or with status, with the cursor bound to both', async () => {
     const { catalog, repo } = await setup();
     for (let i = 0; i < 12; i++)
-      await repo.create({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 ? 'sold' : 'available' });
+      await repo.create(entryOf({ name: `p${i}`, categoryId: 1 + (i % 3), status: i % 2 ? 'sold' : 'available' }));
     const ids = async (input: Record<string, unknown>) => {
       const r = await catalog.listPets(input);
       if (!r.ok) throw new Error(r.error.message);
@@ -191,7 +192,7 @@ describe('PetCatalog use cases', () => {
     expect(await ids({ categoryId: 2 })).to.deep.equal([2, 5, 8, 11]);
     expect(await ids({ categoryId: '2', status: 'sold' })).to.deep.equal([2, 8]);
     expect(await ids({ categoryId: '9007199254740991' })).to.deep.equal([]);
-    expect(repo.lastQuery).to.deep.equal({ categoryId: Number.MAX_SAFE_INTEGER, afterId: 0, limit: 21 });
+    expect(repo.lastQuery).to.deep.equal({ categoryIds: [Number.MAX_SAFE_INTEGER], order: { sort: 'id' }, limit: 21 });
     for (const categoryId of [
       '0',
       '-1',

@@ -21,6 +21,7 @@ import { boundedPhotoStore, boundedPorts, boundedWebhookStore, withDeadline } fr
 import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
 import { ServerEvents } from '../events.js';
 import { ServerWebhooks } from '../webhooks.js';
+import { keyedPhotoLinks } from '../photo-links.js';
 
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline and
@@ -116,10 +117,24 @@ export const coreModule = new ContainerModule(({ bind }) => {
       ],
     )
     .inSingletonScope();
+  bind(TOKENS.PhotoLinks).toConstantValue(keyedPhotoLinks);
   bind(TOKENS.PetCatalog)
     .toResolvedValue(
-      (ports, clock) => new PetCatalog(ports.pets, ports.categories, clock),
-      [BOUNDED_PORTS, TOKENS.Clock],
+      (ports, clock, random, photos, links, ms, lifecycle, circuit) =>
+        new PetCatalog(ports.pets, ports.categories, clock, random, {
+          store: lifecycle.inProcess === true ? photos : boundedPhotoStore(photos, ms, circuit),
+          links,
+        }),
+      [
+        BOUNDED_PORTS,
+        TOKENS.Clock,
+        TOKENS.Random,
+        TOKENS.PhotoStore,
+        TOKENS.PhotoLinks,
+        TOKENS.StoreDeadlineMs,
+        TOKENS.StoreLifecycle,
+        STORE_CIRCUIT,
+      ],
     )
     .inSingletonScope();
   bind(TOKENS.CategoryCatalog)

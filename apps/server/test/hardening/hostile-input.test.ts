@@ -184,7 +184,7 @@ describe('hardening: hostile input gets a clear 4xx or a closed connection, neve
     const pets = new PetRepositoryInMemory();
     const orders = new OrderRepositoryInMemory();
     const app = createHttpApp({
-      catalog: new PetCatalog(pets, categories, clock),
+      catalog: new PetCatalog(pets, categories, clock, new SystemRandom()),
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, orders, clock),
       maintenance: new PetMaintenance(pets, orders, categories, clock),

@@ -139,7 +139,7 @@ describe('hardening: log levels (a client fault is info or warn, never error)', 
     const categories = new CategoryRepositoryInMemory();
     const pets = new PetRepositoryInMemory();
     const app = createHttpApp({
-      catalog: new PetCatalog(pets, categories, clock),
+      catalog: new PetCatalog(pets, categories, clock, new SystemRandom()),
       categories: new CategoryCatalog(categories),
       adoption: new Adoption(pets, new OrderRepositoryInMemory(), clock),
       maintenance: new PetMaintenance(pets, new OrderRepositoryInMemory(), categories, clock),

@@ -37,7 +37,7 @@ import {
   type PlanName,
   type Quota,
 } from '@petstore/domain';
-import { ManualClock, SeededRandom, nodeDigests } from '@petstore/domain/testing';
+import { ManualClock, SeededRandom, nodeDigests, testPhotoLinks } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -371,7 +371,10 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
   const longPolls = new LongPolls();
   const app = createHttpApp(
     {
-      catalog: new PetCatalog(repository, categoryRepository, clock),
+      catalog: new PetCatalog(repository, categoryRepository, clock, new SeededRandom('http-test-pets'), {
+        store: options.wrapPhotoStore?.(photoStore) ?? photoStore,
+        links: testPhotoLinks,
+      }),
       categories: new CategoryCatalog(categoryRepository, clock),
       adoption: new Adoption(repository, orders, clock),
       maintenance: new PetMaintenance(repository, orders, categoryRepository, clock, options.afterWithdrawal),

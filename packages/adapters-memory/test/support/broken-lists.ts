@@ -1,4 +1,4 @@
-import type { ApiKeyStore, CategoryRepository, OrderRepository, PetRepository } from '@petstore/domain';
+import type { ApiKeyStore, CategoryRepository, OrderRepository, PetListQuery, PetRepository } from '@petstore/domain';
 import { forwardingCategories, forwardingKeys, forwardingOrders, forwardingPets } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
@@ -38,11 +38,19 @@ const query = <Q extends { readonly afterId: number; readonly limit: number }>(d
 const rows = <T>(defect: ListDefect, answer: readonly T[], limit: number): readonly T[] =>
   defect.rows === undefined ? answer : defect.rows(answer, limit);
 
+/** `query` for a pet list: the position of an ascending id order is the one moved (the other orders keep theirs). */
+const petQuery = (defect: ListDefect, q: PetListQuery): PetListQuery => {
+  const { order } = q;
+  if (order.sort !== 'id') return { ...q, limit: defect.limit === undefined ? q.limit : defect.limit(q.limit) };
+  const { afterId, limit } = query(defect, { afterId: order.after ?? 0, limit: q.limit });
+  return { ...q, limit, order: afterId === 0 ? { sort: 'id' } : { sort: 'id', after: afterId } };
+};
+
 export const brokenPets = (defect: ListDefect): PetRepository => {
   const inner = new PetRepositoryInMemory();
   return {
     ...forwardingPets(inner),
-    list: async (q) => rows(defect, await inner.list(query(defect, q)), q.limit),
+    list: async (q) => rows(defect, await inner.list(petQuery(defect, q)), q.limit),
   };
 };
 

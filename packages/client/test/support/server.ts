@@ -102,7 +102,7 @@ export const startServer = async (options: ServerOptions = {}): Promise<ClientTe
   );
   if (options.webhookHosts !== undefined) dispatcher.start();
   const app = createHttpApp({
-    catalog: new PetCatalog(pets, categories, clock),
+    catalog: new PetCatalog(pets, categories, clock, random),
     categories: new CategoryCatalog(categories, clock),
     adoption: new Adoption(pets, orders, clock),
     maintenance: new PetMaintenance(pets, orders, categories, clock),

@@ -54,6 +54,72 @@ export const decodeCursor = (cursor: string, scope: string): number | undefined 
 };
 
 /**
+ * The cursors of the orders that are not by id (docs/rules.md §16): the position is the sort's own
+ * key and the id, (name, id) or (shuffle key, id). The key travels as text: its UTF-8 bytes, between
+ * the id and the checksum (`k1.<id>.<key>.<sum>`, base64url), so a key may hold any character, dots
+ * included. A name sort's cursor carries the pet's name, not its folded key (the fold can make a
+ * name longer, and the use case folds it again): at most 200 characters of 4 bytes.
+ */
+const KEYED_VERSION = 'k1';
+
+/** A position of a keyed order: the row's key as text, and its id. */
+export interface KeyedPosition {
+  readonly key: string;
+  readonly id: number;
+}
+
+/** The longest cursor `encodeKeyedCursor` issues for keys of at most `maxKeyBytes` UTF-8 bytes. */
+export const keyedCursorBound = (maxKeyBytes: number): number => {
+  // The version, a 16-digit id, the key, a checksum of at most 11 base-36 digits, three dots.
+  const text = KEYED_VERSION.length + 16 + maxKeyBytes + 11 + 3;
+  return Math.ceil((text * 4) / 3);
+};
+
+/** The UTF-8 bytes of well-formed text, one code unit 0…255 each. */
+const utf8Of = (text: string): string =>
+  encodeURIComponent(text).replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+/** The text UTF-8 bytes spell; `undefined` when they are not UTF-8 (`decodeURIComponent` refuses overlong forms and surrogates). */
+const textOfUtf8 = (bytes: string): string | undefined => {
+  try {
+    return decodeURIComponent(bytes.replace(/[\s\S]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  } catch {
+    return undefined;
+  }
+};
+
+const keyedBody = (position: KeyedPosition): string => `${KEYED_VERSION}.${position.id}.${utf8Of(position.key)}`;
+
+/** The cursor of the page that starts after `position` of the keyed listing `scope`. */
+export const encodeKeyedCursor = (position: KeyedPosition, scope: string): string => {
+  const body = keyedBody(position);
+  return base64UrlOfText(`${body}.${checksum(`${body}|${scope}`)}`);
+};
+
+/**
+ * The position a keyed cursor holds, when this service made it for this very listing (`scope`) and
+ * it is at most `maxLength` long; `undefined` when it is malformed, altered, or made for another
+ * listing (an id cursor included: its version differs).
+ */
+export const decodeKeyedCursor = (cursor: string, scope: string, maxLength: number): KeyedPosition | undefined => {
+  if (cursor.length > maxLength) return undefined;
+  const text = textOfBase64Url(cursor);
+  if (text === undefined) return undefined;
+  const idStart = text.indexOf('.') + 1;
+  const keyStart = text.indexOf('.', idStart) + 1;
+  const sumStart = text.lastIndexOf('.') + 1;
+  if (idStart === 0 || keyStart === 0 || sumStart <= keyStart || text.slice(0, idStart) !== `${KEYED_VERSION}.`)
+    return undefined;
+  const idText = text.slice(idStart, keyStart - 1);
+  if (!/^[1-9][0-9]{0,15}$/.test(idText)) return undefined;
+  const id = Number(idText);
+  const key = textOfUtf8(text.slice(keyStart, sumStart - 1));
+  if (!Number.isSafeInteger(id) || key === undefined) return undefined;
+  const body = text.slice(0, sumStart - 1);
+  return text.slice(sumStart) === checksum(`${body}|${scope}`) ? { key, id } : undefined;
+};
+
+/**
  * The scope of a listing: the list's name and its filters (absent ones left out), in one canonical
  * text, so that the same listing always has the same scope and two different ones never do.
  */

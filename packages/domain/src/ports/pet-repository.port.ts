@@ -1,4 +1,6 @@
-import type { Pet, PetChanges, PetDraft, PetRecord, PetStatus } from '../pet/pet.js';
+import type { Pet, PetRecord, PetStatus } from '../pet/pet.js';
+import type { PetEdit, PetEntry } from '../pet/keys.js';
+import type { KeyedRow } from '../pet/fold.js';
 import type { Recorder } from '../events/event.js';
 
 /** A pet's adoption state: its status and the open order that reserves it, if any. */
@@ -8,15 +10,36 @@ export interface PetHold {
   readonly orderId: number | null;
 }
 
+/**
+ * The order of a list (docs/rules.md §16) and the position in it after which the page starts
+ * (absent: at the start), as the sort's own key: `id` ascending id; `-id` descending id; `name` by
+ * (name key, id), strings in code-point order (`compareKeyedRows`); `random` by the shuffle key's
+ * place on the circle that starts at `start` (`shuffleStart` of the seed), then id (`compareShuffled`).
+ */
+export type PetOrder =
+  | { readonly sort: 'id' | '-id'; readonly after?: number }
+  | { readonly sort: 'name'; readonly after?: KeyedRow<string> }
+  | { readonly sort: 'random'; readonly start: number; readonly after?: KeyedRow<number> };
+
+/** Which pets a list answers, in which order, from where, how many. Each filter absent: no filter; given: never empty. */
 export interface PetListQuery {
-  /** Only pets with this status; all pets when absent. */
-  readonly status?: PetStatus;
-  /** Only pets of this category; all categories when absent. */
-  readonly categoryId?: number;
-  /** Only pets whose id is greater than this (0 for the first page). */
-  readonly afterId: number;
+  /** Only pets with one of these statuses (distinct). */
+  readonly statuses?: readonly PetStatus[];
+  /** Only pets of one of these categories (distinct, at most 20). */
+  readonly categoryIds?: readonly number[];
+  /** Only pets whose name has, for each of these folded words (a checked `q`), a folded word that begins with it (`nameMatches`). */
+  readonly words?: readonly string[];
+  readonly order: PetOrder;
   /** At most this many rows (the use case asks for one more than the page size). */
   readonly limit: number;
+}
+
+/**
+ * A pet as `list` answers it: the `Pet`, and, for `sort=random`, its shuffle key (as stored), which
+ * the page's cursor holds. Other orders may leave the key out.
+ */
+export interface ListedPet extends Pet {
+  readonly shuffleKey?: number;
 }
 
 /**
@@ -37,14 +60,14 @@ export interface PetListQuery {
  */
 export interface PetRepository {
   /**
-   * Stores a pet (with no hold: `orderId` null) under a new id: positive, unique, never reused, and greater than every id
+   * Stores a pet (with no hold: `orderId` null) and its search keys (`PetEntry`, as given) under a new id: positive, unique, never reused, and greater than every id
    * assigned before (assigned atomically, also under concurrent creates).
    * With a creation `token` (docs/rules.md §10, `IdempotentCreation`) the pet carries it, written with the pet in the same
    * single write, and tokens are unique: when a pet already carries this token, nothing is stored and the answer is that
    * pet (of N creates with one token, also concurrent, also across processes, exactly one pet is stored), also when that
    * pet was withdrawn since (then as it was when withdrawn).
    */
-  create(draft: PetDraft, token?: string, record?: Recorder<Pet>): Promise<Pet>;
+  create(entry: PetEntry, token?: string, record?: Recorder<Pet>): Promise<Pet>;
   /**
    * The pet created with this creation token, or `undefined` when none was (docs/rules.md §10). A pet withdrawn since is
    * still found, as it was when withdrawn: its status is the last listed one, never a status of its own for withdrawn pets.
@@ -52,8 +75,12 @@ export interface PetRepository {
   findByCreationToken(token: string): Promise<Pet | undefined>;
   /** The pet as stored (revision, hold, last status change by `PATCH`), or `undefined` when no pet has this id or it was withdrawn. */
   findById(id: number): Promise<PetRecord | undefined>;
-  /** Matching pets (by status, category, both or neither) with `id > afterId`, in ascending id order, at most `limit` of them. */
-  list(query: PetListQuery): Promise<readonly Pet[]>;
+  /**
+   * The first `limit` pets that match every filter of `query` and come after its position, in its
+   * order (docs/rules.md §16). Served from indexes, never by reading every pet: the plain list (ascending
+   * id, at most one status and one category, no words) costs what it always did.
+   */
+  list(query: PetListQuery): Promise<readonly ListedPet[]>;
   /** The pet's hold, or `undefined` when no pet has this id. */
   findHold(id: number): Promise<PetHold | undefined>;
   /**
@@ -71,12 +98,13 @@ export interface PetRepository {
    * is not withdrawn, its revision is `revision` and — when `changes` has a `status` — it holds no
    * order, set the fields of `changes` (and `statusPatchedAt` to `at` when `status` is among them),
    * move the revision, and answer the pet after it; otherwise change nothing and answer `undefined`.
-   * `changes` holds at least one field, each different from the stored one.
+   * `changes` holds at least one field, each different from the stored one; a new name comes with
+   * its keys (`PetEdit`), stored in the same write, so that search and the name order follow it at once.
    */
   update(
     id: number,
     revision: number,
-    changes: PetChanges,
+    changes: PetEdit,
     at: string,
     record?: Recorder<Pet>,
   ): Promise<PetRecord | undefined>;

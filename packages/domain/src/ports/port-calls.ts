@@ -75,6 +75,7 @@ export const PORT_METHODS: { readonly [N in PortName]: PortMethods<NamedPorts[N]
     findByCreationToken: 'read',
     abandon: 'write',
     list: 'read',
+    listOfPets: 'read',
     find: 'read',
     read: 'read',
     delete: 'write',

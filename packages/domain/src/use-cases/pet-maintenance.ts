@@ -10,6 +10,7 @@ import type { PetRecord } from '../pet/pet.js';
 import { parsePetId, validatePetPatch } from '../pet/validate.js';
 import { entityTag, ifMatchAllows, parseIfMatch, type IfMatch } from '../conditional/entity-tags.js';
 import { changesOf, isNoChange, patchConflict, withdrawalConflict } from '../pet/maintenance.js';
+import { petEdit } from '../pet/keys.js';
 import { timestamp } from '../order/order.js';
 import { MAX_ROUNDS, OrderRepair } from './order-repair.js';
 import { petUpdated, petWithdrawn } from '../events/recorders.js';
@@ -94,10 +95,11 @@ export class PetMaintenance {
       const conflict = patchConflict(pet.value, changes);
       if (conflict !== undefined) return fail(conflict);
       const at = timestamp(this.clock.now());
+      // A new name is stored with its search keys (docs/rules.md §16), in the same conditional write.
       const updated = await this.pets.update(
         petId.value,
         pet.value.revision,
-        changes,
+        petEdit(changes),
         at,
         petUpdated(at, changes.categoryId !== undefined),
       );

@@ -4,15 +4,18 @@ import type {
   OrderRecord,
   OrderRepository,
   OrderState,
+  ListedPet,
   Pet,
-  PetChanges,
-  PetDraft,
+  PetEdit,
+  PetEntry,
   PetHold,
   PetListQuery,
   PetRecord,
   PetRepository,
   PetStatus,
 } from '../../src/index.js';
+import { nameKeysOf } from '../../src/index.js';
+import { modelList } from '../../test-support/pet-list.model.js';
 
 /**
  * Plain pet and order stores for the adoption use case's own tests (the adapters prove themselves
@@ -31,6 +34,8 @@ interface ModelPet {
   statusPatchedAt: string | null;
   withdrawn: boolean;
   readonly token?: string;
+  /** As created (`PetEntry`); 0 for a pet the test adds directly. */
+  readonly shuffleKey: number;
 }
 
 const asPet = (pet: ModelPet): Pet => ({ id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
@@ -59,6 +64,7 @@ export class PetStoreModel implements PetRepository {
       statusPatchedAt: null,
       withdrawn: false,
       ...(token === undefined ? {} : { token }),
+      shuffleKey: 0,
     });
     return id;
   }
@@ -75,14 +81,15 @@ export class PetStoreModel implements PetRepository {
     return pet === undefined || pet.withdrawn ? undefined : pet;
   }
 
-  create = async (draft: PetDraft, token?: string): Promise<Pet> => {
+  create = async (draft: PetEntry, token?: string): Promise<Pet> => {
     const earlier = token === undefined ? undefined : await this.findByCreationToken(token);
     if (earlier !== undefined) return earlier;
     const id = this.add(draft.status, null, token);
     const pet = this.pet(id);
     pet.name = draft.name;
     pet.categoryId = draft.categoryId;
-    return asPet(pet);
+    this.pets.set(id, { ...pet, shuffleKey: draft.shuffleKey });
+    return asPet(this.pet(id));
   };
   findByCreationToken = async (token: string): Promise<Pet | undefined> => {
     const pet = [...this.pets.values()].find((p) => p.token === token);
@@ -92,17 +99,13 @@ export class PetStoreModel implements PetRepository {
     const pet = this.live(id);
     return pet && asRecord(pet);
   };
-  list = async (query: PetListQuery): Promise<readonly Pet[]> =>
-    [...this.pets.values()]
-      .filter(
-        (p) =>
-          !p.withdrawn &&
-          p.id > query.afterId &&
-          (query.status === undefined || p.status === query.status) &&
-          (query.categoryId === undefined || p.categoryId === query.categoryId),
-      )
-      .slice(0, query.limit)
-      .map(asPet);
+  list = async (query: PetListQuery): Promise<readonly ListedPet[]> =>
+    modelList(
+      [...this.pets.values()]
+        .filter((p) => !p.withdrawn)
+        .map((p) => ({ pet: asPet(p), shuffleKey: p.shuffleKey, ...nameKeysOf(p.name) })),
+      query,
+    );
   findHold = async (id: number): Promise<PetHold | undefined> => {
     this.calls.push(`findHold ${id}`);
     const pet = this.live(id);
@@ -117,7 +120,7 @@ export class PetStoreModel implements PetRepository {
     pet.revision++;
     return true;
   };
-  update = async (id: number, revision: number, changes: PetChanges, at: string): Promise<PetRecord | undefined> => {
+  update = async (id: number, revision: number, changes: PetEdit, at: string): Promise<PetRecord | undefined> => {
     const pet = this.live(id);
     if (pet === undefined || pet.revision !== revision || (changes.status !== undefined && pet.orderId !== null))
       return undefined;

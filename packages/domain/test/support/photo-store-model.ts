@@ -101,6 +101,13 @@ export class PhotoStoreModel implements PhotoStore {
     return this.published().filter((p) => p.petId === petId);
   }
 
+  async listOfPets(petIds: readonly number[]): Promise<readonly StoredPhoto[]> {
+    this.calls.push('listOfPets');
+    return this.published()
+      .filter((p) => petIds.includes(p.petId))
+      .sort((a, b) => a.petId - b.petId || a.id - b.id);
+  }
+
   async find(petId: number, photoId: number): Promise<StoredPhoto | undefined> {
     this.calls.push('find');
     const photo = this.places.get(photoId)?.photo;

@@ -1,0 +1,305 @@
+import {
+  compareCodePoints,
+  compareKeyedRows,
+  compareShuffled,
+  drivingWord,
+  nameMatches,
+  PET_STATUSES,
+  prefixRange,
+  shufflePosition,
+  shuffleRanges,
+  type KeyedRow,
+  type ListedPet,
+  type NameQuery,
+  type Pet,
+  type PetListQuery,
+  type PetNameKeys,
+  type PetOrder,
+  type PetSearchKeys,
+  type PetStatus,
+} from '@petstore/domain';
+import type { OrderedIndex } from './ordered-index.js';
+import { SortedIndex, type KeyRange } from './sorted-index.js';
+import { concatWalks, mergeWalks, type RowWalk } from './row-walk.js';
+
+/** A listed pet as the finder knows it: the repository's object, and its search keys. */
+interface Entry {
+  readonly pet: Pet;
+  readonly keys: PetSearchKeys;
+}
+
+/**
+ * The id indexes that hold the pets of a filter (statuses and categories, each any of; absent: any):
+ * every row of each matches both, no pet is in two of them. The repository's own indexes.
+ */
+export type IdSources = (
+  statuses: readonly PetStatus[] | undefined,
+  categoryIds: readonly number[] | undefined,
+) => readonly OrderedIndex<Pet>[];
+
+/** Where a list walks: the order's rows from the position on, and how many rows its indexes hold in all. */
+interface Walk {
+  readonly rows: RowWalk<Entry>;
+  readonly size: number;
+}
+
+const perStatus = <T>(make: () => T): ReadonlyMap<PetStatus, T> => new Map(PET_STATUSES.map((s) => [s, make()]));
+const sizeOf = (indexes: readonly { readonly size: number }[]): number => indexes.reduce((n, ix) => n + ix.size, 0);
+
+/**
+ * The lists of the public catalogue (docs/rules.md §16) that the repository's id indexes do not
+ * answer alone: name search, lists of statuses and categories, `-id`, `name` and `random`. Besides
+ * the id indexes it keeps, per listed pet, one row of (folded word, id) per word of its name, one of
+ * (name key, id) and one of (shuffle key, id) in the indexes of its status: a create adds 2 rows and
+ * one per word. A list picks its driving structure as a small planner does, and never reads every pet:
+ *
+ * - **walk**: the order's indexes (id: the id indexes of the statuses and categories asked; name,
+ *   random: those of the statuses asked), merged, from the cursor's position on, each row checked
+ *   against what they do not guarantee (words; for name and random, the category), until `limit`
+ *   match. Reads about `limit / f` rows, f the share of rows that match.
+ * - **gather**: the candidates of the most selective filter, counted beforehand — the prefix range
+ *   of `q`'s longest word (two binary searches), or, for name and random, the pets of the categories
+ *   asked (their id indexes' sizes) — each checked, those after the position sorted by the order, the
+ *   first `limit` taken. Reads the c candidates, sorts those that match: O(c log c).
+ *
+ * Without any filter to check the walk is exact (k indexes merged: O(k log n + limit·k)). Otherwise
+ * it gathers when c ≤ limit / f, f estimated from the counts as if the filters were independent;
+ * else it walks, and, the estimate being only one, gives up after c rows and gathers. So a list
+ * costs at most about min(c, limit / f) + c log c rows: never n, and little more than a plain page
+ * when the filters are broad (the walk) or narrow (the gather). docs/design.md, "Finding pets without a scan".
+ */
+export class PetFinder {
+  private readonly entries = new Map<number, Entry>();
+  /** (folded word, id), one row per distinct word of each listed pet's name. */
+  private readonly words = new SortedIndex<string>();
+  /** Per status: (name key, id) and (shuffle key, id) of each listed pet with that status. */
+  private readonly names = perStatus(() => new SortedIndex<string>());
+  private readonly shuffles = perStatus(() => new SortedIndex<number>());
+
+  constructor(private readonly idSources: IdSources) {}
+
+  /** A new listed pet. */
+  add(pet: Pet, keys: PetSearchKeys): void {
+    this.entries.set(pet.id, { pet, keys });
+    for (const word of keys.words) this.words.insert(word, pet.id);
+    this.names.get(pet.status)!.insert(keys.nameKey, pet.id);
+    this.shuffles.get(pet.status)!.insert(keys.shuffleKey, pet.id);
+  }
+
+  /** A pet that changed (status, category or name; `nameKeys` given when its name did): its rows follow. */
+  change(next: Pet, nameKeys?: PetNameKeys): void {
+    const { keys } = this.entries.get(next.id)!;
+    this.remove(next.id);
+    this.add(
+      next,
+      nameKeys === undefined
+        ? keys
+        : { words: [...nameKeys.words], nameKey: nameKeys.nameKey, shuffleKey: keys.shuffleKey },
+    );
+  }
+
+  /** A pet that is listed no more (withdrawn). */
+  remove(id: number): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return;
+    const { pet, keys } = entry;
+    for (const word of keys.words) this.words.remove(word, id);
+    this.names.get(pet.status)!.remove(keys.nameKey, id);
+    this.shuffles.get(pet.status)!.remove(keys.shuffleKey, id);
+    this.entries.delete(id);
+  }
+
+  list(query: PetListQuery): ListedPet[] {
+    const { order, limit, categoryIds } = query;
+    // Every status is no filter.
+    const statuses = query.statuses?.length === PET_STATUSES.length ? undefined : query.statuses;
+    const q: NameQuery | undefined = query.words === undefined ? undefined : { words: query.words };
+    // A shuffle's rows carry their keys (the page's cursor holds the last one's); other rows are the pets themselves.
+    const listed = order.sort === 'random' ? withShuffleKey : (entry: Entry): ListedPet => entry.pet;
+    const categories = categoryIds === undefined ? undefined : new Set(categoryIds);
+    const inCategory = (entry: Entry): boolean => categories === undefined || categories.has(entry.pet.categoryId);
+    const named = (entry: Entry): boolean => q === undefined || nameMatches(entry.keys.words, q);
+    // The walk's indexes hold only pets of the statuses asked, and in the id orders of the categories asked too.
+    const byId = order.sort === 'id' || order.sort === '-id';
+    const walk = this.walkOf(order, statuses, categoryIds);
+    const walkMatches = byId ? named : (entry: Entry): boolean => inCategory(entry) && named(entry);
+
+    // The candidates a gather would read: the driving word's range, or (name, random) the categories' pets.
+    const wordRange = q === undefined ? undefined : prefixRange(drivingWord(q));
+    const wordRows = wordRange === undefined ? Infinity : this.words.count(wordRange);
+    const categorySources = byId || categoryIds === undefined ? undefined : this.idSources(statuses, categoryIds);
+    const categoryRows = categorySources === undefined ? Infinity : sizeOf(categorySources);
+    if (walk.size === 0 || wordRows === 0 || categoryRows === 0) return [];
+    const gatherRows = Math.min(wordRows, categoryRows);
+
+    if (gatherRows === Infinity) {
+      // Nothing to check: the walk is exact.
+      const out: ListedPet[] = [];
+      for (let entry = walk.rows.next(); entry !== undefined && out.length < limit; entry = walk.rows.next())
+        out.push(listed(entry));
+      return out;
+    }
+    const gather = (): ListedPet[] =>
+      this.gather(
+        order,
+        limit,
+        listed,
+        wordRows <= categoryRows
+          ? this.wordCandidates(wordRange!, statuses, (entry) => inCategory(entry) && named(entry))
+          : this.petsOf(categorySources!, named),
+      );
+    // The share of the walk's rows that match, as if the filters were independent.
+    const share =
+      (wordRows === Infinity ? 1 : Math.min(1, wordRows / this.entries.size)) *
+      (categoryRows === Infinity ? 1 : Math.min(1, categoryRows / walk.size));
+    if (gatherRows <= limit / share) return gather();
+    // Walk, and past as many rows as gathering reads, gather after all: the estimate was wrong.
+    const out: ListedPet[] = [];
+    let read = 0;
+    for (let entry = walk.rows.next(); entry !== undefined; entry = walk.rows.next()) {
+      if (walkMatches(entry) && out.push(listed(entry)) === limit) return out;
+      if (++read === gatherRows) return gather();
+    }
+    return out;
+  }
+
+  /** The order's rows from its position on, from the indexes of the statuses (and, for id orders, categories) asked. */
+  private walkOf(
+    order: PetOrder,
+    statuses: readonly PetStatus[] | undefined,
+    categoryIds: readonly number[] | undefined,
+  ): Walk {
+    const entryOf = (id: number): Entry => this.entries.get(id)!;
+    const mapped = <T>(rows: RowWalk<T>, idOf: (row: T) => number): RowWalk<Entry> => ({
+      next: () => {
+        const row = rows.next();
+        return row === undefined ? undefined : entryOf(idOf(row));
+      },
+    });
+    const ofStatuses = <T>(indexes: ReadonlyMap<PetStatus, T>): T[] =>
+      (statuses ?? PET_STATUSES).map((status) => indexes.get(status)!);
+    switch (order.sort) {
+      case 'id':
+      case '-id': {
+        const sources = this.idSources(statuses, categoryIds);
+        const walks = sources.map((index) =>
+          order.sort === 'id' ? index.walk(order.after ?? 0) : index.walkBack(order.after),
+        );
+        const merged = mergeWalks(walks, order.sort === 'id' ? (a, b) => a.id - b.id : (a, b) => b.id - a.id);
+        return { rows: mapped(merged, (pet) => pet.id), size: sizeOf(sources) };
+      }
+      case 'name': {
+        const sources = ofStatuses(this.names);
+        const walks = sources.map((index) => index.walk({}, order.after));
+        return { rows: mapped(mergeWalks(walks, compareKeyedRows), (row) => row.id), size: sizeOf(sources) };
+      }
+      case 'random': {
+        const sources = ofStatuses(this.shuffles);
+        const walks = sources.map((index) => shuffleWalk(index, order.start, order.after));
+        return {
+          rows: mapped(mergeWalks(walks, compareShuffled(order.start)), (row) => row.id),
+          size: sizeOf(sources),
+        };
+      }
+    }
+  }
+
+  /** The pets of the driving word's range, each once, that have a status asked and match the rest. */
+  private wordCandidates(
+    range: KeyRange<string>,
+    statuses: readonly PetStatus[] | undefined,
+    matches: (entry: Entry) => boolean,
+  ): Entry[] {
+    const seen = new Set<number>();
+    const out: Entry[] = [];
+    const rows = this.words.walk(range);
+    for (let row = rows.next(); row !== undefined; row = rows.next()) {
+      // A pet with two words in the range has two rows.
+      if (seen.has(row.id)) continue;
+      seen.add(row.id);
+      const entry = this.entries.get(row.id)!;
+      if ((statuses === undefined || statuses.includes(entry.pet.status)) && matches(entry)) out.push(entry);
+    }
+    return out;
+  }
+
+  /** The pets of these id indexes that match the rest. */
+  private petsOf(sources: readonly OrderedIndex<Pet>[], matches: (entry: Entry) => boolean): Entry[] {
+    const out: Entry[] = [];
+    for (const source of sources) {
+      const rows = source.walk(0);
+      for (let pet = rows.next(); pet !== undefined; pet = rows.next()) {
+        const entry = this.entries.get(pet.id)!;
+        if (matches(entry)) out.push(entry);
+      }
+    }
+    return out;
+  }
+
+  /** The first `limit` of `candidates` (every one a match) after the order's position, in its order. */
+  private gather(
+    order: PetOrder,
+    limit: number,
+    listed: (entry: Entry) => ListedPet,
+    candidates: Entry[],
+  ): ListedPet[] {
+    const isAfter = afterPosition(order);
+    const after = isAfter === undefined ? candidates : candidates.filter(isAfter);
+    return after.sort(comparatorOf(order)).slice(0, limit).map(listed);
+  }
+}
+
+const withShuffleKey = (entry: Entry): ListedPet => ({ ...entry.pet, shuffleKey: entry.keys.shuffleKey });
+
+/** The rows of a shuffle index in the order of the circle that starts at `start`, after `after` when given. */
+const shuffleWalk = (
+  index: SortedIndex<number>,
+  start: number,
+  after?: KeyedRow<number>,
+): RowWalk<KeyedRow<number>> => {
+  const [top, bottom] = shuffleRanges(start);
+  // A position in the top range [start, 2^32) continues there, then reads the bottom; one in the bottom continues there.
+  if (after === undefined || after.key >= start) return concatWalks(index.walk(top, after), index.walk(bottom));
+  return index.walk(bottom, after);
+};
+
+/** Whether an entry comes after the order's position (`undefined`: no position, every entry does). */
+const afterPosition = (order: PetOrder): ((entry: Entry) => boolean) | undefined => {
+  if (order.after === undefined) return undefined;
+  switch (order.sort) {
+    case 'id': {
+      const { after } = order;
+      return (entry) => entry.pet.id > after;
+    }
+    case '-id': {
+      const { after } = order;
+      return (entry) => entry.pet.id < after;
+    }
+    case 'name': {
+      const { after } = order;
+      return (entry) => compareKeyedRows({ key: entry.keys.nameKey, id: entry.pet.id }, after) > 0;
+    }
+    case 'random': {
+      const { after } = order;
+      const compare = compareShuffled(order.start);
+      return (entry) => compare({ key: entry.keys.shuffleKey, id: entry.pet.id }, after) > 0;
+    }
+  }
+};
+
+/** The order of `order` over entries. */
+const comparatorOf = (order: PetOrder): ((a: Entry, b: Entry) => number) => {
+  switch (order.sort) {
+    case 'id':
+      return (a, b) => a.pet.id - b.pet.id;
+    case '-id':
+      return (a, b) => b.pet.id - a.pet.id;
+    case 'name':
+      return (a, b) => compareCodePoints(a.keys.nameKey, b.keys.nameKey) || a.pet.id - b.pet.id;
+    case 'random': {
+      const { start } = order;
+      return (a, b) =>
+        shufflePosition(a.keys.shuffleKey, start) - shufflePosition(b.keys.shuffleKey, start) || a.pet.id - b.pet.id;
+    }
+  }
+};

@@ -1,0 +1,122 @@
+/**
+ * Paging the public catalogue (docs/rules.md §2, §16): the scope a `GET /v1/pets` cursor is bound
+ * to, the order and position a cursor gives the store, and the cursor of a page's last pet. A plain
+ * list (ascending id, no new parameter) keeps the scope and the cursor it always had.
+ */
+import type { ValidationFailed } from '../errors.js';
+import { ok, type Result } from '../result.js';
+import { keyedCursorBound, pageScope, type KeyedPosition } from '../pagination/cursor.js';
+import {
+  assembleKeyedPage,
+  assemblePage,
+  byId,
+  readKeyedPageRequest,
+  readPageRequest,
+  type Page,
+  type PageInput,
+} from '../pagination/page.js';
+import type { ListedPet, PetOrder } from '../ports/pet-repository.port.js';
+import type { CatalogQuery } from './catalog-query.js';
+import { foldText } from './fold.js';
+import { NAME_MAX_LENGTH, type Pet } from './pet.js';
+import { SHUFFLE_CIRCLE, shuffleStart } from './shuffle.js';
+
+/**
+ * The longest cursor of `GET /v1/pets`: a name sort's, which holds a name of up to 200 characters
+ * of up to 4 UTF-8 bytes each (an id order's cursor stays within 64).
+ */
+export const MAX_PETS_CURSOR_LENGTH = keyedCursorBound(NAME_MAX_LENGTH * 4);
+
+/**
+ * The scope of a listing of pets: its filters, `q` (its folded words: `q=Rex` and `q=rex` are one
+ * listing), `sort` when not `id`, and `seed`. Lists are written canonically (statuses in their
+ * order, ids ascending, as `readCatalogQuery` gives them); `expand` changes no position, so it is left out.
+ */
+export const catalogScope = (query: CatalogQuery): string =>
+  pageScope('pets', {
+    status: query.statuses?.join(','),
+    categoryId: query.categoryIds?.join(','),
+    q: query.q?.words.join(' '),
+    sort: query.order.sort === 'id' ? undefined : query.order.sort,
+    seed: query.order.sort === 'random' ? query.order.seed : undefined,
+  });
+
+const CANONICAL_SHUFFLE_KEY = /^(?:0|[1-9][0-9]{0,9})$/;
+const isShuffleKey = (key: string): boolean => CANONICAL_SHUFFLE_KEY.test(key) && Number(key) < SHUFFLE_CIRCLE;
+
+/** What a page asks the store for: the page size and the order with its position (from `cursor`). */
+export interface CatalogPageRequest {
+  readonly limit: number;
+  readonly order: PetOrder;
+}
+
+/** Checks `limit` and `cursor` for the listing of `query` (bound to `scope`), and gives the order to read. */
+export const readCatalogPage = (
+  input: PageInput,
+  query: CatalogQuery,
+  scope: string,
+): Result<CatalogPageRequest, ValidationFailed> => {
+  const { order } = query;
+  if (order.sort === 'id' || order.sort === '-id') {
+    const request = readPageRequest(input, scope);
+    if (!request.ok) return request;
+    const { limit, afterId } = request.value;
+    return ok({ limit, order: afterId === 0 ? { sort: order.sort } : { sort: order.sort, after: afterId } });
+  }
+  if (order.sort === 'random') {
+    const request = readKeyedPageRequest(input, scope, MAX_PETS_CURSOR_LENGTH, (after) => isShuffleKey(after.key));
+    if (!request.ok) return request;
+    const { limit, after } = request.value;
+    const start = shuffleStart(order.seed);
+    return ok({
+      limit,
+      order:
+        after === undefined
+          ? { sort: 'random', start }
+          : { sort: 'random', start, after: { key: Number(after.key), id: after.id } },
+    });
+  }
+  const request = readKeyedPageRequest(input, scope, MAX_PETS_CURSOR_LENGTH, () => true);
+  if (!request.ok) return request;
+  const { limit, after } = request.value;
+  // A name sort's cursor holds the name: the store's position is its fold.
+  return ok({
+    limit,
+    order: after === undefined ? { sort: 'name' } : { sort: 'name', after: { key: foldText(after.key), id: after.id } },
+  });
+};
+
+/** A name sort's position: the name (folded again when the cursor is read). */
+const namePosition = (pet: Pet): KeyedPosition => ({ key: pet.name, id: pet.id });
+
+/** A shuffle's position: the shuffle key, which the store answers with each pet of a `sort=random` list. */
+const shufflePosition = (pet: ListedPet): KeyedPosition => {
+  if (pet.shuffleKey === undefined)
+    throw new Error(`the store listed pet ${pet.id} in sort=random without its shuffle key`);
+  return { key: String(pet.shuffleKey), id: pet.id };
+};
+
+const toPet = (pet: Pet): Pet => ({ id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
+
+/**
+ * The page of `rows` (at most `limit + 1`, as the store answered them), with the cursor of the next
+ * when more follow. Its pets are `Pet`s: a shuffle's rows, which carry their keys, are copied without them.
+ */
+export const assembleCatalogPage = (
+  rows: readonly ListedPet[],
+  limit: number,
+  query: CatalogQuery,
+  scope: string,
+): Page<Pet> => {
+  switch (query.order.sort) {
+    case 'id':
+    case '-id':
+      return assemblePage(rows, limit, scope, byId);
+    case 'name':
+      return assembleKeyedPage(rows, limit, scope, namePosition);
+    case 'random': {
+      const page = assembleKeyedPage(rows, limit, scope, shufflePosition);
+      return { ...page, items: page.items.map(toPet) };
+    }
+  }
+};
