@@ -9,6 +9,7 @@ import {
 import {
   IdempotencyStoreInMemory,
   PhotoStoreInMemory,
+  PhotoUrlSecretStoreInMemory,
   SystemClock,
   WebhookStoreInMemory,
 } from '@petstore/adapters-memory';
@@ -82,6 +83,8 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
       bind(TOKENS.PhotoStore)
         .toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes), [TOKENS.Settings])
         .inSingletonScope();
+    // The photo URLs' signing secret (docs/rules.md §16), for the life of the process.
+    bind(TOKENS.PhotoUrlSecretStore).toConstantValue(new PhotoUrlSecretStoreInMemory());
     bind(TOKENS.StoreLifecycle).toConstantValue({
       isReady: stores.isReady ?? (async () => true),
       close: async () => {},
