@@ -295,6 +295,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         photos,
         events,
         webhooks,
+        photoUrls,
       ) =>
         createHttpApp(
           {
@@ -308,6 +309,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             idempotency,
             metrics,
             photos,
+            photoUrls,
             ...(events.feed === undefined ? {} : { events: events.feed }),
             longPolls: events.longPolls,
             ...(webhooks.admin === undefined ? {} : { webhooks: webhooks.admin }),
@@ -338,6 +340,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.PhotoLibrary,
         TOKENS.Events,
         TOKENS.Webhooks,
+        TOKENS.PhotoUrls,
       ],
     )
     .inSingletonScope();

@@ -26,6 +26,7 @@ import {
   IdempotentRequests,
   PetCatalog,
   PhotoLibrary,
+  type PhotoUrls,
   type ApiKeyRecord,
   type KeyRole,
   type BanRule,
@@ -148,6 +149,8 @@ export interface TestServerOptions {
    * (Stores passed in above record nothing unless they were made with `events.outbox`.)
    */
   readonly events?: EventStoreInMemory;
+  /** The signed photo URLs (docs/rules.md §16): keyless photo reads, the rotation, and the links of `expand=photos`. None when absent. */
+  readonly photoUrls?: PhotoUrls;
 }
 
 export interface RawRequest {
@@ -373,7 +376,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     {
       catalog: new PetCatalog(repository, categoryRepository, clock, new SeededRandom('http-test-pets'), {
         store: options.wrapPhotoStore?.(photoStore) ?? photoStore,
-        links: testPhotoLinks,
+        links: options.photoUrls ?? testPhotoLinks,
       }),
       categories: new CategoryCatalog(categoryRepository, clock),
       adoption: new Adoption(repository, orders, clock),
@@ -396,6 +399,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       events: new EventFeed(events, clock),
       longPolls,
       ...(options.uploads === undefined ? {} : { uploads: options.uploads }),
+      ...(options.photoUrls === undefined ? {} : { photoUrls: options.photoUrls }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
