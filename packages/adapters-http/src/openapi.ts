@@ -14,6 +14,7 @@ import { ownStatusPart } from './own-status.openapi.js';
 import { petMaintenancePart } from './pets-maintenance.openapi.js';
 import { petsPart } from './pets.openapi.js';
 import { photosPart } from './photos.openapi.js';
+import { photoUrlSecretPart } from './photo-url-secret.openapi.js';
 import { storePart } from './store.openapi.js';
 import { webhooksPart } from './webhooks.openapi.js';
 
@@ -142,6 +143,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
       store,
       photos,
       adminKeys,
+      photoUrlSecretPart(),
       ownStatus,
       documentPart(),
       categories,
