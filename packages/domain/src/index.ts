@@ -326,7 +326,7 @@ export type { PhotoLinks, PhotoView } from './ports/photo-links.port.js';
 export { srcsetOf } from './photo/links.js';
 export type { PhotoUrlSecretStore } from './ports/photo-url-secret-store.port.js';
 export { PHOTO_SIGNATURE_LENGTH, signPhoto, signatureHolds, signedPhotoSubject } from './photo/signature.js';
-export { PhotoUrls, PHOTO_URL_SECRET_MAX_AGE_MS, type PhotoUrlSecretSource } from './use-cases/photo-urls.js';
+export { PhotoUrls, type PhotoUrlSecretSource } from './use-cases/photo-urls.js';
 export {
   PUBLISHABLE_KEY_PATTERN,
   generatePublishableKey,

@@ -17,7 +17,7 @@ import {
 import { fail, ok, type Result } from '../result.js';
 
 /** The longest a process uses a secret it read from the store: a rotation is in force everywhere within it. */
-export const PHOTO_URL_SECRET_MAX_AGE_MS = 1_000;
+const PHOTO_URL_SECRET_MAX_AGE_MS = 1_000;
 
 /** Where the signing secret comes from (docs/rules.md §16): the setting, or the store (made there at first use). */
 export type PhotoUrlSecretSource = { readonly setting: string } | { readonly store: PhotoUrlSecretStore };
