@@ -134,6 +134,38 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
     expect(relative[0]!.url).to.match(/^\/v1\/pets\/7\/photos\/3\?sig=[A-Za-z0-9_-]{43}$/);
   });
 
+  it('property: every view is the one the rules make for its photo, whatever came before it (views are reused only for the same photo, fields and secret)', async () => {
+    const urls = new PhotoUrls(
+      { setting: SECRET },
+      { digests: nodeDigests, random: new SeededRandom(), clock: new ManualClock(), base: 'https://p.example' },
+    );
+    const expected = (p: Photo) => {
+      const url = `https://p.example/v1/pets/${p.petId}/photos/${p.id}?sig=${signPhoto(nodeDigests, SECRET, String(p.petId), String(p.id))}`;
+      return {
+        id: p.id,
+        contentType: p.contentType,
+        width: p.width,
+        height: p.height,
+        url,
+        srcset: srcsetOf(url, p.width),
+      };
+    };
+    const photoArb = fc
+      .record({
+        id: fc.integer({ min: 1, max: 6 }),
+        petId: fc.integer({ min: 1, max: 3 }),
+        width: fc.constantFrom(100, 500, 4096),
+        height: fc.constantFrom(80, 300),
+        contentType: fc.constantFrom('image/jpeg' as const, 'image/png' as const),
+      })
+      .map((p): Photo => ({ ...p, bytes: 1, createdAt: '2027-01-01T00:00:00.000Z' }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(photoArb, { maxLength: 12 }), { maxLength: 8 }), async (pages) => {
+        for (const page of pages) expect(await urls.links(page)).to.deep.equal(page.map(expected));
+      }),
+    );
+  });
+
   it("verifies the signature of its own URLs, and not another photo's", async () => {
     const urls = make(new CountingStore());
     const [a, b] = await urls.links([photo(1, 1), photo(1, 2)]);
@@ -184,6 +216,7 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
     clock.advance(ROTATION_BOUND_MS - 400);
     expect(await there.verify('5', '9', old), 'the other process, 1 s after its read').to.equal(false);
     expect(await there.verify('5', '9', signatureOf(after!.url))).to.equal(true);
+    expect(await there.links([photo(5, 9)]), 'and links anew').to.deep.equal([after]);
   });
 
   it('rotate: forbidden to anyone but an admin key, before the store is touched; conflict for the setting', async () => {

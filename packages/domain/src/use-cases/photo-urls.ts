@@ -18,6 +18,16 @@ import { fail, ok, type Result } from '../result.js';
 
 /** The longest a process uses a secret it read from the store: a rotation is in force everywhere within it. */
 const PHOTO_URL_SECRET_MAX_AGE_MS = 1_000;
+/** Views kept for the pages asked again (about 300 bytes each): past this many, the cache starts over. */
+const VIEW_CACHE_MAX = 50_000;
+
+/** Whether two records are of the same photo with the same fields a view shows. */
+const samePhoto = (a: Photo, b: Photo): boolean =>
+  a.id === b.id &&
+  a.petId === b.petId &&
+  a.width === b.width &&
+  a.height === b.height &&
+  a.contentType === b.contentType;
 
 /** Where the signing secret comes from (docs/rules.md §16): the setting, or the store (made there at first use). */
 export type PhotoUrlSecretSource = { readonly setting: string } | { readonly store: PhotoUrlSecretStore };
@@ -49,6 +59,14 @@ export class PhotoUrls implements PhotoLinks {
   private reading: Promise<string> | undefined;
   /** Bumped by each rotation here: a read that started before one must not cache the old secret. */
   private rotations = 0;
+  /**
+   * The views made under `viewsSecret`, by photo id: an HMAC costs more than the rest of a page's
+   * work per photo, and the same pages are asked again and again. A view is a function of the
+   * secret and of the photo's fields, which never change for an id; it says nothing of whether the
+   * photo still exists (its record was just read for the page).
+   */
+  private readonly views = new Map<number, { readonly photo: Photo; readonly view: PhotoView }>();
+  private viewsSecret: string | undefined;
   private readonly base: string;
 
   constructor(
@@ -61,18 +79,31 @@ export class PhotoUrls implements PhotoLinks {
   async links(photos: readonly Photo[]): Promise<readonly PhotoView[]> {
     if (photos.length === 0) return [];
     const secret = await this.secret();
+    if (secret !== this.viewsSecret) {
+      this.views.clear();
+      this.viewsSecret = secret;
+    }
     return photos.map((photo) => {
-      const signature = signPhoto(this.options.digests, secret, String(photo.petId), String(photo.id));
-      const url = signedPhotoUrl(this.base, photo.petId, photo.id, signature);
-      return {
-        id: photo.id,
-        contentType: photo.contentType,
-        width: photo.width,
-        height: photo.height,
-        url,
-        srcset: srcsetOf(url, photo.width),
-      };
+      const kept = this.views.get(photo.id);
+      if (kept !== undefined && samePhoto(kept.photo, photo)) return kept.view;
+      const view = this.view(secret, photo);
+      if (this.views.size >= VIEW_CACHE_MAX) this.views.clear();
+      this.views.set(photo.id, { photo, view });
+      return view;
     });
+  }
+
+  private view(secret: string, photo: Photo): PhotoView {
+    const signature = signPhoto(this.options.digests, secret, String(photo.petId), String(photo.id));
+    const url = signedPhotoUrl(this.base, photo.petId, photo.id, signature);
+    return {
+      id: photo.id,
+      contentType: photo.contentType,
+      width: photo.width,
+      height: photo.height,
+      url,
+      srcset: srcsetOf(url, photo.width),
+    };
   }
 
   /**
