@@ -26,7 +26,7 @@ import {
   IdempotentRequests,
   PetCatalog,
   PhotoLibrary,
-  type PhotoUrls,
+  PhotoUrls,
   type ApiKeyRecord,
   type KeyRole,
   type BanRule,
@@ -48,6 +48,7 @@ import {
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
   PhotoStoreInMemory,
+  PhotoUrlSecretStoreInMemory,
   QuotaStoreInMemory,
 } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
@@ -149,7 +150,11 @@ export interface TestServerOptions {
    * (Stores passed in above record nothing unless they were made with `events.outbox`.)
    */
   readonly events?: EventStoreInMemory;
-  /** The signed photo URLs (docs/rules.md §16): keyless photo reads, the rotation, and the links of `expand=photos`. None when absent. */
+  /**
+   * The signed photo URLs (docs/rules.md §16): keyless photo reads, the rotation, and the links of
+   * `expand=photos`. When absent, the server has its own (a secret in memory), and `expand=photos`
+   * links as `testPhotoLinks` does.
+   */
   readonly photoUrls?: PhotoUrls;
 }
 
@@ -399,7 +404,12 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       events: new EventFeed(events, clock),
       longPolls,
       ...(options.uploads === undefined ? {} : { uploads: options.uploads }),
-      ...(options.photoUrls === undefined ? {} : { photoUrls: options.photoUrls }),
+      photoUrls:
+        options.photoUrls ??
+        new PhotoUrls(
+          { store: new PhotoUrlSecretStoreInMemory() },
+          { digests: nodeDigests, random: new SeededRandom('test-server-photo-urls'), clock },
+        ),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
