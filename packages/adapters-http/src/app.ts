@@ -108,15 +108,15 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const validators = compileValidators();
   // The gate's steps (middleware/gate.ts): `credential` before the routers; these three on every
   // route, after its settings and before its own steps (the first two also before the 404 / 405 /
-  // OPTIONS answers of a request no route took). Before them, a photo's signed URL stands for a key
-  // (docs/rules.md §16: `photoSignature`, which does nothing on other routes).
+  // OPTIONS answers of a request no route took). Before them on a photo's route, its signed URL
+  // stands for a key (docs/rules.md §16: `photoSignature`).
   const admit = quota(deps.admission, metrics);
   const gate = [admit, requestChecks, requireKey];
-  if (deps.photoUrls !== undefined) gate.unshift(photoSignature(deps.photoUrls));
+  const signedUrl = deps.photoUrls === undefined ? undefined : photoSignature(deps.photoUrls);
   const underKey = underIdempotencyKey(deps.idempotency, logger);
   // One router per area of the API, tried in this order: a router tests a request against each of
   // its routes in turn, so the pets' (which most requests are for) come first.
-  const pets = new ApiRouter(gate, underKey); // /v1/pets…
+  const pets = new ApiRouter(gate, underKey, signedUrl); // /v1/pets…
   const store = new ApiRouter(gate, underKey); // /v1/categories…, /v1/store…
   const keys = new ApiRouter(gate, underKey); // /v1/admin/keys…, /v1/me, /v1/events, /v1/webhooks…
   addCatalogRoutes(pets, store, deps.catalog, deps.categories, deps.adoption, validators);

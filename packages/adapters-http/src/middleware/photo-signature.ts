@@ -17,8 +17,8 @@ const wrongSignature: Unauthorized = {
 };
 
 /**
- * The gate's step for a photo read by its signed URL (docs/rules.md §16), on the routes registered
- * with `signedUrl`, before the rate limit: a request without a usable key and with one valid `sig`
+ * The step for a photo read by its signed URL (docs/rules.md §16), first on the routes registered
+ * with `signedUrl` (`ApiRouter`), before the gate and its rate limit: a request without a usable key and with one valid `sig`
  * is let through as the client address's signed reads (`p:<address>`, the business plan's
  * numbers, apart from its other keyless requests); one with a `sig` that is not valid is refused
  * 401 by `requireKey`, whatever the `sig` looks like. A request with a key is the key's, as ever.
@@ -26,13 +26,7 @@ const wrongSignature: Unauthorized = {
 export const photoSignature = (signatures: PhotoSignatures): Middleware<AppState> =>
   async function photoSignature(ctx, next) {
     const authentication = ctx.state.authentication;
-    if (
-      ctx.state.routeSettings?.signedUrl !== true ||
-      authentication === undefined ||
-      authentication.ok ||
-      authentication.error.reason !== 'missing'
-    )
-      return next();
+    if (authentication === undefined || authentication.ok || authentication.error.reason !== 'missing') return next();
     const given = ctx.querystring === '' ? [] : new URLSearchParams(ctx.querystring).getAll('sig');
     if (given.length === 0) return next();
     const { petId = '', photoId = '' } = (ctx.params ?? {}) as Partial<Record<'petId' | 'photoId', string>>;
