@@ -95,7 +95,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
       version: '1.0.0',
       license: { name: 'MIT', identifier: 'MIT' },
       description:
-        `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
+        `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`, but for a photo's \`GET\` by its signed URL (\`?sig=\`). ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
         '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
         '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
