@@ -7,7 +7,15 @@ import { testImage } from '@petstore/adapters-sharp/testing';
 import type { HttpLogger } from '@petstore/adapters-http';
 import { parseSettings } from '../src/settings.js';
 import { startServer } from '../src/server.js';
-import { createContainer } from '../src/container.js';
+import { createContainer, type ProvidedStores } from '../src/container.js';
+import {
+  ApiKeyStoreInMemory,
+  CategoryRepositoryInMemory,
+  OrderRepositoryInMemory,
+  PetRepositoryInMemory,
+  PhotoUrlSecretStoreInMemory,
+  QuotaStoreInMemory,
+} from '@petstore/adapters-memory';
 import { TOKENS } from '../src/tokens.js';
 import { seedCategories } from './hardening/support.js';
 
@@ -52,6 +60,33 @@ describe('signed photo URLs in the server (docs/rules.md §16)', function () {
     const [own] = await plain.get(TOKENS.PhotoLinks).links([photo]);
     expect(own!.url).to.match(/^\/v1\/pets\/4\/photos\/9\?sig=[A-Za-z0-9_-]{43}$/);
     expect(own!.url).not.to.equal(`/v1/pets/4/photos/9?sig=${sig}`);
+  });
+
+  it('stores given by an embedder: processes given one secret store sign alike, each otherwise with its own', async () => {
+    const stores = (photoUrlSecrets?: PhotoUrlSecretStoreInMemory): ProvidedStores => ({
+      pets: new PetRepositoryInMemory(),
+      categories: new CategoryRepositoryInMemory(),
+      orders: new OrderRepositoryInMemory(),
+      quotas: new QuotaStoreInMemory(),
+      keys: new ApiKeyStoreInMemory(),
+      ...(photoUrlSecrets === undefined ? {} : { photoUrlSecrets }),
+    });
+    const photo = {
+      id: 2,
+      petId: 1,
+      contentType: 'image/png',
+      width: 100,
+      height: 100,
+      bytes: 1,
+      createdAt: '',
+    } as const;
+    const urlOf = async (given: ProvidedStores) => {
+      const container = await createContainer(parseSettings({}), { logger: keepingLogger([]), stores: given });
+      return (await container.get(TOKENS.PhotoLinks).links([photo]))[0]!.url;
+    };
+    const shared = new PhotoUrlSecretStoreInMemory();
+    expect(await urlOf(stores(shared))).to.equal(await urlOf(stores(shared)));
+    expect(await urlOf(stores())).not.to.equal(await urlOf(stores()));
   });
 
   it('PETSTORE_PHOTO_URL_SECRET signs them; the rotation route answers 409; the secret is never logged', async () => {
