@@ -130,6 +130,8 @@ describe('signed photo URLs (docs/rules.md §16)', function () {
       expect(res.header('www-authenticate')).to.equal('Bearer realm="petstore"');
       if (sig.length > 3) expect(body.message).not.to.contain(sig.slice(0, 20));
       expect(res.headers).not.to.have.property('cross-origin-resource-policy');
+      // Counted as any request without a valid key: the address's free-plan window.
+      expect(rateLimitOf(res).limit).to.equal(PLAN_QUOTAS.free.perMinute);
     }
     // Missing: the plain answer to a request without a key.
     for (const query of ['', '?width=160', '?si=' + good, '?SIG=' + good]) {
