@@ -3,12 +3,14 @@ import {
   KEY_CACHE_MAX_AGE_MS,
   type Clock,
   type PhotoStore,
+  type PhotoUrlSecretStore,
   type StorePorts,
   type WebhookStore,
 } from '@petstore/domain';
 import {
   IdempotencyStoreInMemory,
   PhotoStoreInMemory,
+  PhotoUrlSecretStoreInMemory,
   SystemClock,
   WebhookStoreInMemory,
 } from '@petstore/adapters-memory';
@@ -30,6 +32,11 @@ export interface ProvidedStores extends Omit<StorePorts, 'idempotency'> {
   readonly photos?: PhotoStore;
   /** The webhook subscriptions (docs/rules.md §15), when `events` is given; in process memory when absent. */
   readonly webhooks?: WebhookStore;
+  /**
+   * Where the photo URLs' signing secret is kept (docs/rules.md §16; `MongoStores` has it): give it
+   * when several processes share these stores, or each signs with its own. In process memory when absent.
+   */
+  readonly photoUrlSecrets?: PhotoUrlSecretStore;
   /** Readiness of these ports; always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
 }
@@ -82,6 +89,7 @@ const providedStoreModule = (stores: ProvidedStores): ContainerModule =>
       bind(TOKENS.PhotoStore)
         .toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes), [TOKENS.Settings])
         .inSingletonScope();
+    bind(TOKENS.PhotoUrlSecretStore).toConstantValue(stores.photoUrlSecrets ?? new PhotoUrlSecretStoreInMemory());
     bind(TOKENS.StoreLifecycle).toConstantValue({
       isReady: stores.isReady ?? (async () => true),
       close: async () => {},

@@ -1,4 +1,4 @@
-import type { AroundCall, PhotoStore, StorePorts, WebhookStore } from '@petstore/domain';
+import type { AroundCall, PhotoStore, PhotoUrlSecretStore, StorePorts, WebhookStore } from '@petstore/domain';
 import { StoreUnavailableError, withEventPassthrough, wrapPort } from '@petstore/domain';
 import type { StoreCircuit } from './store-circuit.js';
 
@@ -105,3 +105,14 @@ export const boundedPhotoStore = (store: PhotoStore, ms: number, circuit: StoreC
 /** The webhook store with each call bounded by `withDeadline`, outages reported as `WebhookStore` (docs/rules.md §15). */
 export const boundedWebhookStore = (store: WebhookStore, ms: number, circuit: StoreCircuit): WebhookStore =>
   wrapPort('WebhookStore', store, bounded(ms, circuit));
+
+/** The photo URL secret store with each call bounded by `withDeadline` (docs/rules.md §16), outages reported as `PhotoUrlSecretStore`. */
+export const boundedPhotoUrlSecrets = (
+  store: PhotoUrlSecretStore,
+  ms: number,
+  circuit: StoreCircuit,
+): PhotoUrlSecretStore => ({
+  read: () => withDeadline(() => store.read(), ms, 'PhotoUrlSecretStore.read', circuit),
+  create: (secret) => withDeadline(() => store.create(secret), ms, 'PhotoUrlSecretStore.create', circuit),
+  rotate: (secret) => withDeadline(() => store.rotate(secret), ms, 'PhotoUrlSecretStore.rotate', circuit),
+});

@@ -1,4 +1,4 @@
-import { createHash, hash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Digests } from '@petstore/domain';
 
@@ -22,6 +22,10 @@ export class NodeDigests implements Digests {
       sha.update(bytes.subarray(at, at + SLICE_BYTES));
     }
     return sha.digest('hex');
+  }
+
+  hmacSha256(key: string, message: string): Uint8Array {
+    return createHmac('sha256', key).update(message, 'utf8').digest();
   }
 
   /** `timingSafeEqual` over the UTF-8 bytes; strings of different lengths are unequal at once. */

@@ -45,6 +45,10 @@ export interface Settings {
   readonly webhooks: boolean;
   /** `PETSTORE_WEBHOOK_ALLOW_HOSTS`: the `host[:port]`s a subscription may name although the URL rules refuse them (loopback, private…; `http` too). */
   readonly webhookAllowHosts: readonly string[];
+  /** `PETSTORE_PUBLIC_URL`: the origin the photo URLs start with (docs/rules.md §16); `''` when unset (they start with `/v1/`). */
+  readonly publicUrl: string;
+  /** `PETSTORE_PHOTO_URL_SECRET`: the signing secret of the photo URLs (§16); unset: the store keeps one. Never logged. */
+  readonly photoUrlSecret: string | undefined;
 }
 
 /** A setting that cannot be used; the message is one line naming the variable and the fault. */
@@ -135,6 +139,16 @@ export const SETTINGS = {
     default: '',
     about:
       'host[:port]s (comma-separated; no port: every port) webhooks may go to although they are loopback or private, over http too: for local development and tests only (docs/rules.md §15)',
+  },
+  PETSTORE_PUBLIC_URL: {
+    default: '',
+    about:
+      'the origin clients reach the API at (https://pets.example.org, no path): the signed photo URLs start with it; unset: they start with /v1/ (docs/rules.md §16)',
+  },
+  PETSTORE_PHOTO_URL_SECRET: {
+    default: '',
+    about:
+      'the signing secret of the photo URLs, the same in every process: at least 32 random bytes in hex or base64 (openssl rand -base64 32); changing it voids every photo URL made before. Unset: the store makes and keeps one (docs/rules.md §16)',
   },
   NODE_ENV: { default: '', about: 'production: refuse to start with generated development keys' },
 } as const satisfies Readonly<Record<string, SettingEntry>>;
@@ -308,6 +322,45 @@ const parseRetentionDays = (raw: string | undefined): number => {
   return Number(raw);
 };
 
+/** `PETSTORE_PUBLIC_URL`: an `http(s)` origin exactly as `URL.origin` writes it (no path, no trailing slash); `''` when unset. */
+const parsePublicUrl = (raw: string | undefined): string => {
+  if (raw === undefined || raw === '') return '';
+  let origin: string | undefined;
+  try {
+    const url = new URL(raw);
+    origin = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    origin = undefined;
+  }
+  if (origin !== raw)
+    throw new SettingsError(
+      `PETSTORE_PUBLIC_URL must be an http:// or https:// origin such as https://pets.example.org:8443 (scheme, host, optional port; no path or trailing slash; got "${raw.slice(0, 60)}")`,
+    );
+  return origin;
+};
+
+/** Fewest distinct characters a random secret of the shortest length shows, all but never fewer (hex, base64). */
+const SECRET_VARIETY = { hex: 10, base64: 16 } as const;
+
+/**
+ * `PETSTORE_PHOTO_URL_SECRET`: at least 32 bytes, written in hex (64 digits or more) or base64 or
+ * base64url (43 characters or more, `=` padding allowed), with the variety of characters random
+ * bytes show (`aaaa…` or a repeated word is refused). The value is never echoed.
+ */
+const parsePhotoUrlSecret = (raw: string | undefined): string | undefined => {
+  if (raw === undefined || raw === '') return undefined;
+  const hex = /^[0-9a-fA-F]+$/.test(raw);
+  const base64 = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw);
+  const digits = raw.replace(/=+$/, '').length;
+  const bytes = hex ? digits / 2 : Math.floor((digits * 6) / 8);
+  const distinct = new Set(raw.replace(/=+$/, '')).size;
+  if (!base64 || bytes < 32 || distinct < (hex ? SECRET_VARIETY.hex : SECRET_VARIETY.base64))
+    throw new SettingsError(
+      'PETSTORE_PHOTO_URL_SECRET must be at least 32 random bytes in hex (64 digits) or base64 (43 characters), e.g. the output of openssl rand -base64 32',
+    );
+  return raw;
+};
+
 /** Reads the settings from the environment; throws `SettingsError` on the first bad one. */
 export const parseSettings = (env: Env): Settings => {
   refuseUnknown(env);
@@ -404,5 +457,7 @@ export const parseSettings = (env: Env): Settings => {
     ),
     webhooks: webhooksRaw === 'on',
     webhookAllowHosts,
+    publicUrl: parsePublicUrl(env['PETSTORE_PUBLIC_URL']),
+    photoUrlSecret: parsePhotoUrlSecret(env['PETSTORE_PHOTO_URL_SECRET']),
   };
 };

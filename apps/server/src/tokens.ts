@@ -20,6 +20,8 @@ import type {
   PhotoLibrary,
   PhotoLinks,
   PhotoStore,
+  PhotoUrls,
+  PhotoUrlSecretStore,
   QuotaStore,
   Random,
   WebhookStore,
@@ -80,6 +82,10 @@ export const TOKENS = {
   PhotoLibrary: token<PhotoLibrary>('PhotoLibrary'),
   /** How a page with `expand=photos` links each photo (docs/rules.md §16). */
   PhotoLinks: token<PhotoLinks>('PhotoLinks'),
+  /** Where the photo URLs' signing secret is kept when no setting gives it (docs/rules.md §16): bound by the store module. */
+  PhotoUrlSecretStore: token<PhotoUrlSecretStore>('PhotoUrlSecretStore'),
+  /** The signed photo URLs (docs/rules.md §16): the links of `expand=photos`, keyless reads, the rotation. */
+  PhotoUrls: token<PhotoUrls>('PhotoUrls'),
   HttpApp: token<HttpApp>('HttpApp'),
   /** The feed, the relay and the retention of this process (docs/rules.md §15); nothing when no event store is bound. */
   Events: token<ServerEvents>('Events'),

@@ -22,6 +22,13 @@ const bytesOf = (length: number, seed: number): Uint8Array => {
 };
 
 describe('NodeDigests (the Digests port on node:crypto)', () => {
+  it('hmacSha256: RFC 4231 test case 2, the 32 bytes of the MAC under the UTF-8 key', () => {
+    const mac = digests.hmacSha256('Jefe', 'what do ya want for nothing?');
+    expect(Buffer.from(mac).toString('hex')).to.equal(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
+  });
+
   it('sha256Hex: FIPS 180-4 test vectors, lowercase hex', () => {
     expect(digests.sha256Hex('')).to.equal('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(digests.sha256Hex('abc')).to.equal('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');

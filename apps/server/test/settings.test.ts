@@ -42,7 +42,47 @@ describe('settings (docs/rules.md §6)', () => {
       eventMemoryMax: 100_000,
       webhooks: true,
       webhookAllowHosts: [],
+      publicUrl: '',
+      photoUrlSecret: undefined,
     });
+  });
+
+  it('reads PETSTORE_PUBLIC_URL (docs/rules.md §16): an http(s) origin, no path; anything else stops the start naming it', () => {
+    for (const good of ['https://pets.example.org', 'http://127.0.0.1:8080', 'https://[::1]:8443'])
+      expect(parseSettings({ PETSTORE_PUBLIC_URL: good }).publicUrl).to.equal(good);
+    for (const bad of [
+      'https://pets.example.org/',
+      'https://pets.example.org/api',
+      'pets.example.org',
+      'ftp://pets.example.org',
+      'https://user@pets.example.org',
+      'https://pets.example.org?x=1',
+      'https://PETS.example.org',
+      'https://pets.example.org:443',
+    ])
+      fails({ PETSTORE_PUBLIC_URL: bad }, 'PETSTORE_PUBLIC_URL');
+  });
+
+  it('reads PETSTORE_PHOTO_URL_SECRET (docs/rules.md §16): 32 random bytes or more in hex or base64; anything else stops the start, never echoing it', () => {
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 73 + 11) & 255));
+    for (const good of [
+      bytes.toString('hex'),
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+      Buffer.concat([bytes, bytes]).toString('base64'),
+    ])
+      expect(parseSettings({ PETSTORE_PHOTO_URL_SECRET: good }).photoUrlSecret).to.equal(good);
+    for (const bad of [
+      bytes.toString('hex').slice(0, 62),
+      bytes.toString('base64url').slice(0, 42),
+      'a'.repeat(64),
+      'abcdef0123'.repeat(8).slice(0, 63) + 'x!',
+      'correct horse battery staple correct horse battery',
+      'secretsecretsecretsecretsecretsecretsecretsecret',
+    ]) {
+      const message = fails({ PETSTORE_PHOTO_URL_SECRET: bad }, 'PETSTORE_PHOTO_URL_SECRET');
+      expect(message).not.to.contain(bad.slice(0, 12));
+    }
   });
 
   it('reads PETSTORE_WEBHOOKS (on or off, default on) and PETSTORE_WEBHOOK_ALLOW_HOSTS (host[:port], comma-separated); anything else stops the start naming it (docs/rules.md §15)', () => {

@@ -38,6 +38,8 @@ export interface RouteOptions<Path extends string = string> {
   readonly admission?: 'plan' | 'own-status';
   /** Headers on every answer of the route, errors and refusals included (a deprecation, §2). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** A photo's bytes, which a signed URL may read without a key (docs/rules.md §16): the router's `signedUrl` step runs first. */
+  readonly signedUrl?: boolean;
 }
 
 /** A route's options with their defaults, as the gate's steps read them (`ctx.state.routeSettings`). */
@@ -48,6 +50,7 @@ export interface RouteSettings {
   readonly idempotentCreate: boolean;
   readonly admission: 'plan' | 'own-status';
   readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly signedUrl: boolean;
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -65,6 +68,8 @@ export class ApiRouter {
     private readonly gate: readonly Middleware<AppState>[],
     /** The step that runs a create under its `Idempotency-Key` (docs/rules.md §10). */
     private readonly underKey: Middleware<AppState>,
+    /** Before the gate on the routes registered with `signedUrl`: a signed URL standing for a key (docs/rules.md §16). */
+    private readonly signedUrl?: Middleware<AppState>,
   ) {}
 
   /** `GET`, and `HEAD` (the router answers it with the same steps; Koa sends no body). */
@@ -97,12 +102,14 @@ export class ApiRouter {
       idempotentCreate: options.idempotentCreate === true,
       admission: options.admission ?? 'plan',
       headers: options.headers,
+      signedUrl: options.signedUrl === true,
     };
     const own = steps as readonly Middleware<AppState>[];
     const run = settings.idempotentCreate ? [...own.slice(0, -1), this.underKey, ...own.slice(-1)] : own;
     // One middleware per route, composed here once: the router composes a route's middleware
     // again on every request it matches.
-    const composed = compose([enter(method, settings) as Middleware<AppState>, ...this.gate, ...run]);
+    const gate = settings.signedUrl && this.signedUrl !== undefined ? [this.signedUrl, ...this.gate] : this.gate;
+    const composed = compose([enter(method, settings) as Middleware<AppState>, ...gate, ...run]);
     this.router[method](options.name, options.path, composed as RouterMiddleware<AppState>);
   }
 }

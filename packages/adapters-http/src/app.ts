@@ -24,6 +24,8 @@ import { addWebhookRoutes } from './webhooks.js';
 import { compileValidators } from './validation.js';
 import { requestContext } from './middleware/request-context.js';
 import { credential, quota, requestChecks, requireKey } from './middleware/gate.js';
+import { photoSignature, type PhotoSignatures } from './middleware/photo-signature.js';
+import { addPhotoUrlSecretRoute, type PhotoUrlSecretRotation } from './photo-url-secret.js';
 import { underIdempotencyKey } from './middleware/idempotency.js';
 import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
 import { docs } from './docs.js';
@@ -75,6 +77,12 @@ export interface HttpAppDependencies {
    * server always supplies them; an embedder that leaves them out has no webhook routes (404).
    */
   readonly webhooks?: WebhookAdmin;
+  /**
+   * The signed photo URLs (docs/rules.md §16): keyless reads of a photo by its URL's `sig`, and
+   * `POST /v1/admin/photo-url-secret/rotate`. The server always supplies them; without, a photo
+   * needs a key and the rotation route is 404.
+   */
+  readonly photoUrls?: PhotoSignatures & PhotoUrlSecretRotation;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -100,13 +108,15 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const validators = compileValidators();
   // The gate's steps (middleware/gate.ts): `credential` before the routers; these three on every
   // route, after its settings and before its own steps (the first two also before the 404 / 405 /
-  // OPTIONS answers of a request no route took).
+  // OPTIONS answers of a request no route took). Before them on a photo's route, its signed URL
+  // stands for a key (docs/rules.md §16: `photoSignature`).
   const admit = quota(deps.admission, metrics);
   const gate = [admit, requestChecks, requireKey];
+  const signedUrl = deps.photoUrls === undefined ? undefined : photoSignature(deps.photoUrls);
   const underKey = underIdempotencyKey(deps.idempotency, logger);
   // One router per area of the API, tried in this order: a router tests a request against each of
   // its routes in turn, so the pets' (which most requests are for) come first.
-  const pets = new ApiRouter(gate, underKey); // /v1/pets…
+  const pets = new ApiRouter(gate, underKey, signedUrl); // /v1/pets…
   const store = new ApiRouter(gate, underKey); // /v1/categories…, /v1/store…
   const keys = new ApiRouter(gate, underKey); // /v1/admin/keys…, /v1/me, /v1/events, /v1/webhooks…
   addCatalogRoutes(pets, store, deps.catalog, deps.categories, deps.adoption, validators);
@@ -116,6 +126,7 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   addOwnStatusRoute(keys);
   if (deps.events !== undefined) addEventRoutes(keys, deps.events, deps.longPolls ?? new LongPolls(), validators);
   if (deps.webhooks !== undefined) addWebhookRoutes(keys, deps.webhooks, validators);
+  if (deps.photoUrls !== undefined) addPhotoUrlSecretRoute(keys, deps.photoUrls);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;

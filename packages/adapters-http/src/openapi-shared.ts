@@ -157,6 +157,13 @@ export const sharedComponents = () => {
         description:
           'An admin key (from `PETSTORE_ADMIN_KEYS`) as a bearer token: `Authorization: Bearer <ADMIN_KEY>`. A client key gets 403 `forbidden`.',
       },
+      photoSignature: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'sig',
+        description:
+          "A photo's URL signature, as `GET /pets?expand=photos` gives it in each photo's `url`: the credential of a `GET` or `HEAD` of that one photo, without a key.",
+      },
     },
     parameters: {
       IdempotencyKey: {

@@ -14,6 +14,7 @@ import { ownStatusPart } from './own-status.openapi.js';
 import { petMaintenancePart } from './pets-maintenance.openapi.js';
 import { petsPart } from './pets.openapi.js';
 import { photosPart } from './photos.openapi.js';
+import { photoUrlSecretPart } from './photo-url-secret.openapi.js';
 import { storePart } from './store.openapi.js';
 import { webhooksPart } from './webhooks.openapi.js';
 
@@ -94,7 +95,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
       version: '1.0.0',
       license: { name: 'MIT', identifier: 'MIT' },
       description:
-        `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
+        `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`, but for a photo's \`GET\` by its signed URL (\`?sig=\`). ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
         '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
         '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
@@ -142,6 +143,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
       store,
       photos,
       adminKeys,
+      photoUrlSecretPart(),
       ownStatus,
       documentPart(),
       categories,

@@ -100,6 +100,7 @@ export const photosPart = (): OpenApiPart => {
     ETag: ref('headers', 'Photo-ETag'),
     'Cache-Control': ref('headers', 'Photo-Cache-Control'),
     'X-Content-Type-Options': ref('headers', 'X-Content-Type-Options'),
+    'Cross-Origin-Resource-Policy': ref('headers', 'Cross-Origin-Resource-Policy'),
   };
   return {
     schemas: {
@@ -110,7 +111,12 @@ export const photosPart = (): OpenApiPart => {
       'Photo-ETag': header(
         'A strong entity tag derived from the bytes (their SHA-256): send it back in `If-None-Match` to get 304 while they are the same.',
       ),
-      'Photo-Cache-Control': header(`\`${PHOTO_CACHE_CONTROL}\`: a browser may keep the bytes a day.`),
+      'Photo-Cache-Control': header(
+        `\`${PHOTO_CACHE_CONTROL}\`: a browser may keep the bytes a day. By a signed URL without a key: \`public, max-age=86400\`.`,
+      ),
+      'Cross-Origin-Resource-Policy': header(
+        '`cross-origin`, on a read by a signed URL without a key: pages of other origins may show the photo.',
+      ),
       'X-Content-Type-Options': header('`nosniff`: the bytes are only ever the declared image type.'),
       'Location-Photo': header('Path of the added photo, `/v1/pets/{petId}/photos/{photoId}`.'),
     },
@@ -235,9 +241,12 @@ export const photosPart = (): OpenApiPart => {
           summary: 'Fetch a photo',
           description:
             `The photo's bytes in its type, or (\`width\`) ${PHOTO_WIDTHS.join(', ')} pixels wide, the height in proportion, never wider than the original. ` +
-            `With a strong \`ETag\` derived from the bytes: \`If-None-Match\` with it answers 304 with no body. \`HEAD\` answers the same headers without the bytes. Every answer counts as one request. Any key. ${BETA}`,
+            `With a strong \`ETag\` derived from the bytes: \`If-None-Match\` with it answers 304 with no body. \`HEAD\` answers the same headers without the bytes. Every answer counts as one request. Any key. ` +
+            "Or no key, with the photo's signed URL (each photo's `url` in `GET /pets?expand=photos`, its `sig` the credential, as a presigned URL's): then the answer may be kept by shared caches too (`Cache-Control: public, max-age=86400`) and shown by pages of any origin (`Cross-Origin-Resource-Policy: cross-origin`), and it is counted per client address with the business plan's numbers, apart from the address's other requests without a key. " +
+            `A missing or wrong \`sig\` without a key is 401. A deleted photo, or one of a withdrawn animal, is 404 from that moment on. ${BETA}`,
           tags: ['pets'],
           'x-stability': 'beta',
+          security: [{ bearerAuth: [] }, { photoSignature: [] }],
           parameters: [
             {
               name: 'width',

@@ -12,6 +12,14 @@ const PHOTO_PATH = `${PHOTOS_PATH}/:photoId` as const;
 
 /** `Cache-Control` of a photo's bytes: a browser may keep them a day (the bytes of an id never change; a 304 costs one request). */
 export const PHOTO_CACHE_CONTROL = 'private, max-age=86400';
+/**
+ * The same for a keyless read by a signed URL (docs/rules.md §16): shared caches may keep it too, and
+ * pages of other origins may show it (`Cross-Origin-Resource-Policy`), as a plain `<img>` does.
+ */
+const SIGNED_PHOTO_HEADERS = {
+  'Cache-Control': 'public, max-age=86400',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+} as const;
 
 /** A `Photo` as JSON, fields in the order of the schema. */
 const serializePhoto = (photo: Photo): string =>
@@ -83,8 +91,9 @@ export const addPhotoRoutes = (
     });
   });
 
-  // GET also answers HEAD (the router registers both): the same headers, no bytes read.
-  routes.get({ name: 'getPetPhoto', path: PHOTO_PATH }, async (ctx) => {
+  // GET also answers HEAD (the router registers both): the same headers, no bytes read. Its signed
+  // URL reads it without a key (docs/rules.md §16; the gate's `photoSignature` checks the `sig`).
+  routes.get({ name: 'getPetPhoto', path: PHOTO_PATH, signedUrl: true }, async (ctx) => {
     const { petId, photoId } = ctx.params;
     const query = ctx.querystring;
     const result = await photos.get(petId, photoId, query === '' ? [] : new URLSearchParams(query).getAll('width'));
@@ -97,7 +106,8 @@ export const addPhotoRoutes = (
     if (!fresh && ctx.method !== 'HEAD' && bytes === undefined)
       throw new HttpError('not_found', `this pet has no photo with id ${photo.id}`);
     ctx.set('ETag', entityTag(file.sha256));
-    ctx.set('Cache-Control', PHOTO_CACHE_CONTROL);
+    if (ctx.state.signedUrl === true) ctx.set(SIGNED_PHOTO_HEADERS);
+    else ctx.set('Cache-Control', PHOTO_CACHE_CONTROL);
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (fresh) {
       ctx.status = 304;

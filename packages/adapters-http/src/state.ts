@@ -14,6 +14,8 @@ export interface AppState {
   subject?: Subject;
   /** Log-safe subject: the key's public id (`key_<12 hex>`) for a key holder, `a:<address>` otherwise. */
   subjectTag?: string;
+  /** A keyless read of a photo whose credential is its URL's valid signature (docs/rules.md §16). */
+  signedUrl?: boolean;
   /** The key holder, once the gate has authenticated the request (routes pass it to the use cases). */
   caller?: Caller;
   /** `GET /v1/me` only: the key's status, read by the gate (docs/rules.md §14). */

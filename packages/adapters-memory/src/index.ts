@@ -9,3 +9,4 @@ export { PhotoStoreInMemory } from './photo-store.in-memory.js';
 export { MemoryOutbox } from './outbox.in-memory.js';
 export { EventStoreInMemory } from './event-store.in-memory.js';
 export { WebhookStoreInMemory } from './webhook-store.in-memory.js';
+export { PhotoUrlSecretStoreInMemory } from './photo-url-secret-store.in-memory.js';

@@ -10,6 +10,7 @@ import {
   quotaStoreContract,
   webhookStoreContract,
   entryOf,
+  photoUrlSecretStoreContract,
 } from '@petstore/domain/testing';
 import { DAY_MS } from '@petstore/domain';
 import {
@@ -21,6 +22,7 @@ import {
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
   PhotoStoreInMemory,
+  PhotoUrlSecretStoreInMemory,
   QuotaStoreInMemory,
   WebhookStoreInMemory,
 } from '../src/index.js';
@@ -35,6 +37,11 @@ adoptionContract('in memory', async () => ({
   subject: { pets: new PetRepositoryInMemory(), orders: new OrderRepositoryInMemory() },
 }));
 idempotencyStoreContract('in memory', async () => ({ subject: new IdempotencyStoreInMemory() }));
+// One process: its "other instance" is the same store.
+photoUrlSecretStoreContract('in memory', async () => {
+  const store = new PhotoUrlSecretStoreInMemory();
+  return { subject: { store, sibling: () => store } };
+});
 eventStoreContract('in memory', async () => {
   const outbox = new MemoryOutbox();
   return {

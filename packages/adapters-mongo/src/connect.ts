@@ -16,6 +16,7 @@ import { WebhookStoreMongo } from './webhook-store.mongo.js';
 import { backfillPetSearchKeys } from './pet-backfill.mongo.js';
 import { MongoOutbox } from './outbox.mongo.js';
 import { resolveMongoSettings } from './settings.js';
+import { PhotoUrlSecretStoreMongo } from './photo-url-secret-store.mongo.js';
 
 export interface ConnectMongoOptions {
   /** The database to use instead of the one the connection string names (else `petstore`). */
@@ -37,6 +38,8 @@ export interface MongoStores extends StorePorts {
   readonly events: EventStoreMongo;
   /** The webhook subscriptions, their leases and deliveries logs (docs/rules.md §15). Not in `StorePorts`: the webhook use cases take it on their own. */
   readonly webhooks: WebhookStoreMongo;
+  /** The signing secret of the photo URLs (docs/rules.md §16), one per database. */
+  readonly photoUrlSecrets: PhotoUrlSecretStoreMongo;
   /**
    * True when the database does what the stores need, within a bounded wait; never throws (for
    * `/readyz`). Not just a ping: one conditional upsert with `$inc` on a probe document of the
@@ -124,6 +127,7 @@ export const connectMongo = async (uri: string, options: ConnectMongoOptions = {
       photos: new PhotoStoreMongo(db, outbox),
       events: new EventStoreMongo(db, outbox),
       webhooks: new WebhookStoreMongo(db),
+      photoUrlSecrets: new PhotoUrlSecretStoreMongo(db),
       database,
       endpoint,
       isReady: async () => {

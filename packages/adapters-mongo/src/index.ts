@@ -11,6 +11,7 @@ export { PhotoStoreMongo } from './photo-store.mongo.js';
 export { EventStoreMongo } from './event-store.mongo.js';
 export { WebhookStoreMongo } from './webhook-store.mongo.js';
 export { MongoOutbox } from './outbox.mongo.js';
+export { PhotoUrlSecretStoreMongo } from './photo-url-secret-store.mongo.js';
 export { classifyMongoError, MongoCommandError, type MongoErrorKind } from './errors.js';
 export { resolveMongoSettings, MONGO_DEFAULTS, DEFAULT_DATABASE, type MongoSettings } from './settings.js';
 export {

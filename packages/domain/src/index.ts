@@ -324,6 +324,9 @@ export { MAX_PETS_CURSOR_LENGTH } from './pet/catalog-page.js';
 export type { PetOrder, ListedPet } from './ports/pet-repository.port.js';
 export type { PhotoLinks, PhotoView } from './ports/photo-links.port.js';
 export { srcsetOf } from './photo/links.js';
+export type { PhotoUrlSecretStore } from './ports/photo-url-secret-store.port.js';
+export { PHOTO_SIGNATURE_LENGTH, signPhoto, signatureHolds, signedPhotoSubject } from './photo/signature.js';
+export { PhotoUrls, type PhotoUrlSecretSource } from './use-cases/photo-urls.js';
 export {
   PUBLISHABLE_KEY_PATTERN,
   generatePublishableKey,

@@ -25,3 +25,4 @@ export { eventStoreContract } from './event-store.contract.js';
 export { expectFeedMatchesStore, type EventStores } from './event-store.model.js';
 export { forwardingEvents, forwardingWebhooks } from './forwarding.js';
 export { webhookStoreContract } from './webhook-store.contract.js';
+export { photoUrlSecretStoreContract, type PhotoUrlSecretStores } from './photo-url-secret-store.contract.js';

@@ -10,6 +10,7 @@ import {
   PetCatalog,
   PetMaintenance,
   PhotoLibrary,
+  PhotoUrls,
   type EventStore,
   type StorePorts,
   type WebhookStore,
@@ -17,11 +18,16 @@ import {
 import { createHttpApp, UploadAdmission } from '@petstore/adapters-http';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
 import { TOKENS } from '../tokens.js';
-import { boundedPhotoStore, boundedPorts, boundedWebhookStore, withDeadline } from '../deadline.js';
+import {
+  boundedPhotoStore,
+  boundedPhotoUrlSecrets,
+  boundedPorts,
+  boundedWebhookStore,
+  withDeadline,
+} from '../deadline.js';
 import { STORE_CIRCUIT_OPEN_MS, StoreCircuit } from '../store-circuit.js';
 import { ServerEvents } from '../events.js';
 import { ServerWebhooks } from '../webhooks.js';
-import { keyedPhotoLinks } from '../photo-links.js';
 
 /**
  * The store's ports as the use cases see them: every call bounded by the store deadline and
@@ -117,7 +123,29 @@ export const coreModule = new ContainerModule(({ bind }) => {
       ],
     )
     .inSingletonScope();
-  bind(TOKENS.PhotoLinks).toConstantValue(keyedPhotoLinks);
+  // The signed photo URLs (docs/rules.md §16): the setting's secret, else the store's (one per database).
+  bind(TOKENS.PhotoUrls)
+    .toResolvedValue(
+      (settings, secrets, digests, random, clock, ms, lifecycle, circuit) =>
+        new PhotoUrls(
+          settings.photoUrlSecret !== undefined
+            ? { setting: settings.photoUrlSecret }
+            : { store: lifecycle.inProcess === true ? secrets : boundedPhotoUrlSecrets(secrets, ms, circuit) },
+          { digests, random, clock, base: settings.publicUrl },
+        ),
+      [
+        TOKENS.Settings,
+        TOKENS.PhotoUrlSecretStore,
+        TOKENS.Digests,
+        TOKENS.Random,
+        TOKENS.Clock,
+        TOKENS.StoreDeadlineMs,
+        TOKENS.StoreLifecycle,
+        STORE_CIRCUIT,
+      ],
+    )
+    .inSingletonScope();
+  bind(TOKENS.PhotoLinks).toService(TOKENS.PhotoUrls);
   bind(TOKENS.PetCatalog)
     .toResolvedValue(
       (ports, clock, random, photos, links, ms, lifecycle, circuit) =>
@@ -267,6 +295,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         photos,
         events,
         webhooks,
+        photoUrls,
       ) =>
         createHttpApp(
           {
@@ -280,6 +309,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             idempotency,
             metrics,
             photos,
+            photoUrls,
             ...(events.feed === undefined ? {} : { events: events.feed }),
             longPolls: events.longPolls,
             ...(webhooks.admin === undefined ? {} : { webhooks: webhooks.admin }),
@@ -310,6 +340,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.PhotoLibrary,
         TOKENS.Events,
         TOKENS.Webhooks,
+        TOKENS.PhotoUrls,
       ],
     )
     .inSingletonScope();

@@ -8,6 +8,7 @@ import {
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
   PhotoStoreInMemory,
+  PhotoUrlSecretStoreInMemory,
   QuotaStoreInMemory,
   WebhookStoreInMemory,
 } from '@petstore/adapters-memory';
@@ -47,5 +48,7 @@ export const memoryStoreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.PhotoStore)
     .toResolvedValue((settings) => new PhotoStoreInMemory(settings.photoMemoryBytes, outbox), [TOKENS.Settings])
     .inSingletonScope();
+  // The photo URLs' signing secret for the life of the process (docs/rules.md §16).
+  bind(TOKENS.PhotoUrlSecretStore).toConstantValue(new PhotoUrlSecretStoreInMemory());
   bind(TOKENS.StoreLifecycle).toConstantValue({ isReady: async () => true, close: async () => {}, inProcess: true });
 });

@@ -46,6 +46,10 @@ export const mongoStoreModule = (uri: string): ContainerModule =>
     bind(TOKENS.WebhookStore)
       .toResolvedValue((m) => m.webhooks, [MONGO_STORES])
       .inSingletonScope();
+    // The photo URLs' signing secret, one per database (docs/rules.md §16).
+    bind(TOKENS.PhotoUrlSecretStore)
+      .toResolvedValue((m) => m.photoUrlSecrets, [MONGO_STORES])
+      .inSingletonScope();
     bind(TOKENS.StoreLifecycle)
       .toResolvedValue((m) => ({ isReady: () => m.isReady(), close: () => m.close() }), [MONGO_STORES])
       .inSingletonScope();

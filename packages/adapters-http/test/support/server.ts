@@ -26,6 +26,7 @@ import {
   IdempotentRequests,
   PetCatalog,
   PhotoLibrary,
+  PhotoUrls,
   type ApiKeyRecord,
   type KeyRole,
   type BanRule,
@@ -47,6 +48,7 @@ import {
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
   PhotoStoreInMemory,
+  PhotoUrlSecretStoreInMemory,
   QuotaStoreInMemory,
 } from '@petstore/adapters-memory';
 import { SharpImageProcessor } from '@petstore/adapters-sharp';
@@ -148,6 +150,12 @@ export interface TestServerOptions {
    * (Stores passed in above record nothing unless they were made with `events.outbox`.)
    */
   readonly events?: EventStoreInMemory;
+  /**
+   * The signed photo URLs (docs/rules.md §16): keyless photo reads, the rotation, and the links of
+   * `expand=photos`. When absent, the server has its own (a secret in memory), and `expand=photos`
+   * links as `testPhotoLinks` does.
+   */
+  readonly photoUrls?: PhotoUrls;
 }
 
 export interface RawRequest {
@@ -373,7 +381,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
     {
       catalog: new PetCatalog(repository, categoryRepository, clock, new SeededRandom('http-test-pets'), {
         store: options.wrapPhotoStore?.(photoStore) ?? photoStore,
-        links: testPhotoLinks,
+        links: options.photoUrls ?? testPhotoLinks,
       }),
       categories: new CategoryCatalog(categoryRepository, clock),
       adoption: new Adoption(repository, orders, clock),
@@ -396,6 +404,12 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       events: new EventFeed(events, clock),
       longPolls,
       ...(options.uploads === undefined ? {} : { uploads: options.uploads }),
+      photoUrls:
+        options.photoUrls ??
+        new PhotoUrls(
+          { store: new PhotoUrlSecretStoreInMemory() },
+          { digests: nodeDigests, random: new SeededRandom('test-server-photo-urls'), clock },
+        ),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -229,7 +229,7 @@ export interface paths {
         };
         /**
          * Fetch a photo
-         * @description The photo's bytes in its type, or (`width`) 160, 320, 640 pixels wide, the height in proportion, never wider than the original. With a strong `ETag` derived from the bytes: `If-None-Match` with it answers 304 with no body. `HEAD` answers the same headers without the bytes. Every answer counts as one request. Any key. Beta (`x-stability: beta`): this operation may still change within v1.
+         * @description The photo's bytes in its type, or (`width`) 160, 320, 640 pixels wide, the height in proportion, never wider than the original. With a strong `ETag` derived from the bytes: `If-None-Match` with it answers 304 with no body. `HEAD` answers the same headers without the bytes. Every answer counts as one request. Any key. Or no key, with the photo's signed URL (each photo's `url` in `GET /pets?expand=photos`, its `sig` the credential, as a presigned URL's): then the answer may be kept by shared caches too (`Cache-Control: public, max-age=86400`) and shown by pages of any origin (`Cross-Origin-Resource-Policy: cross-origin`), and it is counted per client address with the business plan's numbers, apart from the address's other requests without a key. A missing or wrong `sig` without a key is 401. A deleted photo, or one of a withdrawn animal, is 404 from that moment on. Beta (`x-stability: beta`): this operation may still change within v1.
          */
         get: operations["getPetPhoto"];
         put?: never;
@@ -300,6 +300,26 @@ export interface paths {
          * @description Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), or relabel it. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. Beta: may still change within v1. Needs an admin key; a client key gets 403.
          */
         patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/admin/photo-url-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret of the photo URLs
+         * @description Makes a new signing secret for the photos' URLs (the `url` and `srcset` of `GET /pets?expand=photos`): every URL made before stops working (401), in every server process on the database within 1 second, and the lists give new ones. For a secret the service keeps in its store; a secret given by the setting `PETSTORE_PHOTO_URL_SECRET` is rotated by changing the setting and restarting every process (409 here). Copies that browsers and shared caches made before may still be shown for up to a day. No body. Admin keys only. Beta (`x-stability: beta`): this operation may still change within v1.
+         */
+        post: operations["rotatePhotoUrlSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/me": {
@@ -1604,8 +1624,10 @@ export interface components {
         ETag: string;
         /** @description A strong entity tag derived from the bytes (their SHA-256): send it back in `If-None-Match` to get 304 while they are the same. */
         "Photo-ETag": string;
-        /** @description `private, max-age=86400`: a browser may keep the bytes a day. */
+        /** @description `private, max-age=86400`: a browser may keep the bytes a day. By a signed URL without a key: `public, max-age=86400`. */
         "Photo-Cache-Control": string;
+        /** @description `cross-origin`, on a read by a signed URL without a key: pages of other origins may show the photo. */
+        "Cross-Origin-Resource-Policy": string;
         /** @description `nosniff`: the bytes are only ever the declared image type. */
         "X-Content-Type-Options": string;
         /** @description Path of the added photo, `/v1/pets/{petId}/photos/{photoId}`. */
@@ -3520,6 +3542,7 @@ export interface operations {
                     ETag: components["headers"]["Photo-ETag"];
                     "Cache-Control": components["headers"]["Photo-Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["Cross-Origin-Resource-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3540,6 +3563,7 @@ export interface operations {
                     ETag: components["headers"]["Photo-ETag"];
                     "Cache-Control": components["headers"]["Photo-Cache-Control"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Cross-Origin-Resource-Policy": components["headers"]["Cross-Origin-Resource-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4329,6 +4353,57 @@ export interface operations {
                         code?: "unsupported_media_type";
                         /** @constant */
                         status?: 415;
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotatePhotoUrlSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated: the URLs made before no longer work. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description The secret comes from the setting `PETSTORE_PHOTO_URL_SECRET`: nothing was rotated. Codes: `conflict`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: "conflict";
+                        /** @constant */
+                        status?: 409;
                     };
                 };
             };
