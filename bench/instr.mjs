@@ -21,7 +21,11 @@
 //
 // Servers: the project (apps/server, memory store, logging at info to a file, CORS and metrics
 // on, every request with an allowed Origin); (c) minimal Koa + @koa/router answering the same
-// JSON (bench/koa-server.mjs); (f) Fastify with auth, quota and validation (bench/fastify-server.mjs).
+// JSON (bench/koa-server.mjs); koa-routes, the same Koa app with every route of the project's
+// OpenAPI document registered (bench/koa-routes-server.mjs): what routing the API's routes costs
+// before any of the contract's work; (f) Fastify with auth, quota and validation
+// (bench/fastify-server.mjs); main, the project as built at another checkout (INSTR_BASELINE=<dir>,
+// installed and built there), with the same settings, seeding, list and create.
 // Scenarios: `GET /v1/pets?limit=20`, `POST /v1/pets`, the banned 429 (a key past the ban rule,
 // same route as the list), a page of 100 pets and a page of 100 events (admin keys: the feed's
 // first 100 `pet.created`), `GET /v1/me` and a photo `GET` where the server has them.
@@ -29,32 +33,25 @@
 // Knobs: INSTR_W (20000), INSTR_WR (10), INSTR_M (2000), INSTR_C (4), INSTR_STABLE (0.02: how close
 // two windows must be), INSTR_PAIRS (3: pairs of windows at most), INSTR_WRITE_UNSETTLED (1: write
 // BENCHMARKS.md even when a figure did not settle, marked), INSTR_ONLY (comma-separated
-// server labels: project,koa,fastify), INSTR_OUT (BENCHMARKS.md; '-' prints only),
+// server labels: project,koa,koa-routes,fastify,main; main only with INSTR_BASELINE), INSTR_OUT
+// (BENCHMARKS.md; '-' prints only), INSTR_BASELINE (a built checkout measured as main),
 // INSTR_PERF_MAP=1 (node --perf-basic-prof, for callgrind_annotate with JS names), INSTR_KEEP=1
 // (keep the dumps in bench/results/instr).
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, closeSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import os from 'node:os';
-import { ROOT, BENCH_DIR, cleanEnv, freePort, sleep, fmt } from './lib.mjs';
-import { measureUntilSettled, SETTLE_DEFAULTS } from './settle.mjs';
+import { ROOT, freePort, fmt } from './lib.mjs';
+import { C, DIR, M, PAIRS, STABLE, W, WR, measureServer } from './instr-measure.mjs';
 
-const num = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
-const W = num('INSTR_W', 20_000);
-const WR = num('INSTR_WR', 10);
-const M = num('INSTR_M', 2_000);
-const C = num('INSTR_C', 4);
-const STABLE = num('INSTR_STABLE', SETTLE_DEFAULTS.tolerance);
-const PAIRS = num('INSTR_PAIRS', SETTLE_DEFAULTS.maxPairs);
 const WRITE_UNSETTLED = process.env.INSTR_WRITE_UNSETTLED === '1';
-const ONLY = (process.env.INSTR_ONLY ?? 'project,koa,fastify').split(',');
+const ONLY = (process.env.INSTR_ONLY ?? 'project,koa,koa-routes,fastify,main').split(',');
 const OUT = process.env.INSTR_OUT ?? 'BENCHMARKS.md';
-const PERF_MAP = process.env.INSTR_PERF_MAP === '1';
-const DIR = join(ROOT, 'bench/results/instr');
+/** A built checkout of another commit (e.g. main) whose server is measured as `main`. */
+const BASELINE = process.env.INSTR_BASELINE ? resolve(process.env.INSTR_BASELINE) : undefined;
+const BASELINE_MAIN = BASELINE === undefined ? undefined : join(BASELINE, 'apps/server/dist/src/main.js');
 /** The machine's 1-minute load average when the run started: other work starves V8's compiler threads. */
 const LOAD_AT_START = os.loadavg()[0];
-rmSync(DIR, { recursive: true, force: true });
-mkdirSync(DIR, { recursive: true });
 
 const KEY = 'bench-key-0123456789';
 const BANNED_KEY = 'bench-banned-0123456789';
@@ -65,7 +62,6 @@ const PETS_100 = '/v1/pets?limit=100';
 const EVENTS_100 = '/v1/events?limit=100';
 /** The photo the photo scenario reads (uploaded while seeding). */
 const PHOTO = '/v1/pets/1/photos/1';
-const SERVER_HOST = '127.0.0.1';
 /**
  * Keys GET /v1/me takes turns over: even if the warm-up and every window (up to PAIRS pairs, with a
  * warm-up round between them) came within one minute, no key is sent more than its 60 a minute.
@@ -88,131 +84,26 @@ try {
   console.error('bench:instr needs valgrind (Debian: apt-get install valgrind)');
   process.exit(1);
 }
-
-/** Runs bench/instr-load.mjs and waits for it; throws when an answer had another status. */
-const load = (o) =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(BENCH_DIR, 'instr-load.mjs'), JSON.stringify(o)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(undefined) : reject(new Error(err.trim() || `instr-load exited ${code}`)),
-    );
-  });
-
-// valgrind names its control pipes after the HOST variable of the process it runs: callgrind_control must see the same one.
-const callgrind = (pid, ...args) =>
-  execFileSync('callgrind_control', [...args, String(pid)], {
-    env: { ...process.env, HOST: SERVER_HOST },
-    stdio: process.env.INSTR_DEBUG ? 'inherit' : 'ignore',
-  });
-
-/** Ir of the newest dump of `base` (base.1, base.2, …). */
-const newestDumpIr = (base) => {
-  const name = base.split('/').pop();
-  const dumps = readdirSync(DIR)
-    .filter((f) => f.startsWith(name + '.'))
-    .map((f) => ({ f, n: Number(f.slice(name.length + 1)) }))
-    .filter((d) => Number.isInteger(d.n))
-    .sort((a, b) => b.n - a.n);
-  if (dumps.length === 0) throw new Error(`no callgrind dump for ${name}`);
-  const text = readFileSync(join(DIR, dumps[0].f), 'utf8');
-  const line = text.split('\n').find((l) => l.startsWith('summary:') || l.startsWith('totals:'));
-  if (line === undefined) throw new Error(`no summary in ${dumps[0].f}`);
-  return { ir: Number(line.split(/\s+/)[1]), dump: join(DIR, dumps[0].f) };
-};
-
-/**
- * Starts one server under callgrind, runs `prepare`, then measures each scenario in turn, in
- * windows until two in a row agree (bench/settle.mjs).
- * @returns {Promise<Record<string, { perRequest: number, stable: boolean, windows: number[], dump: string }>>}
- */
-const measureServer = async ({ label, nodeArgs, env, readyPath, prepare, scenarios }) => {
-  const port = await freePort();
-  const base = join(DIR, `${label}.cg`);
-  const logPath = join(DIR, `${label}.log`);
-  const log = openSync(logPath, 'w');
-  const args = [
-    '--tool=callgrind',
-    '--instr-atstart=no',
-    `--callgrind-out-file=${base}`,
-    process.execPath,
-    ...(PERF_MAP ? ['--perf-basic-prof'] : []),
-    ...nodeArgs(port),
-  ];
-  const child = spawn('valgrind', args, {
-    cwd: ROOT,
-    env: { ...cleanEnv(), PORT: String(port), HOST: SERVER_HOST, ...env },
-    stdio: ['ignore', log, log],
-  });
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  const url = `http://127.0.0.1:${port}`;
-  const results = {};
+if (BASELINE_MAIN !== undefined && !existsSync(BASELINE_MAIN)) {
+  console.error(
+    `INSTR_BASELINE: ${BASELINE_MAIN} is missing (install and build that checkout first: pnpm install, tsc -b)`,
+  );
+  process.exit(1);
+}
+if (BASELINE === undefined && process.env.INSTR_ONLY?.split(',').includes('main')) {
+  console.error('INSTR_ONLY names main: set INSTR_BASELINE to a built checkout of it');
+  process.exit(1);
+}
+/** The baseline's commit, to name it in the report (its folder's name when it is not a git checkout). */
+const baselineName = () => {
   try {
-    for (let waited = 0; ; waited += 500) {
-      if (exited) throw new Error(`${label} exited before it was ready (log: ${logPath})`);
-      try {
-        const res = await fetch(url + readyPath);
-        await res.arrayBuffer();
-        break;
-      } catch {
-        if (waited > 240_000) throw new Error(`${label} not ready after 240 s (log: ${logPath})`);
-        await sleep(500);
-      }
-    }
-    const context = { url, port };
-    await prepare?.(context);
-    for (const s of scenarios) {
-      if (s.when !== undefined && !(await s.when(context))) continue;
-      const request = {
-        port,
-        path: s.path,
-        method: s.method ?? 'GET',
-        headers: s.headers ?? {},
-        keys: s.keys,
-        body: s.body,
-        contentType: s.contentType,
-        c: C,
-        expect: s.expect ?? 200,
-      };
-      /** Warm-up rounds of W / WR requests, each a new client process with new connections (uninstrumented). */
-      const warmUp = async (rounds) => {
-        for (let r = 0; r < rounds && W > 0; r++) await load({ ...request, n: Math.ceil(W / WR) });
-      };
-      let dump = '';
-      /** One window: exactly M requests, instrumented; Ir per request. */
-      const measure = async () => {
-        callgrind(child.pid, '-i', 'on');
-        callgrind(child.pid, '-z');
-        await load({ ...request, n: M });
-        callgrind(child.pid, '-d');
-        callgrind(child.pid, '-i', 'off');
-        const newest = newestDumpIr(base);
-        dump = newest.dump;
-        return newest.ir / M;
-      };
-      await warmUp(WR);
-      const settled = await measureUntilSettled({
-        measure,
-        warmUp: () => warmUp(1),
-        tolerance: STABLE,
-        maxPairs: PAIRS,
-      });
-      results[s.name] = { perRequest: settled.value, stable: settled.stable, windows: settled.windows, dump };
-      console.log(
-        `${label.padEnd(8)} ${s.name.padEnd(8)} ${fmt(settled.value)} Ir/request stable=${settled.stable ? 'yes' : 'no'} windows=${settled.windows.map((w) => `${fmt(w / 1000, 1)}k`).join(' ')}`,
-      );
-    }
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (exited ? resolve(undefined) : child.once('exit', resolve)));
-    closeSync(log);
+    return execFileSync('git', ['-C', BASELINE, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return BASELINE.split('/').pop();
   }
-  return results;
 };
+rmSync(DIR, { recursive: true, force: true });
+mkdirSync(DIR, { recursive: true });
 
 const post = (url, path, key, body) =>
   fetch(url + path, {
@@ -248,31 +139,51 @@ const results = {};
 const fixturesPath = join(DIR, 'fixtures.json');
 const photoPath = join(DIR, 'photo.jpg');
 
+/** The project's settings: the same for this checkout's server and the baseline's. */
+const projectEnv = async () => ({
+  PETSTORE_API_KEYS: [
+    `${KEY}:enterprise:1000000000:10000000000`,
+    `${BANNED_KEY}:free`,
+    ...ME_KEYS.map((k) => `${k}:free`),
+  ].join(','),
+  PETSTORE_ADMIN_KEYS: [ADMIN, ...READ_ADMINS].join(','),
+  PETSTORE_CORS_ORIGINS: ORIGIN,
+  PETSTORE_METRICS_PORT: String(await freePort()),
+  PETSTORE_LOG_LEVEL: 'info',
+  NODE_ENV: 'production',
+});
+
+/** Every operation of the served OpenAPI document as a method and a Koa path (`/v1/pets/:petId`). */
+const routesOf = async (url) => {
+  const doc = await (await fetch(url + '/v1/openapi.json')).json();
+  const base = new URL(doc.servers[0].url, url).pathname.replace(/\/$/, '');
+  const methods = ['get', 'put', 'post', 'delete', 'patch'];
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    methods
+      .filter((m) => item[m] !== undefined)
+      .map((m) => ({ method: m.toUpperCase(), path: base + path.replace(/\{(\w+)\}/g, ':$1') })),
+  );
+};
+
 // The project always runs: it is what the others are compared with, and it writes their fixtures.
 {
-  const metricsPort = await freePort();
   results.project = await measureServer({
     label: 'project',
     nodeArgs: () => ['apps/server/dist/src/main.js'],
-    env: {
-      PETSTORE_API_KEYS: [
-        `${KEY}:enterprise:1000000000:10000000000`,
-        `${BANNED_KEY}:free`,
-        ...ME_KEYS.map((k) => `${k}:free`),
-      ].join(','),
-      PETSTORE_ADMIN_KEYS: [ADMIN, ...READ_ADMINS].join(','),
-      PETSTORE_CORS_ORIGINS: ORIGIN,
-      PETSTORE_METRICS_PORT: String(metricsPort),
-      PETSTORE_LOG_LEVEL: 'info',
-      NODE_ENV: 'production',
-    },
+    env: await projectEnv(),
     readyPath: '/v1/openapi.json',
     prepare: async ({ url }) => {
       await seed(url);
       const list = await fetch(url + LIST, { headers: auth(KEY) });
+      const routes = await routesOf(url);
+      console.log(`the project serves ${routes.length} routes (its OpenAPI document): koa-routes registers the same`);
       writeFileSync(
         fixturesPath,
-        JSON.stringify({ contentType: list.headers.get('content-type'), gets: { [LIST]: await list.text() } }),
+        JSON.stringify({
+          contentType: list.headers.get('content-type'),
+          gets: { [LIST]: await list.text() },
+          routes,
+        }),
       );
       // The banned key: its free plan's 60 a minute, then the ban rule's rejections (10 by default).
       for (let i = 0; i < 100; i++) await (await fetch(url + LIST, { headers: auth(BANNED_KEY) })).arrayBuffer();
@@ -343,12 +254,41 @@ if (ONLY.includes('koa')) {
   });
 }
 
+if (ONLY.includes('koa-routes')) {
+  results.koaRoutes = await measureServer({
+    label: 'koa-routes',
+    nodeArgs: (port) => ['bench/koa-routes-server.mjs', fixturesPath, String(port)],
+    env: { NODE_ENV: 'production' },
+    readyPath: LIST,
+    scenarios: [
+      { name: 'list', path: LIST },
+      { name: 'create', path: '/v1/pets', method: 'POST', body: 'pet', expect: 201 },
+    ],
+  });
+}
+
 if (ONLY.includes('fastify')) {
   results.fastify = await measureServer({
     label: 'fastify',
     nodeArgs: (port) => ['bench/fastify-server.mjs', fixturesPath, String(port)],
     env: { NODE_ENV: 'production', BENCH_API_KEYS: `${KEY}:enterprise:1000000000:10000000000` },
     readyPath: '/healthz',
+    scenarios: [
+      { name: 'list', path: LIST, headers: auth(KEY) },
+      { name: 'create', path: '/v1/pets', method: 'POST', headers: auth(KEY), body: 'pet', expect: 201 },
+    ],
+  });
+}
+
+// The project as built at another checkout (INSTR_BASELINE), with the same settings, seeding and requests.
+if (BASELINE_MAIN !== undefined && ONLY.includes('main')) {
+  results.main = await measureServer({
+    label: 'main',
+    nodeArgs: () => [BASELINE_MAIN],
+    cwd: BASELINE,
+    env: await projectEnv(),
+    readyPath: '/v1/openapi.json',
+    prepare: ({ url }) => seed(url),
     scenarios: [
       { name: 'list', path: LIST, headers: auth(KEY) },
       { name: 'create', path: '/v1/pets', method: 'POST', headers: auth(KEY), body: 'pet', expect: 201 },
@@ -383,6 +323,35 @@ const rows = [
   ['`GET /v1/pets?limit=20`', 'list'],
   ['`POST /v1/pets`', 'create'],
 ];
+/** How many routes koa-routes registered: the project's, from the fixtures. */
+const routeCount = () => {
+  try {
+    return JSON.parse(readFileSync(fixturesPath, 'utf8')).routes.length;
+  } catch {
+    return '—';
+  }
+};
+const baselineLabel = results.main === undefined ? 'main' : `main (${baselineName()})`;
+/** The project against Koa with the same routes and against the baseline: ratios, each figure's stable flag. */
+const againstRoutesAndMain =
+  results.koaRoutes === undefined && results.main === undefined
+    ? []
+    : [
+        '',
+        `| request | the project | Koa + the API's ${routeCount()} routes | ${baselineLabel} | Koa routes ÷ project | project ÷ ${baselineLabel} |`,
+        '|---|--:|--:|--:|--:|--:|',
+        ...rows.map(
+          ([label, s]) =>
+            `| ${label} | ${k('project', s)} | ${k('koaRoutes', s)} | ${k('main', s)} | ${ratio(ir('koaRoutes', s), ir('project', s))} | ${ratio(ir('project', s), ir('main', s))} |`,
+        ),
+      ];
+const stableFlag = (server, s) =>
+  results[server]?.[s] === undefined ? 'not measured' : `stable=${results[server][s].stable ? 'yes' : 'no'}`;
+for (const [, s] of rows)
+  console.log(
+    `${s}: koa-routes ÷ project ${ratio(ir('koaRoutes', s), ir('project', s))}, project ÷ main ${ratio(ir('project', s), ir('main', s))} ` +
+      `(project ${stableFlag('project', s)}, koa-routes ${stableFlag('koaRoutes', s)}, main ${stableFlag('main', s)})`,
+  );
 const lines = [
   '<!-- instr -->',
   '## Instructions per request (`pnpm bench:instr`)',
@@ -405,6 +374,7 @@ const lines = [
     ([label, s]) =>
       `| ${label} | ${k('project', s)} | ${k('koa', s)} | ${k('fastify', s)} | ${ratio(ir('koa', s), ir('project', s))} | ${ratio(ir('fastify', s), ir('project', s))} |`,
   ),
+  ...againstRoutesAndMain,
   '',
   '| the project | Ir per request | ÷ the list |',
   '|---|--:|--:|',

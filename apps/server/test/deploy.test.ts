@@ -37,7 +37,7 @@ const developmentOnly = (): string[] => {
   return [...dev].filter((d) => !production.has(d) && !d.startsWith('@types/') && !d.startsWith('@petstore/'));
 };
 
-describe('production start: pnpm deploy --prod into a folder, started with plain node', function () {
+describe('production start: pnpm deploy --prod into a folder, started with plain node @external', function () {
   this.timeout(120_000);
   let dir: string | undefined;
 

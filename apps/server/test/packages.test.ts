@@ -108,7 +108,7 @@ const stop = async (child: ChildProcess): Promise<void> => {
   await exited;
 };
 
-describe('the packages, packed and installed outside the workspace (docs/embedding.md: The packages, outside this workspace)', function () {
+describe('the packages, packed and installed outside the workspace (docs/embedding.md: The packages, outside this workspace) @external', function () {
   this.timeout(120_000);
 
   /** The guide whose examples run here: docs/embedding.md. */

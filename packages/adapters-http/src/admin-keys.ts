@@ -7,7 +7,7 @@ import { readJsonBody } from './body.js';
 import { checkBody, readPageQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
 import { nextLink } from './next-link.js';
-import type { Routes } from './dispatch.js';
+import type { ApiRouter } from './api-router.js';
 import { fromDomain } from './route-helpers.js';
 
 const BASE = '/v1/admin/keys';
@@ -16,18 +16,18 @@ const BASE = '/v1/admin/keys';
  * The five operations of docs/rules.md §9 under `/v1/admin/keys`. The role check is the domain's (`KeyAdmin`); a client key is refused before
  * its body is read.
  */
-export const addAdminKeyRoutes = (routes: Routes, keys: KeyAdmin, validators: RequestValidators): void => {
+export const addAdminKeyRoutes = (routes: ApiRouter, keys: KeyAdmin, validators: RequestValidators): void => {
   const authorize = (caller: AppState['caller']): void => {
     const allowed = keys.authorize(caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
   };
   const readBody = async (ctx: ParameterizedContext<AppState>, example: string): Promise<unknown> => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', `a JSON body is required: ${example}`);
     return body;
   };
 
-  routes.post('createApiKey', BASE, async (ctx) => {
+  routes.post({ name: 'createApiKey', path: BASE }, async (ctx) => {
     authorize(ctx.state.caller);
     const body = await readBody(ctx, '{"plan": …}');
     checkBody(validators.newApiKey, body, validateKeyRequest);
@@ -39,7 +39,7 @@ export const addAdminKeyRoutes = (routes: Routes, keys: KeyAdmin, validators: Re
     answerJson(ctx, JSON.stringify(result.value), 201);
   });
 
-  routes.get('listApiKeys', BASE, async (ctx) => {
+  routes.get({ name: 'listApiKeys', path: BASE }, async (ctx) => {
     authorize(ctx.state.caller);
     const query = readPageQuery(validators.listKeysQuery, ctx.querystring);
     const result = await keys.list(ctx.state.caller, query);
@@ -49,13 +49,13 @@ export const addAdminKeyRoutes = (routes: Routes, keys: KeyAdmin, validators: Re
     answerJson(ctx, JSON.stringify(items));
   });
 
-  routes.get('getApiKey', `${BASE}/:keyId`, async (ctx) => {
+  routes.get({ name: 'getApiKey', path: `${BASE}/:keyId` }, async (ctx) => {
     const result = await keys.get(ctx.state.caller, ctx.params.keyId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, JSON.stringify(result.value));
   });
 
-  routes.patch('updateApiKey', `${BASE}/:keyId`, async (ctx) => {
+  routes.patch({ name: 'updateApiKey', path: `${BASE}/:keyId` }, async (ctx) => {
     authorize(ctx.state.caller);
     const body = await readBody(ctx, '{"plan": …, "perMinute": …, "perDay": …, "label": …} (any of them)');
     checkBody(validators.apiKeyPatch, body, validateKeyPatch);
@@ -64,7 +64,7 @@ export const addAdminKeyRoutes = (routes: Routes, keys: KeyAdmin, validators: Re
     answerJson(ctx, JSON.stringify(result.value));
   });
 
-  routes.delete('revokeApiKey', `${BASE}/:keyId`, async (ctx) => {
+  routes.delete({ name: 'revokeApiKey', path: `${BASE}/:keyId` }, async (ctx) => {
     const result = await keys.revoke(ctx.state.caller, ctx.params.keyId);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 204;

@@ -4,13 +4,12 @@ import type { ParameterizedContext } from 'koa';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Answers `body` (JSON text, or its UTF-8 bytes), with `status` when it is not 200. The Content-Type goes straight
- * onto the response: Koa's `ctx.type` setter looks its value up (mime tables behind an LRU cache)
- * on every call, for a value that never changes. Koa's `body` setter keeps a Content-Type already
- * set and adds the Content-Length.
+ * Answers `body` (JSON text, or its UTF-8 bytes), with `status` when it is not 200. The media type
+ * is set as the header it is (`ctx.type` would look a full media type up in its tables to give it
+ * back unchanged); Koa's `body` setter keeps a Content-Type already set and adds the Content-Length.
  */
 export const answerJson = (ctx: ParameterizedContext<unknown>, body: string | Buffer, status?: number): void => {
   if (status !== undefined) ctx.status = status;
-  ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.set('Content-Type', JSON_TYPE);
   ctx.body = body;
 };

@@ -1,4 +1,4 @@
-import Koa, { type ParameterizedContext } from 'koa';
+import Koa from 'koa';
 import type {
   Admission,
   Adoption,
@@ -12,11 +12,9 @@ import type {
   PhotoLibrary,
   WebhookAdmin,
 } from '@petstore/domain';
-import { quoteInput } from '@petstore/domain';
 import { buildOpenApiDocument, openApiJson } from './openapi.js';
-import { answerJson } from './answer.js';
 import { addCatalogRoutes } from './routes.js';
-import { Routes } from './dispatch.js';
+import { ApiRouter, unrouted } from './api-router.js';
 import { addAdminKeyRoutes } from './admin-keys.js';
 import { addOwnStatusRoute } from './own-status.js';
 import { addPetMaintenanceRoutes } from './pets-maintenance.js';
@@ -24,11 +22,12 @@ import { addPhotoRoutes } from './photos.js';
 import { addEventRoutes, LongPolls } from './events.js';
 import { addWebhookRoutes } from './webhooks.js';
 import { compileValidators } from './validation.js';
-import { answerError, requestContext, UNAVAILABLE_RETRY_AFTER_SECONDS } from './middleware/request-context.js';
-import { gate } from './middleware/gate.js';
+import { requestContext } from './middleware/request-context.js';
+import { credential, quota, requestChecks, requireKey } from './middleware/gate.js';
 import { underIdempotencyKey } from './middleware/idempotency.js';
 import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
 import { docs } from './docs.js';
+import { probes } from './probes.js';
 import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
 import { loggedClientErrors } from './server.js';
 import { noMetrics, type HttpMetrics } from './metrics.js';
@@ -47,7 +46,7 @@ export interface HttpAppDependencies {
   /** Correcting and withdrawing pets (`PATCH`, `DELETE /v1/pets/{petId}`, admin keys only, docs/rules.md §12). */
   readonly maintenance: PetMaintenance;
   /**
-   * Idempotent creation (docs/rules.md §10) for the creates of `IDEMPOTENT_CREATES`. The server
+   * Idempotent creation (docs/rules.md §10) for the routes registered as idempotent creates. The server
    * always supplies it; an embedder that leaves it out gets creates that ignore `Idempotency-Key`.
    */
   readonly idempotency?: IdempotentRequests;
@@ -90,10 +89,6 @@ export interface HttpAppOptions {
   readonly corsOrigins?: CorsOrigins;
 }
 
-const PROBE_PATHS = new Set(['/healthz', '/readyz', '/v1/openapi.json']);
-const PROBE_ALLOW = 'GET, HEAD, OPTIONS';
-const DOCS_PREFIX = '/docs';
-
 /** The Koa application of the v1 API (mountable in another Koa app, or served with `listen`). */
 export type HttpApp = Koa<AppState>;
 
@@ -102,18 +97,25 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   const logger = deps.logger ?? silentLogger;
   const metrics = deps.metrics ?? noMetrics;
   const isReady = deps.isReady ?? (async () => true);
-  const openApi = openApiJson(buildOpenApiDocument());
   const validators = compileValidators();
-  // Every create of IDEMPOTENT_CREATES runs this step (`Routes.create`), idempotency configured or not.
-  const routes = new Routes(underIdempotencyKey(deps.idempotency, logger));
-  addCatalogRoutes(routes, deps.catalog, deps.categories, deps.adoption, validators);
-  addAdminKeyRoutes(routes, deps.keyAdmin, validators);
-  addOwnStatusRoute(routes);
-  addPetMaintenanceRoutes(routes, deps.maintenance, validators);
-  if (deps.photos !== undefined)
-    addPhotoRoutes(routes, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
-  if (deps.events !== undefined) addEventRoutes(routes, deps.events, deps.longPolls ?? new LongPolls(), validators);
-  if (deps.webhooks !== undefined) addWebhookRoutes(routes, deps.webhooks, validators);
+  // The gate's steps (middleware/gate.ts): `credential` before the routers; these three on every
+  // route, after its settings and before its own steps (the first two also before the 404 / 405 /
+  // OPTIONS answers of a request no route took).
+  const admit = quota(deps.admission, metrics);
+  const gate = [admit, requestChecks, requireKey];
+  const underKey = underIdempotencyKey(deps.idempotency, logger);
+  // One router per area of the API, tried in this order: a router tests a request against each of
+  // its routes in turn, so the pets' (which most requests are for) come first.
+  const pets = new ApiRouter(gate, underKey); // /v1/pets…
+  const store = new ApiRouter(gate, underKey); // /v1/categories…, /v1/store…
+  const keys = new ApiRouter(gate, underKey); // /v1/admin/keys…, /v1/me, /v1/events, /v1/webhooks…
+  addCatalogRoutes(pets, store, deps.catalog, deps.categories, deps.adoption, validators);
+  addPetMaintenanceRoutes(pets, deps.maintenance, validators);
+  if (deps.photos !== undefined) addPhotoRoutes(pets, deps.photos, admitUploads(deps.uploads ?? new UploadAdmission()));
+  addAdminKeyRoutes(keys, deps.keyAdmin, validators);
+  addOwnStatusRoute(keys);
+  if (deps.events !== undefined) addEventRoutes(keys, deps.events, deps.longPolls ?? new LongPolls(), validators);
+  if (deps.webhooks !== undefined) addWebhookRoutes(keys, deps.webhooks, validators);
 
   const app = new Koa<AppState>({ proxy: options.trustProxy === true, maxIpsCount: 1 });
   app.silent = true;
@@ -133,50 +135,22 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
     else logger[level](fields, 'client error');
   });
 
-  /** Probes and the description: outside the credential and the rate limit. */
-  const probe = async (ctx: ParameterizedContext<AppState>): Promise<void> => {
-    // Known paths: OPTIONS and other methods answer as on every other known path (204 / 405 with Allow).
-    if (ctx.method === 'OPTIONS') {
-      ctx.set('Allow', PROBE_ALLOW);
-      ctx.status = 204;
-      return;
-    }
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.set('Allow', PROBE_ALLOW);
-      answerError(ctx, 'method_not_allowed', `${quoteInput(ctx.method)} is not allowed here; use ${PROBE_ALLOW}`);
-      return;
-    }
-    if (ctx.path === '/healthz') {
-      ctx.state.route = 'GET /healthz';
-      answerJson(ctx, '{"status":"ok"}');
-    } else if (ctx.path === '/readyz') {
-      ctx.state.route = 'GET /readyz';
-      if (await isReady()) {
-        answerJson(ctx, '{"status":"ready"}');
-      } else {
-        ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-        answerError(ctx, 'unavailable', 'the pet store cannot be reached');
-      }
-    } else if (ctx.path === '/v1/openapi.json') {
-      ctx.state.route = 'GET /v1/openapi.json';
-      answerJson(ctx, openApi);
-    }
-  };
-  // The documentation page: outside the credential and the rate limit.
-  const docsPage = docs();
-  // The gate also dispatches the route it matched (`dispatch.ts`).
-  const gated = gate(routes, deps.authenticator, deps.admission, { metrics });
-
+  // Every request passes these, in this order, until one answers.
+  // 1. The request id, the log line and the metrics; any failure below becomes an `Error` body.
   app.use(requestContext(logger, metrics));
-  // Preflights are answered here: before the credential and the rate limiter.
+  // 2. CORS headers (docs/rules.md §11); a preflight is answered here.
   if (options.corsOrigins !== undefined) app.use(corsMiddleware(options.corsOrigins));
-  // One middleware for the rest, not three: a probe or docs path is answered here, every other
-  // request goes through the gate (fewer Koa layers, and their promises, on every API request).
-  app.use(function probeOrGate(ctx, next) {
-    if (PROBE_PATHS.has(ctx.path)) return probe(ctx);
-    // A request target with no path (authority form, `CONNECT host:port`) has none: it goes to the gate's 404.
-    if ((ctx.path ?? '').startsWith(DOCS_PREFIX)) return docsPage(ctx, () => gated(ctx, next));
-    return gated(ctx, next);
-  });
+  // 3. `/healthz`, `/readyz`, `/v1/openapi.json`, then 4. `/docs`: no credential, not counted.
+  app.use(probes(isReady, openApiJson(buildOpenApiDocument())));
+  app.use(docs());
+  // 5. Who asks: the key's subject, else the address's (nothing refused yet).
+  app.use(credential(deps.authenticator));
+  // 6. The route of the method and path, in the routers above: its settings, then quota,
+  //    requestChecks, requireKey, then its own steps.
+  app.use(pets.routes());
+  app.use(store.routes());
+  app.use(keys.routes());
+  // 7. No route: quota, requestChecks, then 404, or for a known path 405 with `Allow` (204 to OPTIONS).
+  app.use(unrouted(admit, requestChecks));
   return app;
 };

@@ -63,7 +63,7 @@ export class BodyDeadlines {
 
   /** Watches the body of `req` (nothing to do when it has none, or it is in already). */
   watch(req: IncomingMessage, res: ServerResponse): void {
-    if (req.complete || !declaresBody(req)) return;
+    if (req.complete || !declaresBody(req.headers)) return;
     const at = performance.now();
     this.watched.set(req, { arrivedAt: at, bytesRead: req.socket.bytesRead, progressAt: at });
     res.once('close', () => this.watched.delete(req));

@@ -1,23 +1,14 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { ParameterizedContext } from 'koa';
 import { HttpError } from './errors.js';
+import type { AppState } from './state.js';
 
 /** Largest request body accepted (docs/rules.md §1). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** The route (by name) of photo uploads, whose body limit is the photos' 10 MiB (docs/rules.md §13). */
-export const PHOTO_UPLOAD_ROUTE = 'uploadPetPhoto';
-
-/** Routes (by name) whose body may be larger than `BODY_LIMIT_BYTES`. */
-const ROUTE_BODY_LIMITS: ReadonlyMap<string, number> = new Map([[PHOTO_UPLOAD_ROUTE, PHOTO_BODY_LIMIT_BYTES]]);
-
-/** The largest body a route takes: its own limit, else `BODY_LIMIT_BYTES` (also on no route at all). */
-export const bodyLimitOf = (routeName: string | null | undefined): number =>
-  ROUTE_BODY_LIMITS.get(routeName ?? '') ?? BODY_LIMIT_BYTES;
-
-/** Whether the request declares a body over `limit` bytes (docs/rules.md §6: refused at once, unread). */
-export const declaresOverLimit = (req: IncomingMessage, limit: number): boolean =>
-  Number(req.headers['content-length'] ?? 0) > limit;
+/** Whether a request's headers declare a body over `limit` bytes (docs/rules.md §6: refused at once, unread). */
+export const declaresOverLimit = (headers: IncomingHttpHeaders, limit: number): boolean =>
+  Number(headers['content-length'] ?? 0) > limit;
 
 /** The 413 of a body over `limit` bytes. */
 export const tooLarge = (limit: number): HttpError =>
@@ -29,55 +20,47 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 /** A declared body over this many bytes is read into one buffer of its declared size. */
 const LARGE_BODY_BYTES = 64 * 1024;
 
-/** The bytes of a request body, read once: the idempotency check and the route share them. */
-const bodies = new WeakMap<IncomingMessage, Promise<Buffer | undefined>>();
+/** What the body readers need of a request's context: its request, its response, and its state. */
+type BodyContext = Pick<ParameterizedContext<AppState>, 'req' | 'res' | 'state'>;
 
-/** Whether the request says it has a body (a length other than 0, or chunks). */
-export const declaresBody = (req: IncomingMessage): boolean => {
-  const declared = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && Number(declared) !== 0);
+/** Whether a request's headers say it has a body (a length other than 0, or chunks). */
+export const declaresBody = (headers: IncomingHttpHeaders): boolean => {
+  const declared = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (declared !== undefined && Number(declared) !== 0);
 };
+
+/** The largest body the request's route takes (its `bodyLimit`), `BODY_LIMIT_BYTES` (1 MiB) without one. */
+const limitOf = (ctx: BodyContext): number => ctx.state.routeSettings?.bodyLimit ?? BODY_LIMIT_BYTES;
 
 /**
  * The body's bytes under docs/rules.md §1: `application/json` only (415, refused before any of the
- * body is read), at most 1 MiB (413 as soon as the stream passes it); `undefined` when the request
- * has no body. Read at most once per request: later calls get the same bytes (or the same refusal).
+ * body is read), at most the route's limit (413 as soon as the stream passes it); `undefined` when
+ * the request has no body. Read at most once per request: later calls get the same bytes (or the
+ * same refusal).
  */
-export const readBodyBytes = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  limit = BODY_LIMIT_BYTES,
-): Promise<Buffer | undefined> => {
-  if (!declaresBody(req)) return Promise.resolve(undefined);
-  const type = req.headers['content-type'] ?? '';
+export const readBodyBytes = (ctx: BodyContext): Promise<Buffer | undefined> => {
+  const { headers } = ctx.req;
+  if (!declaresBody(headers)) return Promise.resolve(undefined);
+  const type = headers['content-type'] ?? '';
   const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
   if (!JSON_MEDIA_TYPE.test(type) || (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')) {
     return Promise.reject(new HttpError('unsupported_media_type', 'send the body as application/json (UTF-8)'));
   }
-  return readRawBody(req, res, limit);
+  return readRawBody(ctx);
 };
 
 /**
- * The body's bytes whatever its media type, at most `limit` of them (413 as soon as the stream
+ * The body's bytes whatever its media type, at most the route's limit (413 as soon as the stream
  * passes it: the bytes past the limit are never kept). For the idempotency fingerprint (§10), which
- * also covers a body refused with 415; the route's `readBodyBytes` then gets the same bytes.
+ * also covers a body refused with 415; the route's `readBodyBytes` then gets the same bytes (kept in
+ * `ctx.state.body`: a request's body is read once).
  */
-export const readRawBody = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  limit = BODY_LIMIT_BYTES,
-): Promise<Buffer | undefined> => {
-  let read = bodies.get(req);
-  if (read === undefined) {
-    read = readBytes(req, res, limit);
-    bodies.set(req, read);
-  }
-  return read;
-};
+export const readRawBody = (ctx: BodyContext): Promise<Buffer | undefined> =>
+  (ctx.state.body ??= readBytes(ctx.req, ctx.res, limitOf(ctx)));
 
 const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | undefined> => {
   // A declared length over the route's limit never gets here: the gate refuses it on every path.
-  if (!declaresBody(req)) return undefined;
+  if (!declaresBody(req.headers)) return undefined;
   // The connection went (the client left, or its body was cut for being too slow) before the body
   // was read: no event will come any more, so waiting for one would hold the request for ever.
   if (req.destroyed) throw new HttpError('validation_failed', 'the request body ended before it was complete');
@@ -125,12 +108,8 @@ const readBytes = async (req: IncomingMessage, res: ServerResponse, limit: numbe
  * otherwise), parsed with `JSON.parse`, which makes `__proto__` an own property and never
  * touches a prototype. Returns `undefined` when the request has no body.
  */
-export const readJsonBody = async (
-  req: IncomingMessage,
-  res: ServerResponse,
-  limit = BODY_LIMIT_BYTES,
-): Promise<unknown> => {
-  const bytes = await readBodyBytes(req, res, limit);
+export const readJsonBody = async (ctx: BodyContext): Promise<unknown> => {
+  const bytes = await readBodyBytes(ctx);
   if (bytes === undefined) return undefined;
   let text: string;
   try {

@@ -20,6 +20,7 @@ import {
   withHeaders,
   type OpenApiPart,
 } from './openapi-shared.js';
+import { idempotentCreate } from './openapi-flow.js';
 
 export const categoriesPart = (): OpenApiPart => {
   const categoriesQueryParam = (name: 'limit' | 'cursor') => {
@@ -65,7 +66,7 @@ export const categoriesPart = (): OpenApiPart => {
             ...sharedErrors,
           },
         },
-        post: {
+        post: idempotentCreate({
           operationId: 'createCategory',
           summary: 'Add a category',
           description: `Creates a category. Names are unique ignoring case and Unicode normalization: a name that is the same name as an existing one (\`dogs\` after \`Dogs\`) gets 409 \`conflict\` whose message gives the existing category's id. Any key may create. ${beta}`,
@@ -109,7 +110,7 @@ export const categoriesPart = (): OpenApiPart => {
             '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
             ...sharedErrors,
           },
-        },
+        }),
       },
       '/categories/{categoryId}': {
         get: {

@@ -133,7 +133,7 @@ const ALLOW = 'GET, HEAD, OPTIONS';
 export const docs = (): Middleware<AppState> => {
   const assets = loadAssets();
   const page = Buffer.from(PAGE);
-  return async function docs(ctx, next) {
+  return function docs(ctx, next) {
     const path: string = ctx.path ?? '';
     const isPage = path === DOCS_PATH || path === `${DOCS_PATH}/`;
     if (!isPage && !path.startsWith(ASSETS)) return next();

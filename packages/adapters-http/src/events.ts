@@ -3,7 +3,7 @@ import type { Event, EventFeed, FeedInput, FeedQuery } from '@petstore/domain';
 import { eventJson, readFeedQuery } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
-import type { Routes } from './dispatch.js';
+import type { ApiRouter } from './api-router.js';
 import { fromDomain } from './route-helpers.js';
 import { describeRefusal, parseQuery, type RequestValidators } from './validation.js';
 
@@ -141,12 +141,12 @@ export const serializeEvents = (events: readonly Event[]): Buffer => {
  * rel="next"` on every page, empty or not.
  */
 export const addEventRoutes = (
-  routes: Routes,
+  routes: ApiRouter,
   feed: EventFeed,
   longPolls: LongPolls,
   validators: RequestValidators,
 ): void => {
-  routes.get('listEvents', EVENTS_PATH, async (ctx) => {
+  routes.get({ name: 'listEvents', path: EVENTS_PATH }, async (ctx) => {
     const allowed = feed.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
     const asked = readEventsQuery(validators, ctx.querystring);

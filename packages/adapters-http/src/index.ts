@@ -13,7 +13,6 @@ export {
 } from './metrics.js';
 export { BODY_LIMIT_BYTES } from './body.js';
 export { DOCS_CSP } from './docs.js';
-export { IDEMPOTENT_CREATES } from './middleware/idempotency.js';
 export { CORS_EXPOSED_HEADERS, type CorsOrigins } from './middleware/cors.js';
 export { UploadAdmission, type UploadBounds, type UploadTicket } from './upload-admission.js';
 export { LongPolls } from './events.js';

@@ -1,35 +1,36 @@
 /**
- * What the assembled OpenAPI document says across its operations (docs/rules.md §2, §10): the
+ * What the OpenAPI document says across its operations (docs/rules.md §2, §10): the
  * `Idempotency-Key` of every create that takes one, and the links from each created id to the
  * operations that take it.
  */
-import { IDEMPOTENT_CREATES } from './middleware/idempotency.js';
 import { ref } from './openapi-shared.js';
 
-type Operation = { parameters?: unknown[]; responses: Record<string, unknown> };
+type Operation = { readonly parameters?: readonly unknown[]; readonly responses: Readonly<Record<string, unknown>> };
 
-export const withIdempotentCreates = <D extends { readonly paths: object }>(doc: D): D => {
-  const paths = doc.paths as Readonly<Record<string, Readonly<Record<string, Operation | undefined>> | undefined>>;
-  for (const path of IDEMPOTENT_CREATES) {
-    // A route template (`/v1/pets/:petId/photos`) as an OpenAPI path (`/pets/{petId}/photos`).
-    const post = paths[path.replace(/^\/v1/, '').replace(/:(\w+)/g, '{$1}')]?.['post'];
-    if (post === undefined) continue;
-    post.parameters = [...(post.parameters ?? []), ref('parameters', 'IdempotencyKey')];
-    for (const [status, response] of Object.entries(post.responses)) {
-      if (/^2/.test(status)) {
+/**
+ * A create that takes `Idempotency-Key` (docs/rules.md §10), as the document describes it: the
+ * parameter, `Idempotent-Replayed` on its success, 409 (in progress) and 422 (the key reused). The
+ * route says so where it is registered (`idempotentCreate`); a test holds the two to the same list.
+ */
+export const idempotentCreate = <O extends Operation>(operation: O): O => ({
+  ...operation,
+  parameters: [...(operation.parameters ?? []), ref('parameters', 'IdempotencyKey')],
+  // An operation with a 409 of its own (a category name taken) keeps it: its code is `conflict` too.
+  responses: {
+    '409': ref('responses', 'IdempotencyInProgress'),
+    ...Object.fromEntries(
+      Object.entries(operation.responses).map(([status, response]) => {
+        if (!/^2/.test(status)) return [status, response];
         const r = response as { headers?: Record<string, unknown> };
-        r.headers = { ...r.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') };
-      }
-    }
-    // An operation with a 409 of its own (a category name taken) keeps it: its code is `conflict` too.
-    post.responses = {
-      '409': ref('responses', 'IdempotencyInProgress'),
-      ...post.responses,
-      '422': ref('responses', 'IdempotencyKeyReused'),
-    };
-  }
-  return doc;
-};
+        return [
+          status,
+          { ...r, headers: { ...r.headers, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') } },
+        ];
+      }),
+    ),
+    '422': ref('responses', 'IdempotencyKeyReused'),
+  },
+});
 
 /**
  * OpenAPI links (docs/rules.md §2): from the id in a create's answer to the parameter of each

@@ -8,7 +8,7 @@ import { ErrorSchema, INT64_MAX, PLAN_QUOTAS } from '@petstore/domain';
 import { adminKeysPart } from './admin-keys.openapi.js';
 import { categoriesPart } from './categories.openapi.js';
 import { eventsPart } from './events.openapi.js';
-import { withCreatedIdLinks, withIdempotentCreates } from './openapi-flow.js';
+import { withCreatedIdLinks } from './openapi-flow.js';
 import { headerRefs, sharedComponents, transportErrors, type OpenApiPart } from './openapi-shared.js';
 import { ownStatusPart } from './own-status.openapi.js';
 import { petMaintenancePart } from './pets-maintenance.openapi.js';
@@ -87,91 +87,89 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   ];
   const shared = sharedComponents();
 
-  return withCreatedIdLinks(
-    withIdempotentCreates({
-      openapi: '3.1.0',
-      info: {
-        title: 'Animal Adoption Store',
-        version: '1.0.0',
-        license: { name: 'MIT', identifier: 'MIT' },
+  return withCreatedIdLinks({
+    openapi: '3.1.0',
+    info: {
+      title: 'Animal Adoption Store',
+      version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
+      description:
+        `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
+        `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
+        '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
+        '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
+    },
+    servers: [
+      {
+        url: '/v1',
         description:
-          `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`. ` +
-          `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
-          '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
-          '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
+          'This server. Every deployment (production, staging) serves the API under a base address ending in /v1.',
       },
-      servers: [
-        {
-          url: '/v1',
-          description:
-            'This server. Every deployment (production, staging) serves the API under a base address ending in /v1.',
-        },
-      ],
-      tags: [
-        { name: 'pets', description: 'Animals up for adoption; correcting and withdrawing them (beta, admin keys).' },
-        {
-          name: 'categories',
-          description:
-            'Categories of animals (beta): every pet belongs to one; list pets by category with `GET /pets?categoryId=`.',
-        },
-        {
-          name: 'store',
-          description:
-            'Store orders: the adoption flow (beta). An order reserves one available animal (it becomes `pending`); an admin key approves and delivers it (the animal becomes `sold`); the owner or an admin cancels it (the animal is `available` again).',
-        },
-        {
-          name: 'admin',
-          description:
-            'API keys and plans: issue, list, change and revoke keys. Admin keys only. Beta: these operations may still change within v1.',
-        },
-        {
-          name: 'me',
-          description:
-            "The calling key's own status (beta), for any key, client or admin: its plan and quota, what is left of its windows and whether it is banned, without spending any of it.",
-        },
-        {
-          name: 'events',
-          description:
-            'The feed of everything that happens to the store (beta, admin keys): numbered events read after a sequence, with a long poll for the next one, or pushed to a URL as signed webhooks, in order, retried and never dropped. For web sites, mailings and other services that follow the store instead of polling its lists.',
-        },
-      ],
-      security: [{ bearerAuth: [] }],
-      // The parts in the order the document has always listed them (paths, then each kind of component).
-      paths: pathsOf([
-        pets,
-        maintenance,
-        store,
-        photos,
-        adminKeys,
-        ownStatus,
-        documentPart(),
-        categories,
-        events,
-        webhooks,
-      ]),
-      components: {
-        securitySchemes: shared.securitySchemes,
-        schemas: {
-          ...pets.schemas,
-          ...categories.schemas,
-          Error: ErrorSchema,
-          ...store.schemas,
-          ...adminKeys.schemas,
-          ...ownStatus.schemas,
-          ...photos.schemas,
-          ...events.schemas,
-          ...webhooks.schemas,
-        },
-        parameters: { ...maintenance.parameters, ...shared.parameters },
-        responses: { ...shared.responses, ...maintenance.responses },
-        headers: {
-          ...shared.headers,
-          ...maintenance.headers,
-          ...photos.headers,
-          ...events.headers,
-          ...webhooks.headers,
-        },
+    ],
+    tags: [
+      { name: 'pets', description: 'Animals up for adoption; correcting and withdrawing them (beta, admin keys).' },
+      {
+        name: 'categories',
+        description:
+          'Categories of animals (beta): every pet belongs to one; list pets by category with `GET /pets?categoryId=`.',
       },
-    }),
-  );
+      {
+        name: 'store',
+        description:
+          'Store orders: the adoption flow (beta). An order reserves one available animal (it becomes `pending`); an admin key approves and delivers it (the animal becomes `sold`); the owner or an admin cancels it (the animal is `available` again).',
+      },
+      {
+        name: 'admin',
+        description:
+          'API keys and plans: issue, list, change and revoke keys. Admin keys only. Beta: these operations may still change within v1.',
+      },
+      {
+        name: 'me',
+        description:
+          "The calling key's own status (beta), for any key, client or admin: its plan and quota, what is left of its windows and whether it is banned, without spending any of it.",
+      },
+      {
+        name: 'events',
+        description:
+          'The feed of everything that happens to the store (beta, admin keys): numbered events read after a sequence, with a long poll for the next one, or pushed to a URL as signed webhooks, in order, retried and never dropped. For web sites, mailings and other services that follow the store instead of polling its lists.',
+      },
+    ],
+    security: [{ bearerAuth: [] }],
+    // The parts in the order the document has always listed them (paths, then each kind of component).
+    paths: pathsOf([
+      pets,
+      maintenance,
+      store,
+      photos,
+      adminKeys,
+      ownStatus,
+      documentPart(),
+      categories,
+      events,
+      webhooks,
+    ]),
+    components: {
+      securitySchemes: shared.securitySchemes,
+      schemas: {
+        ...pets.schemas,
+        ...categories.schemas,
+        Error: ErrorSchema,
+        ...store.schemas,
+        ...adminKeys.schemas,
+        ...ownStatus.schemas,
+        ...photos.schemas,
+        ...events.schemas,
+        ...webhooks.schemas,
+      },
+      parameters: { ...maintenance.parameters, ...shared.parameters },
+      responses: { ...shared.responses, ...maintenance.responses },
+      headers: {
+        ...shared.headers,
+        ...maintenance.headers,
+        ...photos.headers,
+        ...events.headers,
+        ...webhooks.headers,
+      },
+    },
+  });
 };

@@ -1,9 +1,6 @@
 import type { OwnStatus } from '@petstore/domain';
 import { answerJson } from './answer.js';
-import type { Routes } from './dispatch.js';
-
-/** The operation id (and route name) of `GET /v1/me`; the gate finds its layer by this name. */
-export const OWN_STATUS_ROUTE = 'getMe';
+import type { ApiRouter } from './api-router.js';
 
 const isoFromSeconds = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString();
 
@@ -24,12 +21,12 @@ const serializeOwnStatus = (status: OwnStatus): string =>
   });
 
 /**
- * `GET /v1/me` (docs/rules.md §14). The gate does the work before this runs, on a path of its own
- * (the look's allowance, the rate-limit headers, the read of the key's windows) and leaves the
- * status in `ctx.state.ownStatus`; the route answers it.
+ * `GET /v1/me` (docs/rules.md §14), admitted by its own status: the gate's `quota` does the work
+ * before this runs (the look's allowance, the rate-limit headers, the read of the key's windows)
+ * and leaves the status in `ctx.state.ownStatus`; the route answers it.
  */
-export const addOwnStatusRoute = (routes: Routes): void => {
-  routes.get(OWN_STATUS_ROUTE, '/v1/me', (ctx) => {
+export const addOwnStatusRoute = (routes: ApiRouter): void => {
+  routes.get({ name: 'getMe', path: '/v1/me', admission: 'own-status' }, (ctx) => {
     const status = ctx.state.ownStatus;
     if (status === undefined) throw new Error('GET /v1/me ran without the status the gate reads');
     answerJson(ctx, serializeOwnStatus(status));

@@ -7,7 +7,7 @@ import { readJsonBody } from './body.js';
 import { checkBody, type RequestValidators } from './validation.js';
 import { serializePet } from './serialize.js';
 import type { AppState } from './state.js';
-import type { Routes } from './dispatch.js';
+import type { ApiRouter } from './api-router.js';
 import { fromDomain } from './route-helpers.js';
 
 /** The `If-Match` field value as sent (several field lines arrive joined with `, `); the domain reads it. */
@@ -18,14 +18,14 @@ const ifMatchOf = (ctx: ParameterizedContext<AppState>): string | undefined => c
  * refused before its body is read. A `PATCH` answers the pet with its revision as `ETag`.
  */
 export const addPetMaintenanceRoutes = (
-  routes: Routes,
+  routes: ApiRouter,
   maintenance: PetMaintenance,
   validators: RequestValidators,
 ): void => {
-  routes.patch('updatePet', '/v1/pets/:petId', async (ctx) => {
+  routes.patch({ name: 'updatePet', path: '/v1/pets/:petId' }, async (ctx) => {
     const allowed = maintenance.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined)
       throw new HttpError(
         'validation_failed',
@@ -38,7 +38,7 @@ export const addPetMaintenanceRoutes = (
     answerJson(ctx, serializePet(result.value));
   });
 
-  routes.delete('deletePet', '/v1/pets/:petId', async (ctx) => {
+  routes.delete({ name: 'deletePet', path: '/v1/pets/:petId' }, async (ctx) => {
     const allowed = maintenance.authorize(ctx.state.caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
     const result = await maintenance.withdraw(ctx.state.caller!, ctx.params.petId, ifMatchOf(ctx));

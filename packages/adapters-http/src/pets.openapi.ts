@@ -22,6 +22,7 @@ import {
   withHeaders,
   type OpenApiPart,
 } from './openapi-shared.js';
+import { idempotentCreate } from './openapi-flow.js';
 
 const DEPRECATION_HEADERS = ['Deprecation', 'Sunset', 'Link-Successor'];
 
@@ -65,7 +66,7 @@ export const petsPart = (): OpenApiPart => {
             ...sharedErrors,
           },
         },
-        post: {
+        post: idempotentCreate({
           operationId: 'createPet',
           summary: 'Add an animal',
           description:
@@ -92,7 +93,7 @@ export const petsPart = (): OpenApiPart => {
             '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
             ...sharedErrors,
           },
-        },
+        }),
       },
       '/pets/{petId}': {
         get: {

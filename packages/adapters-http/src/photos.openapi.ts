@@ -31,6 +31,7 @@ import {
   type OpenApiPart,
 } from './openapi-shared.js';
 import { PHOTO_CACHE_CONTROL } from './photos.js';
+import { idempotentCreate } from './openapi-flow.js';
 
 const EXAMPLE_PHOTO = {
   id: 31,
@@ -147,7 +148,7 @@ export const photosPart = (): OpenApiPart => {
             ...sharedErrors,
           },
         },
-        post: {
+        post: idempotentCreate({
           operationId: 'uploadPetPhoto',
           summary: 'Add a photo of an animal (admin)',
           security: [{ adminKey: [] }],
@@ -225,7 +226,7 @@ export const photosPart = (): OpenApiPart => {
               tooManyUploadsMessage(UPLOAD_RETRY_AFTER_SECONDS),
             ),
           },
-        },
+        }),
       },
       '/pets/{petId}/photos/{photoId}': {
         parameters: [petIdParam, photoIdParam],

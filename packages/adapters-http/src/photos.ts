@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import type { Photo, PhotoBytes, PhotoLibrary } from '@petstore/domain';
-import { entityTag, ifNoneMatchHolds, isPromise, PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
+import { entityTag, ifNoneMatchHolds, PHOTO_BODY_LIMIT_BYTES } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
-import { PHOTO_UPLOAD_ROUTE, readRawBody } from './body.js';
-import type { Routes, RouteStep } from './dispatch.js';
+import { readRawBody } from './body.js';
+import type { ApiRouter, RouteStep } from './api-router.js';
 import { answerCreate, callerOf, found, fromDomain } from './route-helpers.js';
 
 const PHOTOS_PATH = '/v1/pets/:petId/photos';
@@ -42,11 +42,11 @@ const body = (bytes: PhotoBytes): Buffer | Readable =>
  * same bytes the idempotency fingerprint hashed), a photo's bytes with their entity tag.
  */
 export const addPhotoRoutes = (
-  routes: Routes,
+  routes: ApiRouter,
   photos: PhotoLibrary,
   admitUpload: RouteStep<typeof PHOTOS_PATH>,
 ): void => {
-  routes.get('listPetPhotos', PHOTOS_PATH, async (ctx) => {
+  routes.get({ name: 'listPetPhotos', path: PHOTOS_PATH }, async (ctx) => {
     const result = await photos.list(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, `[${result.value.map(serializePhoto).join(',')}]`);
@@ -60,7 +60,14 @@ export const addPhotoRoutes = (
     return next();
   };
   // Then the upload admission (docs/rules.md §13): past its bounds, 503 at once, the body unread and the key free.
-  routes.create(PHOTO_UPLOAD_ROUTE, PHOTOS_PATH, onlyAdmins, admitUpload, async (ctx) => {
+  // Its body may be 10 MiB (docs/rules.md §13), the only route over 1 MiB.
+  const upload = {
+    name: 'uploadPetPhoto',
+    path: PHOTOS_PATH,
+    bodyLimit: PHOTO_BODY_LIMIT_BYTES,
+    idempotentCreate: true,
+  } as const;
+  routes.post(upload, onlyAdmins, admitUpload, async (ctx) => {
     // Under an Idempotency-Key (docs/rules.md §10): the photo an earlier attempt published is answered as a replay, never uploaded again.
     await answerCreate(ctx, {
       earlier: async (creation) => found(await photos.photoCreatedUnder(creation)),
@@ -69,7 +76,7 @@ export const addPhotoRoutes = (
           callerOf(ctx),
           ctx.params.petId,
           ctx.req.headers['content-type'],
-          () => readRawBody(ctx.req, ctx.res, PHOTO_BODY_LIMIT_BYTES),
+          () => readRawBody(ctx),
           creation,
         ),
       answer: (photo) => ({ location: photoLocation(photo), body: serializePhoto(photo) }),
@@ -77,7 +84,7 @@ export const addPhotoRoutes = (
   });
 
   // GET also answers HEAD (the router registers both): the same headers, no bytes read.
-  routes.get('getPetPhoto', PHOTO_PATH, async (ctx) => {
+  routes.get({ name: 'getPetPhoto', path: PHOTO_PATH }, async (ctx) => {
     const { petId, photoId } = ctx.params;
     const query = ctx.querystring;
     const result = await photos.get(petId, photoId, query === '' ? [] : new URLSearchParams(query).getAll('width'));
@@ -86,19 +93,17 @@ export const addPhotoRoutes = (
     // The file's tag is its SHA-256: the same bytes always have the same tag, and other bytes another.
     const fresh = !ifNoneMatchHolds(ctx.req.headers['if-none-match'], file.sha256);
     // The bytes are opened only for a GET that sends them (a 304 and a HEAD read none).
-    const opened = fresh || ctx.method === 'HEAD' ? undefined : result.value.bytes();
-    const bytes = isPromise(opened) ? await opened : opened;
+    const bytes = fresh || ctx.method === 'HEAD' ? undefined : await result.value.bytes();
     if (!fresh && ctx.method !== 'HEAD' && bytes === undefined)
       throw new HttpError('not_found', `this pet has no photo with id ${photo.id}`);
-    const { res } = ctx;
-    res.setHeader('ETag', entityTag(file.sha256));
-    res.setHeader('Cache-Control', PHOTO_CACHE_CONTROL);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+    ctx.set('ETag', entityTag(file.sha256));
+    ctx.set('Cache-Control', PHOTO_CACHE_CONTROL);
+    ctx.set('X-Content-Type-Options', 'nosniff');
     if (fresh) {
       ctx.status = 304;
       return;
     }
-    res.setHeader('Content-Type', photo.contentType);
+    ctx.type = photo.contentType;
     if (bytes === undefined) {
       // HEAD: the headers of the GET, no body.
       ctx.status = 200;
@@ -109,7 +114,7 @@ export const addPhotoRoutes = (
     ctx.length = file.bytes;
   });
 
-  routes.delete('deletePetPhoto', PHOTO_PATH, async (ctx) => {
+  routes.delete({ name: 'deletePetPhoto', path: PHOTO_PATH }, async (ctx) => {
     const { petId, photoId } = ctx.params;
     const result = await photos.delete(callerOf(ctx), petId, photoId);
     if (!result.ok) throw fromDomain(result.error);

@@ -1,11 +1,18 @@
 import type { Adoption, CategoryCatalog, OrderAction, PetCatalog } from '@petstore/domain';
-import { entityTag, isPromise, validateNewCategory, validateNewOrder, validateNewPet } from '@petstore/domain';
+import {
+  deprecationHeaders,
+  entityTag,
+  GET_PET_DEPRECATION,
+  validateNewCategory,
+  validateNewOrder,
+  validateNewPet,
+} from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
 import { readJsonBody } from './body.js';
 import { checkBody, readListQuery, readOrderListQuery, readPageQuery, type RequestValidators } from './validation.js';
 import { nextLink } from './next-link.js';
-import type { Routes } from './dispatch.js';
+import type { ApiRouter } from './api-router.js';
 import { answerCreate, callerOf, found, fromDomain } from './route-helpers.js';
 import {
   serializeCategories,
@@ -17,21 +24,21 @@ import {
 } from './serialize.js';
 
 /**
- * The operations on pets, categories and orders. Routes are named after their OpenAPI operation
- * ids; ids come from the path as the client wrote them (`ctx.params`: `%31` is not a canonical id).
+ * The operations on pets (on `pets`), categories and orders (on `store`). Routes are named after
+ * their OpenAPI operation ids; ids come from the path as the client wrote them (`ctx.params`: `%31`
+ * is not a canonical id).
  */
 export const addCatalogRoutes = (
-  routes: Routes,
+  pets: ApiRouter,
+  store: ApiRouter,
   catalog: PetCatalog,
   categories: CategoryCatalog,
   adoption: Adoption,
   validators: RequestValidators,
 ): void => {
-  routes.get('listPets', '/v1/pets', async (ctx) => {
+  pets.get({ name: 'listPets', path: '/v1/pets' }, async (ctx) => {
     const query = readListQuery(validators, ctx.querystring);
-    const listing = catalog.listPets(query);
-    // The memory store answers at once (`Answer`): no promise turn then.
-    const result = isPromise(listing) ? await listing : listing;
+    const result = await catalog.listPets(query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
     if (nextCursor !== undefined)
@@ -42,8 +49,8 @@ export const addCatalogRoutes = (
     answerJson(ctx, serializePets(items));
   });
 
-  routes.create('createPet', '/v1/pets', async (ctx) => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+  pets.post({ name: 'createPet', path: '/v1/pets', idempotentCreate: true }, async (ctx) => {
+    const body = await readJsonBody(ctx);
     if (body === undefined)
       throw new HttpError('validation_failed', 'a JSON body is required: {"name": …, "categoryId": …}');
     checkBody(validators.newPet, body, validateNewPet);
@@ -54,15 +61,19 @@ export const addCatalogRoutes = (
     });
   });
 
-  routes.get('getPet', '/v1/pets/:petId', async (ctx) => {
-    const result = await catalog.getPet(ctx.params.petId);
-    if (!result.ok) throw fromDomain(result.error);
-    // The pet's revision (docs/rules.md §12): what `If-Match` names on PATCH and DELETE.
-    ctx.set('ETag', entityTag(result.value.revision));
-    answerJson(ctx, serializePet(result.value));
-  });
+  // Deprecated (docs/rules.md §2): its headers go on every answer, a refusal of the gate's included.
+  pets.get(
+    { name: 'getPet', path: '/v1/pets/:petId', headers: deprecationHeaders(GET_PET_DEPRECATION) },
+    async (ctx) => {
+      const result = await catalog.getPet(ctx.params.petId);
+      if (!result.ok) throw fromDomain(result.error);
+      // The pet's revision (docs/rules.md §12): what `If-Match` names on PATCH and DELETE.
+      ctx.set('ETag', entityTag(result.value.revision));
+      answerJson(ctx, serializePet(result.value));
+    },
+  );
 
-  routes.get('listCategories', '/v1/categories', async (ctx) => {
+  store.get({ name: 'listCategories', path: '/v1/categories' }, async (ctx) => {
     const query = readPageQuery(validators.categoriesQuery, ctx.querystring);
     const result = await categories.listCategories(query);
     if (!result.ok) throw fromDomain(result.error);
@@ -71,8 +82,8 @@ export const addCatalogRoutes = (
     answerJson(ctx, serializeCategories(items));
   });
 
-  routes.create('createCategory', '/v1/categories', async (ctx) => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+  store.post({ name: 'createCategory', path: '/v1/categories', idempotentCreate: true }, async (ctx) => {
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"name": …}');
     checkBody(validators.newCategory, body, validateNewCategory);
     await answerCreate(ctx, {
@@ -82,7 +93,7 @@ export const addCatalogRoutes = (
     });
   });
 
-  routes.get('getCategory', '/v1/categories/:categoryId', async (ctx) => {
+  store.get({ name: 'getCategory', path: '/v1/categories/:categoryId' }, async (ctx) => {
     const result = await categories.getCategory(ctx.params.categoryId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, serializeCategory(result.value));
@@ -90,8 +101,8 @@ export const addCatalogRoutes = (
 
   // ---- The adoption flow (docs/rules.md §8) ----
 
-  routes.create('placeOrder', '/v1/store/orders', async (ctx) => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+  store.post({ name: 'placeOrder', path: '/v1/store/orders', idempotentCreate: true }, async (ctx) => {
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', 'a JSON body is required: {"petId": …}');
     checkBody(validators.newOrder, body, validateNewOrder);
     await answerCreate(ctx, {
@@ -101,7 +112,7 @@ export const addCatalogRoutes = (
     });
   });
 
-  routes.get('listOrders', '/v1/store/orders', async (ctx) => {
+  store.get({ name: 'listOrders', path: '/v1/store/orders' }, async (ctx) => {
     const query = readOrderListQuery(validators, ctx.querystring);
     const result = await adoption.listOrders(callerOf(ctx), query);
     if (!result.ok) throw fromDomain(result.error);
@@ -111,7 +122,7 @@ export const addCatalogRoutes = (
     answerJson(ctx, serializeOrders(items));
   });
 
-  routes.get('getOrder', '/v1/store/orders/:orderId', async (ctx) => {
+  store.get({ name: 'getOrder', path: '/v1/store/orders/:orderId' }, async (ctx) => {
     const result = await adoption.getOrder(callerOf(ctx), ctx.params.orderId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, serializeOrder(result.value));
@@ -123,14 +134,14 @@ export const addCatalogRoutes = (
     ['cancelOrder', 'cancel'],
   ];
   for (const [name, action] of actions) {
-    routes.post(name, `/v1/store/orders/:orderId/${action}` as const, async (ctx) => {
+    store.post({ name, path: `/v1/store/orders/:orderId/${action}` as const }, async (ctx) => {
       const result = await adoption.act(callerOf(ctx), action, ctx.params.orderId);
       if (!result.ok) throw fromDomain(result.error);
       answerJson(ctx, serializeOrder(result.value));
     });
   }
 
-  routes.get('getInventory', '/v1/store/inventory', async (ctx) => {
+  store.get({ name: 'getInventory', path: '/v1/store/inventory' }, async (ctx) => {
     const counts = await adoption.inventory();
     answerJson(ctx, JSON.stringify({ available: counts.available, pending: counts.pending, sold: counts.sold }));
   });

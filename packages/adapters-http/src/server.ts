@@ -29,12 +29,17 @@ import { BodyDeadlines } from './body-deadlines.js';
  * which is for the service's own faults. The same failure reaching the app is not logged again.
  */
 const clientErrorAnswer =
-  (headersTimeoutMs: number, requestTimeoutMs: number, logger: HttpLogger) =>
+  (
+    headersTimeoutMs: number,
+    requestTimeoutMs: number,
+    logger: HttpLogger,
+    inFlightOn: (socket: Duplex) => ServerResponse | undefined,
+  ) =>
   (error: NodeJS.ErrnoException, socket: Duplex, timeoutMessage?: string): void => {
     // A body deadline's cut (`BodyDeadlines`) comes back here through the socket's own error handler,
     // once it has been answered and logged.
     if (loggedClientErrors.has(error)) return;
-    const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    const inFlight = inFlightOn(socket);
     let answered: { requestId: string; status: number } | undefined;
     if (error.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
       const [status, reason, body] =
@@ -68,6 +73,36 @@ const clientErrorAnswer =
     loggedClientErrors.add(error);
     socket.destroy(error);
   };
+
+/**
+ * The responses under way on each connection, oldest first, as the request listener sees them
+ * (Node writes a connection's answers in the order of its requests: the first not finished is the
+ * one on the wire). `current` is what the `clientError` answer must not write over. Finished ones
+ * (`writableFinished`) are dropped as the list is read: no listener per response.
+ */
+class ResponsesUnderWay {
+  private readonly bySocket = new WeakMap<Duplex, ServerResponse[]>();
+
+  add(socket: Duplex, res: ServerResponse): void {
+    const list = this.bySocket.get(socket);
+    if (list === undefined) this.bySocket.set(socket, [res]);
+    else {
+      dropFinished(list);
+      list.push(res);
+    }
+  }
+
+  current(socket: Duplex): ServerResponse | undefined {
+    const list = this.bySocket.get(socket);
+    if (list === undefined) return undefined;
+    dropFinished(list);
+    return list[0];
+  }
+}
+
+const dropFinished = (list: ServerResponse[]): void => {
+  while (list.length > 0 && list[0]!.writableFinished) list.shift();
+};
 
 /** Client errors already logged by the `clientError` handler: the app's error listener skips them. */
 export const loggedClientErrors = new WeakSet<object>();
@@ -135,7 +170,13 @@ export const listen = async (app: { callback(): RequestListener }, options: List
     totalMs: options.uploadBodyTimeoutMs ?? UPLOAD_BODY_TIMEOUT_MS,
     stallMs: options.uploadStallTimeoutMs ?? UPLOAD_STALL_TIMEOUT_MS,
   };
-  const answerClientError = clientErrorAnswer(headersTimeout, requestTimeout, options.logger ?? silentLogger);
+  const underWay = new ResponsesUnderWay();
+  const answerClientError = clientErrorAnswer(
+    headersTimeout,
+    requestTimeout,
+    options.logger ?? silentLogger,
+    (socket) => underWay.current(socket),
+  );
   // A body past its deadline is cut as Node cuts a request past its `requestTimeout`: 408 when no
   // answer has started, then the connection closes (the app's reader then fails, and its upload's place is freed).
   const deadlines = new BodyDeadlines({ request: { totalMs: requestTimeout }, upload }, (req, uploading) => {
@@ -147,6 +188,7 @@ export const listen = async (app: { callback(): RequestListener }, options: List
     );
   });
   const handler: RequestListener = (req, res) => {
+    underWay.add(req.socket, res);
     deadlines.watch(req, res);
     return appHandler(req, res);
   };
@@ -180,7 +222,7 @@ export const listen = async (app: { callback(): RequestListener }, options: List
   // known path, 404 elsewhere), then the connection closes. Without this, Node drops the socket.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     const res = new ServerResponse(req);
-    res.shouldKeepAlive = false;
+    res.setHeader('Connection', 'close');
     res.assignSocket(socket);
     res.on('finish', () => {
       res.detachSocket(socket);

@@ -19,6 +19,7 @@ import {
   withHeaders,
   type OpenApiPart,
 } from './openapi-shared.js';
+import { idempotentCreate } from './openapi-flow.js';
 
 const EXAMPLE_ORDER = {
   id: 12,
@@ -109,7 +110,7 @@ export const storePart = (): OpenApiPart => {
     },
     paths: {
       '/store/orders': {
-        post: {
+        post: idempotentCreate({
           operationId: 'placeOrder',
           summary: 'Order an animal',
           description:
@@ -143,7 +144,7 @@ export const storePart = (): OpenApiPart => {
             '415': errorResponse(['unsupported_media_type'], 'The body is not application/json.'),
             ...sharedErrors,
           },
-        },
+        }),
         get: {
           operationId: 'listOrders',
           summary: 'List orders',

@@ -141,7 +141,7 @@ export const admitUploads = (
   retryAfterSeconds = UPLOAD_RETRY_AFTER_SECONDS,
 ): Middleware<AppState> =>
   async function admitUpload(ctx, next) {
-    if (ctx.state.caller?.role !== 'admin' || !declaresBody(ctx.req)) return next();
+    if (ctx.state.caller?.role !== 'admin' || !declaresBody(ctx.req.headers)) return next();
     const ticket = admission.tryEnter(uploadBytesOf(ctx.req));
     if (ticket === undefined) {
       ctx.set('Retry-After', String(retryAfterSeconds));

@@ -7,7 +7,7 @@ import { readJsonBody } from './body.js';
 import { checkBody, readPageQuery, type RequestValidators } from './validation.js';
 import type { AppState } from './state.js';
 import { nextLink } from './next-link.js';
-import type { Routes } from './dispatch.js';
+import type { ApiRouter } from './api-router.js';
 import { fromDomain } from './route-helpers.js';
 
 /** The subscriptions' path (docs/rules.md §15, "Webhooks"). */
@@ -18,13 +18,13 @@ export const WEBHOOKS_PATH = '/v1/webhooks';
  * client key is refused (403) before its body is read or anything looked up. The secret is in the
  * answers of a create and a rotation only, which no cache may keep.
  */
-export const addWebhookRoutes = (routes: Routes, webhooks: WebhookAdmin, validators: RequestValidators): void => {
+export const addWebhookRoutes = (routes: ApiRouter, webhooks: WebhookAdmin, validators: RequestValidators): void => {
   const authorize = (caller: AppState['caller']): void => {
     const allowed = webhooks.authorize(caller);
     if (!allowed.ok) throw fromDomain(allowed.error);
   };
   const readBody = async (ctx: ParameterizedContext<AppState>, example: string): Promise<unknown> => {
-    const body = await readJsonBody(ctx.req, ctx.res);
+    const body = await readJsonBody(ctx);
     if (body === undefined) throw new HttpError('validation_failed', `a JSON body is required: ${example}`);
     return body;
   };
@@ -34,7 +34,7 @@ export const addWebhookRoutes = (routes: Routes, webhooks: WebhookAdmin, validat
     answerJson(ctx, JSON.stringify(value), status);
   };
 
-  routes.post('createWebhook', WEBHOOKS_PATH, async (ctx) => {
+  routes.post({ name: 'createWebhook', path: WEBHOOKS_PATH }, async (ctx) => {
     authorize(ctx.state.caller);
     const body = await readBody(ctx, '{"url": "https://…"}');
     checkBody(validators.newWebhook, body, validateWebhookCreate);
@@ -44,7 +44,7 @@ export const addWebhookRoutes = (routes: Routes, webhooks: WebhookAdmin, validat
     answerSecret(ctx, result.value, 201);
   });
 
-  routes.get('listWebhooks', WEBHOOKS_PATH, async (ctx) => {
+  routes.get({ name: 'listWebhooks', path: WEBHOOKS_PATH }, async (ctx) => {
     authorize(ctx.state.caller);
     const query = readPageQuery(validators.listWebhooksQuery, ctx.querystring);
     const result = await webhooks.list(ctx.state.caller, query);
@@ -54,13 +54,13 @@ export const addWebhookRoutes = (routes: Routes, webhooks: WebhookAdmin, validat
     answerJson(ctx, JSON.stringify(items));
   });
 
-  routes.get('getWebhook', `${WEBHOOKS_PATH}/:webhookId`, async (ctx) => {
+  routes.get({ name: 'getWebhook', path: `${WEBHOOKS_PATH}/:webhookId` }, async (ctx) => {
     const result = await webhooks.get(ctx.state.caller, ctx.params.webhookId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, JSON.stringify(result.value));
   });
 
-  routes.patch('updateWebhook', `${WEBHOOKS_PATH}/:webhookId`, async (ctx) => {
+  routes.patch({ name: 'updateWebhook', path: `${WEBHOOKS_PATH}/:webhookId` }, async (ctx) => {
     authorize(ctx.state.caller);
     const body = await readBody(ctx, '{"url": …, "types": …, "description": …, "enabled": …} (any of them)');
     checkBody(validators.webhookPatch, body, validateWebhookPatch);
@@ -69,19 +69,19 @@ export const addWebhookRoutes = (routes: Routes, webhooks: WebhookAdmin, validat
     answerJson(ctx, JSON.stringify(result.value));
   });
 
-  routes.delete('deleteWebhook', `${WEBHOOKS_PATH}/:webhookId`, async (ctx) => {
+  routes.delete({ name: 'deleteWebhook', path: `${WEBHOOKS_PATH}/:webhookId` }, async (ctx) => {
     const result = await webhooks.remove(ctx.state.caller, ctx.params.webhookId);
     if (!result.ok) throw fromDomain(result.error);
     ctx.status = 204;
   });
 
-  routes.post('rotateWebhookSecret', `${WEBHOOKS_PATH}/:webhookId/rotate-secret`, async (ctx) => {
+  routes.post({ name: 'rotateWebhookSecret', path: `${WEBHOOKS_PATH}/:webhookId/rotate-secret` }, async (ctx) => {
     const result = await webhooks.rotateSecret(ctx.state.caller, ctx.params.webhookId);
     if (!result.ok) throw fromDomain(result.error);
     answerSecret(ctx, result.value, 200);
   });
 
-  routes.get('listWebhookDeliveries', `${WEBHOOKS_PATH}/:webhookId/deliveries`, async (ctx) => {
+  routes.get({ name: 'listWebhookDeliveries', path: `${WEBHOOKS_PATH}/:webhookId/deliveries` }, async (ctx) => {
     authorize(ctx.state.caller);
     const query = readPageQuery(validators.listWebhooksQuery, ctx.querystring);
     const { webhookId } = ctx.params;

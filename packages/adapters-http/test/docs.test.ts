@@ -135,7 +135,7 @@ describe('GET /docs (docs/rules.md §11)', () => {
 });
 
 if (!existsSync(CHROMIUM)) {
-  describe('GET /docs in a real browser', () => {
+  describe('GET /docs in a real browser @external', () => {
     // One clear line; .ci/run installs chromium and fails when it sees this one.
     it.skip(SKIPPED);
   });
@@ -143,7 +143,7 @@ if (!existsSync(CHROMIUM)) {
   // One page load for everything: chromium starts, /docs loads once, and every check below runs on that page.
   // Every step waits on a condition of the page (a page function, a locator, the DOM), never on a fixed time,
   // so a busy machine makes the test slower but not wrong; the timeouts only bound a hang.
-  describe('GET /docs in a real browser (chromium via playwright-core)', function () {
+  describe('GET /docs in a real browser (chromium via playwright-core) @external', function () {
     this.timeout(300_000);
     let s: TestServer;
     let browser: Browser;

@@ -186,7 +186,7 @@ describe('the OpenAPI document (docs/rules.md §2)', function () {
     }
   });
 
-  it('the creates of IDEMPOTENT_CREATES document Idempotency-Key, 409 and 422, and Idempotent-Replayed', () => {
+  it('an idempotent create documents Idempotency-Key, 409 and 422, and Idempotent-Replayed', () => {
     const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as {
       paths: Record<string, Record<string, Operation & { responses: Record<string, { headers?: object }> }>>;
     };

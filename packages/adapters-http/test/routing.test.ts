@@ -2,6 +2,7 @@
 // never 501), HEAD and OPTIONS; the OpenAPI document; and the probes of §6 that §2 relies on.
 import { METHODS } from 'node:http';
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import {
   ApiKeyPatchSchema,
@@ -26,6 +27,7 @@ import {
   type RawResponse,
   type TestServer,
 } from './support/server.js';
+import { buildOpenApiDocument } from '../src/index.js';
 
 const allowOf = (res: RawResponse): string[] =>
   res
@@ -120,6 +122,59 @@ describe('routing (docs/rules.md §2)', () => {
         expect(allowOf(res)).to.deep.equal(allow);
       }
     }
+  });
+
+  it('property: any path is 404 unless it is an operation path of the document, where another method is 405 with Allow naming the operations (OPTIONS: 204)', async () => {
+    // The model: the document's paths (the test server has no webhooks: their routes are absent),
+    // `/v1` before each, `{name}` taking one non-empty segment, one trailing `/` allowed (not after
+    // the document's own path, which the probes serve as it is), case counting.
+    const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> };
+    const templates = Object.entries(doc.paths)
+      .filter(([path]) => !path.startsWith('/webhooks'))
+      .map(([path, item]) => ({
+        path: `/v1${path}`,
+        segments: `/v1${path}`.split('/').slice(1),
+        methods: Object.keys(item)
+          .filter((key) => METHODS.includes(key.toUpperCase()))
+          .flatMap((m) => (m === 'get' ? ['GET', 'HEAD'] : [m.toUpperCase()])),
+      }));
+    const allowAt = (path: string): string[] | undefined => {
+      const trimmed = path.length > 1 && path.endsWith('/') && path !== '/v1/openapi.json/' ? path.slice(0, -1) : path;
+      const segments = trimmed.split('/').slice(1);
+      const found = templates.filter(
+        (t) =>
+          t.segments.length === segments.length &&
+          t.segments.every((part, i) => (part.startsWith('{') ? segments[i] !== '' : part === segments[i])),
+      );
+      return found.length === 0 ? undefined : [...new Set([...found.flatMap((t) => t.methods), 'OPTIONS'])].sort();
+    };
+    const literal = fc.constantFrom(
+      ...new Set(templates.flatMap((t) => t.segments).filter((part) => !part.startsWith('{'))),
+      'webhooks',
+    );
+    const value = fc.constantFrom('1', '42', '%31', 'abc', '', '..', 'V1', 'Pets', '%2F', 'x');
+    const anyPath = fc
+      .tuple(fc.boolean(), fc.array(fc.oneof(literal, literal, value), { maxLength: 5 }), fc.boolean())
+      .map(([v1, parts, slash]) => `${v1 ? '/v1' : ''}/${parts.join('/')}${slash && parts.length > 0 ? '/' : ''}`);
+    // A template with its parameters filled in (often a route's own path), sometimes with a tail.
+    const templatePath = fc
+      .tuple(fc.constantFrom(...templates.map((t) => t.path)), value, fc.constantFrom('', '/', '//', '/x'))
+      .map(([path, filled, tail]) => `${path.replace(/\{\w+\}/g, filled)}${tail}`);
+    const path = fc.oneof(anyPath, templatePath);
+    const method = fc.constantFrom('PUT', 'TRACE', 'PROPFIND', 'OPTIONS');
+    await fc.assert(
+      fc.asyncProperty(path, method, async (p, m) => {
+        const allow = allowAt(p);
+        const res = await s.request({ method: m, path: p, key: KEYS.huge });
+        if (allow === undefined) expectError(res, 404, 'not_found');
+        else {
+          if (m === 'OPTIONS') expect(res.status, `${m} ${p}`).to.equal(204);
+          else expectError(res, 405, 'method_not_allowed');
+          expect(allowOf(res), `${m} ${p}`).to.deep.equal(allow);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a method Node does not know is refused by the parser: never 501, an Error body and a request id', async () => {

@@ -61,25 +61,22 @@ const MAX_AGE = String(CORS_MAX_AGE_SECONDS);
 export const corsMiddleware = (origins: CorsOrigins): Middleware<AppState> => {
   const allowed = origins === '*' ? undefined : new Set(origins);
   return function cors(ctx, next) {
-    // Straight onto the response, as the request context does (`ctx.set` ends in the same call);
-    // `ctx.vary` (which merges with a Vary already there) only when an outer app set one.
-    const { res } = ctx;
-    if (res.hasHeader('Vary')) ctx.vary('Origin');
-    else res.setHeader('Vary', 'Origin');
-    const origin = ctx.req.headers.origin;
+    ctx.vary('Origin');
+    const origin = ctx.headers.origin;
     if (origin === undefined || origin === '' || (allowed !== undefined && !allowed.has(origin))) return next();
     if (ctx.method === 'OPTIONS') {
       // An OPTIONS without Access-Control-Request-Method is no preflight: the API answers it.
-      if (!ctx.req.headers['access-control-request-method']) return next();
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Max-Age', MAX_AGE);
-      res.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);
-      res.setHeader('Access-Control-Allow-Headers', ALLOW_HEADERS);
+      if (!ctx.headers['access-control-request-method']) return next();
+      ctx.set({
+        'Access-Control-Allow-Origin': origin,
+        'Access-Control-Max-Age': MAX_AGE,
+        'Access-Control-Allow-Methods': ALLOW_METHODS,
+        'Access-Control-Allow-Headers': ALLOW_HEADERS,
+      });
       ctx.status = 204;
       return Promise.resolve();
     }
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    ctx.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSE_HEADERS });
     return next();
   };
 };

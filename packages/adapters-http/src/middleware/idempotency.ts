@@ -1,32 +1,20 @@
 import { createHash } from 'node:crypto';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { checkIdempotencyKey, type IdempotentRequests, type KeptAnswer } from '@petstore/domain';
 import { errorBody, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
 import { BODY_LIMIT_BYTES, declaresOverLimit, readRawBody, tooLarge } from '../body.js';
-import type { RouteStep } from '../dispatch.js';
 import { sha256HexInSlices } from '../digest.js';
 import type { HttpLogger } from '../logger.js';
 import type { AppState } from '../state.js';
-
-/**
- * The creates that take `Idempotency-Key` (docs/rules.md §10), by route template: `POST` of these
- * paths. `POST /v1/admin/keys` is deliberately not one (its answer holds a key, never stored).
- */
-export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set([
-  '/v1/pets',
-  '/v1/categories',
-  '/v1/store/orders',
-  '/v1/pets/:petId/photos',
-]);
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
 type Ctx = Context & { state: AppState };
 
 /**
- * The step of every create of `IDEMPOTENT_CREATES` (`Routes.create` puts it just before the
- * create itself, after any role check). A declared body over the route's limit, which the gate
+ * The step of every create registered as an `idempotentCreate` (`ApiRouter` puts it just before
+ * the create itself, after any role check). A declared body over the route's limit, which the gate
  * leaves to this step on a create by a known key, is answered 413 here, unread, and kept under the
  * key like any answer (docs/rules.md §6, §10). Without `requests` (an embedder that configured no
  * idempotency) the key is ignored.
@@ -39,10 +27,13 @@ type Ctx = Context & { state: AppState };
  * answers what an earlier attempt created under it, if any (docs/rules.md §10: a create never happens
  * twice under one key). The answer is then kept, or the claim ended, as the domain's rule says.
  */
-export const underIdempotencyKey = (requests: IdempotentRequests | undefined, logger: HttpLogger): RouteStep =>
+export const underIdempotencyKey = (
+  requests: IdempotentRequests | undefined,
+  logger: HttpLogger,
+): Middleware<AppState> =>
   async function underIdempotencyKey(ctx, next) {
-    const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
-    const run = declaresOverLimit(ctx.req, limit) ? () => Promise.reject(tooLarge(limit)) : next;
+    const limit = ctx.state.routeSettings?.bodyLimit ?? BODY_LIMIT_BYTES;
+    const run = declaresOverLimit(ctx.headers, limit) ? () => Promise.reject(tooLarge(limit)) : next;
     const raw = ctx.req.headers['idempotency-key'];
     if (requests === undefined || raw === undefined) {
       await run();
@@ -120,19 +111,18 @@ export const answerReplayed = (ctx: Context, answer: KeptAnswer): void => {
  */
 const fingerprintOf = async (ctx: Ctx, requests: IdempotentRequests): Promise<string> => {
   // The route's limit (a photo upload: 10 MiB, docs/rules.md §13, whose body's SHA-256 is its fingerprint too).
-  const limit = ctx.state.bodyLimit ?? BODY_LIMIT_BYTES;
-  if (declaresOverLimit(ctx.req, limit)) return requests.oversizedFingerprint(ctx.method, ctx.path);
+  const limit = ctx.state.routeSettings?.bodyLimit ?? BODY_LIMIT_BYTES;
+  if (declaresOverLimit(ctx.headers, limit)) return requests.oversizedFingerprint(ctx.method, ctx.path);
   let body: Buffer | undefined;
   try {
-    body = await readRawBody(ctx.req, ctx.res, limit);
+    body = await readRawBody(ctx);
   } catch (error) {
     if (error instanceof HttpError && error.code === 'payload_too_large')
       return requests.oversizedFingerprint(ctx.method, ctx.path);
     throw error;
   }
   // A photo's 10 MiB are hashed in slices: the event loop keeps serving meanwhile (docs/rules.md §13).
-  const digest = body === undefined ? EMPTY_SHA256 : sha256HexInSlices(body);
-  const bodySha256 = typeof digest === 'string' ? digest : await digest;
+  const bodySha256 = body === undefined ? EMPTY_SHA256 : await sha256HexInSlices(body);
   return requests.fingerprint(ctx.method, ctx.path, bodySha256);
 };
 

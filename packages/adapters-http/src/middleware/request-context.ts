@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Middleware } from 'koa';
 import { StoreUnavailableError } from '@petstore/domain';
 import { codeForStatus, errorBody, ERROR_STATUS, HttpError } from '../errors.js';
 import { answerJson } from '../answer.js';
+import { declaresBody } from '../body.js';
 import { requestLogger, type HttpLogger } from '../logger.js';
 import { UNMATCHED_ROUTE, type HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
@@ -23,12 +23,10 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
   const logRequest = requestLogger(logger);
   return async function requestContext(ctx, next) {
     const started = performance.now();
-    const incoming = ctx.req.headers['x-request-id'];
+    const incoming = ctx.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;
-    // Headers the API always sets go straight onto the response: Koa's `ctx.set` ends in this same
-    // call, after a delegate, a check that nothing was sent yet and a conversion to string.
-    ctx.res.setHeader('X-Request-Id', requestId);
+    ctx.set('X-Request-Id', requestId);
     try {
       await next();
     } catch (error) {
@@ -65,7 +63,7 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
     }
     // A body left unread (the request was refused before its body mattered) is not drained:
     // the connection closes after the answer instead.
-    if (!ctx.req.complete && hasBody(ctx.req.headers)) ctx.set('Connection', 'close');
+    if (!ctx.req.complete && declaresBody(ctx.headers)) ctx.set('Connection', 'close');
     const seconds = (performance.now() - started) / 1000;
     const route = ctx.state.route;
     // `route` is `<METHOD> <template>`: the label is the template alone.
@@ -85,10 +83,6 @@ export const requestContext = (logger: HttpLogger, metrics: HttpMetrics): Middle
     });
   };
 };
-
-const hasBody = (headers: IncomingHttpHeaders): boolean =>
-  headers['transfer-encoding'] !== undefined ||
-  (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
 export const answerError = (
   ctx: Parameters<Middleware<AppState>>[0],
