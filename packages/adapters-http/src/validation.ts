@@ -137,17 +137,15 @@ const readQuery = <K extends ListQueryKey>(
   querystring: string,
   keys: readonly K[],
   messages: Readonly<Record<string, string>> = QUERY_MESSAGES,
-  /** The message of a refusal of `field` that `messages` does not hold, from the values as sent. */
-  refusal?: (field: string, sent: Partial<Record<K, string>>) => string | undefined,
+  /** The message of a refusal of `field` that `messages` does not hold, from the query string (read again). */
+  refusal?: (field: string, querystring: string) => string | undefined,
 ): Partial<Record<K, string | number>> => {
   const query = parseListQuery(querystring);
   const input: Partial<Record<K, string | number>> = {};
-  const sent: Partial<Record<K, string>> = {};
   for (const key of keys) {
     const value: string | string[] | undefined = query[key];
     if (value === undefined) continue;
     if (typeof value !== 'string') throw new HttpError('validation_failed', `${key} must be given at most once`);
-    sent[key] = value;
     // Only the canonical spelling is a number: `007`, `+5` or `1e1` stay text and fail the rule.
     input[key] = INTEGER_KEYS.has(key) && CANONICAL_INTEGER.test(value) ? Number(value) : value;
   }
@@ -156,7 +154,7 @@ const readQuery = <K extends ListQueryKey>(
     const field = error.instancePath.replace(/^\//, '');
     throw new HttpError(
       'validation_failed',
-      messages[field] ?? refusal?.(field, sent) ?? describeAjvError(error, 'query'),
+      messages[field] ?? refusal?.(field, querystring) ?? describeAjvError(error, 'query'),
     );
   }
   return input;
@@ -187,14 +185,17 @@ const PET_LIST_MESSAGES: Readonly<Record<string, string>> = {
  * quoting at most 64 characters of what was sent); the parser reads them all again in `listPets`.
  */
 export const readListQuery = (validators: RequestValidators, querystring: string): ListPetsParameters =>
-  readQuery(validators.listQuery, querystring, PET_LIST_KEYS, PET_LIST_MESSAGES, (field, sent) => {
-    if (!CATALOG_FIELDS.has(field)) return undefined;
-    const name = field as keyof CatalogQueryInput;
-    const read = readCatalogQuery({ [name]: sent[name] });
-    return read.ok ? undefined : read.error.message;
-  }) as ListPetsParameters;
+  readQuery(validators.listQuery, querystring, PET_LIST_KEYS, PET_LIST_MESSAGES, catalogRefusal) as ListPetsParameters;
 
 const CATALOG_FIELDS: ReadonlySet<string> = new Set(['status', 'categoryId', 'q', 'sort', 'seed', 'expand']);
+
+/** The domain's message for a refused catalogue parameter, from its text as sent (given once: `readQuery` checked). */
+const catalogRefusal = (field: string, querystring: string): string | undefined => {
+  const sent = parseListQuery(querystring)[field as ListQueryKey];
+  if (!CATALOG_FIELDS.has(field) || typeof sent !== 'string') return undefined;
+  const read = readCatalogQuery({ [field as keyof CatalogQueryInput]: sent });
+  return read.ok ? undefined : read.error.message;
+};
 
 /** `limit` and `cursor` of a paged list with no filter of its own (categories, keys): other parameters are ignored. */
 export const readPageQuery = (validate: ValidateFunction, querystring: string): { limit?: number; cursor?: string } =>

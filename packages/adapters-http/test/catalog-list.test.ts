@@ -286,6 +286,13 @@ describe('GET /v1/pets: the public catalogue (docs/rules.md §16)', function () 
       });
     }
 
+    it('a refusal quotes the value as sent, not as read (a number past 2^53 is not rounded)', async () => {
+      const { message } = expectError(await get('/v1/pets?categoryId=9999999999999999'), 400, 'validation_failed');
+      expect(message).to.include("'9999999999999999'");
+      const seed = expectError(await get('/v1/pets?sort=random&seed=9999999999999999'), 400, 'validation_failed');
+      expect(seed.message).to.include("'9999999999999999'");
+    });
+
     it('the sort refusal lists the four orders', async () => {
       const { message } = expectError(await get('/v1/pets?sort=newest'), 400, 'validation_failed');
       for (const sort of ['id', '-id', 'name', 'random']) expect(message).to.include(sort);

@@ -97,6 +97,7 @@ export const ListPetsQuerySchema = {
       pattern: `^${STATUS_ITEM}(?:,${STATUS_ITEM}){0,${PET_STATUSES.length - 1}}$`,
       description:
         'Only animals with this status (`available`, `pending` or `sold`), or with any of several distinct statuses separated by commas (`available,pending`).',
+      examples: ['available', 'available,pending'],
     },
     categoryId: {
       oneOf: [
@@ -105,6 +106,7 @@ export const ListPetsQuerySchema = {
       ],
       description:
         'Only animals of this category, or of any of up to 20 distinct categories separated by commas (`1,4,9`): positive decimal integers without sign, leading zeros or fraction. An id that names no category matches no animal.',
+      examples: [1, '1,4,9'],
     },
     q: {
       type: 'string',
@@ -112,6 +114,7 @@ export const ListPetsQuerySchema = {
       maxLength: QUERY_MAX_LENGTH,
       description:
         'Name search, 1 to 100 characters holding a letter or digit: an animal matches when every word of `q` begins a word of its name, both folded (decomposed, marks removed, lower-cased; words split at every character that is neither a letter nor a digit). `re` finds "Rex" and "Renée", `rex old` finds "Old Rex", `ex` no "Rex".',
+      examples: ['re', 'rex old'],
     },
     sort: {
       type: 'string',
@@ -119,6 +122,7 @@ export const ListPetsQuerySchema = {
       default: 'id',
       description:
         'Order: `id` (ascending id), `-id` (newest first), `name` (folded name in code-point order, then id) or `random` (an order fixed by `seed`).',
+      examples: ['name', '-id', 'random'],
     },
     seed: {
       type: 'integer',
@@ -126,12 +130,14 @@ export const ListPetsQuerySchema = {
       maximum: SEED_MAX,
       description:
         'With `sort=random`, and required by it: the same seed gives the same order on every call and page, another seed another order.',
+      examples: [42],
     },
     expand: {
       type: 'string',
       enum: ['photos'],
       description:
         '`photos`: each animal of the page carries its photos (ascending id), each with a signed `url` and a `srcset`.',
+      examples: ['photos'],
     },
     cursor: {
       ...PageCursorSchema,
