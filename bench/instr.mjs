@@ -4,7 +4,7 @@
 // Bench only: nothing here is part of the product.
 //
 // Method, per server: start it under `valgrind --tool=callgrind --instr-atstart=no` (start-up,
-// seeding and warm-up run uninstrumented), seed it over HTTP (10 categories, then 10,000 pets),
+// seeding and warm-up run uninstrumented), seed it over HTTP (10 categories, then INSTR_PETS pets),
 // then per scenario: W warm-up requests in WR rounds of new connections (so V8 has optimised
 // the path and the connection open/close code), then windows: `callgrind_control -i on` and `-z`,
 // exactly M requests over C keep-alive connections (bench/instr-load.mjs, its own process, one
@@ -29,8 +29,14 @@
 // Scenarios: `GET /v1/pets?limit=20`, `POST /v1/pets`, the banned 429 (a key past the ban rule,
 // same route as the list), a page of 100 pets and a page of 100 events (admin keys: the feed's
 // first 100 `pet.created`), `GET /v1/me` and a photo `GET` where the server has them.
+// With INSTR_CATALOG=1 (docs/rules.md §16, issue 36), pets get realistic names (bench/lib.mjs
+// petBody: "Bella the Beagle"…) and the project is measured on three more lists of 20: a search
+// with a value list and a sort (`q=ma&status=available,pending&sort=name`), a shuffle of a few
+// categories (`q=bella&categoryId=1,2,3&sort=random&seed=42`), and `expand=photos` with a photo on
+// each of the 20 pets (uploaded while seeding); each is compared with the plain page of 20.
 //
-// Knobs: INSTR_W (20000), INSTR_WR (10), INSTR_M (2000), INSTR_C (4), INSTR_STABLE (0.02: how close
+// Knobs: INSTR_PETS (10000: pets seeded; 100000 for issue 36's figures), INSTR_CATALOG (1: the
+// catalogue's scenarios and names), INSTR_W (20000), INSTR_WR (10), INSTR_M (2000), INSTR_C (4), INSTR_STABLE (0.02: how close
 // two windows must be), INSTR_PAIRS (3: pairs of windows at most), INSTR_WRITE_UNSETTLED (1: write
 // BENCHMARKS.md even when a figure did not settle, marked), INSTR_ONLY (comma-separated
 // server labels: project,koa,koa-routes,fastify,main; main only with INSTR_BASELINE), INSTR_OUT
@@ -42,7 +48,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import os from 'node:os';
-import { ROOT, freePort, fmt } from './lib.mjs';
+import { ROOT, freePort, fmt, petBody, prng } from './lib.mjs';
 import { C, DIR, M, PAIRS, STABLE, W, WR, measureServer } from './instr-measure.mjs';
 
 const WRITE_UNSETTLED = process.env.INSTR_WRITE_UNSETTLED === '1';
@@ -53,6 +59,13 @@ const BASELINE = process.env.INSTR_BASELINE ? resolve(process.env.INSTR_BASELINE
 const BASELINE_MAIN = BASELINE === undefined ? undefined : join(BASELINE, 'apps/server/dist/src/main.js');
 /** The machine's 1-minute load average when the run started: other work starves V8's compiler threads. */
 const LOAD_AT_START = os.loadavg()[0];
+
+/** How many pets are seeded, and whether the catalogue's scenarios (docs/rules.md §16) run. */
+const PETS = Number(process.env.INSTR_PETS ?? 10_000);
+const CATALOG = process.env.INSTR_CATALOG === '1';
+const SEARCH = '/v1/pets?limit=20&q=ma&status=available,pending&sort=name';
+const SHUFFLE = '/v1/pets?limit=20&q=bella&categoryId=1,2,3&sort=random&seed=42';
+const EXPAND = '/v1/pets?limit=20&expand=photos';
 
 const KEY = 'bench-key-0123456789';
 const BANNED_KEY = 'bench-banned-0123456789';
@@ -116,26 +129,47 @@ const post = (url, path, key, body) =>
     body: JSON.stringify(body),
   });
 
-/** 10 categories, then 10,000 pets (statuses in turn), 50 at a time: what the list scenario reads. */
+/**
+ * 10 categories, then PETS pets, 50 at a time: what the list scenarios read. Names `pet-N` with
+ * statuses in turn; with INSTR_CATALOG, bench/lib.mjs's realistic bodies (a fixed stream).
+ */
 const seed = async (url) => {
   for (let c = 1; c <= 10; c++) {
     const res = await post(url, '/v1/categories', KEY, { name: `bench-${c}` });
     if (res.status !== 201) throw new Error(`seeding category: ${res.status}`);
   }
   const statuses = ['available', 'pending', 'sold'];
-  for (let i = 1; i <= 10_000; i += 50) {
+  const random = prng(36);
+  for (let i = 1; i <= PETS; i += 50) {
+    const bodies = Array.from({ length: Math.min(50, PETS - i + 1) }, (_, j) => {
+      const n = i + j;
+      return CATALOG
+        ? JSON.parse(petBody(random, 10))
+        : { name: `pet-${n}`, categoryId: (n % 10) + 1, status: statuses[n % 3] };
+    });
     await Promise.all(
-      Array.from({ length: 50 }, async (_, j) => {
-        const n = i + j;
-        const res = await post(url, '/v1/pets', KEY, {
-          name: `pet-${n}`,
-          categoryId: (n % 10) + 1,
-          status: statuses[n % 3],
-        });
+      bodies.map(async (body) => {
+        const res = await post(url, '/v1/pets', KEY, body);
         if (res.status !== 201) throw new Error(`seeding pet: ${res.status}`);
       }),
     );
   }
+};
+
+/** With INSTR_CATALOG: one more photo on each of pets 2…20 (pet 1 has the photo scenario's), for `expand=photos`. */
+const seedPagePhotos = async (url, jpeg) => {
+  if (!CATALOG) return;
+  for (let petId = 2; petId <= 20; petId++) {
+    const res = await fetch(url + `/v1/pets/${petId}/photos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'image/jpeg' },
+      body: jpeg,
+    });
+    if (res.status !== 201) throw new Error(`photo upload: ${res.status} ${await res.text()}`);
+  }
+  const page = await (await fetch(url + EXPAND, { headers: auth(KEY) })).json();
+  if (!Array.isArray(page) || page.some((pet) => pet.photos?.length !== 1))
+    throw new Error(`expand=photos: not one photo on each of the first 20 pets`);
 };
 
 const auth = (key) => ({ authorization: `Bearer ${key}`, ...originHeader });
@@ -203,6 +237,7 @@ const routesOf = async (url) => {
       if (upload.status !== 201) throw new Error(`photo upload: ${upload.status} ${await upload.text()}`);
       const stored = await fetch(url + PHOTO, { headers: auth(KEY) });
       writeFileSync(photoPath, Buffer.from(await stored.arrayBuffer()));
+      await seedPagePhotos(url, jpeg);
       const banned = await fetch(url + LIST, { headers: auth(BANNED_KEY) });
       const body = await banned.json();
       if (body.code !== 'temporarily_banned') throw new Error(`the banned key is not banned: ${JSON.stringify(body)}`);
@@ -231,6 +266,14 @@ const routesOf = async (url) => {
         keys: ME_KEYS,
         when: async ({ url }) => (await fetch(url + '/v1/me', { headers: auth(ME_KEYS[0]) })).status === 200,
       },
+      // The catalogue (docs/rules.md §16): each compared with the plain page of 20 (`list`).
+      ...(CATALOG
+        ? [
+            { name: 'search', path: SEARCH, headers: auth(KEY) },
+            { name: 'shuffle', path: SHUFFLE, headers: auth(KEY) },
+            { name: 'expand', path: EXPAND, headers: auth(KEY) },
+          ]
+        : []),
     ],
   });
 }
@@ -370,7 +413,7 @@ const lines = [
     'It leaves out kernel time and cache effects, ' +
     'which the req/s tables above include (and which move by 20–80 % here from round to round). ' +
     `Node ${process.version}, ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; load average ${LOAD_AT_START.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end. ` +
-    'The project: memory store, 10,000 pets seeded over HTTP, logging at info (to a file), CORS and metrics on, ' +
+    `The project: memory store, ${fmt(PETS)} pets seeded over HTTP${CATALOG ? ' (realistic names)' : ''}, logging at info (to a file), CORS and metrics on, ` +
     (SEND_ORIGIN ? 'every request with an allowed Origin.' : 'no request with an Origin (INSTR_ORIGIN=0).'),
   '',
   '| request | the project | minimal Koa | Fastify | Koa ÷ project | Fastify ÷ project |',
@@ -396,6 +439,13 @@ const lines = [
   ...(results.project?.photo
     ? [
         `| a photo \`GET\` (${fmt(photoBytes() / 1000)} KB; minimal Koa sending the same bytes: ${k('koaPhoto', 'photo')}, Koa ÷ project ${ratio(ir('koaPhoto', 'photo'), ir('project', 'photo'))}) | ${k('project', 'photo')} | ${ratio(ir('project', 'photo'), ir('project', 'list'))} |`,
+      ]
+    : []),
+  ...(results.project?.search
+    ? [
+        `| \`${SEARCH.slice(3)}\` (target ≤ 1.5) | ${k('project', 'search')} | ${ratio(ir('project', 'search'), ir('project', 'list'))} |`,
+        `| \`${SHUFFLE.slice(3)}\` (target ≤ 1.5) | ${k('project', 'shuffle')} | ${ratio(ir('project', 'shuffle'), ir('project', 'list'))} |`,
+        `| \`${EXPAND.slice(3)}\`, a photo on each pet (target ≤ 1.3) | ${k('project', 'expand')} | ${ratio(ir('project', 'expand'), ir('project', 'list'))} |`,
       ]
     : []),
   '<!-- /instr -->',

@@ -21,6 +21,7 @@ import {
   serializeOrders,
   serializePet,
   serializePets,
+  serializePetsWithPhotos,
 } from './serialize.js';
 
 /**
@@ -41,12 +42,12 @@ export const addCatalogRoutes = (
     const result = await catalog.listPets(query);
     if (!result.ok) throw fromDomain(result.error);
     const { items, nextCursor } = result.value;
-    if (nextCursor !== undefined)
-      ctx.set(
-        'Link',
-        nextLink('/v1/pets', items.length, { status: query.status, categoryId: query.categoryId }, nextCursor),
-      );
-    answerJson(ctx, serializePets(items));
+    if (nextCursor !== undefined) {
+      // Every parameter in use goes on with the cursor (docs/rules.md §16): the cursor is bound to them.
+      const { status, categoryId, q, sort, seed, expand } = query;
+      ctx.set('Link', nextLink('/v1/pets', items.length, { status, categoryId, q, sort, seed, expand }, nextCursor));
+    }
+    answerJson(ctx, query.expand === undefined ? serializePets(items) : serializePetsWithPhotos(items));
   });
 
   pets.post({ name: 'createPet', path: '/v1/pets', idempotentCreate: true }, async (ctx) => {

@@ -1,4 +1,4 @@
-import type { Category, Order, Pet } from '@petstore/domain';
+import type { Category, Order, Pet, PetListItem, PhotoView } from '@petstore/domain';
 
 // Characters that JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -37,6 +37,31 @@ export const serializePet = (pet: Pet): string => {
 export const serializePets = (pets: readonly Pet[]): string => {
   const parts = new Array<string>(pets.length);
   for (let i = 0; i < pets.length; i++) parts[i] = serializePet(pets[i]!);
+  return `[${parts.join(',')}]`;
+};
+
+/** A photo of an expanded page (docs/rules.md §16): its six fields, in the order of `PhotoView`. */
+const photoViewJson = (photo: PhotoView): string =>
+  JSON.stringify({
+    id: photo.id,
+    contentType: photo.contentType,
+    width: photo.width,
+    height: photo.height,
+    url: photo.url,
+    srcset: photo.srcset,
+  });
+
+/**
+ * A page of `expand=photos` as a JSON array (docs/rules.md §16): each pet's four fields, then
+ * `photos` (`[]` for a pet the use case gave none).
+ */
+export const serializePetsWithPhotos = (pets: readonly PetListItem[]): string => {
+  const parts = new Array<string>(pets.length);
+  for (let i = 0; i < pets.length; i++) {
+    const pet = pets[i]!;
+    const json = petJson(pet);
+    parts[i] = `${json.slice(0, -1)},"photos":[${(pet.photos ?? []).map(photoViewJson).join(',')}]}`;
+  }
   return `[${parts.join(',')}]`;
 };
 

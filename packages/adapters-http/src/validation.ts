@@ -19,8 +19,9 @@ import {
   LIMIT_MAX,
   LIMIT_MIN,
   PET_STATUSES,
+  readCatalogQuery,
 } from '@petstore/domain';
-import type { Result, ValidationFailed } from '@petstore/domain';
+import type { CatalogQueryInput, Result, ValidationFailed } from '@petstore/domain';
 import { HttpError } from './errors.js';
 
 /** The request validators, compiled once at start from the domain's JSON Schemas. */
@@ -78,11 +79,14 @@ const describeAjvError = (error: ErrorObject, where: string): string => {
   return `${field || where} ${error.message ?? 'is not valid'}`;
 };
 
-type ListQueryKey = 'limit' | 'status' | 'categoryId' | 'cursor';
-const LIST_QUERY_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'status', 'categoryId', 'cursor']);
+type ListQueryKey = 'limit' | 'status' | 'categoryId' | 'cursor' | CatalogParameter;
+/** The parameters the public catalogue adds to `GET /v1/pets` (docs/rules.md §16). */
+type CatalogParameter = 'q' | 'sort' | 'seed' | 'expand';
+const PET_LIST_KEYS = ['limit', 'status', 'categoryId', 'cursor', 'q', 'sort', 'seed', 'expand'] as const;
+const LIST_QUERY_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(PET_LIST_KEYS);
 /** Query values read as integers, when written canonically (no sign, leading zero, fraction or exponent). */
-const INTEGER_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'categoryId']);
-const CANONICAL_INTEGER = /^[1-9][0-9]{0,15}$/;
+const INTEGER_KEYS: ReadonlySet<string> = new Set<ListQueryKey>(['limit', 'categoryId', 'seed']);
+const CANONICAL_INTEGER = /^(?:0|[1-9][0-9]{0,15})$/;
 
 const QUERY_MESSAGES: Readonly<Record<string, string>> = {
   limit: `limit must be an integer from ${LIMIT_MIN} to ${LIMIT_MAX}`,
@@ -133,6 +137,8 @@ const readQuery = <K extends ListQueryKey>(
   querystring: string,
   keys: readonly K[],
   messages: Readonly<Record<string, string>> = QUERY_MESSAGES,
+  /** The message of a refusal of `field` that `messages` does not hold, from the query string (read again). */
+  refusal?: (field: string, querystring: string) => string | undefined,
 ): Partial<Record<K, string | number>> => {
   const query = parseListQuery(querystring);
   const input: Partial<Record<K, string | number>> = {};
@@ -146,22 +152,50 @@ const readQuery = <K extends ListQueryKey>(
   if (!validate(input)) {
     const error = validate.errors![0]!;
     const field = error.instancePath.replace(/^\//, '');
-    throw new HttpError('validation_failed', messages[field] ?? describeAjvError(error, 'query'));
+    throw new HttpError(
+      'validation_failed',
+      messages[field] ?? refusal?.(field, querystring) ?? describeAjvError(error, 'query'),
+    );
   }
   return input;
 };
 
-/** The query of `GET /v1/pets`: `limit`, `status`, `categoryId`, `cursor`. */
-export const readListQuery = (
-  validators: RequestValidators,
-  querystring: string,
-): { limit?: number; status?: string; categoryId?: number; cursor?: string } =>
-  readQuery(validators.listQuery, querystring, ['limit', 'status', 'categoryId', 'cursor'] as const) as {
-    limit?: number;
-    status?: string;
-    categoryId?: number;
-    cursor?: string;
-  };
+/** The query of `GET /v1/pets` as read: the pager's `limit` and `cursor`, and the catalogue's parameters (docs/rules.md §16). */
+export interface ListPetsParameters {
+  readonly limit?: number;
+  readonly cursor?: string;
+  readonly status?: string;
+  /** A number when one id is written canonically, else the text (a list, or a value to refuse). */
+  readonly categoryId?: number | string;
+  readonly q?: string;
+  readonly sort?: string;
+  readonly seed?: number;
+  readonly expand?: string;
+}
+
+/** The pet list's messages: the pager's own; its filters' are the domain's (`readCatalogQuery`). */
+const PET_LIST_MESSAGES: Readonly<Record<string, string>> = {
+  limit: QUERY_MESSAGES['limit']!,
+  cursor: QUERY_MESSAGES['cursor']!,
+};
+
+/**
+ * The query of `GET /v1/pets`: each parameter at most once, shapes checked by the domain's schema.
+ * A refusal of a catalogue parameter is said as the domain's parser says it (naming the parameter,
+ * quoting at most 64 characters of what was sent); the parser reads them all again in `listPets`.
+ */
+export const readListQuery = (validators: RequestValidators, querystring: string): ListPetsParameters =>
+  readQuery(validators.listQuery, querystring, PET_LIST_KEYS, PET_LIST_MESSAGES, catalogRefusal) as ListPetsParameters;
+
+const CATALOG_FIELDS: ReadonlySet<string> = new Set(['status', 'categoryId', 'q', 'sort', 'seed', 'expand']);
+
+/** The domain's message for a refused catalogue parameter, from its text as sent (given once: `readQuery` checked). */
+const catalogRefusal = (field: string, querystring: string): string | undefined => {
+  const sent = parseListQuery(querystring)[field as ListQueryKey];
+  if (!CATALOG_FIELDS.has(field) || typeof sent !== 'string') return undefined;
+  const read = readCatalogQuery({ [field as keyof CatalogQueryInput]: sent });
+  return read.ok ? undefined : read.error.message;
+};
 
 /** `limit` and `cursor` of a paged list with no filter of its own (categories, keys): other parameters are ignored. */
 export const readPageQuery = (validate: ValidateFunction, querystring: string): { limit?: number; cursor?: string } =>

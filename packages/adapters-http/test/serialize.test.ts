@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { Event, Pet, PetStatus } from '@petstore/domain';
-import { serializePet, serializePets } from '../src/serialize.js';
+import type { Event, Pet, PetListItem, PetStatus, PhotoView } from '@petstore/domain';
+import { serializePet, serializePets, serializePetsWithPhotos } from '../src/serialize.js';
 import { serializeEvents } from '../src/events.js';
 
 const petArb: fc.Arbitrary<Pet> = fc
@@ -30,6 +30,39 @@ describe('pet serializer', () => {
         expect(serializePets(pets)).to.equal(JSON.stringify(pets));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('expanded page serializer (docs/rules.md §16)', () => {
+  const photoArb: fc.Arbitrary<PhotoView> = fc.record({
+    id: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+    contentType: fc.constantFrom('image/jpeg', 'image/png', 'image/webp'),
+    width: fc.integer({ min: 1, max: 4096 }),
+    height: fc.integer({ min: 1, max: 4096 }),
+    url: fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.constant('/v1/pets/1/photos/2?sig=a"b\\')),
+    srcset: fc.string({ unit: 'binary', maxLength: 30 }),
+  });
+
+  it('property: each pet as JSON.stringify writes its four fields, then photos (each its six fields; [] when none)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(petArb, fc.option(fc.array(photoArb, { maxLength: 3 }), { nil: undefined })), {
+          maxLength: 10,
+        }),
+        (rows) => {
+          const items: PetListItem[] = rows.map(([pet, photos]) => (photos === undefined ? pet : { ...pet, photos }));
+          const expected = rows.map(([pet, photos]) => ({
+            id: pet.id,
+            name: pet.name,
+            categoryId: pet.categoryId,
+            status: pet.status,
+            photos: photos ?? [],
+          }));
+          expect(serializePetsWithPhotos(items)).to.equal(JSON.stringify(expected));
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 });

@@ -21,6 +21,7 @@ import {
 import type { OrderedIndex } from './ordered-index.js';
 import { SortedIndex, type KeyRange } from './sorted-index.js';
 import { concatWalks, mergeWalks, type RowWalk } from './row-walk.js';
+import { WordOrders } from './word-orders.js';
 
 /** A listed pet as the finder knows it: the repository's object, and its search keys. */
 interface Entry {
@@ -43,16 +44,25 @@ interface Walk {
   readonly size: number;
 }
 
+/** Most words of a prefix range merged by a word walk; a range of more is served by the other plans. */
+const MAX_MERGED_WORDS = 32;
+
 const perStatus = <T>(make: () => T): ReadonlyMap<PetStatus, T> => new Map(PET_STATUSES.map((s) => [s, make()]));
 const sizeOf = (indexes: readonly { readonly size: number }[]): number => indexes.reduce((n, ix) => n + ix.size, 0);
 
 /**
  * The lists of the public catalogue (docs/rules.md §16) that the repository's id indexes do not
  * answer alone: name search, lists of statuses and categories, `-id`, `name` and `random`. Besides
- * the id indexes it keeps, per listed pet, one row of (folded word, id) per word of its name, one of
- * (name key, id) and one of (shuffle key, id) in the indexes of its status: a create adds 2 rows and
- * one per word. A list picks its driving structure as a small planner does, and never reads every pet:
+ * the id indexes it keeps, per listed pet, three rows per word of its name (`WordOrders`: the word
+ * with the id, with the name key, with the shuffle key), one of (name key, id) and one of (shuffle
+ * key, id) in the indexes of its status: a create adds 2 rows and 3 per word. A list picks its
+ * driving structure as a small planner does, and never reads every pet:
  *
+ * - **word walk** (with `q`, in every order but `-id`): the words of the prefix range of `q`'s
+ *   longest word (one binary search each, at most 32 of them), each word's rows already in the
+ *   list's order, merged, each pet checked against the other filters, until `limit` match. No sort;
+ *   reads about `limit / f` rows, f the share of the range's pets that pass the other filters (never
+ *   more than the range's c rows). Taken unless the categories asked hold fewer pets than that.
  * - **walk**: the order's indexes (id: the id indexes of the statuses and categories asked; name,
  *   random: those of the statuses asked), merged, from the cursor's position on, each row checked
  *   against what they do not guarantee (words; for name and random, the category), until `limit`
@@ -63,15 +73,15 @@ const sizeOf = (indexes: readonly { readonly size: number }[]): number => indexe
  *   first `limit` taken. Reads the c candidates, sorts those that match: O(c log c).
  *
  * Without any filter to check the walk is exact (k indexes merged: O(k log n + limit·k)). Otherwise
- * it gathers when c ≤ limit / f, f estimated from the counts as if the filters were independent;
+ * (no word walk) it gathers when c ≤ limit / f, f estimated from the counts as if the filters were independent;
  * else it walks, and, the estimate being only one, gives up after c rows and gathers. So a list
  * costs at most about min(c, limit / f) + c log c rows: never n, and little more than a plain page
  * when the filters are broad (the walk) or narrow (the gather). docs/design.md, "Finding pets without a scan".
  */
 export class PetFinder {
   private readonly entries = new Map<number, Entry>();
-  /** (folded word, id), one row per distinct word of each listed pet's name. */
-  private readonly words = new SortedIndex<string>();
+  /** Per distinct word of each listed pet's name: (word, id), and its rows in the name and shuffle orders. */
+  private readonly wordOrders = new WordOrders();
   /** Per status: (name key, id) and (shuffle key, id) of each listed pet with that status. */
   private readonly names = perStatus(() => new SortedIndex<string>());
   private readonly shuffles = perStatus(() => new SortedIndex<number>());
@@ -81,7 +91,7 @@ export class PetFinder {
   /** A new listed pet. */
   add(pet: Pet, keys: PetSearchKeys): void {
     this.entries.set(pet.id, { pet, keys });
-    for (const word of keys.words) this.words.insert(word, pet.id);
+    this.wordOrders.add(keys.words, keys.nameKey, keys.shuffleKey, pet.id);
     this.names.get(pet.status)!.insert(keys.nameKey, pet.id);
     this.shuffles.get(pet.status)!.insert(keys.shuffleKey, pet.id);
   }
@@ -103,7 +113,7 @@ export class PetFinder {
     const entry = this.entries.get(id);
     if (entry === undefined) return;
     const { pet, keys } = entry;
-    for (const word of keys.words) this.words.remove(word, id);
+    this.wordOrders.remove(keys.words, keys.nameKey, keys.shuffleKey, id);
     this.names.get(pet.status)!.remove(keys.nameKey, id);
     this.shuffles.get(pet.status)!.remove(keys.shuffleKey, id);
     this.entries.delete(id);
@@ -126,11 +136,25 @@ export class PetFinder {
 
     // The candidates a gather would read: the driving word's range, or (name, random) the categories' pets.
     const wordRange = q === undefined ? undefined : prefixRange(drivingWord(q));
-    const wordRows = wordRange === undefined ? Infinity : this.words.count(wordRange);
+    const wordRows = wordRange === undefined ? Infinity : this.wordOrders.words.count(wordRange);
     const categorySources = byId || categoryIds === undefined ? undefined : this.idSources(statuses, categoryIds);
     const categoryRows = categorySources === undefined ? Infinity : sizeOf(categorySources);
     if (walk.size === 0 || wordRows === 0 || categoryRows === 0) return [];
     const gatherRows = Math.min(wordRows, categoryRows);
+
+    // With q, the words of its driving word's range in the list's order, merged: no sort, and about
+    // limit / f rows read, f the share of the range's pets that pass the other filters.
+    if (wordRange !== undefined && order.sort !== '-id') {
+      const rest = (byId || categoryRows === Infinity ? walk.size : categoryRows) / this.entries.size;
+      if (Math.min(wordRows, limit / rest) <= categoryRows) {
+        const words = this.wordOrders.distinctWords(wordRange, MAX_MERGED_WORDS);
+        if (words !== undefined)
+          return this.wordWalk(words, order, limit, listed, (entry) => {
+            const { status } = entry.pet;
+            return (statuses === undefined || statuses.includes(status)) && inCategory(entry) && named(entry);
+          });
+      }
+    }
 
     if (gatherRows === Infinity) {
       // Nothing to check: the walk is exact.
@@ -159,6 +183,37 @@ export class PetFinder {
     for (let entry = walk.rows.next(); entry !== undefined; entry = walk.rows.next()) {
       if (walkMatches(entry) && out.push(listed(entry)) === limit) return out;
       if (++read === gatherRows) return gather();
+    }
+    return out;
+  }
+
+  /**
+   * The first `limit` pets that match, read from the rows of `words` in the order's own order,
+   * merged: a pet with two of the words comes twice in a row, and is taken once.
+   */
+  private wordWalk(
+    words: readonly string[],
+    order: PetOrder,
+    limit: number,
+    listed: (entry: Entry) => ListedPet,
+    matches: (entry: Entry) => boolean,
+  ): ListedPet[] {
+    const walks = words.map((word) => {
+      const rows = this.wordOrders.walk(word, order)!;
+      return {
+        next: (): Entry | undefined => {
+          const row = rows.next();
+          return row === undefined ? undefined : this.entries.get(row.id)!;
+        },
+      };
+    });
+    const merged = mergeWalks(walks, comparatorOf(order));
+    const out: ListedPet[] = [];
+    let last: Entry | undefined;
+    for (let entry = merged.next(); entry !== undefined; entry = merged.next()) {
+      if (entry === last) continue;
+      last = entry;
+      if (matches(entry) && out.push(listed(entry)) === limit) break;
     }
     return out;
   }
@@ -212,7 +267,7 @@ export class PetFinder {
   ): Entry[] {
     const seen = new Set<number>();
     const out: Entry[] = [];
-    const rows = this.words.walk(range);
+    const rows = this.wordOrders.words.walk(range);
     for (let row = rows.next(); row !== undefined; row = rows.next()) {
       // A pet with two words in the range has two rows.
       if (seen.has(row.id)) continue;

@@ -215,6 +215,8 @@ export {
   PhotoSchema,
   PhotoIdSchema,
   PhotoWidthSchema,
+  PhotoViewSchema,
+  PetWithPhotosSchema,
 } from './schemas/index.js';
 
 export {

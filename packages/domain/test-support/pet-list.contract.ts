@@ -377,6 +377,41 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
       }
     }));
 
+  it('name search (docs/rules.md §16): a pet with several words that begin with a word of q is listed once, in every order, with or without other filters', () =>
+    withFixture(make, async (repo) => {
+      const names = ['Bel Bella', 'Bella Belle Bel', 'Rex Rosie', 'Bob', 'Abel', 'bel-bel bella'];
+      const pets = await createAll(
+        repo,
+        names.map((name, i) => ({
+          draft: { name, categoryId: 1 + (i % 2), status: i % 3 === 0 ? 'sold' : 'available' },
+          shuffleKey: (i * 0x9e3779b9) >>> 0,
+        })),
+      );
+      const idsOf = (...wanted: string[]): number[] =>
+        pets.filter((row) => wanted.includes(row.pet.name)).map((row) => row.pet.id);
+      const orders = [
+        { sort: 'id' },
+        { sort: '-id' },
+        { sort: 'name' },
+        { sort: 'random', start: 0 },
+        { sort: 'random', start: 0x80000000 },
+      ] as const;
+      for (const order of orders)
+        for (const [words, expected] of [
+          [['b'], idsOf('Bel Bella', 'Bella Belle Bel', 'Bob', 'bel-bel bella')],
+          [['bel'], idsOf('Bel Bella', 'Bella Belle Bel', 'bel-bel bella')],
+          [['r'], idsOf('Rex Rosie')],
+          [['bel', 'bella'], idsOf('Bel Bella', 'Bella Belle Bel', 'bel-bel bella')],
+        ] as const)
+          for (const filters of [{}, { statuses: ['available', 'sold'] }, { categoryIds: [1, 2] }] as const) {
+            const found = (await repo.list({ order, words, limit: 100, ...filters })).map((pet) => pet.id);
+            expect(
+              [...found].sort((a, b) => a - b),
+              `sort=${order.sort} q=${words.join(' ')} ${JSON.stringify(filters)}: ${JSON.stringify(found)}`,
+            ).to.deep.equal(expected);
+          }
+    }));
+
   it('statuses and categories (docs/rules.md §16): a list of each matches any of them, in every order, and a pet moves between them as its status and category change', () =>
     withFixture(make, async (repo) => {
       const pets = await createAll(

@@ -3,6 +3,7 @@
 // whole page, each pet's photos in ascending id. A list without the new parameters asks and answers
 // exactly as before.
 import { expect } from 'chai';
+import fc from 'fast-check';
 import type { Pet, PetListQuery, PetStatus, StoredPhoto } from '../src/index.js';
 import {
   encodeCursor,
@@ -100,6 +101,52 @@ describe('PetCatalog.listPets: the public catalogue (docs/rules.md §16)', () =>
     expect(filtered.nextCursor).to.equal(encodeCursor(1, pageScope('pets', { status: 'available', categoryId: 1 })));
     await page(catalog, { limit: 1, cursor: first.nextCursor });
     expect(queries.at(-1)).to.deep.equal({ order: { sort: 'id', after: 1 }, limit: 2 });
+  });
+
+  it('property: a plain list read without the parser (a status, a number id) answers, pages and refuses as the parser reads the same list', async () => {
+    const { catalog, queries } = await setup(
+      Array.from({ length: 30 }, (_, i) => ({
+        name: `pet ${i}`,
+        status: (['available', 'pending', 'sold'] as const)[i % 3]!,
+        categoryId: 1 + (i % 4),
+      })),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.constantFrom('available', 'pending', 'sold', 'adopted', '', 'Sold'), { nil: undefined }),
+        fc.option(fc.oneof(fc.integer({ min: -2, max: 6 }), fc.constantFrom(1.5, Number.MAX_SAFE_INTEGER + 1, NaN)), {
+          nil: undefined,
+        }),
+        fc.integer({ min: 1, max: 12 }),
+        async (status, categoryId, limit) => {
+          const page = async (id: number | string | undefined, cursor?: string) =>
+            catalog.listPets({
+              limit,
+              ...(status === undefined ? {} : { status }),
+              ...(id === undefined ? {} : { categoryId: id }),
+              ...(cursor === undefined ? {} : { cursor }),
+            });
+          // A text id goes through the parser; a number, when valid and alone with a status, does not.
+          const walk = async (id: number | string | undefined) => {
+            const seen: unknown[] = [];
+            const asked: unknown[] = [];
+            let cursor: string | undefined;
+            do {
+              queries.length = 0;
+              const answer = await page(id, cursor);
+              seen.push(answer);
+              asked.push(...queries);
+              cursor = answer.ok ? answer.value.nextCursor : undefined;
+            } while (cursor !== undefined);
+            return { seen, asked };
+          };
+          expect(await walk(categoryId)).to.deep.equal(
+            await walk(categoryId === undefined || !Number.isFinite(categoryId) ? categoryId : String(categoryId)),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('asks the store for the lists, the folded words of q and the order with its start, as the parser reads them', async () => {

@@ -11,7 +11,9 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Animals in ascending id order, at most `limit`, optionally only those with a `status`, of a category (`categoryId`), or both. When more exist, `Link: <…>; rel="next"` gives the URL of the next page (same `limit`, `status` and `categoryId`, plus an opaque `cursor` bound to those filters). The body stays a plain array.
+         * @description Animals in ascending id order, at most `limit`, optionally only those with a `status`, of a category (`categoryId`), or both. When more exist, `Link: <…>; rel="next"` gives the URL of the next page (same `limit` and parameters, plus an opaque `cursor` bound to them). The body stays a plain array.
+         *
+         *     The public catalogue (beta, docs/rules.md §16): `status` and `categoryId` take comma-separated lists (any of), `q` searches names by word beginnings, `sort` orders by `id`, `-id`, `name` or `random` (with `seed`), and `expand=photos` gives each animal its photos with signed URLs. Each refusal is a 400 naming its parameter.
          */
         get: operations["listPets"];
         put?: never;
@@ -590,6 +592,49 @@ export interface components {
             status?: "available" | "pending" | "sold";
         };
         Pets: components["schemas"]["Pet"][];
+        PhotoView: {
+            /**
+             * Format: int64
+             * @description Unique identifier of the photo, assigned by the service.
+             */
+            id: number;
+            /**
+             * @description The image type the photo is stored and served in: the one it was sent in.
+             * @enum {string}
+             */
+            contentType: "image/jpeg" | "image/png" | "image/webp";
+            /** @description Width of the stored photo in pixels (upright, at most 4,096 on the long side). */
+            width: number;
+            /** @description Height of the stored photo in pixels. */
+            height: number;
+            /** @description The photo, signed: `<base>/v1/pets/{petId}/photos/{photoId}?sig=…`, served without a key (`<base>` is the setting `PETSTORE_PUBLIC_URL`, or nothing). */
+            url: string;
+            /** @description The URL with `&width=160`, `320` and `640` (those narrower than the photo), then the URL itself, each with its width descriptor: ready for `<img srcset>`. */
+            srcset: string;
+        };
+        PetWithPhotos: {
+            /**
+             * Format: int64
+             * @description Unique identifier, assigned by the service on creation; increasing in creation order.
+             */
+            id: number;
+            /** @description The animal's name: 1–200 characters, at least one not white space, well-formed Unicode. Stored as sent. */
+            name: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to.
+             */
+            categoryId: number;
+            /**
+             * @description Availability status. `available` is stored when a create omits it.
+             * @enum {string}
+             */
+            status: "available" | "pending" | "sold";
+            /** @description The animal's photos in ascending id; `[]` when it has none. */
+            photos: components["schemas"]["PhotoView"][];
+        };
+        /** @description A page with `expand=photos`: each animal with its photos. */
+        PetsWithPhotos: components["schemas"]["PetWithPhotos"][];
         /** @description A category of animals; `categoryId` of a pet names one. */
         Category: {
             /**
@@ -1648,11 +1693,19 @@ export interface operations {
             query?: {
                 /** @description Maximum number of animals to return. */
                 limit?: number;
-                /** @description Only animals with this status. */
-                status?: "available" | "pending" | "sold";
-                /** @description Only animals of this category: a positive decimal integer without sign, leading zeros or fraction. An id that names no category gives an empty list. */
-                categoryId?: number;
-                /** @description Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the `status` and `categoryId` filters. */
+                /** @description Only animals with this status (`available`, `pending` or `sold`), or with any of several distinct statuses separated by commas (`available,pending`). */
+                status?: string;
+                /** @description Only animals of this category, or of any of up to 20 distinct categories separated by commas (`1,4,9`): positive decimal integers without sign, leading zeros or fraction. An id that names no category matches no animal. */
+                categoryId?: number | string;
+                /** @description Name search, 1 to 100 characters holding a letter or digit: an animal matches when every word of `q` begins a word of its name, both folded (decomposed, marks removed, lower-cased; words split at every character that is neither a letter nor a digit). `re` finds "Rex" and "Renée", `rex old` finds "Old Rex", `ex` no "Rex". */
+                q?: string;
+                /** @description Order: `id` (ascending id), `-id` (newest first), `name` (folded name in code-point order, then id) or `random` (an order fixed by `seed`). */
+                sort?: "id" | "-id" | "name" | "random";
+                /** @description With `sort=random`, and required by it: the same seed gives the same order on every call and page, another seed another order. */
+                seed?: number;
+                /** @description `photos`: each animal of the page carries its photos (ascending id), each with a signed `url` and a `srcset`. */
+                expand?: "photos";
+                /** @description Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to `status`, `categoryId`, `q`, `sort` and `seed`. */
                 cursor?: string;
             };
             header?: never;
@@ -1674,23 +1727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": 1,
-                     *         "name": "Rex",
-                     *         "categoryId": 1,
-                     *         "status": "available"
-                     *       },
-                     *       {
-                     *         "id": 2,
-                     *         "name": "Mia",
-                     *         "categoryId": 2,
-                     *         "status": "available"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["Pets"];
+                    "application/json": components["schemas"]["Pets"] | components["schemas"]["PetsWithPhotos"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -27,19 +27,28 @@ import { SHUFFLE_CIRCLE, shuffleStart } from './shuffle.js';
  */
 export const MAX_PETS_CURSOR_LENGTH = keyedCursorBound(NAME_MAX_LENGTH * 4);
 
+/** A list as its parameter writes it, comma-separated (a single value as it is: the plain list's case). */
+const listText = (list: readonly (string | number)[] | undefined): string | number | undefined =>
+  list === undefined ? undefined : list.length === 1 ? list[0] : list.join(',');
+
 /**
  * The scope of a listing of pets: its filters, `q` (its folded words: `q=Rex` and `q=rex` are one
  * listing), `sort` when not `id`, and `seed`. Lists are written canonically (statuses in their
  * order, ids ascending, as `readCatalogQuery` gives them); `expand` changes no position, so it is left out.
  */
-export const catalogScope = (query: CatalogQuery): string =>
-  pageScope('pets', {
-    status: query.statuses?.join(','),
-    categoryId: query.categoryIds?.join(','),
+export const catalogScope = (query: CatalogQuery): string => {
+  const status = listText(query.statuses);
+  const categoryId = listText(query.categoryIds);
+  // A plain list's scope is built from its two filters only, as it always was.
+  if (query.q === undefined && query.order.sort === 'id') return pageScope('pets', { status, categoryId });
+  return pageScope('pets', {
+    status,
+    categoryId,
     q: query.q?.words.join(' '),
     sort: query.order.sort === 'id' ? undefined : query.order.sort,
     seed: query.order.sort === 'random' ? query.order.seed : undefined,
   });
+};
 
 const CANONICAL_SHUFFLE_KEY = /^(?:0|[1-9][0-9]{0,9})$/;
 const isShuffleKey = (key: string): boolean => CANONICAL_SHUFFLE_KEY.test(key) && Number(key) < SHUFFLE_CIRCLE;

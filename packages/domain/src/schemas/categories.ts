@@ -3,7 +3,7 @@ import { MAX_CATEGORY_ID } from '../pet/pet.js';
 import { NAME_PATTERN } from '../text/name.js';
 import { CATEGORY_NAME_MAX_LENGTH, CATEGORY_NAME_MIN_LENGTH } from '../category/category.js';
 import { assignedId } from './shared.js';
-import { ListPetsQuerySchema, PetIdSchema } from './pets.js';
+import { ListPetsQuerySchema, PageCursorSchema, PetIdSchema } from './pets.js';
 
 const categoryName = {
   type: 'string',
@@ -44,7 +44,7 @@ export const ListCategoriesQuerySchema = {
   properties: {
     limit: { ...ListPetsQuerySchema.properties.limit, description: 'Maximum number of categories to return.' },
     cursor: {
-      ...ListPetsQuerySchema.properties.cursor,
+      ...PageCursorSchema,
       description: 'Opaque position of the next page, taken from the `Link: rel="next"` header.',
     },
   },

@@ -17,3 +17,4 @@ export {
 } from './keys.js';
 export { OwnStatusSchema } from './own-status.js';
 export { PhotoSchema, PhotoIdSchema, PhotoWidthSchema } from './photos.js';
+export { PhotoViewSchema, PetWithPhotosSchema } from './catalog.js';

@@ -2,7 +2,7 @@
 import { ORDER_STATUSES } from '../order/order.js';
 import { MAX_PET_ID } from '../order/validate.js';
 import { assignedId } from './shared.js';
-import { ListPetsQuerySchema, PetIdSchema } from './pets.js';
+import { ListPetsQuerySchema, PageCursorSchema, PetIdSchema } from './pets.js';
 
 export const OrderStatusSchema = {
   type: 'string',
@@ -55,7 +55,7 @@ export const ListOrdersQuerySchema = {
     limit: ListPetsQuerySchema.properties.limit,
     status: { ...OrderStatusSchema, description: 'Only orders with this status.' },
     cursor: {
-      ...ListPetsQuerySchema.properties.cursor,
+      ...PageCursorSchema,
       description:
         'Opaque position of the next page, taken from the `Link: rel="next"` header. Bound to the status filter and to the key.',
     },

@@ -7,10 +7,10 @@ import type { PhotoLinks, PhotoView } from '../ports/photo-links.port.js';
 import type { Gone, NotFound, ValidationFailed } from '../errors.js';
 import { quoteInput, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
-import type { Pet, PetRecord } from '../pet/pet.js';
+import { isPetStatus, MAX_CATEGORY_ID, type Pet, type PetRecord } from '../pet/pet.js';
 import { parsePetId, validateNewPet } from '../pet/validate.js';
 import { petEntry } from '../pet/keys.js';
-import { readCatalogQuery, type CatalogQueryInput } from '../pet/catalog-query.js';
+import { readCatalogQuery, type CatalogQuery, type CatalogQueryInput } from '../pet/catalog-query.js';
 import { assembleCatalogPage, catalogScope, readCatalogPage } from '../pet/catalog-page.js';
 import type { Page, PageInput } from '../pagination/page.js';
 import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprecation/sunset.js';
@@ -56,6 +56,37 @@ const catalogInput = (input: ListPetsInput): Result<CatalogQueryInput, Validatio
     else return fail(validationFailed(name, `${name} must be given as text`));
   }
   return ok(read);
+};
+
+const PLAIN: CatalogQuery = { order: { sort: 'id' }, expandPhotos: false };
+
+/**
+ * The plain list (docs/rules.md §2): none of §16's parameters, at most one valid status and one
+ * valid category id (a number) — read as it always was, without the catalogue's parser, which
+ * reads it alike (`undefined`: anything else, for the parser to read or refuse).
+ */
+const plainQuery = (input: ListPetsInput): CatalogQuery | undefined => {
+  const { status, categoryId } = input;
+  if (input.q !== undefined || input.sort !== undefined || input.seed !== undefined || input.expand !== undefined)
+    return undefined;
+  if (status !== undefined && !(typeof status === 'string' && isPetStatus(status))) return undefined;
+  if (
+    categoryId !== undefined &&
+    !(
+      typeof categoryId === 'number' &&
+      Number.isInteger(categoryId) &&
+      categoryId >= 1 &&
+      categoryId <= MAX_CATEGORY_ID
+    )
+  )
+    return undefined;
+  // Object literals, not spreads: this runs on every plain list.
+  const { order } = PLAIN;
+  if (status === undefined)
+    return categoryId === undefined ? PLAIN : { order, expandPhotos: false, categoryIds: [categoryId] };
+  return categoryId === undefined
+    ? { order, expandPhotos: false, statuses: [status] }
+    : { order, expandPhotos: false, statuses: [status], categoryIds: [categoryId] };
 };
 
 /**
@@ -107,11 +138,14 @@ export class PetCatalog {
    * more read. Items are the store's objects (they may hold more than a `Pet`'s fields: show only those).
    */
   async listPets(input: ListPetsInput = {}): Promise<Result<Page<PetListItem>, ValidationFailed>> {
-    const parameters = catalogInput(input);
-    if (!parameters.ok) return parameters;
-    const read = readCatalogQuery(parameters.value);
-    if (!read.ok) return read;
-    const catalog = read.value;
+    let catalog = plainQuery(input);
+    if (catalog === undefined) {
+      const parameters = catalogInput(input);
+      if (!parameters.ok) return parameters;
+      const read = readCatalogQuery(parameters.value);
+      if (!read.ok) return read;
+      catalog = read.value;
+    }
     if (catalog.expandPhotos && this.photos === undefined)
       return fail(validationFailed('expand', 'expand=photos is not served here: this catalogue has no photo store'));
     // The cursor is bound to every parameter that chooses or orders the pets: one listing's cursor is refused by every other.

@@ -1,0 +1,88 @@
+import type { KeyedRow, PetOrder } from '@petstore/domain';
+import { SortedIndex } from './sorted-index.js';
+import { concatWalks, type RowWalk } from './row-walk.js';
+
+/**
+ * A word's rows in a list's order (docs/rules.md §16, `q` with `sort`): for each folded word of
+ * each listed pet's name, one row of (word, id) — ascending id within a word — one of
+ * (word ⊕ name key, id) and one of (word ⊕ shuffle key, id). `⊕` joins with U+0000, which no
+ * folded word holds (words are letters and digits), so all rows of a word sit together, ordered
+ * by the sort's own key and then id, and a name search reads the pets of one word already in the
+ * list's order: the words of a prefix range, merged, give its matches in order without a sort.
+ */
+export class WordOrders {
+  /** (folded word, id): also the index of word prefixes, and the id order within a word. */
+  readonly words = new SortedIndex<string>();
+  private readonly names = new SortedIndex<string>();
+  private readonly shuffles = new SortedIndex<string>();
+
+  add(words: readonly string[], nameKey: string, shuffleKey: number, id: number): void {
+    const shuffle = hex(shuffleKey);
+    for (const word of words) {
+      this.words.insert(word, id);
+      this.names.insert(`${word}\u0000${nameKey}`, id);
+      this.shuffles.insert(`${word}\u0000${shuffle}`, id);
+    }
+  }
+
+  remove(words: readonly string[], nameKey: string, shuffleKey: number, id: number): void {
+    const shuffle = hex(shuffleKey);
+    for (const word of words) {
+      this.words.remove(word, id);
+      this.names.remove(`${word}\u0000${nameKey}`, id);
+      this.shuffles.remove(`${word}\u0000${shuffle}`, id);
+    }
+  }
+
+  /**
+   * The distinct words of `range`, ascending, or `undefined` when there are more than `max`: one
+   * binary search per word (the word after `w` is the first at or above `w ⊕ U+0000`).
+   */
+  distinctWords(range: { readonly low: string; readonly high: string | undefined }, max: number): string[] | undefined {
+    const found: string[] = [];
+    let low = range.low;
+    for (;;) {
+      const [row] = this.words.read({ low, high: range.high }, 1);
+      if (row === undefined) return found;
+      if (found.push(row.key) > max) return undefined;
+      low = `${row.key}\u0000`;
+    }
+  }
+
+  /**
+   * The ids of the pets that have `word`, in `order` (`id`, `name` or `random`) from its position
+   * on; `-id` is not kept (`undefined`).
+   */
+  walk(word: string, order: PetOrder): RowWalk<KeyedRow<string>> | undefined {
+    const group = { low: `${word}\u0000`, high: `${word}\u0001` };
+    switch (order.sort) {
+      case 'id':
+        return this.words.walk(
+          { low: word, high: `${word}\u0000` },
+          order.after === undefined ? undefined : { key: word, id: order.after },
+        );
+      case '-id':
+        return undefined;
+      case 'name':
+        return this.names.walk(
+          group,
+          order.after === undefined ? undefined : { key: `${word}\u0000${order.after.key}`, id: order.after.id },
+        );
+      case 'random': {
+        // The circle from `start`: [start, 2^32) then [0, start), a position continuing in its own part.
+        const start = `${word}\u0000${hex(order.start)}`;
+        const top = { low: start, high: group.high };
+        const bottom = { low: group.low, high: start };
+        const { after } = order;
+        if (after === undefined) return concatWalks(this.shuffles.walk(top), this.shuffles.walk(bottom));
+        const position = { key: `${word}\u0000${hex(after.key)}`, id: after.id };
+        return after.key >= order.start
+          ? concatWalks(this.shuffles.walk(top, position), this.shuffles.walk(bottom))
+          : this.shuffles.walk(bottom, position);
+      }
+    }
+  }
+}
+
+/** A shuffle key (0 ≤ key < 2^32) as 8 hex digits: their code-point order is the keys' order. */
+const hex = (key: number): string => key.toString(16).padStart(8, '0');
