@@ -1280,7 +1280,7 @@ export interface components {
         };
         /** @description A new subscription to the feed. It delivers the events after the last one when it is created, or after `after`. */
         NewWebhook: {
-            /** @description Where deliveries are sent: an absolute `https` URL without user name or password, at most 2048 characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). `http` and such hosts only for the `host[:port]`s the server allows (`PETSTORE_WEBHOOK_ALLOW_HOSTS`). */
+            /** @description Where deliveries are sent: an absolute `https` URL without user name or password, at most 2048 characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). `http` and such hosts only for the `host[:port]`s the service is configured to allow (docs/rules.md §15). */
             url: string;
             /** @description Only events of these types are delivered; every type when absent. */
             types?: ("pet.created" | "pet.updated" | "pet.withdrawn" | "category.created" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "photo.added" | "photo.removed" | "key.created" | "key.updated" | "key.revoked")[];
@@ -1294,7 +1294,7 @@ export interface components {
         };
         /** @description Changes to a subscription: any of `url`, `types` (`null`: every type again), `description` and `enabled`, at least one. `enabled: true` resumes a paused or disabled subscription at the event it stopped at; `enabled: false` disables it (it keeps its place). */
         WebhookPatch: {
-            /** @description Where deliveries are sent: an absolute `https` URL without user name or password, at most 2048 characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). `http` and such hosts only for the `host[:port]`s the server allows (`PETSTORE_WEBHOOK_ALLOW_HOSTS`). */
+            /** @description Where deliveries are sent: an absolute `https` URL without user name or password, at most 2048 characters, whose host is not and does not resolve to a loopback, private, link-local, multicast or unspecified address (checked again at every delivery). `http` and such hosts only for the `host[:port]`s the service is configured to allow (docs/rules.md §15). */
             url?: string;
             /** @description Only events of these types are delivered; every type when absent. */
             types?: ("pet.created" | "pet.updated" | "pet.withdrawn" | "category.created" | "order.placed" | "order.approved" | "order.delivered" | "order.cancelled" | "photo.added" | "photo.removed" | "key.created" | "key.updated" | "key.revoked")[] | null;
