@@ -1,5 +1,5 @@
 import LinkHeader from 'http-link-header';
-import type { paths } from './generated/openapi.js';
+import type { components, paths } from './generated/openapi.js';
 import type { PetstoreClient } from './client.js';
 
 /**
@@ -20,11 +20,43 @@ export type ListPath = Exclude<
   '/events'
 >;
 
-/** An item of the list at `P`. */
-export type ListItem<P extends ListPath> = paths[P]['get']['responses'][200]['content']['application/json'][number];
+/** An animal as `GET /pets` gives it (docs/rules.md §1). */
+export type Pet = components['schemas']['Pet'];
+/** An animal with its photos, as `GET /pets?expand=photos` gives it (docs/rules.md §16). */
+export type PetWithPhotos = components['schemas']['PetWithPhotos'];
+/** A photo in a page of `expand=photos`: its signed `url` and `srcset`, ready for `<img>`. */
+export type PhotoView = components['schemas']['PhotoView'];
+/** An animal's status. */
+export type PetStatus = Pet['status'];
 
-/** The query of the list at `P` (its filters and `limit`; the `cursor` comes from the links). */
-export type ListQuery<P extends ListPath> = Omit<NonNullable<paths[P]['get']['parameters']['query']>, 'cursor'>;
+type DocumentQuery<P extends ListPath> = Omit<NonNullable<paths[P]['get']['parameters']['query']>, 'cursor'>;
+
+/**
+ * The query of the list at `P` (its filters and `limit`; the `cursor` comes from the links). For
+ * `/pets`, `status` and `categoryId` take one value or an array of them, sent as the API's
+ * comma-separated value lists (docs/rules.md §16: a pet matches any of them).
+ */
+export type ListQuery<P extends ListPath> = P extends '/pets'
+  ? Omit<DocumentQuery<'/pets'>, 'status' | 'categoryId'> & {
+      readonly status?: PetStatus | readonly PetStatus[];
+      readonly categoryId?: number | readonly number[];
+    }
+  : DocumentQuery<P>;
+
+/** An item of the list at `P` asked with query `Q`: for `/pets`, `PetWithPhotos` with `expand: 'photos'`, else `Pet`. */
+export type ListItem<P extends ListPath, Q = ListQuery<P>> = P extends '/pets'
+  ? Q extends { readonly expand: 'photos' }
+    ? PetWithPhotos
+    : Pet
+  : paths[P]['get']['responses'][200]['content']['application/json'][number];
+
+/** The query as the API reads it: value lists comma-separated, absent values left out. */
+const sent = (query: object): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(query)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]: [string, unknown]) => [name, Array.isArray(value) ? value.join(',') : value]),
+  );
 
 /** One page: its items and the answer that carried them (headers: rate limit, `Link`). */
 export interface Page<T> {
@@ -64,20 +96,21 @@ export const failure = (error: unknown, response: Response): PetstoreError => {
 
 /**
  * The pages of a list, following `Link: rel="next"` until the last page (docs/rules.md §2): each
- * matching item once, in ascending id order. An answer that is not a success throws `PetstoreError`
- * (after the client's own retries of 429 and 503).
+ * matching item once, in the list's order (ascending id, or the `sort` asked of `/pets`; the link
+ * carries every parameter). An answer that is not a success throws `PetstoreError` (after the
+ * client's own retries of 429 and 503).
  */
-export async function* pages<P extends ListPath>(
+export async function* pages<P extends ListPath, const Q extends ListQuery<P> = ListQuery<P>>(
   client: PetstoreClient,
   path: P,
-  query?: ListQuery<P>,
-): AsyncGenerator<Page<ListItem<P>>, void, undefined> {
+  query?: Q,
+): AsyncGenerator<Page<ListItem<P, Q>>, void, undefined> {
   const get = client.GET as unknown as UntypedGet;
-  let params: Record<string, unknown> | undefined = query;
+  let params: Record<string, unknown> | undefined = query === undefined ? undefined : sent(query);
   for (;;) {
     const { data, error, response } = await get(path, { params: params === undefined ? {} : { query: params } });
     if (!response.ok || !Array.isArray(data)) throw failure(error, response);
-    yield { items: data as ListItem<P>[], response };
+    yield { items: data as ListItem<P, Q>[], response };
     const link = response.headers.get('Link');
     const next = link === null ? undefined : LinkHeader.parse(link).rel('next')[0];
     if (next === undefined) return;
@@ -90,10 +123,10 @@ export async function* pages<P extends ListPath>(
 }
 
 /** Every item of a list, page after page (see `pages`). */
-export async function* items<P extends ListPath>(
+export async function* items<P extends ListPath, const Q extends ListQuery<P> = ListQuery<P>>(
   client: PetstoreClient,
   path: P,
-  query?: ListQuery<P>,
-): AsyncGenerator<ListItem<P>, void, undefined> {
-  for await (const page of pages(client, path, query)) yield* page.items;
+  query?: Q,
+): AsyncGenerator<ListItem<P, Q>, void, undefined> {
+  for await (const page of pages<P, Q>(client, path, query)) yield* page.items;
 }

@@ -12,6 +12,8 @@ import {
   KeyAdmin,
   PetCatalog,
   PetMaintenance,
+  PhotoLibrary,
+  PhotoUrls,
   RelayLoop,
   WebhookAdmin,
   WebhookDispatcher,
@@ -19,7 +21,7 @@ import {
   type PlanName,
   type Quota,
 } from '@petstore/domain';
-import { ManualClock, SeededRandom, nodeDigests } from '@petstore/domain/testing';
+import { ManualClock, SeededRandom, TextImageProcessor, nodeDigests } from '@petstore/domain/testing';
 import {
   ApiKeyStoreInMemory,
   CategoryRepositoryInMemory,
@@ -28,6 +30,8 @@ import {
   MemoryOutbox,
   OrderRepositoryInMemory,
   PetRepositoryInMemory,
+  PhotoStoreInMemory,
+  PhotoUrlSecretStoreInMemory,
   QuotaStoreInMemory,
   WebhookStoreInMemory,
 } from '@petstore/adapters-memory';
@@ -84,6 +88,12 @@ export const startServer = async (options: ServerOptions = {}): Promise<ClientTe
     outbox,
   );
   const orders = new OrderRepositoryInMemory(outbox);
+  // Photos (docs/rules.md §13) of the text images of the domain's test support, with signed URLs (§16).
+  const photoStore = new PhotoStoreInMemory(undefined, outbox);
+  const photoUrls = new PhotoUrls(
+    { store: new PhotoUrlSecretStoreInMemory() },
+    { digests: nodeDigests, random: new SeededRandom('client-test-photo-urls'), clock },
+  );
   const relay = new RelayLoop(new EventRelay(events, clock, 'client-test'), events, globalThis);
   relay.start();
   // Webhooks (docs/rules.md §15): the API, and a dispatcher delivering to the hosts allowed.
@@ -102,7 +112,7 @@ export const startServer = async (options: ServerOptions = {}): Promise<ClientTe
   );
   if (options.webhookHosts !== undefined) dispatcher.start();
   const app = createHttpApp({
-    catalog: new PetCatalog(pets, categories, clock, random),
+    catalog: new PetCatalog(pets, categories, clock, random, { store: photoStore, links: photoUrls }),
     categories: new CategoryCatalog(categories, clock),
     adoption: new Adoption(pets, orders, clock),
     maintenance: new PetMaintenance(pets, orders, categories, clock),
@@ -112,6 +122,8 @@ export const startServer = async (options: ServerOptions = {}): Promise<ClientTe
     idempotency: new IdempotentRequests(new IdempotencyStoreInMemory(), clock, nodeDigests),
     events: new EventFeed(events, clock),
     webhooks: new WebhookAdmin(webhookStore, events, policy, random, clock),
+    photos: new PhotoLibrary(pets, photoStore, new TextImageProcessor(), clock, nodeDigests),
+    photoUrls,
   });
   const running = await listen(app, { port: 0, host: '127.0.0.1' });
   return {
