@@ -204,8 +204,11 @@ const load = async (append) => {
     current.next = next;
     ui.empty.hidden = shown > 0;
     ui.more.hidden = next === undefined;
+    // The live region says it too, for those who do not see the empty state appear.
     ui.status.textContent =
-      shown === 0 ? '' : `Showing ${shown} ${shown === 1 ? 'animal' : 'animals'}${next ? ', and there are more' : ''}.`;
+      shown === 0
+        ? 'No animals match.'
+        : `Showing ${shown} ${shown === 1 ? 'animal' : 'animals'}${next ? ', and there are more' : ''}.`;
     // Keyboard users land on the first new animal after "Show more".
     if (append && cards.length > 0) cards[0].querySelector('h2').focus();
   } catch (error) {

@@ -321,6 +321,7 @@ if (!existsSync(CHROMIUM)) {
         await page.locator('#q').fill('zz');
         await expectNames(page, []);
         expect(await page.locator('#empty').isVisible()).to.equal(true);
+        expect(await page.locator('#status').textContent()).to.equal('No animals match.');
 
         // The category filter, from GET /v1/categories.
         await page.locator('#q').fill('');
