@@ -413,7 +413,6 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
       ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
-      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     },
     {
       ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
