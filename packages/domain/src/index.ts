@@ -70,6 +70,7 @@ export {
   type KeySource,
   type Caller,
   type Subject,
+  visitorSubject,
 } from './auth/api-key.js';
 export { generateApiKey, ISSUED_KEY_PATTERN } from './auth/key-format.js';
 export { validateKeyRequest, validateKeyPatch, QUOTA_MAX } from './auth/key-request.js';

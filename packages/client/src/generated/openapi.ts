@@ -645,10 +645,10 @@ export interface components {
             /** @description A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share. */
             id: string;
             /**
-             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.
+             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions; `publishable`: only the catalogue’s reads, from its `origins` (docs/rules.md §16).
              * @enum {string}
              */
-            role: "client" | "admin";
+            role: "client" | "admin" | "publishable";
             /**
              * @description The plan the key is limited by (admin keys: business).
              * @enum {string}
@@ -669,6 +669,14 @@ export interface components {
             };
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description A publishable key’s origins (docs/rules.md §16); absent for other keys.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
             /**
              * @description `settings`: from the server settings, changed only there; `api`: issued through this API.
              * @enum {string}
@@ -685,10 +693,10 @@ export interface components {
             /** @description A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share. */
             id: string;
             /**
-             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.
+             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions; `publishable`: only the catalogue’s reads, from its `origins` (docs/rules.md §16).
              * @enum {string}
              */
-            role: "client" | "admin";
+            role: "client" | "admin" | "publishable";
             /**
              * @description The plan the key is limited by (admin keys: business).
              * @enum {string}
@@ -710,6 +718,14 @@ export interface components {
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
             /**
+             * @description A publishable key’s origins (docs/rules.md §16); absent for other keys.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
+            /**
              * @description `settings`: from the server settings, changed only there; `api`: issued through this API.
              * @enum {string}
              */
@@ -719,10 +735,10 @@ export interface components {
              * @description When the key was issued (settings keys: when the server started), RFC 3339 UTC with milliseconds.
              */
             createdAt: string;
-            /** @description The key: `pet_` and 43 base64url characters (256 random bits). Shown only in this answer; store it now. */
+            /** @description The key: `pet_` (a secret key) or `pk_` (a publishable key) and 43 base64url characters (256 random bits). Shown only in this answer; store it now. */
             key: string;
         };
-        /** @description A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1). */
+        /** @description A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1). `origins` is sent with `role: publishable`, and only with it (else 400). */
         NewApiKey: {
             /**
              * @description A plan with fixed numbers (docs/rules.md §5): free, pro or business.
@@ -731,6 +747,19 @@ export interface components {
             plan: "free" | "pro" | "business";
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description `client` (the default): a secret key, `pet_…`; `publishable`: a key meant to sit in a web page, `pk_…`, that only reads the catalogue from its `origins` (docs/rules.md §16). Admin keys come only from the server's settings.
+             * @enum {string}
+             */
+            role?: "client" | "publishable";
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         } | {
             /**
              * @description The plan whose key carries its own perMinute and perDay.
@@ -739,6 +768,19 @@ export interface components {
             plan: "enterprise";
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description `client` (the default): a secret key, `pet_…`; `publishable`: a key meant to sit in a web page, `pk_…`, that only reads the catalogue from its `origins` (docs/rules.md §16). Admin keys come only from the server's settings.
+             * @enum {string}
+             */
+            role?: "client" | "publishable";
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
             /**
              * Format: int64
              * @description Requests a UTC minute.
@@ -750,7 +792,7 @@ export interface components {
              */
             perDay: number;
         };
-        /** @description Changes to a key, any of the fields. A plan change applies from the next request; the counts of the current windows are kept. `perMinute` and `perDay` apply to enterprise keys only (numbers for a key that stays on free, pro or business → 400). On a key that is already enterprise either may be sent alone: the other keeps its current value, and the resulting quota must still satisfy 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1 (else 400). A key moving to enterprise from a fixed plan needs both numbers in the same change: the fixed plan's numbers are not taken over. */
+        /** @description Changes to a key, any of the fields. A plan change applies from the next request; the counts of the current windows are kept. `perMinute` and `perDay` apply to enterprise keys only (numbers for a key that stays on free, pro or business → 400). On a key that is already enterprise either may be sent alone: the other keeps its current value, and the resulting quota must still satisfy 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1 (else 400). A key moving to enterprise from a fixed plan needs both numbers in the same change: the fixed plan's numbers are not taken over. `origins` replaces a publishable key's origins (any other key → 400). */
         ApiKeyPatch: {
             /**
              * @description A plan with fixed numbers (docs/rules.md §5): free, pro or business.
@@ -759,6 +801,14 @@ export interface components {
             plan: "free" | "pro" | "business";
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         } | {
             /**
              * @description The plan whose key carries its own perMinute and perDay.
@@ -777,6 +827,14 @@ export interface components {
             perDay?: number;
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         } | {
             plan?: never;
             /**
@@ -791,16 +849,24 @@ export interface components {
             perDay?: number;
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         };
         /** @description The calling key's status without this request: it takes nothing from the windows and is answered over the limit and during a ban too. */
         OwnStatus: {
             /** @description A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share. */
             keyId: string;
             /**
-             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.
+             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions; `publishable`: only the catalogue’s reads, from its `origins` (docs/rules.md §16).
              * @enum {string}
              */
-            role: "client" | "admin";
+            role: "client" | "admin" | "publishable";
             /**
              * @description The plan the key is limited by (admin keys: business).
              * @enum {string}
