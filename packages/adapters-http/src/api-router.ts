@@ -38,6 +38,8 @@ export interface RouteOptions<Path extends string = string> {
   readonly admission?: 'plan' | 'own-status';
   /** Headers on every answer of the route, errors and refusals included (a deprecation, §2). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** A publishable key may use it (docs/rules.md §16: the catalogue's reads); any other route refuses one, 403. */
+  readonly publishable?: boolean;
 }
 
 /** A route's options with their defaults, as the gate's steps read them (`ctx.state.routeSettings`). */
@@ -48,6 +50,7 @@ export interface RouteSettings {
   readonly idempotentCreate: boolean;
   readonly admission: 'plan' | 'own-status';
   readonly headers: Readonly<Record<string, string>> | undefined;
+  readonly publishable: boolean;
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -97,6 +100,7 @@ export class ApiRouter {
       idempotentCreate: options.idempotentCreate === true,
       admission: options.admission ?? 'plan',
       headers: options.headers,
+      publishable: options.publishable === true,
     };
     const own = steps as readonly Middleware<AppState>[];
     const run = settings.idempotentCreate ? [...own.slice(0, -1), this.underKey, ...own.slice(-1)] : own;

@@ -46,7 +46,7 @@ export const addPhotoRoutes = (
   photos: PhotoLibrary,
   admitUpload: RouteStep<typeof PHOTOS_PATH>,
 ): void => {
-  routes.get({ name: 'listPetPhotos', path: PHOTOS_PATH }, async (ctx) => {
+  routes.get({ name: 'listPetPhotos', path: PHOTOS_PATH, publishable: true }, async (ctx) => {
     const result = await photos.list(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, `[${result.value.map(serializePhoto).join(',')}]`);
@@ -84,7 +84,7 @@ export const addPhotoRoutes = (
   });
 
   // GET also answers HEAD (the router registers both): the same headers, no bytes read.
-  routes.get({ name: 'getPetPhoto', path: PHOTO_PATH }, async (ctx) => {
+  routes.get({ name: 'getPetPhoto', path: PHOTO_PATH, publishable: true }, async (ctx) => {
     const { petId, photoId } = ctx.params;
     const query = ctx.querystring;
     const result = await photos.get(petId, photoId, query === '' ? [] : new URLSearchParams(query).getAll('width'));

@@ -14,6 +14,8 @@ export interface AppState {
   subject?: Subject;
   /** Log-safe subject: the key's public id (`key_<12 hex>`) for a key holder, `a:<address>` otherwise. */
   subjectTag?: string;
+  /** A publishable key's request only: whether its `Origin` (or `Referer`) is one of the key's (docs/rules.md §16). */
+  fromKeyOrigin?: boolean;
   /** The key holder, once the gate has authenticated the request (routes pass it to the use cases). */
   caller?: Caller;
   /** `GET /v1/me` only: the key's status, read by the gate (docs/rules.md §14). */

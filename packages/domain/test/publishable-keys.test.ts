@@ -9,6 +9,8 @@ import {
   KeyAdmin,
   NewApiKeySchema,
   PUBLISHABLE_KEY_PATTERN,
+  PUBLISHABLE_ORIGINS_MAX_AGE_MS,
+  PublishableOrigins,
   publicKeyId,
   visitorSubject,
 } from '../src/index.js';
@@ -136,5 +138,68 @@ describe('the visitors of a publishable key (docs/rules.md §16)', () => {
         expect(va.id).to.not.equal(visitorSubject({ ...key, id: 'k:ab13' }, a).id);
       }),
     );
+  });
+});
+
+describe('PublishableOrigins: the origins a CORS preflight is answered for (docs/rules.md §16)', () => {
+  const counting = (origins: () => readonly string[]) => {
+    const source = { reads: 0, listPublishableOrigins: async () => (source.reads++, origins()) };
+    return source;
+  };
+
+  it('a flood of preflights from random origins costs one store read per 500 ms, however many origins', async () => {
+    const clock = new ManualClock(T0);
+    const source = counting(() => ['https://shelter.example']);
+    const cache = new PublishableOrigins(source, clock);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.constant('https://shelter.example'), fc.string()), { minLength: 1, maxLength: 200 }),
+        fc.nat(2000),
+        async (origins, ms) => {
+          const before = source.reads;
+          const answers = await Promise.all(origins.map((origin) => cache.has(origin)));
+          clock.advance(ms);
+          await cache.has('https://shelter.example');
+          expect(answers.every((a, i) => a === (origins[i] === 'https://shelter.example'))).to.equal(true);
+          // At most one read for the burst (all at one instant), and one more after the clock moved on.
+          expect(source.reads - before).to.be.at.most(ms >= PUBLISHABLE_ORIGINS_MAX_AGE_MS ? 2 : 1);
+        },
+      ),
+    );
+  });
+
+  it('answers from a set at most 500 ms old: an origin added or removed in the store is heard of after that', async () => {
+    const clock = new ManualClock(T0);
+    let live = ['https://a.example'];
+    const source = counting(() => live);
+    const cache = new PublishableOrigins(source, clock);
+    expect(await cache.has('https://a.example')).to.equal(true);
+    live = ['https://b.example'];
+    clock.advance(PUBLISHABLE_ORIGINS_MAX_AGE_MS - 1);
+    expect(await cache.has('https://a.example'), 'still the set read 499 ms ago').to.equal(true);
+    clock.advance(1);
+    expect(await cache.has('https://a.example')).to.equal(false);
+    expect(await cache.has('https://b.example')).to.equal(true);
+    expect(source.reads).to.equal(2);
+  });
+
+  it('concurrent lookups on a stale set share one read; a failed read is not kept', async () => {
+    const clock = new ManualClock(T0);
+    let fail = true;
+    const source = {
+      reads: 0,
+      listPublishableOrigins: async () => {
+        source.reads++;
+        if (fail) throw new Error('store down');
+        return ['https://a.example'];
+      },
+    };
+    const cache = new PublishableOrigins(source, clock);
+    const failed = await Promise.allSettled([cache.has('https://a.example'), cache.has('https://x.example')]);
+    expect(failed.map((r) => r.status)).to.deep.equal(['rejected', 'rejected']);
+    expect(source.reads).to.equal(1);
+    fail = false;
+    expect(await cache.has('https://a.example')).to.equal(true);
+    expect(source.reads).to.equal(2);
   });
 });

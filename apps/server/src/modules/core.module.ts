@@ -4,6 +4,7 @@ import {
   Adoption,
   ApiKeyLookupCache,
   Authenticator,
+  PublishableOrigins,
   CategoryCatalog,
   IdempotentRequests,
   KeyAdmin,
@@ -149,6 +150,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports, digests) => new Authenticator(ports.keys, digests), [BOUNDED_PORTS, TOKENS.Digests])
     .inSingletonScope();
+  bind(TOKENS.PublishableOrigins)
+    .toResolvedValue((ports, clock) => new PublishableOrigins(ports.keys, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .inSingletonScope();
   bind(TOKENS.Admission)
     .toResolvedValue(
       (ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban),
@@ -252,6 +256,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         photos,
         events,
         webhooks,
+        publishableOrigins,
       ) =>
         createHttpApp(
           {
@@ -270,6 +275,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             ...(webhooks.admin === undefined ? {} : { webhooks: webhooks.admin }),
             // docs/rules.md §13: uploads past these bounds are refused 503 before their body is read.
             uploads: new UploadAdmission({ uploads: settings.uploadsInFlight, bytes: settings.uploadBytesInFlight }),
+            publishableOrigins,
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
@@ -295,6 +301,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.PhotoLibrary,
         TOKENS.Events,
         TOKENS.Webhooks,
+        TOKENS.PublishableOrigins,
       ],
     )
     .inSingletonScope();
