@@ -259,7 +259,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description Issues a client key on a plan. The answer is the only place the key ever appears (`Cache-Control: no-store`): store it now; the service keeps only its SHA-256. It works at once. Takes no `Idempotency-Key`. Beta: may still change within v1. Needs an admin key; a client key gets 403.
+         * @description Issues a key on a plan: a client key (`pet_…`, the default), or with `"role": "publishable"` and its `origins` a publishable key (`pk_…`), meant to sit in a web page: it only reads the catalogue (list pets, list and get categories and photos, `GET /me`), only from its origins (`Origin`, or lacking one `Referer`; else 403), counted per visitor (key and client address, IPv6 by /64); preflights from its origins are answered (docs/rules.md §16). Admin keys come only from the server's settings (`role: admin` → 400). The answer is the only place the key ever appears (`Cache-Control: no-store`): store it now; the service keeps only its SHA-256. It works at once. Takes no `Idempotency-Key`. Beta: may still change within v1. Needs an admin key; a client key gets 403.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -296,8 +296,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the plan, quota or label of an API key
-         * @description Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), or relabel it. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. Beta: may still change within v1. Needs an admin key; a client key gets 403.
+         * Change the plan, quota, label or origins of an API key
+         * @description Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), relabel it, or replace a publishable key's `origins` (any other key → 400). Changes are in force on every server process within 1 second. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. Beta: may still change within v1. Needs an admin key; a client key gets 403.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -311,7 +311,7 @@ export interface paths {
         };
         /**
          * Your key's plan, windows and ban
-         * @description The calling key (client or admin): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. It takes nothing from your windows and answers 200 also while you are over your limit or banned: see why you get 429 and until when, without making it worse. The rate-limit headers describe your windows as they stand without this request. It has an allowance of its own, 60 a minute per key: past it, 429 `rate_limited` with `Retry-After` and the allowance's numbers in the headers, never a ban. A missing or invalid key gets 401, counted against the client address like any request without a valid key. Beta (`x-stability: beta`): this operation may still change within v1.
+         * @description The calling key (client, admin or publishable; a publishable key: its visitor's windows, docs/rules.md §16): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. It takes nothing from your windows and answers 200 also while you are over your limit or banned: see why you get 429 and until when, without making it worse. The rate-limit headers describe your windows as they stand without this request. It has an allowance of its own, 60 a minute per key: past it, 429 `rate_limited` with `Retry-After` and the allowance's numbers in the headers, never a ban. A missing or invalid key gets 401, counted against the client address like any request without a valid key. Beta (`x-stability: beta`): this operation may still change within v1.
          */
         get: operations["getMe"];
         put?: never;
@@ -1571,8 +1571,35 @@ export interface components {
                 };
             };
         };
-        /** @description The key is a client key; this operation needs an admin key. Codes: `forbidden`. */
+        /** @description The key is a client key (or a publishable one, docs/rules.md §16); this operation needs an admin key. Codes: `forbidden`. */
         Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "forbidden",
+                 *       "message": "this operation needs an admin key",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "forbidden";
+                    /** @constant */
+                    status?: 403;
+                };
+            };
+        };
+        /** @description A publishable key (docs/rules.md §16) used from an origin that is not one of its own (`Origin`, or lacking one `Referer`), or on an operation other than listing pets, listing and getting categories and photos, and `GET /me`. Codes: `forbidden`. */
+        PublishableForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1739,6 +1766,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1799,6 +1827,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             /** @description The body is larger than 1 MiB. Codes: `payload_too_large`. */
@@ -1965,6 +1994,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["PublishableForbidden"];
             /** @description No animal has this id. Codes: `not_found`. */
             404: {
                 headers: {
@@ -2470,6 +2500,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -2555,6 +2586,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             /** @description The animal is not `available`; the message says its status. Codes: `conflict`. */
             409: {
@@ -2711,6 +2743,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No order has this id among those the key may see (another client key's order is not found, never forbidden). Codes: `not_found`. */
             404: {
                 headers: {
@@ -3122,6 +3155,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No order has this id among those the key may see (another client key's order is not found, never forbidden). Codes: `not_found`. */
             404: {
                 headers: {
@@ -3215,6 +3249,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -3273,6 +3308,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
             404: {
                 headers: {
@@ -3631,6 +3667,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
             404: {
                 headers: {
@@ -3810,6 +3847,22 @@ export interface operations {
                      *         "label": "CI runner",
                      *         "source": "api",
                      *         "createdAt": "2027-01-01T12:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "key_c4d1e8a09b37",
+                     *         "role": "publishable",
+                     *         "plan": "pro",
+                     *         "quota": {
+                     *           "perMinute": 300,
+                     *           "perDay": 10000
+                     *         },
+                     *         "label": "shelter web site",
+                     *         "origins": [
+                     *           "https://shelter.example",
+                     *           "http://localhost:5173"
+                     *         ],
+                     *         "source": "api",
+                     *         "createdAt": "2027-01-02T09:30:00.000Z"
                      *       }
                      *     ]
                      */
@@ -3879,21 +3932,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "key_3f2a9c81d04b",
-                     *       "role": "client",
-                     *       "plan": "pro",
-                     *       "quota": {
-                     *         "perMinute": 300,
-                     *         "perDay": 10000
-                     *       },
-                     *       "label": "CI runner",
-                     *       "source": "api",
-                     *       "createdAt": "2027-01-01T12:00:00.000Z",
-                     *       "key": "pet_EXAMPLE_not_a_real_key_xxxxxxxxxxxxxxxxxxxA"
-                     *     }
-                     */
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
@@ -4429,6 +4467,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             /** @description Past this operation's own allowance (60 a minute per key): `rate_limited`, never a ban. Without a valid key, the client address is over its limit or banned. Codes: `rate_limited`, `temporarily_banned`. */
             429: {
@@ -4540,6 +4579,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -4604,6 +4644,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             /** @description A category with the same name (ignoring case and Unicode normalization) exists; the message gives its id. Codes: `conflict`. */
             409: {
@@ -4737,6 +4778,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No category has this id. Codes: `not_found`. */
             404: {
                 headers: {
