@@ -4,6 +4,7 @@ import type {
   Adoption,
   ApiKeyStore,
   Authenticator,
+  PublishableOrigins,
   CategoryCatalog,
   CategoryRepository,
   Clock,
@@ -68,6 +69,8 @@ export const TOKENS = {
   Adoption: token<Adoption>('Adoption'),
   PetMaintenance: token<PetMaintenance>('PetMaintenance'),
   Authenticator: token<Authenticator>('Authenticator'),
+  /** Whether a live publishable key lists an origin, for CORS preflights (docs/rules.md §16). */
+  PublishableOrigins: token<PublishableOrigins>('PublishableOrigins'),
   Admission: token<Admission>('Admission'),
   KeyAdmin: token<KeyAdmin>('KeyAdmin'),
   IdempotentRequests: token<IdempotentRequests>('IdempotentRequests'),

@@ -26,6 +26,8 @@ import {
  * bytes, so the last carries 4 bits and two zero bits: one of AEIMQUYcgkosw048), and plainly not one.
  */
 const EXAMPLE_KEY = `pet_${'EXAMPLE_not_a_real_key_'.padEnd(42, 'x')}A`;
+/** The same for a publishable key (docs/rules.md §16): `pk_` and the same shape. */
+const EXAMPLE_PUBLISHABLE_KEY = `pk_${'EXAMPLE_not_a_real_key_'.padEnd(42, 'x')}A`;
 
 /** The five operations of docs/rules.md §9 (tag `admin`, beta, admin keys only). */
 const adminKeyPaths = () => {
@@ -47,6 +49,16 @@ const adminKeyPaths = () => {
     quota: PLAN_QUOTAS.business,
     source: 'settings',
     createdAt: '2027-01-01T08:00:00.000Z',
+  };
+  const publishableExample = {
+    id: 'key_c4d1e8a09b37',
+    role: 'publishable',
+    plan: 'pro',
+    quota: PLAN_QUOTAS.pro,
+    label: 'shelter web site',
+    origins: ['https://shelter.example', 'http://localhost:5173'],
+    source: 'api',
+    createdAt: '2027-01-02T09:30:00.000Z',
   };
   const json = (schema: string, value: unknown) => ({
     'application/json': { schema: ref('schemas', schema), example: value },
@@ -89,7 +101,7 @@ const adminKeyPaths = () => {
           '200': withHeaders(COMMON_HEADERS, {
             description: 'A page of keys.',
             headers: { Link: ref('headers', 'Link-Next') },
-            content: json('ApiKeys', [settingsExample, example]),
+            content: json('ApiKeys', [settingsExample, example, publishableExample]),
           }),
           '400': badRequest,
           '403': ref('responses', 'Forbidden'),
@@ -100,7 +112,7 @@ const adminKeyPaths = () => {
         ...adminOnly,
         operationId: 'createApiKey',
         summary: 'Issue an API key',
-        description: `Issues a client key on a plan. The answer is the only place the key ever appears (\`Cache-Control: no-store\`): store it now; the service keeps only its SHA-256. It works at once. Takes no \`Idempotency-Key\`. ${beta}`,
+        description: `Issues a key on a plan: a client key (\`pet_…\`, the default), or with \`"role": "publishable"\` and its \`origins\` a publishable key (\`pk_…\`), meant to sit in a web page: it only reads the catalogue (list pets, list and get categories and photos, \`GET /me\`), only from its origins (\`Origin\`, or lacking one \`Referer\`; else 403), counted per visitor (key and client address, IPv6 by /64); preflights from its origins are answered (docs/rules.md §16). Admin keys come only from the server's settings (\`role: admin\` → 400). The answer is the only place the key ever appears (\`Cache-Control: no-store\`): store it now; the service keeps only its SHA-256. It works at once. Takes no \`Idempotency-Key\`. ${beta}`,
         requestBody: {
           required: true,
           content: {
@@ -112,6 +124,15 @@ const adminKeyPaths = () => {
                   summary: 'An enterprise key with its own numbers',
                   value: { plan: 'enterprise', perMinute: 5000, perDay: 2000000 },
                 },
+                publishable: {
+                  summary: "A publishable key for a shelter's web site (and its development server)",
+                  value: {
+                    plan: 'pro',
+                    role: 'publishable',
+                    origins: ['https://shelter.example', 'http://localhost:5173'],
+                    label: 'shelter web site',
+                  },
+                },
               },
             },
           },
@@ -120,7 +141,18 @@ const adminKeyPaths = () => {
           '201': withHeaders(COMMON_HEADERS, {
             description: 'The key, shown this once, with its public id.',
             headers: { Location: ref('headers', 'Location-Key'), 'Cache-Control': ref('headers', 'Cache-Control') },
-            content: json('CreatedApiKey', { ...example, key: EXAMPLE_KEY }),
+            content: {
+              'application/json': {
+                schema: ref('schemas', 'CreatedApiKey'),
+                examples: {
+                  client: { summary: 'A client key', value: { ...example, key: EXAMPLE_KEY } },
+                  publishable: {
+                    summary: 'A publishable key',
+                    value: { ...publishableExample, key: EXAMPLE_PUBLISHABLE_KEY },
+                  },
+                },
+              },
+            },
           }),
           '400': badRequest,
           '403': ref('responses', 'Forbidden'),
@@ -147,8 +179,8 @@ const adminKeyPaths = () => {
       patch: {
         ...adminOnly,
         operationId: 'updateApiKey',
-        summary: 'Change the plan, quota or label of an API key',
-        description: `Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), or relabel it. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. ${beta}`,
+        summary: 'Change the plan, quota, label or origins of an API key',
+        description: `Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), relabel it, or replace a publishable key's \`origins\` (any other key → 400). Changes are in force on every server process within 1 second. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. ${beta}`,
         requestBody: {
           required: true,
           content: {
@@ -165,6 +197,10 @@ const adminKeyPaths = () => {
                   value: { perDay: 3000000 },
                 },
                 label: { summary: 'Relabel', value: { label: 'CI runner (staging)' } },
+                origins: {
+                  summary: "Move a publishable key to the shelter's new site",
+                  value: { origins: ['https://www.shelter.example'] },
+                },
               },
             },
           },

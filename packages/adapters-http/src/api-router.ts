@@ -40,6 +40,8 @@ export interface RouteOptions<Path extends string = string> {
   readonly headers?: Readonly<Record<string, string>>;
   /** A photo's bytes, which a signed URL may read without a key (docs/rules.md §16): the router's `signedUrl` step runs first. */
   readonly signedUrl?: boolean;
+  /** A publishable key may use it (docs/rules.md §16: the catalogue's reads); any other route refuses one, 403. */
+  readonly publishable?: boolean;
 }
 
 /** A route's options with their defaults, as the gate's steps read them (`ctx.state.routeSettings`). */
@@ -51,6 +53,7 @@ export interface RouteSettings {
   readonly admission: 'plan' | 'own-status';
   readonly headers: Readonly<Record<string, string>> | undefined;
   readonly signedUrl: boolean;
+  readonly publishable: boolean;
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -103,6 +106,7 @@ export class ApiRouter {
       admission: options.admission ?? 'plan',
       headers: options.headers,
       signedUrl: options.signedUrl === true,
+      publishable: options.publishable === true,
     };
     const own = steps as readonly Middleware<AppState>[];
     const run = settings.idempotentCreate ? [...own.slice(0, -1), this.underKey, ...own.slice(-1)] : own;

@@ -27,7 +27,13 @@ import { credential, quota, requestChecks, requireKey } from './middleware/gate.
 import { photoSignature, type PhotoSignatures } from './middleware/photo-signature.js';
 import { addPhotoUrlSecretRoute, type PhotoUrlSecretRotation } from './photo-url-secret.js';
 import { underIdempotencyKey } from './middleware/idempotency.js';
-import { corsMiddleware, type CorsOrigins } from './middleware/cors.js';
+import {
+  corsMiddleware,
+  publishablePreflights,
+  type CorsOrigins,
+  type PublishableOriginLookup,
+} from './middleware/cors.js';
+import { publishableKeys } from './middleware/publishable.js';
 import { docs } from './docs.js';
 import { probes } from './probes.js';
 import { clientFaultLevel, silentLogger, type HttpLogger } from './logger.js';
@@ -83,6 +89,12 @@ export interface HttpAppDependencies {
    * needs a key and the rotation route is 404.
    */
   readonly photoUrls?: PhotoSignatures & PhotoUrlSecretRotation;
+  /**
+   * Whether a live publishable key lists an origin, for CORS preflights (docs/rules.md §16; the
+   * domain's `PublishableOrigins`). The server always supplies it; without it only the origins of
+   * `corsOrigins` get preflights answered.
+   */
+  readonly publishableOrigins?: PublishableOriginLookup;
   /** Readiness of the store, for `GET /readyz`; must not throw. Always ready when absent. */
   readonly isReady?: () => Promise<boolean>;
   readonly logger?: HttpLogger;
@@ -151,11 +163,15 @@ export const createHttpApp = (deps: HttpAppDependencies, options: HttpAppOptions
   app.use(requestContext(logger, metrics));
   // 2. CORS headers (docs/rules.md §11); a preflight is answered here.
   if (options.corsOrigins !== undefined) app.use(corsMiddleware(options.corsOrigins));
+  //    A preflight from an origin of a live publishable key is answered here too (§16).
+  if (deps.publishableOrigins !== undefined) app.use(publishablePreflights(deps.publishableOrigins));
   // 3. `/healthz`, `/readyz`, `/v1/openapi.json`, then 4. `/docs`: no credential, not counted.
   app.use(probes(isReady, openApiJson(buildOpenApiDocument())));
   app.use(docs());
   // 5. Who asks: the key's subject, else the address's (nothing refused yet).
   app.use(credential(deps.authenticator));
+  //    A publishable key: counted per visitor, its origin checked, CORS headers for its page (§16).
+  app.use(publishableKeys);
   // 6. The route of the method and path, in the routers above: its settings, then quota,
   //    requestChecks, requireKey, then its own steps.
   app.use(pets.routes());

@@ -88,3 +88,19 @@ export const withCreatedIdLinks = <D extends { readonly paths: object }>(doc: D)
   }
   return doc;
 };
+
+/**
+ * Every operation that takes a key (it answers 401) and documents no 403 of its own gets the 403 a
+ * publishable key meets there (docs/rules.md §16: from another origin, or off the catalogue).
+ */
+export const withPublishableRefusals = <D extends { readonly paths: object }>(doc: D): D => {
+  for (const item of Object.values(
+    doc.paths as Record<string, Record<string, { responses?: Record<string, unknown> }>>,
+  ))
+    for (const operation of Object.values(item)) {
+      const responses = operation.responses;
+      if (responses?.['401'] !== undefined && responses['403'] === undefined)
+        responses['403'] = { $ref: '#/components/responses/PublishableForbidden' };
+    }
+  return doc;
+};

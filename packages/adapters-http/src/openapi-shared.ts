@@ -212,7 +212,14 @@ export const sharedComponents = () => {
       Unavailable: errorResponse(['unavailable'], 'The store cannot be reached; retry after `Retry-After` seconds.', [
         'Retry-After',
       ]),
-      Forbidden: errorResponse(['forbidden'], 'The key is a client key; this operation needs an admin key.'),
+      Forbidden: errorResponse(
+        ['forbidden'],
+        'The key is a client key (or a publishable one, docs/rules.md §16); this operation needs an admin key.',
+      ),
+      PublishableForbidden: errorResponse(
+        ['forbidden'],
+        'A publishable key (docs/rules.md §16) used from an origin that is not one of its own (`Origin`, or lacking one `Referer`), or on an operation other than listing pets, listing and getting categories and photos, and `GET /me`.',
+      ),
     },
     headers: {
       'X-Request-Id': header('Echo of a well-formed incoming X-Request-Id, else a generated one.'),

@@ -8,7 +8,7 @@ import { ErrorSchema, INT64_MAX, PLAN_QUOTAS } from '@petstore/domain';
 import { adminKeysPart } from './admin-keys.openapi.js';
 import { categoriesPart } from './categories.openapi.js';
 import { eventsPart } from './events.openapi.js';
-import { withCreatedIdLinks } from './openapi-flow.js';
+import { withCreatedIdLinks, withPublishableRefusals } from './openapi-flow.js';
 import { headerRefs, sharedComponents, transportErrors, type OpenApiPart } from './openapi-shared.js';
 import { ownStatusPart } from './own-status.openapi.js';
 import { petMaintenancePart } from './pets-maintenance.openapi.js';
@@ -88,7 +88,7 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
   ];
   const shared = sharedComponents();
 
-  return withCreatedIdLinks({
+  const document = withCreatedIdLinks({
     openapi: '3.1.0',
     info: {
       title: 'Animal Adoption Store',
@@ -98,7 +98,9 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
         `Browse and add animals up for adoption. Every operation needs \`Authorization: Bearer <API_KEY>\`, but for a photo's \`GET\` by its signed URL (\`?sig=\`). ` +
         `Rate limits per plan (${plans}; enterprise per key); every response reports them in \`X-RateLimit-*\`, ` +
         '`RateLimit-Policy` and `RateLimit`. Every operation carries `x-stability`: `stable` operations keep their contract for all of v1; ' +
-        '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1.',
+        '`beta` ones (categories, the store, admin, correcting and withdrawing pets, events) may still change within v1. ' +
+        'A publishable key (`pk_…`, docs/rules.md §16) sits in a web page: it lists pets, lists and gets categories and photos and reads `GET /me`, ' +
+        'only from its own origins, counted per visitor; anything else → 403.',
     },
     servers: [
       {
@@ -174,4 +176,5 @@ export const buildOpenApiDocument = (): Record<string, unknown> => {
       },
     },
   });
+  return withPublishableRefusals(document);
 };

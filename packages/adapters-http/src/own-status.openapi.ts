@@ -30,7 +30,7 @@ const ownStatusPaths = () => {
         operationId: 'getMe',
         summary: "Your key's plan, windows and ban",
         description:
-          "The calling key (client or admin): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. " +
+          "The calling key (client, admin or publishable; a publishable key: its visitor's windows, docs/rules.md §16): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. " +
           'It takes nothing from your windows and answers 200 also while you are over your limit or banned: see why you get 429 and until when, without making it worse. ' +
           'The rate-limit headers describe your windows as they stand without this request. ' +
           `It has an allowance of its own, ${allowance} per key: past it, 429 \`rate_limited\` with \`Retry-After\` and the allowance's numbers in the headers, never a ban. ` +

@@ -26,7 +26,7 @@ const serializeOwnStatus = (status: OwnStatus): string =>
  * and leaves the status in `ctx.state.ownStatus`; the route answers it.
  */
 export const addOwnStatusRoute = (routes: ApiRouter): void => {
-  routes.get({ name: 'getMe', path: '/v1/me', admission: 'own-status' }, (ctx) => {
+  routes.get({ name: 'getMe', path: '/v1/me', admission: 'own-status', publishable: true }, (ctx) => {
     const status = ctx.state.ownStatus;
     if (status === undefined) throw new Error('GET /v1/me ran without the status the gate reads');
     answerJson(ctx, serializeOwnStatus(status));

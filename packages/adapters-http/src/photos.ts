@@ -54,7 +54,7 @@ export const addPhotoRoutes = (
   photos: PhotoLibrary,
   admitUpload: RouteStep<typeof PHOTOS_PATH>,
 ): void => {
-  routes.get({ name: 'listPetPhotos', path: PHOTOS_PATH }, async (ctx) => {
+  routes.get({ name: 'listPetPhotos', path: PHOTOS_PATH, publishable: true }, async (ctx) => {
     const result = await photos.list(ctx.params.petId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, `[${result.value.map(serializePhoto).join(',')}]`);
@@ -93,7 +93,7 @@ export const addPhotoRoutes = (
 
   // GET also answers HEAD (the router registers both): the same headers, no bytes read. Its signed
   // URL reads it without a key (docs/rules.md §16; the gate's `photoSignature` checks the `sig`).
-  routes.get({ name: 'getPetPhoto', path: PHOTO_PATH, signedUrl: true }, async (ctx) => {
+  routes.get({ name: 'getPetPhoto', path: PHOTO_PATH, publishable: true, signedUrl: true }, async (ctx) => {
     const { petId, photoId } = ctx.params;
     const query = ctx.querystring;
     const result = await photos.get(petId, photoId, query === '' ? [] : new URLSearchParams(query).getAll('width'));

@@ -37,7 +37,7 @@ export const addCatalogRoutes = (
   adoption: Adoption,
   validators: RequestValidators,
 ): void => {
-  pets.get({ name: 'listPets', path: '/v1/pets' }, async (ctx) => {
+  pets.get({ name: 'listPets', path: '/v1/pets', publishable: true }, async (ctx) => {
     const query = readListQuery(validators, ctx.querystring);
     const result = await catalog.listPets(query);
     if (!result.ok) throw fromDomain(result.error);
@@ -74,7 +74,7 @@ export const addCatalogRoutes = (
     },
   );
 
-  store.get({ name: 'listCategories', path: '/v1/categories' }, async (ctx) => {
+  store.get({ name: 'listCategories', path: '/v1/categories', publishable: true }, async (ctx) => {
     const query = readPageQuery(validators.categoriesQuery, ctx.querystring);
     const result = await categories.listCategories(query);
     if (!result.ok) throw fromDomain(result.error);
@@ -94,7 +94,7 @@ export const addCatalogRoutes = (
     });
   });
 
-  store.get({ name: 'getCategory', path: '/v1/categories/:categoryId' }, async (ctx) => {
+  store.get({ name: 'getCategory', path: '/v1/categories/:categoryId', publishable: true }, async (ctx) => {
     const result = await categories.getCategory(ctx.params.categoryId);
     if (!result.ok) throw fromDomain(result.error);
     answerJson(ctx, serializeCategory(result.value));

@@ -16,6 +16,8 @@ export interface AppState {
   subjectTag?: string;
   /** A keyless read of a photo whose credential is its URL's valid signature (docs/rules.md §16). */
   signedUrl?: boolean;
+  /** A publishable key's request only: whether its `Origin` (or `Referer`) is one of the key's (docs/rules.md §16). */
+  fromKeyOrigin?: boolean;
   /** The key holder, once the gate has authenticated the request (routes pass it to the use cases). */
   caller?: Caller;
   /** `GET /v1/me` only: the key's status, read by the gate (docs/rules.md §14). */

@@ -31,7 +31,9 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
       [{ label: 'CI' }, 'plan is required: one of free, pro, business, enterprise'],
       [{ plan: 'enterprise', perMinute: 0, perDay: 8 }, 'perMinute must be >= 1'],
       [{ plan: 'pro', label: '' }, 'label must NOT have fewer than 1 characters'],
-      [{ plan: 'pro', role: 'admin' }, "unknown body property 'role'"],
+      [{ plan: 'pro', role: 'admin' }, 'role must be equal to one of the allowed values'],
+      [{ plan: 'pro', role: 'owner' }, 'role must be equal to one of the allowed values'],
+      [{ plan: 'pro', role: 'publishable', origins: 'https://a.example' }, 'origins must be array'],
       [[], 'body must be object'],
     ];
     for (const [body, message] of cases)
@@ -45,7 +47,8 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
         'perDay is not sent with plan business: only with plan enterprise, or without plan',
       ],
       [{ plan: 'gold' }, 'plan must be one of free, pro, business, enterprise'],
-      [{}, 'send at least one of plan, label, perMinute, perDay'],
+      [{}, 'send at least one of plan, label, origins, perMinute, perDay'],
+      [{ origins: [] }, 'origins must NOT have fewer than 1 items'],
       [{ perDay: 0 }, 'perDay must be >= 1'],
       [{ plan: 'enterprise', perMinute: 1.5 }, 'perMinute must be integer'],
       [{ role: 'admin' }, "unknown body property 'role'"],
@@ -109,7 +112,7 @@ describe('a oneOf refusal names its field and what to send (docs/rules.md §9)',
       }
       throw new Error('checkBody took the body');
     };
-    const schemaOnly = thrown(() => ok({ plan: 'free', quota: { perMinute: 1, perDay: 1 } }));
+    const schemaOnly = thrown(() => ok({ role: 'client', plan: 'free', quota: { perMinute: 1, perDay: 1 } }));
     expect(schemaOnly).to.be.instanceOf(HttpError);
     expect([schemaOnly.code, schemaOnly.message]).to.deep.equal([
       'validation_failed',

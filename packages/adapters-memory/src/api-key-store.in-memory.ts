@@ -35,6 +35,13 @@ export class ApiKeyStoreInMemory implements ApiKeyStore {
     return entry === undefined || entry.revoked ? undefined : entry.record;
   }
 
+  async listPublishableOrigins(): Promise<readonly string[]> {
+    const origins = new Set<string>();
+    for (const { record, revoked } of this.byHash.values())
+      if (!revoked && record.origins !== undefined) for (const origin of record.origins) origins.add(origin);
+    return [...origins];
+  }
+
   async list(afterPosition: number, limit: number): Promise<readonly StoredApiKey[]> {
     // Admin listings are rare and short: a sort per call keeps the store one map.
     return [...this.byHash.values()]
@@ -75,13 +82,15 @@ export class ApiKeyStoreInMemory implements ApiKeyStore {
       ...before,
       ...(changes.grant === undefined ? {} : { plan: changes.grant.plan, quota: changes.grant.quota }),
       ...(changes.label === undefined ? {} : { label: changes.label }),
+      ...(changes.origins === undefined ? {} : { origins: changes.origins }),
     });
     // An update to what the key already is changes nothing, and records nothing.
     const changed =
       entry.record.plan !== before.plan ||
       entry.record.quota.perMinute !== before.quota.perMinute ||
       entry.record.quota.perDay !== before.quota.perDay ||
-      entry.record.label !== before.label;
+      entry.record.label !== before.label ||
+      entry.record.origins?.join(' ') !== before.origins?.join(' ');
     if (changed) this.outbox?.record(record, entry.record);
     return entry.record;
   }

@@ -40,6 +40,8 @@ interface ApiKeyDocument extends OutboxFields {
   readonly position?: number;
   readonly createdAt?: Date;
   readonly label?: string;
+  /** A publishable key's origins (docs/rules.md §16; sparse index `origins_1`). */
+  readonly origins?: readonly string[];
   /** Set when the key was revoked: the document stays, so its hash, id and position are never given again. */
   readonly revoked?: true;
   /** Moved by `$inc` on every change through the admin API (`update`, `revoke`); missing reads as 0 (`null` only in filters, matching it): what a recording write is conditional on. */
@@ -80,6 +82,15 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
 
   async findById(keyId: string): Promise<StoredApiKey | undefined> {
     return this.findOne({ publicId: keyId, ...LIVE });
+  }
+
+  /** One `distinct` over the sparse index on `origins` (only publishable keys have the field). */
+  async listPublishableOrigins(): Promise<readonly string[]> {
+    const origins = await guard(
+      () => this.keys.distinct('origins', { origins: { $exists: true }, ...LIVE }),
+      `distinct on ${COLLECTIONS.apiKeys}`,
+    );
+    return origins.filter((origin): origin is string => typeof origin === 'string');
   }
 
   async list(afterPosition: number, limit: number): Promise<readonly StoredApiKey[]> {
@@ -134,6 +145,7 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
         position: (top?.position ?? API_KEY_POSITION_BASE - 1) + 1,
         createdAt: new Date(key.createdAt),
         ...(key.label === undefined ? {} : { label: key.label }),
+        ...(key.origins === undefined ? {} : { origins: key.origins }),
       };
       const entries = this.outbox.entries(record, toRecord(doc));
       const inserted = await guard(async () => {
@@ -171,6 +183,7 @@ export class ApiKeyStoreMongo implements ApiKeyStore {
         ? {}
         : { plan: changes.grant.plan, perMinute: changes.grant.quota.perMinute, perDay: changes.grant.quota.perDay }),
       ...(changes.label === undefined ? {} : { label: changes.label }),
+      ...(changes.origins === undefined ? {} : { origins: changes.origins }),
     };
     const live = { publicId: keyId, source: 'api' as const, ...LIVE };
     if (Object.keys(set).length === 0) return this.findOne(live);
@@ -247,12 +260,13 @@ const toRecord = (doc: ApiKeyDocument): StoredApiKey => {
   const quota = doc.plan === 'enterprise' ? { perMinute: doc.perMinute, perDay: doc.perDay } : PLAN_QUOTAS[doc.plan];
   return {
     keyHash: doc._id,
-    role: doc.role === 'admin' ? 'admin' : 'client',
+    role: doc.role === 'admin' || doc.role === 'publishable' ? doc.role : 'client',
     plan: doc.plan,
     quota,
     source: doc.source === 'api' ? 'api' : 'settings',
     position: doc.position ?? settingsKeyPosition(doc._id),
     ...(doc.createdAt instanceof Date ? { createdAt: doc.createdAt.getTime() } : {}),
     ...(typeof doc.label === 'string' ? { label: doc.label } : {}),
+    ...(doc.role === 'publishable' && Array.isArray(doc.origins) ? { origins: [...doc.origins] } : {}),
   };
 };

@@ -150,6 +150,8 @@ export const MONGO_INDEXES: readonly IndexDefinition[] = [
     key: { position: 1 },
     options: { name: 'position_1', unique: true, sparse: true },
   },
+  // The origins of publishable keys, for CORS preflights (docs/rules.md §16): only those keys have the field.
+  { collection: COLLECTIONS.apiKeys, key: { origins: 1 }, options: { name: 'origins_1', sparse: true } },
   {
     collection: COLLECTIONS.idempotency,
     key: { expiresAt: 1 },

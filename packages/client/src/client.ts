@@ -9,8 +9,14 @@ export type PetstoreClient = Client<paths, 'application/json'>;
 export interface PetstoreClientOptions {
   /** The API's base address, ending in `/v1`: `http://127.0.0.1:8080/v1`. */
   readonly baseUrl: string;
-  /** Sent as `Authorization: Bearer <apiKey>` on every request. */
+  /** Sent as `Authorization: Bearer <apiKey>` on every request: a secret key (`pet_…`) or a publishable one (`pk_…`, docs/rules.md §16). */
   readonly apiKey: string;
+  /**
+   * Sent as `Origin` on every request, for a publishable key outside a browser (a test, a server-side
+   * check of the key). In a browser, leave it out: the browser sends the page's own `Origin` by
+   * itself (and does not let a script set it).
+   */
+  readonly origin?: string;
   /** Retrying answers 429 and 503 (on by default, see `RetryOptions`); `false` for none. */
   readonly retry?: RetryOptions | false;
   /**
@@ -40,7 +46,10 @@ export const createPetstoreClient = (options: PetstoreClientOptions): PetstoreCl
   const base = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const client = createClient<paths>({
     baseUrl: options.baseUrl,
-    headers: { Authorization: `Bearer ${options.apiKey}` },
+    headers: {
+      Authorization: `Bearer ${options.apiKey}`,
+      ...(options.origin === undefined ? {} : { Origin: options.origin }),
+    },
     fetch: options.retry === false ? base : retryingFetch(base, options.retry),
   });
   if (options.idempotentCreates !== false)

@@ -70,10 +70,12 @@ export {
   type KeySource,
   type Caller,
   type Subject,
+  visitorSubject,
 } from './auth/api-key.js';
 export { generateApiKey, ISSUED_KEY_PATTERN } from './auth/key-format.js';
 export { validateKeyRequest, validateKeyPatch, QUOTA_MAX } from './auth/key-request.js';
 export { ApiKeyLookupCache, KEY_CACHE_MAX_AGE_MS } from './auth/key-lookup-cache.js';
+export { PublishableOrigins, PUBLISHABLE_ORIGINS_MAX_AGE_MS } from './auth/publishable-origins.js';
 
 export type { PetRepository, PetListQuery, PetHold } from './ports/pet-repository.port.js';
 export type { CategoryRepository, CategoryListQuery, CategoryNameTaken } from './ports/category-repository.port.js';

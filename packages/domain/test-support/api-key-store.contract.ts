@@ -58,6 +58,7 @@ const checkedKeyLists = (inner: ApiKeyStore): ApiKeyStore & { readonly held: () 
     held: () => [...shadow.values()],
     findByHash: (keyHash) => inner.findByHash(keyHash),
     findById: (keyId) => inner.findById(keyId),
+    listPublishableOrigins: () => inner.listPublishableOrigins(),
     save: async (r) => {
       await inner.save(r);
       shadow.set(r.keyHash, {
@@ -219,6 +220,33 @@ export const apiKeyStoreContract = (
         await store.save(record('fixed', 'pro'));
         expect(await store.update(publicKeyId(nodeDigests.sha256Hex('fixed')), { label: 'x' })).to.equal(undefined);
         expect((await store.findByHash(nodeDigests.sha256Hex('fixed')))?.label).to.equal(undefined);
+      }));
+
+    it('keeps a publishable key with its origins, changes them, and answers the origins of live publishable keys only (docs/rules.md §16)', () =>
+      withFixture(make, async (store) => {
+        expect(await store.listPublishableOrigins()).to.deep.equal([]);
+        const shop = await store.insert(
+          newKey('pk-shop', { role: 'publishable', origins: ['https://shop.example', 'http://localhost:3000'] }),
+        );
+        const site = await store.insert(newKey('pk-site', { role: 'publishable', origins: ['https://shop.example'] }));
+        await store.insert(newKey('secret'));
+        if (shop === 'taken' || site === 'taken') throw new Error('taken');
+        expect(shop).to.deep.include({
+          role: 'publishable',
+          origins: ['https://shop.example', 'http://localhost:3000'],
+        });
+        expect(await store.findByHash(shop.keyHash)).to.deep.equal(shop);
+        expect((await store.list(0, 10)).find((k) => k.keyHash === shop.keyHash)).to.deep.equal(shop);
+        const sorted = async () => [...(await store.listPublishableOrigins())].sort();
+        expect(await sorted()).to.deep.equal(['http://localhost:3000', 'https://shop.example']);
+        const moved = await store.update(publicKeyId(shop.keyHash), { origins: ['https://new.example'] });
+        expect(moved).to.deep.equal({ ...shop, origins: ['https://new.example'] });
+        expect(await store.findById(publicKeyId(shop.keyHash))).to.deep.equal(moved);
+        expect(await sorted()).to.deep.equal(['https://new.example', 'https://shop.example']);
+        expect(await store.revoke(publicKeyId(site.keyHash))).to.equal(true);
+        expect(await sorted()).to.deep.equal(['https://new.example']);
+        expect(await store.revoke(publicKeyId(shop.keyHash))).to.equal(true);
+        expect(await store.listPublishableOrigins()).to.deep.equal([]);
       }));
 
     it('revokes a key of the API for good: found by nothing, listed nowhere, its hash and position never given again', () =>

@@ -97,6 +97,7 @@ class Keys implements ApiKeyStore {
   }
   // Not used by these tests: the key store has its own contract suite.
   findById = notUsed;
+  listPublishableOrigins = notUsed;
   list = notUsed;
   retainSettingsKeys = notUsed;
   insert = notUsed;

@@ -21,6 +21,7 @@ import { ApiKeyStoreModel } from './support/api-key-store-model.js';
 
 const ADMIN: Caller = { keyId: 'key_000000000000', role: 'admin' };
 const CLIENT: Caller = { keyId: 'key_111111111111', role: 'client' };
+const PUBLISHABLE: Caller = { keyId: 'key_222222222222', role: 'publishable', origins: ['https://a.example'] };
 const T0 = Date.UTC(2027, 0, 1, 12);
 
 const ajv = new Ajv2020({ strict: true, allErrors: false });
@@ -378,7 +379,7 @@ describe('KeyAdmin: the rules of docs/rules.md §9', () => {
     const made = await admin.create(ADMIN, { plan: 'free' });
     if (!made.ok) throw new Error('create');
     const reads = store.calls;
-    for (const caller of [CLIENT, undefined]) {
+    for (const caller of [CLIENT, PUBLISHABLE, undefined]) {
       const answers = [
         await admin.create(caller, { nonsense: true }),
         await admin.list(caller, { limit: 0 }),

@@ -65,13 +65,17 @@ describe('key creation bodies (docs/rules.md §9)', () => {
     ).to.match(/lone surrogate/);
   });
 
-  it('answers exactly the grant, with a label only when one was sent', () => {
+  it('answers exactly the grant and the role (client unless sent), with a label only when one was sent, origins only for a publishable key', () => {
     const plain = validateKeyRequest({ plan: 'pro' });
-    expect(plain).to.deep.equal({ ok: true, value: { plan: 'pro', quota: PLAN_QUOTAS.pro } });
+    expect(plain).to.deep.equal({ ok: true, value: { role: 'client', plan: 'pro', quota: PLAN_QUOTAS.pro } });
     expect(plain.ok && Object.hasOwn(plain.value, 'label')).to.equal(false);
     expect(validateKeyRequest({ plan: 'pro', label: 'ci' })).to.deep.equal({
       ok: true,
-      value: { plan: 'pro', quota: PLAN_QUOTAS.pro, label: 'ci' },
+      value: { role: 'client', plan: 'pro', quota: PLAN_QUOTAS.pro, label: 'ci' },
+    });
+    expect(validateKeyRequest({ plan: 'pro', role: 'publishable', origins: ['https://A.example/'] })).to.deep.equal({
+      ok: true,
+      value: { role: 'publishable', plan: 'pro', quota: PLAN_QUOTAS.pro, origins: ['https://a.example'] },
     });
   });
 });

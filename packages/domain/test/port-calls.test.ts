@@ -64,7 +64,17 @@ describe('port calls: one wrapper for every method of every store port', () => {
       CategoryRepository: ['create', 'findByCreationToken', 'findById', 'findByName', 'list'],
       OrderRepository: ['create', 'findByCreationToken', 'findById', 'list', 'updateState'],
       QuotaStore: ['consume', 'peek'],
-      ApiKeyStore: ['findByHash', 'findById', 'insert', 'list', 'retainSettingsKeys', 'revoke', 'save', 'update'],
+      ApiKeyStore: [
+        'findByHash',
+        'findById',
+        'insert',
+        'list',
+        'listPublishableOrigins',
+        'retainSettingsKeys',
+        'revoke',
+        'save',
+        'update',
+      ],
       IdempotencyStore: ['claim', 'complete', 'discard', 'release'],
       PhotoStore: [
         'abandon',

@@ -4,6 +4,7 @@ import {
   Adoption,
   ApiKeyLookupCache,
   Authenticator,
+  PublishableOrigins,
   CategoryCatalog,
   IdempotentRequests,
   KeyAdmin,
@@ -192,6 +193,9 @@ export const coreModule = new ContainerModule(({ bind }) => {
   bind(TOKENS.Authenticator)
     .toResolvedValue((ports, digests) => new Authenticator(ports.keys, digests), [BOUNDED_PORTS, TOKENS.Digests])
     .inSingletonScope();
+  bind(TOKENS.PublishableOrigins)
+    .toResolvedValue((ports, clock) => new PublishableOrigins(ports.keys, clock), [BOUNDED_PORTS, TOKENS.Clock])
+    .inSingletonScope();
   bind(TOKENS.Admission)
     .toResolvedValue(
       (ports, clock, settings) => new Admission(ports.quotas, clock, settings.ban),
@@ -296,6 +300,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         events,
         webhooks,
         photoUrls,
+        publishableOrigins,
       ) =>
         createHttpApp(
           {
@@ -315,6 +320,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
             ...(webhooks.admin === undefined ? {} : { webhooks: webhooks.admin }),
             // docs/rules.md §13: uploads past these bounds are refused 503 before their body is read.
             uploads: new UploadAdmission({ uploads: settings.uploadsInFlight, bytes: settings.uploadBytesInFlight }),
+            publishableOrigins,
             isReady: () => withDeadline(() => store.isReady(), ms, 'readiness probe').catch(() => false),
             logger,
           },
@@ -341,6 +347,7 @@ export const coreModule = new ContainerModule(({ bind }) => {
         TOKENS.Events,
         TOKENS.Webhooks,
         TOKENS.PhotoUrls,
+        TOKENS.PublishableOrigins,
       ],
     )
     .inSingletonScope();

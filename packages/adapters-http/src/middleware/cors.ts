@@ -4,6 +4,11 @@ import type { AppState } from '../state.js';
 /** Which browser origins may call the API (docs/rules.md §11): a list of origins, or `*` for any. */
 export type CorsOrigins = readonly string[] | '*';
 
+/** Whether a live publishable key lists an origin (docs/rules.md §16; the domain's `PublishableOrigins` is one). */
+export interface PublishableOriginLookup {
+  has(origin: string): Promise<boolean>;
+}
+
 /**
  * Every response header of the contract a client reads: the rate-limit fields, `Retry-After`,
  * `Link` (pages, successor), `Location`, the request id, the deprecation fields, the idempotent
@@ -67,16 +72,37 @@ export const corsMiddleware = (origins: CorsOrigins): Middleware<AppState> => {
     if (ctx.method === 'OPTIONS') {
       // An OPTIONS without Access-Control-Request-Method is no preflight: the API answers it.
       if (!ctx.headers['access-control-request-method']) return next();
-      ctx.set({
-        'Access-Control-Allow-Origin': origin,
-        'Access-Control-Max-Age': MAX_AGE,
-        'Access-Control-Allow-Methods': ALLOW_METHODS,
-        'Access-Control-Allow-Headers': ALLOW_HEADERS,
-      });
-      ctx.status = 204;
+      answerPreflight(ctx, origin);
       return Promise.resolve();
     }
     ctx.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': EXPOSE_HEADERS });
     return next();
   };
 };
+
+const answerPreflight = (ctx: Parameters<Middleware<AppState>>[0], origin: string): void => {
+  ctx.set({
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Max-Age': MAX_AGE,
+    'Access-Control-Allow-Methods': ALLOW_METHODS,
+    'Access-Control-Allow-Headers': ALLOW_HEADERS,
+  });
+  ctx.status = 204;
+};
+
+/**
+ * Preflights from the origins of publishable keys (docs/rules.md §16), after `corsMiddleware` (which
+ * answered those of `PETSTORE_CORS_ORIGINS`): a preflight, which carries no key, from an origin that
+ * a live publishable key lists is answered as one from an allowed origin; any other request passes
+ * untouched (the publishable key's own requests get their CORS headers with the key:
+ * `publishableKeys`). Not counted, like every preflight; what bounds the store's work under a flood
+ * of preflights is the lookup's (`PublishableOrigins`: one store read per half second at most).
+ */
+export const publishablePreflights = (lookup: PublishableOriginLookup): Middleware<AppState> =>
+  async function publishablePreflights(ctx, next) {
+    const origin = ctx.headers.origin;
+    if (ctx.method !== 'OPTIONS' || !origin || !ctx.headers['access-control-request-method']) return next();
+    if (!(await lookup.has(origin))) return next();
+    ctx.vary('Origin');
+    answerPreflight(ctx, origin);
+  };

@@ -4,6 +4,7 @@ import { anonymousSubject, OWN_STATUS_QUOTA } from '@petstore/domain';
 import { HttpError } from '../errors.js';
 import { declaresOverLimit, tooLarge, BODY_LIMIT_BYTES } from '../body.js';
 import { answerError } from './request-context.js';
+import { refusePublishable } from './publishable.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { AppState } from '../state.js';
 
@@ -96,7 +97,10 @@ export const requestChecks: Middleware<AppState> = function requestChecks(ctx, n
   return next();
 };
 
-/** A route needs a valid key: the key holder goes on (`ctx.state.caller`), anyone else gets 401 with its challenge. */
+/**
+ * A route needs a valid key: the key holder goes on (`ctx.state.caller`), anyone else gets 401 with
+ * its challenge; a publishable key only from its origins and on its routes (403, docs/rules.md §16).
+ */
 export const requireKey: Middleware<AppState> = function requireKey(ctx, next) {
   const authentication = ctx.state.authentication;
   if (authentication === undefined) throw new Error('a route ran before the credential was read');
@@ -105,6 +109,7 @@ export const requireKey: Middleware<AppState> = function requireKey(ctx, next) {
     throw new HttpError('unauthorized', authentication.error.message, { 'WWW-Authenticate': challenge });
   }
   const { caller } = authentication.value;
+  if (caller?.role === 'publishable') refusePublishable(ctx);
   if (caller !== undefined) ctx.state.caller = caller;
   return next();
 };

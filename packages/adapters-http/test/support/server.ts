@@ -27,6 +27,7 @@ import {
   PetCatalog,
   PhotoLibrary,
   PhotoUrls,
+  PublishableOrigins,
   type ApiKeyRecord,
   type KeyRole,
   type BanRule,
@@ -170,6 +171,8 @@ export interface RawRequest {
   /** Send `body` with `Transfer-Encoding: chunked`. */
   readonly chunked?: boolean;
   readonly agent?: Agent;
+  /** The local address to connect from (`127.0.0.2`…: another client address on the loopback network). */
+  readonly localAddress?: string;
 }
 
 export interface RawResponse {
@@ -213,6 +216,7 @@ export const rawRequest = (port: number, req: RawRequest, defaultAgent?: Agent):
         path: req.path,
         headers,
         agent: req.agent ?? defaultAgent ?? false,
+        ...(req.localAddress === undefined ? {} : { localAddress: req.localAddress }),
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -401,6 +405,7 @@ export const startServer = async (options: TestServerOptions = {}): Promise<Test
         nodeDigests,
       ),
       photos,
+      publishableOrigins: new PublishableOrigins(keys, clock),
       events: new EventFeed(events, clock),
       longPolls,
       ...(options.uploads === undefined ? {} : { uploads: options.uploads }),

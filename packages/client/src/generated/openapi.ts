@@ -261,7 +261,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description Issues a client key on a plan. The answer is the only place the key ever appears (`Cache-Control: no-store`): store it now; the service keeps only its SHA-256. It works at once. Takes no `Idempotency-Key`. Beta: may still change within v1. Needs an admin key; a client key gets 403.
+         * @description Issues a key on a plan: a client key (`pet_…`, the default), or with `"role": "publishable"` and its `origins` a publishable key (`pk_…`), meant to sit in a web page: it only reads the catalogue (list pets, list and get categories and photos, `GET /me`), only from its origins (`Origin`, or lacking one `Referer`; else 403), counted per visitor (key and client address, IPv6 by /64); preflights from its origins are answered (docs/rules.md §16). Admin keys come only from the server's settings (`role: admin` → 400). The answer is the only place the key ever appears (`Cache-Control: no-store`): store it now; the service keeps only its SHA-256. It works at once. Takes no `Idempotency-Key`. Beta: may still change within v1. Needs an admin key; a client key gets 403.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -298,8 +298,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the plan, quota or label of an API key
-         * @description Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), or relabel it. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. Beta: may still change within v1. Needs an admin key; a client key gets 403.
+         * Change the plan, quota, label or origins of an API key
+         * @description Upgrade or downgrade a key, set an enterprise key's numbers (either alone on a key that is already enterprise, both when it moves to enterprise), relabel it, or replace a publishable key's `origins` (any other key → 400). Changes are in force on every server process within 1 second. A plan change applies from the key's next request, with the counts of its current minute and day kept. Keys from the settings answer 409. Beta: may still change within v1. Needs an admin key; a client key gets 403.
          */
         patch: operations["updateApiKey"];
         trace?: never;
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Your key's plan, windows and ban
-         * @description The calling key (client or admin): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. It takes nothing from your windows and answers 200 also while you are over your limit or banned: see why you get 429 and until when, without making it worse. The rate-limit headers describe your windows as they stand without this request. It has an allowance of its own, 60 a minute per key: past it, 429 `rate_limited` with `Retry-After` and the allowance's numbers in the headers, never a ban. A missing or invalid key gets 401, counted against the client address like any request without a valid key. Beta (`x-stability: beta`): this operation may still change within v1.
+         * @description The calling key (client, admin or publishable; a publishable key: its visitor's windows, docs/rules.md §16): its public id, role, plan and quota, each window's limit, what is left and when it resets, and the end of a running ban. It takes nothing from your windows and answers 200 also while you are over your limit or banned: see why you get 429 and until when, without making it worse. The rate-limit headers describe your windows as they stand without this request. It has an allowance of its own, 60 a minute per key: past it, 429 `rate_limited` with `Retry-After` and the allowance's numbers in the headers, never a ban. A missing or invalid key gets 401, counted against the client address like any request without a valid key. Beta (`x-stability: beta`): this operation may still change within v1.
          */
         get: operations["getMe"];
         put?: never;
@@ -710,10 +710,10 @@ export interface components {
             /** @description A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share. */
             id: string;
             /**
-             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.
+             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions; `publishable`: only the catalogue’s reads, from its `origins` (docs/rules.md §16).
              * @enum {string}
              */
-            role: "client" | "admin";
+            role: "client" | "admin" | "publishable";
             /**
              * @description The plan the key is limited by (admin keys: business).
              * @enum {string}
@@ -734,6 +734,14 @@ export interface components {
             };
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description A publishable key’s origins (docs/rules.md §16); absent for other keys.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
             /**
              * @description `settings`: from the server settings, changed only there; `api`: issued through this API.
              * @enum {string}
@@ -750,10 +758,10 @@ export interface components {
             /** @description A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share. */
             id: string;
             /**
-             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.
+             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions; `publishable`: only the catalogue’s reads, from its `origins` (docs/rules.md §16).
              * @enum {string}
              */
-            role: "client" | "admin";
+            role: "client" | "admin" | "publishable";
             /**
              * @description The plan the key is limited by (admin keys: business).
              * @enum {string}
@@ -775,6 +783,14 @@ export interface components {
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
             /**
+             * @description A publishable key’s origins (docs/rules.md §16); absent for other keys.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
+            /**
              * @description `settings`: from the server settings, changed only there; `api`: issued through this API.
              * @enum {string}
              */
@@ -784,10 +800,10 @@ export interface components {
              * @description When the key was issued (settings keys: when the server started), RFC 3339 UTC with milliseconds.
              */
             createdAt: string;
-            /** @description The key: `pet_` and 43 base64url characters (256 random bits). Shown only in this answer; store it now. */
+            /** @description The key: `pet_` (a secret key) or `pk_` (a publishable key) and 43 base64url characters (256 random bits). Shown only in this answer; store it now. */
             key: string;
         };
-        /** @description A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1). */
+        /** @description A key to issue. `perMinute` and `perDay` are sent for enterprise keys only, and then both (1 ≤ perMinute ≤ perDay ≤ 2^53 − 1). `origins` is sent with `role: publishable`, and only with it (else 400). */
         NewApiKey: {
             /**
              * @description A plan with fixed numbers (docs/rules.md §5): free, pro or business.
@@ -796,6 +812,19 @@ export interface components {
             plan: "free" | "pro" | "business";
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description `client` (the default): a secret key, `pet_…`; `publishable`: a key meant to sit in a web page, `pk_…`, that only reads the catalogue from its `origins` (docs/rules.md §16). Admin keys come only from the server's settings.
+             * @enum {string}
+             */
+            role?: "client" | "publishable";
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         } | {
             /**
              * @description The plan whose key carries its own perMinute and perDay.
@@ -804,6 +833,19 @@ export interface components {
             plan: "enterprise";
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description `client` (the default): a secret key, `pet_…`; `publishable`: a key meant to sit in a web page, `pk_…`, that only reads the catalogue from its `origins` (docs/rules.md §16). Admin keys come only from the server's settings.
+             * @enum {string}
+             */
+            role?: "client" | "publishable";
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
             /**
              * Format: int64
              * @description Requests a UTC minute.
@@ -815,7 +857,7 @@ export interface components {
              */
             perDay: number;
         };
-        /** @description Changes to a key, any of the fields. A plan change applies from the next request; the counts of the current windows are kept. `perMinute` and `perDay` apply to enterprise keys only (numbers for a key that stays on free, pro or business → 400). On a key that is already enterprise either may be sent alone: the other keeps its current value, and the resulting quota must still satisfy 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1 (else 400). A key moving to enterprise from a fixed plan needs both numbers in the same change: the fixed plan's numbers are not taken over. */
+        /** @description Changes to a key, any of the fields. A plan change applies from the next request; the counts of the current windows are kept. `perMinute` and `perDay` apply to enterprise keys only (numbers for a key that stays on free, pro or business → 400). On a key that is already enterprise either may be sent alone: the other keeps its current value, and the resulting quota must still satisfy 1 ≤ perMinute ≤ perDay ≤ 2^53 − 1 (else 400). A key moving to enterprise from a fixed plan needs both numbers in the same change: the fixed plan's numbers are not taken over. `origins` replaces a publishable key's origins (any other key → 400). */
         ApiKeyPatch: {
             /**
              * @description A plan with fixed numbers (docs/rules.md §5): free, pro or business.
@@ -824,6 +866,14 @@ export interface components {
             plan: "free" | "pro" | "business";
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         } | {
             /**
              * @description The plan whose key carries its own perMinute and perDay.
@@ -842,6 +892,14 @@ export interface components {
             perDay?: number;
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         } | {
             plan?: never;
             /**
@@ -856,16 +914,24 @@ export interface components {
             perDay?: number;
             /** @description A note for operators (who holds the key, what for): 1–100 characters, well-formed Unicode. */
             label?: string;
+            /**
+             * @description The web sites a publishable key may be used from (1 to 20 distinct origins): its requests carry an `Origin` (or `Referer`) of one of them. Publishable keys only.
+             * @example [
+             *       "https://shelter.example",
+             *       "http://localhost:5173"
+             *     ]
+             */
+            origins?: string[];
         };
         /** @description The calling key's status without this request: it takes nothing from the windows and is answered over the limit and during a ban too. */
         OwnStatus: {
             /** @description A key's public id: `key_` and the first 12 hex digits of the key's SHA-256. Safe to log and share. */
             keyId: string;
             /**
-             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions.
+             * @description `client`: the operations of pets, categories and orders; `admin`: also this API and the order transitions; `publishable`: only the catalogue’s reads, from its `origins` (docs/rules.md §16).
              * @enum {string}
              */
-            role: "client" | "admin";
+            role: "client" | "admin" | "publishable";
             /**
              * @description The plan the key is limited by (admin keys: business).
              * @enum {string}
@@ -1570,8 +1636,35 @@ export interface components {
                 };
             };
         };
-        /** @description The key is a client key; this operation needs an admin key. Codes: `forbidden`. */
+        /** @description The key is a client key (or a publishable one, docs/rules.md §16); this operation needs an admin key. Codes: `forbidden`. */
         Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "forbidden",
+                 *       "message": "this operation needs an admin key",
+                 *       "status": 403
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: "forbidden";
+                    /** @constant */
+                    status?: 403;
+                };
+            };
+        };
+        /** @description A publishable key (docs/rules.md §16) used from an origin that is not one of its own (`Origin`, or lacking one `Referer`), or on an operation other than listing pets, listing and getting categories and photos, and `GET /me`. Codes: `forbidden`. */
+        PublishableForbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1732,6 +1825,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -1792,6 +1886,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["IdempotencyInProgress"];
             /** @description The body is larger than 1 MiB. Codes: `payload_too_large`. */
@@ -1958,6 +2053,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["PublishableForbidden"];
             /** @description No animal has this id. Codes: `not_found`. */
             404: {
                 headers: {
@@ -2463,6 +2559,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -2548,6 +2645,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             /** @description The animal is not `available`; the message says its status. Codes: `conflict`. */
             409: {
@@ -2704,6 +2802,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No order has this id among those the key may see (another client key's order is not found, never forbidden). Codes: `not_found`. */
             404: {
                 headers: {
@@ -3115,6 +3214,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No order has this id among those the key may see (another client key's order is not found, never forbidden). Codes: `not_found`. */
             404: {
                 headers: {
@@ -3208,6 +3308,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -3266,6 +3367,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
             404: {
                 headers: {
@@ -3626,6 +3728,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No animal has this id (or it was withdrawn: its photos went with it), or it has no photo with this id. Codes: `not_found`. */
             404: {
                 headers: {
@@ -3805,6 +3908,22 @@ export interface operations {
                      *         "label": "CI runner",
                      *         "source": "api",
                      *         "createdAt": "2027-01-01T12:00:00.000Z"
+                     *       },
+                     *       {
+                     *         "id": "key_c4d1e8a09b37",
+                     *         "role": "publishable",
+                     *         "plan": "pro",
+                     *         "quota": {
+                     *           "perMinute": 300,
+                     *           "perDay": 10000
+                     *         },
+                     *         "label": "shelter web site",
+                     *         "origins": [
+                     *           "https://shelter.example",
+                     *           "http://localhost:5173"
+                     *         ],
+                     *         "source": "api",
+                     *         "createdAt": "2027-01-02T09:30:00.000Z"
                      *       }
                      *     ]
                      */
@@ -3874,21 +3993,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": "key_3f2a9c81d04b",
-                     *       "role": "client",
-                     *       "plan": "pro",
-                     *       "quota": {
-                     *         "perMinute": 300,
-                     *         "perDay": 10000
-                     *       },
-                     *       "label": "CI runner",
-                     *       "source": "api",
-                     *       "createdAt": "2027-01-01T12:00:00.000Z",
-                     *       "key": "pet_EXAMPLE_not_a_real_key_xxxxxxxxxxxxxxxxxxxA"
-                     *     }
-                     */
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
@@ -4475,6 +4579,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             /** @description Past this operation's own allowance (60 a minute per key): `rate_limited`, never a ban. Without a valid key, the client address is over its limit or banned. Codes: `rate_limited`, `temporarily_banned`. */
             429: {
@@ -4586,6 +4691,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
@@ -4650,6 +4756,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             408: components["responses"]["RequestTimeout"];
             /** @description A category with the same name (ignoring case and Unicode normalization) exists; the message gives its id. Codes: `conflict`. */
             409: {
@@ -4783,6 +4890,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PublishableForbidden"];
             /** @description No category has this id. Codes: `not_found`. */
             404: {
                 headers: {

@@ -2,8 +2,11 @@ import type { PlanName, Quota } from '../quota/plans.js';
 import { isValidQuota, PLAN_QUOTAS } from '../quota/plans.js';
 import type { Digests } from '../ports/digests.port.js';
 
-/** What a key may do (docs/rules.md §4): client keys every operation of §1–§8, admin keys also §9 and the order transitions. */
-export const KEY_ROLES = ['client', 'admin'] as const;
+/**
+ * What a key may do (docs/rules.md §4): client keys every operation of §1–§8, admin keys also §9 and
+ * the order transitions, publishable keys only the catalogue's reads, from their origins (§16).
+ */
+export const KEY_ROLES = ['client', 'admin', 'publishable'] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
 
 /** A key as the service keeps it: never the key itself, only its SHA-256. */
@@ -13,6 +16,8 @@ export interface ApiKeyRecord {
   readonly role: KeyRole;
   readonly plan: PlanName;
   readonly quota: Quota;
+  /** A publishable key's origins (docs/rules.md §16), normalised as `readKeyOrigins` leaves them; absent for other roles. */
+  readonly origins?: readonly string[];
 }
 
 /** Where a key comes from: the configuration of the service that embeds the domain (`settings`: read-only in the admin API), or the admin API (`api`). */
@@ -67,6 +72,8 @@ export interface ApiKey {
   readonly plan: PlanName;
   readonly quota: Quota;
   readonly label?: string;
+  /** A publishable key's origins (docs/rules.md §16); absent for other roles. */
+  readonly origins?: readonly string[];
   readonly source: KeySource;
   /** RFC 3339, UTC, milliseconds. */
   readonly createdAt: string;
@@ -79,19 +86,25 @@ export const toApiKey = (record: StoredApiKey, startedAt: number): ApiKey => ({
   plan: record.plan,
   quota: { perMinute: record.quota.perMinute, perDay: record.quota.perDay },
   ...(record.label === undefined ? {} : { label: record.label }),
+  ...(record.origins === undefined ? {} : { origins: [...record.origins] }),
   source: record.source,
   createdAt: new Date(record.createdAt ?? startedAt).toISOString(),
 });
 
-/** The key holder behind a request: its public id and its role. */
+/** The key holder behind a request: its public id and its role (and a publishable key's origins). */
 export interface Caller {
   readonly keyId: string;
   readonly role: KeyRole;
+  /** A publishable key's origins: the request must come from one of them (docs/rules.md §16). */
+  readonly origins?: readonly string[];
 }
 
 /** Who is making a request, as far as the rate limiter is concerned. */
 export interface Subject {
-  /** Stable id of the quota bucket: `k:<key hash>` for a key, `a:<address>` for an anonymous caller. */
+  /**
+   * Stable id of the quota bucket: `k:<key hash>` for a key, `a:<address>` for an anonymous caller,
+   * `v:<key hash>:<visitor>` for one visitor of a publishable key (`visitorSubject`).
+   */
   readonly id: string;
   readonly plan: PlanName;
   readonly quota: Quota;
@@ -120,3 +133,13 @@ export const apiKeyRecord = (
   if (custom) return `the ${plan} plan has fixed quotas; only enterprise keys carry their own`;
   return { keyHash: digests.sha256Hex(key), role, plan, quota: PLAN_QUOTAS[plan] };
 };
+
+/**
+ * The subject of one visitor of a publishable key (docs/rules.md §16): the key's plan and quota,
+ * counted per pair of key and visitor. `visitor` is opaque here (the transport says who a visitor
+ * is: the client address, an IPv6 one by its /64).
+ */
+export const visitorSubject = (subject: Subject, visitor: string): Subject => ({
+  ...subject,
+  id: `v:${subject.id.slice(2)}:${visitor}`,
+});

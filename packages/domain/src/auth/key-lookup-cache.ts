@@ -53,6 +53,10 @@ export class ApiKeyLookupCache implements ApiKeyStore {
     return this.store.findById(keyId);
   }
 
+  listPublishableOrigins(): Promise<readonly string[]> {
+    return this.store.listPublishableOrigins();
+  }
+
   list(afterPosition: number, limit: number): Promise<readonly StoredApiKey[]> {
     return this.store.list(afterPosition, limit);
   }

@@ -2,7 +2,8 @@ import { validationFailed, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { codePoints, checkFields, isObject } from '../text/body.js';
 import { isPlanName, PLAN_NAMES, PLAN_QUOTAS, type PlanName, type Quota } from '../quota/plans.js';
-import { isPublicKeyId } from './api-key.js';
+import { isPublicKeyId, type KeyRole } from './api-key.js';
+import { readKeyOrigins } from './origins.js';
 
 /** Bounds of a key's label, in Unicode code points (docs/rules.md §9). */
 export const LABEL_MIN_LENGTH = 1;
@@ -14,14 +15,23 @@ const LABEL_REGEXP = new RegExp(LABEL_PATTERN, 'u');
 export const QUOTA_MIN = 1;
 export const QUOTA_MAX = Number.MAX_SAFE_INTEGER;
 
-const CREATE_FIELDS = ['plan', 'label', 'perMinute', 'perDay'] as const;
-const PATCH_FIELDS = ['plan', 'perMinute', 'perDay', 'label'] as const;
+const CREATE_FIELDS = ['plan', 'label', 'perMinute', 'perDay', 'role', 'origins'] as const;
+const PATCH_FIELDS = ['plan', 'perMinute', 'perDay', 'label', 'origins'] as const;
 
-/** A checked `POST /admin/keys` body: the plan with its quota, and the label if one was sent. */
+/** The roles the admin API issues (docs/rules.md §9, §16): admin keys come only from the server's settings. */
+export const ISSUED_ROLES = ['client', 'publishable'] as const satisfies readonly KeyRole[];
+export type IssuedRole = (typeof ISSUED_ROLES)[number];
+
+/**
+ * A checked `POST /admin/keys` body: the role (`client` unless sent), the plan with its quota, the
+ * label if one was sent, and a publishable key's origins.
+ */
 export interface KeyRequest {
+  readonly role: IssuedRole;
   readonly plan: PlanName;
   readonly quota: Quota;
   readonly label?: string;
+  readonly origins?: readonly string[];
 }
 
 /**
@@ -32,7 +42,42 @@ export interface KeyPatch {
   readonly plan?: PlanName;
   readonly quota?: Partial<Quota>;
   readonly label?: string;
+  /** New origins, for a publishable key only (checked against the key: `KeyAdmin.patch`). */
+  readonly origins?: readonly string[];
 }
+
+const readRole = (value: unknown): Result<IssuedRole, ValidationFailed> => {
+  if (value === 'admin')
+    return fail(
+      validationFailed(
+        'role',
+        "role admin is not issued through this API: admin keys come only from the server's settings",
+      ),
+    );
+  return typeof value === 'string' && (ISSUED_ROLES as readonly string[]).includes(value)
+    ? ok(value as IssuedRole)
+    : fail(validationFailed('role', `role must be one of ${ISSUED_ROLES.join(', ')}`));
+};
+
+/** `origins` of a creation: required for a publishable key, refused for any other (docs/rules.md §16). */
+const readCreateOrigins = (
+  role: IssuedRole,
+  body: Record<string, unknown>,
+): Result<readonly string[] | undefined, ValidationFailed> => {
+  const sent = Object.hasOwn(body, 'origins');
+  if (role !== 'publishable')
+    return sent
+      ? fail(validationFailed('origins', 'origins are taken only for a publishable key (role publishable)'))
+      : ok(undefined);
+  if (!sent)
+    return fail(
+      validationFailed(
+        'origins',
+        'a publishable key needs origins: the web sites (https://host[:port]) it is used from',
+      ),
+    );
+  return readKeyOrigins(body['origins']);
+};
 
 const readPlan = (value: unknown): Result<PlanName, ValidationFailed> =>
   typeof value === 'string' && isPlanName(value)
@@ -108,6 +153,8 @@ export const validateKeyRequest = (body: unknown): Result<KeyRequest, Validation
   const unknown = checkFields(body, CREATE_FIELDS);
   if (unknown) return fail(unknown);
   if (!Object.hasOwn(body, 'plan')) return fail(validationFailed('plan', 'plan is required'));
+  const role = Object.hasOwn(body, 'role') ? readRole(body['role']) : ok<IssuedRole>('client');
+  if (!role.ok) return role;
   const plan = readPlan(body['plan']);
   if (!plan.ok) return plan;
   const quota = readQuota(body);
@@ -118,20 +165,27 @@ export const validateKeyRequest = (body: unknown): Result<KeyRequest, Validation
     if (!read.ok) return read;
     label = read.value;
   }
+  const origins = readCreateOrigins(role.value, body);
+  if (!origins.ok) return origins;
   const grant = resolveGrant(plan.value, quota.value, undefined);
   if (!grant.ok) return grant;
-  return ok(label === undefined ? grant.value : { ...grant.value, label });
+  return ok({
+    role: role.value,
+    ...grant.value,
+    ...(label === undefined ? {} : { label }),
+    ...(origins.value === undefined ? {} : { origins: origins.value }),
+  });
 };
 
 /** Checks a key change body on its own: closed, at least one field, each field's rule. */
 export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFailed> => {
   if (!isObject(body))
-    return fail(validationFailed('body', 'the body must be a JSON object with any of plan, perMinute, perDay, label'));
+    return fail(validationFailed('body', `the body must be a JSON object with any of ${PATCH_FIELDS.join(', ')}`));
   const unknown = checkFields(body, PATCH_FIELDS);
   if (unknown) return fail(unknown);
   if (Object.keys(body).length === 0)
     return fail(validationFailed('body', `send at least one of ${PATCH_FIELDS.join(', ')}`));
-  let patch: { plan?: PlanName; quota?: Partial<Quota>; label?: string } = {};
+  let patch: { plan?: PlanName; quota?: Partial<Quota>; label?: string; origins?: readonly string[] } = {};
   if (Object.hasOwn(body, 'plan')) {
     const plan = readPlan(body['plan']);
     if (!plan.ok) return plan;
@@ -144,6 +198,11 @@ export const validateKeyPatch = (body: unknown): Result<KeyPatch, ValidationFail
     const label = readLabel(body['label']);
     if (!label.ok) return label;
     patch = { ...patch, label: label.value };
+  }
+  if (Object.hasOwn(body, 'origins')) {
+    const origins = readKeyOrigins(body['origins']);
+    if (!origins.ok) return origins;
+    patch = { ...patch, origins: origins.value };
   }
   if (patch.plan !== undefined && patch.plan !== 'enterprise' && patch.quota !== undefined)
     return fail(enterpriseOnly(patch.plan, patch.quota));

@@ -8,10 +8,12 @@ export interface NewApiKey extends ApiKeyRecord {
   readonly label?: string;
 }
 
-/** What `update` changes: the plan and its quota together, the label, or both. */
+/** What `update` changes: the plan and its quota together, the label, a publishable key's origins, or several. */
 export interface KeyChanges {
   readonly grant?: { readonly plan: PlanName; readonly quota: Quota };
   readonly label?: string;
+  /** Only ever for a publishable key (the use case checks the role). */
+  readonly origins?: readonly string[];
 }
 
 /**
@@ -22,8 +24,8 @@ export interface KeyChanges {
  *
  * Events (docs/rules.md §15, `EventStore`): `insert`, `update` and `revoke`, given a `record`, call it
  * with the key as the write leaves it (for `revoke`: as it was when revoked) and append the events to
- * the key's outbox in that same atomic write; an `update` that leaves the plan, the quota and the label
- * as they were records nothing (of two identical changes at once, only the first changes the key); the
+ * the key's outbox in that same atomic write; an `update` that leaves the plan, the quota, the label
+ * and the origins as they were records nothing (of two identical changes at once, only the first changes the key); the
  * keys of the settings (`save`, `retainSettingsKeys`) record none.
  */
 export interface ApiKeyStore {
@@ -31,6 +33,12 @@ export interface ApiKeyStore {
   findByHash(keyHash: string): Promise<StoredApiKey | undefined>;
   /** The key (not revoked) with this public id. */
   findById(keyId: string): Promise<StoredApiKey | undefined>;
+  /**
+   * Every origin that some live (not revoked) publishable key lists, each once, in no particular
+   * order: what a CORS preflight, which carries no key, is answered for (docs/rules.md §16). One
+   * query, served by an index; callers cache it (`PublishableOrigins`).
+   */
+  listPublishableOrigins(): Promise<readonly string[]>;
   /** Keys (not revoked) with `position > afterPosition`, ascending position, at most `limit`. */
   list(afterPosition: number, limit: number): Promise<readonly StoredApiKey[]>;
   /**

@@ -60,6 +60,7 @@ export const PORT_METHODS: { readonly [N in PortName]: PortMethods<NamedPorts[N]
   ApiKeyStore: {
     findByHash: 'read',
     findById: 'read',
+    listPublishableOrigins: 'read',
     list: 'read',
     save: 'write',
     retainSettingsKeys: 'write',

@@ -44,7 +44,10 @@ export class Authenticator {
       id: `k:${keyHash}`,
       plan: record.plan,
       quota: record.quota,
-      caller: { keyId: publicKeyId(keyHash), role: record.role },
+      caller:
+        record.origins === undefined
+          ? { keyId: publicKeyId(keyHash), role: record.role }
+          : { keyId: publicKeyId(keyHash), role: record.role, origins: record.origins },
     });
   }
 }

@@ -1,10 +1,11 @@
 import type { ApiKeyStore, KeyChanges } from '../ports/api-key-store.port.js';
 import type { Clock } from '../ports/clock.port.js';
 import type { Random } from '../ports/random.port.js';
-import type { Conflict, Forbidden, NotFound, ValidationFailed } from '../errors.js';
+import { validationFailed, type Conflict, type Forbidden, type NotFound, type ValidationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
 import { toApiKey, type ApiKey, type Caller, type StoredApiKey } from '../auth/api-key.js';
 import { generateApiKey } from '../auth/key-format.js';
+import { generatePublishableKey } from '../auth/origins.js';
 import { resolveGrant, validateKeyId, validateKeyPatch, validateKeyRequest } from '../auth/key-request.js';
 import { pageScope } from '../pagination/cursor.js';
 import { assemblePage, readPageRequest, type Page, type PageInput } from '../pagination/page.js';
@@ -19,13 +20,19 @@ export interface CreatedApiKey extends ApiKey {
   readonly key: string;
 }
 
-/** Whether `changes` leave `key` as it is: the same plan and quota, the same label. */
+/** Whether `changes` leave `key` as it is: the same plan and quota, the same label, the same origins. */
 const isNoKeyChange = (key: StoredApiKey, changes: KeyChanges): boolean =>
   (changes.grant === undefined ||
     (changes.grant.plan === key.plan &&
       changes.grant.quota.perMinute === key.quota.perMinute &&
       changes.grant.quota.perDay === key.quota.perDay)) &&
-  (changes.label === undefined || changes.label === key.label);
+  (changes.label === undefined || changes.label === key.label) &&
+  (changes.origins === undefined || changes.origins.join(' ') === key.origins?.join(' '));
+
+const originsOnlyPublishable: ValidationFailed = validationFailed(
+  'origins',
+  'origins can be changed only on a publishable key (this key is not one)',
+);
 
 /** Attempts at a fresh key before giving up (a clash of 48-bit public ids is already rare). */
 const CREATE_ATTEMPTS = 4;
@@ -66,18 +73,20 @@ export class KeyAdmin {
     if (!allowed.ok) return allowed;
     const request = validateKeyRequest(body);
     if (!request.ok) return request;
-    const { plan, quota, label } = request.value;
+    const { role, plan, quota, label, origins } = request.value;
     for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt++) {
-      const key = generateApiKey(this.random);
+      // A publishable key begins with `pk_`, a secret one with `pet_`: a secret scanner tells them apart (§16).
+      const key = role === 'publishable' ? generatePublishableKey(this.random) : generateApiKey(this.random);
       const now = this.clock.now();
       const stored = await this.keys.insert(
         {
           keyHash: this.digests.sha256Hex(key),
-          role: 'client',
+          role,
           plan,
           quota,
           createdAt: now,
           ...(label === undefined ? {} : { label }),
+          ...(origins === undefined ? {} : { origins }),
         },
         keyChanged('key.created', timestamp(now), this.startedAt),
       );
@@ -125,6 +134,7 @@ export class KeyAdmin {
     const current = await this.keys.findById(id.value);
     if (current === undefined) return fail(notFound(id.value));
     if (current.source === 'settings') return fail(settingsKey(id.value));
+    if (patch.value.origins !== undefined && current.role !== 'publishable') return fail(originsOnlyPublishable);
     let changes: KeyChanges = {};
     if (patch.value.plan !== undefined || patch.value.quota !== undefined) {
       const grant = resolveGrant(patch.value.plan ?? current.plan, patch.value.quota, current);
@@ -132,6 +142,7 @@ export class KeyAdmin {
       changes = { grant: grant.value };
     }
     if (patch.value.label !== undefined) changes = { ...changes, label: patch.value.label };
+    if (patch.value.origins !== undefined) changes = { ...changes, origins: patch.value.origins };
     // A change to what the key already is changes nothing, and records no `key.updated` (docs/rules.md §15).
     if (isNoKeyChange(current, changes)) return ok(this.view(current));
     const updated = await this.keys.update(id.value, changes, this.recordAs('key.updated'));

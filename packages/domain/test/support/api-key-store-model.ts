@@ -24,6 +24,10 @@ export class ApiKeyStoreModel implements ApiKeyStore {
     this.calls++;
     return this.live(keyId)?.record;
   }
+  async listPublishableOrigins() {
+    this.calls++;
+    return [...new Set(this.keys.filter((k) => !k.revoked).flatMap((k) => k.record.origins ?? []))];
+  }
   async list(afterPosition: number, limit: number) {
     this.calls++;
     return this.keys
@@ -62,6 +66,7 @@ export class ApiKeyStoreModel implements ApiKeyStore {
       ...k.record,
       ...(changes.grant ?? {}),
       ...(changes.label === undefined ? {} : { label: changes.label }),
+      ...(changes.origins === undefined ? {} : { origins: changes.origins }),
     };
     return k.record;
   }
