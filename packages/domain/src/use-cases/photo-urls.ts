@@ -127,6 +127,7 @@ export class PhotoUrls implements PhotoLinks {
     const secret = generatePhotoUrlSecret(this.options.random);
     const now = this.options.clock.now();
     await this.source.store.rotate(secret);
+    // Stryker disable next-line UpdateOperator: a read in flight only asks whether the counter moved, and `--` moves it too
     this.rotations++;
     this.cached = { secret, until: now + PHOTO_URL_SECRET_MAX_AGE_MS };
     return ok(undefined);
@@ -149,6 +150,7 @@ export class PhotoUrls implements PhotoLinks {
     const secret = (await store.read()) ?? (await store.create(generatePhotoUrlSecret(this.options.random)));
     // Counted from before the read: the secret is never used longer than the bound after the store held it.
     if (rotations === this.rotations) this.cached = { secret, until: startedAt + PHOTO_URL_SECRET_MAX_AGE_MS };
+    // Stryker disable next-line OptionalChaining: `cached` is set here, by this read or by the rotation that moved the counter (in the same turn)
     return this.cached?.secret ?? secret;
   }
 }
