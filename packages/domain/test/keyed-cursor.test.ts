@@ -6,24 +6,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { MAX_PETS_CURSOR_LENGTH, pageScope } from '../src/index.js';
 import { decodeKeyedCursor, encodeKeyedCursor, keyedCursorBound } from '../src/pagination/cursor.js';
-
-/** The checksum the service writes over a body and its scope (cyrb53, as pagination/cursor.ts computes it). */
-const checksum = (text: string): string => {
-  let h1 = 0xdeadbeef ^ 0x5eed;
-  let h2 = 0x41c6ce57 ^ 0x5eed;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
-};
-
-/** `body` and, after a dot, the checksum of `body` in `scope`, as base64url: what a forger can write. */
-const forge = (body: string, scope: string): string =>
-  Buffer.from(`${body}.${checksum(`${body}|${scope}`)}`, 'latin1').toString('base64url');
+import { cursorChecksum, forgeCursor } from './support/forged-cursor.js';
 
 /** The UTF-8 bytes of `text`, one character 0…255 each. */
 const bytesOf = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
@@ -34,7 +17,7 @@ describe('the keyed cursors (docs/rules.md §2, §16): k1.<id>.<key>.<checksum>'
   const scope = pageScope('pets', { sort: 'name' });
 
   it('forges as the service writes (the premise of the tests below)', () => {
-    expect(forge(`k1.7.${bytesOf('Zoë.x')}`, scope)).to.equal(encodeKeyedCursor({ key: 'Zoë.x', id: 7 }, scope));
+    expect(forgeCursor(`k1.7.${bytesOf('Zoë.x')}`, scope)).to.equal(encodeKeyedCursor({ key: 'Zoë.x', id: 7 }, scope));
   });
 
   it('property: any text is a key, control characters (U+0000…U+001F), dots and every plane included, and decodes as it was', () => {
@@ -64,8 +47,8 @@ describe('the keyed cursors (docs/rules.md §2, §16): k1.<id>.<key>.<checksum>'
 
   it('refuses another version under a fitting checksum: only k1 is a keyed cursor', () => {
     for (const version of ['k2', 'K1', 'k0', 'c2', 'k', 'k1k1', ' k1', 'k1 ', ''])
-      expect(decode(forge(`${version}.7.ab`, scope), scope), version).to.equal(undefined);
-    expect(decode(forge('k1.7.ab', scope), scope), 'k1 itself').to.deep.equal({ key: 'ab', id: 7 });
+      expect(decode(forgeCursor(`${version}.7.ab`, scope), scope), version).to.equal(undefined);
+    expect(decode(forgeCursor('k1.7.ab', scope), scope), 'k1 itself').to.deep.equal({ key: 'ab', id: 7 });
   });
 
   it('property: refuses an id written otherwise than canonically (zeros, sign, exponent, spaces, hex), or 0, under a fitting checksum', () => {
@@ -84,20 +67,20 @@ describe('the keyed cursors (docs/rules.md §2, §16): k1.<id>.<key>.<checksum>'
           '0',
           '',
         ])
-          expect(decode(forge(`k1.${idText}.${bytesOf(key)}`, scope), scope), idText).to.equal(undefined);
-        expect(decode(forge(`k1.${n}.${bytesOf(key)}`, scope), scope), 'canonical').to.deep.equal({ key, id });
+          expect(decode(forgeCursor(`k1.${idText}.${bytesOf(key)}`, scope), scope), idText).to.equal(undefined);
+        expect(decode(forgeCursor(`k1.${n}.${bytesOf(key)}`, scope), scope), 'canonical').to.deep.equal({ key, id });
       }),
     );
   });
 
   it('refuses a text with fields missing, even when the field after its last dot is the checksum of what precedes it', () => {
     for (const body of ['k1.7', 'k1', 'k1.', '7', 'ab', ''])
-      expect(decode(forge(body, scope), scope), body).to.equal(undefined);
+      expect(decode(forgeCursor(body, scope), scope), body).to.equal(undefined);
     // In this listing the checksum of `k1` is all digits: a looser split would read `k1.<checksum>` as
     // an id and a key.
     const digitScope = pageScope('pets', { q: 'w1r', sort: 'name' });
-    expect(checksum(`k1|${digitScope}`), 'the premise').to.match(/^[1-9][0-9]{0,15}.$/);
-    expect(decode(forge('k1', digitScope), digitScope)).to.equal(undefined);
+    expect(cursorChecksum(`k1|${digitScope}`), 'the premise').to.match(/^[1-9][0-9]{0,15}.$/);
+    expect(decode(forgeCursor('k1', digitScope), digitScope)).to.equal(undefined);
   });
 
   it('property: the bound is the longest cursor issued for keys of at most that many bytes: every one fits, and one reaches it', () => {
