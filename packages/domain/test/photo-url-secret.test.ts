@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { PhotoUrls, signPhoto, type Caller, type PhotoUrlSecretStore } from '../src/index.js';
 import { ManualClock, SeededRandom, nodeDigests } from '../test-support/index.js';
 import { expectRefusal } from './support/refusals.js';
+import { photoOf, signatureOf } from './support/photo-urls.js';
 
 const ADMIN: Caller = { keyId: 'key_00000000000a', role: 'admin' };
 const CLIENT: Caller = { keyId: 'key_00000000000c', role: 'client' };
@@ -40,16 +41,6 @@ class HeldStore implements PhotoUrlSecretStore {
   }
 }
 
-const photo = (petId: number, id: number) => ({
-  id,
-  petId,
-  contentType: 'image/jpeg' as const,
-  width: 500,
-  height: 300,
-  bytes: 1000,
-  createdAt: '2027-01-01T00:00:00.000Z',
-});
-const signatureOf = (url: string): string => new URL(url, 'http://x').searchParams.get('sig') ?? '';
 const make = (store: PhotoUrlSecretStore, clock = new ManualClock()) =>
   new PhotoUrls({ store }, { digests: nodeDigests, random: new SeededRandom(), clock });
 
@@ -58,11 +49,11 @@ describe('PhotoUrls: the kept secret (docs/rules.md §16)', () => {
     const store = new HeldStore(OLD);
     const clock = new ManualClock();
     const urls = make(store, clock);
-    await urls.links([photo(1, 1)]);
+    await urls.links([photoOf(1, 1)]);
     expect(store.reads).to.equal(1);
     clock.advance(400);
     expect((await urls.rotate(ADMIN)).ok).to.equal(true);
-    const [view] = await urls.links([photo(1, 1)]);
+    const [view] = await urls.links([photoOf(1, 1)]);
     expect(signatureOf(view!.url)).to.equal(signPhoto(nodeDigests, store.secret!, '1', '1'));
     expect(await urls.verify('1', '1', signPhoto(nodeDigests, OLD, '1', '1'))).to.equal(false);
     clock.advance(ROTATION_BOUND_MS - 401);
@@ -74,7 +65,7 @@ describe('PhotoUrls: the kept secret (docs/rules.md §16)', () => {
     const store = new HeldStore(OLD);
     const urls = make(store);
     store.hold();
-    const page = urls.links([photo(1, 1)]);
+    const page = urls.links([photoOf(1, 1)]);
     expect(store.reads, 'the read has looked').to.equal(1);
     expect((await urls.rotate(ADMIN)).ok).to.equal(true);
     const rotated = store.secret!;

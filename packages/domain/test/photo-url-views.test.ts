@@ -3,22 +3,13 @@
 // HMAC again for a photo asked again under the same secret, and a bounded memory of the views kept.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { PhotoUrls, signPhoto, type Digests, type Photo, type PhotoUrlSecretStore } from '../src/index.js';
+import { PhotoUrls, signPhoto, type Digests, type PhotoUrlSecretStore } from '../src/index.js';
 import { ManualClock, SeededRandom, nodeDigests } from '../test-support/index.js';
+import { photoOf } from './support/photo-urls.js';
 
 const SECRET = 'k'.repeat(43);
 /** The views `PhotoUrls` keeps at most (`VIEW_CACHE_MAX`, "past this many, the cache starts over"). */
 const VIEWS_KEPT = 50_000;
-
-const photo = (petId: number, id: number, width = 500): Photo => ({
-  id,
-  petId,
-  contentType: 'image/jpeg',
-  width,
-  height: 300,
-  bytes: 1000,
-  createdAt: '2027-01-01T00:00:00.000Z',
-});
 
 /** `node:crypto`'s digests (or a cheaper MAC), counting the HMACs: the cost of signing a URL. */
 const countingDigests = (
@@ -40,7 +31,7 @@ const fromSetting = (digests: Digests = nodeDigests, base?: string) =>
 
 describe('PhotoUrls views (docs/rules.md §16)', () => {
   it('without PETSTORE_PUBLIC_URL, a URL starts with /v1/', async () => {
-    const [view] = await fromSetting().links([photo(7, 3)]);
+    const [view] = await fromSetting().links([photoOf(7, 3)]);
     expect(view!.url).to.equal(`/v1/pets/7/photos/3?sig=${signPhoto(nodeDigests, SECRET, '7', '3')}`);
   });
 
@@ -68,7 +59,7 @@ describe('PhotoUrls views (docs/rules.md §16)', () => {
       fc.asyncProperty(pageArb, async (ids) => {
         const digests = countingDigests();
         const urls = fromSetting(digests, 'https://p.example');
-        const page = ids.map(({ petId, id }) => photo(petId, id));
+        const page = ids.map(({ petId, id }) => photoOf(petId, id));
         const first = await urls.links(page);
         expect(digests.signed(), 'each photo signed once').to.equal(page.length);
         expect(await urls.links(page)).to.deep.equal(first);
@@ -81,12 +72,12 @@ describe('PhotoUrls views (docs/rules.md §16)', () => {
   it(`keeps the views of up to ${VIEWS_KEPT} photos, and past that starts over: its memory is bounded`, async () => {
     const digests = countingDigests(() => new Uint8Array(32)); // what is counted, not what is signed
     const urls = fromSetting(digests);
-    await urls.links(Array.from({ length: VIEWS_KEPT }, (_, i) => photo(1, i + 1)));
+    await urls.links(Array.from({ length: VIEWS_KEPT }, (_, i) => photoOf(1, i + 1)));
     expect(digests.signed()).to.equal(VIEWS_KEPT);
-    await urls.links([photo(1, 1), photo(1, VIEWS_KEPT)]);
+    await urls.links([photoOf(1, 1), photoOf(1, VIEWS_KEPT)]);
     expect(digests.signed(), `${VIEWS_KEPT} photos are all kept`).to.equal(VIEWS_KEPT);
-    await urls.links([photo(1, VIEWS_KEPT + 1)]);
-    await urls.links([photo(1, 1)]);
+    await urls.links([photoOf(1, VIEWS_KEPT + 1)]);
+    await urls.links([photoOf(1, 1)]);
     expect(digests.signed(), 'one more, and the first is signed again').to.equal(VIEWS_KEPT + 2);
   });
 });

@@ -16,6 +16,7 @@ import {
   type PhotoUrlSecretStore,
 } from '../src/index.js';
 import { ManualClock, SeededRandom, nodeDigests } from '../test-support/index.js';
+import { CountingStore, photoOf, signatureOf } from './support/photo-urls.js';
 
 const ADMIN: Caller = { keyId: 'key_00000000000a', role: 'admin' };
 const CLIENT: Caller = { keyId: 'key_00000000000c', role: 'client' };
@@ -23,36 +24,6 @@ const SECRET = 'k'.repeat(43);
 /** docs/rules.md §16: a rotation is in force in every process within 1 second. */
 const ROTATION_BOUND_MS = 1_000;
 
-const photo = (petId: number, id: number, width = 500): Photo => ({
-  id,
-  petId,
-  contentType: 'image/jpeg',
-  width,
-  height: 300,
-  bytes: 1000,
-  createdAt: '2027-01-01T00:00:00.000Z',
-});
-
-/** A store in memory that counts its calls (one storage, as a database shared by several `PhotoUrls`). */
-class CountingStore implements PhotoUrlSecretStore {
-  secret: string | undefined;
-  reads = 0;
-  creates = 0;
-  async read(): Promise<string | undefined> {
-    this.reads++;
-    return this.secret;
-  }
-  async create(secret: string): Promise<string> {
-    this.creates++;
-    this.secret ??= secret;
-    return this.secret;
-  }
-  async rotate(secret: string): Promise<void> {
-    this.secret = secret;
-  }
-}
-
-const signatureOf = (url: string): string => new URL(url, 'http://x').searchParams.get('sig') ?? '';
 const idArb = fc.integer({ min: 1, max: 2 ** 53 - 1 }).map(String);
 
 describe('photo signatures (docs/rules.md §16)', () => {
@@ -117,7 +88,7 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
       { setting: SECRET },
       { digests: nodeDigests, random: new SeededRandom(), clock: new ManualClock(), base: 'https://pets.example' },
     );
-    const views = await setting.links([photo(7, 3, 700), photo(7, 1, 200)]);
+    const views = await setting.links([photoOf(7, 3, 700), photoOf(7, 1, 200)]);
     const url = `https://pets.example/v1/pets/7/photos/3?sig=${signPhoto(nodeDigests, SECRET, '7', '3')}`;
     expect(views[0]).to.deep.equal({
       id: 3,
@@ -130,7 +101,7 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
     expect(views[1]!.url).to.equal(
       `https://pets.example/v1/pets/7/photos/1?sig=${signPhoto(nodeDigests, SECRET, '7', '1')}`,
     );
-    const relative = await make(new CountingStore()).links([photo(7, 3)]);
+    const relative = await make(new CountingStore()).links([photoOf(7, 3)]);
     expect(relative[0]!.url).to.match(/^\/v1\/pets\/7\/photos\/3\?sig=[A-Za-z0-9_-]{43}$/);
   });
 
@@ -168,7 +139,7 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
 
   it("verifies the signature of its own URLs, and not another photo's", async () => {
     const urls = make(new CountingStore());
-    const [a, b] = await urls.links([photo(1, 1), photo(1, 2)]);
+    const [a, b] = await urls.links([photoOf(1, 1), photoOf(1, 2)]);
     expect(await urls.verify('1', '1', signatureOf(a!.url))).to.equal(true);
     expect(await urls.verify('1', '2', signatureOf(b!.url))).to.equal(true);
     expect(await urls.verify('1', '2', signatureOf(a!.url))).to.equal(false);
@@ -178,7 +149,11 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
   it('makes the secret once, at first use, and concurrent first uses share one read and one create', async () => {
     const store = new CountingStore();
     const urls = make(store);
-    await Promise.all([urls.links([photo(1, 1)]), urls.verify('1', '1', 'A'.repeat(43)), urls.links([photo(2, 2)])]);
+    await Promise.all([
+      urls.links([photoOf(1, 1)]),
+      urls.verify('1', '1', 'A'.repeat(43)),
+      urls.links([photoOf(2, 2)]),
+    ]);
     expect([store.reads, store.creates]).to.deep.equal([1, 1]);
     expect(store.secret).to.be.a('string').with.length(43);
   });
@@ -188,12 +163,12 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
     const clock = new ManualClock();
     const urls = make(store, clock);
     for (let i = 0; i < 50; i++) {
-      await urls.links([photo(1, i + 1)]);
+      await urls.links([photoOf(1, i + 1)]);
       clock.advance(ROTATION_BOUND_MS / 50 - 1);
     }
     expect(store.reads).to.equal(1);
     clock.advance(50);
-    await urls.links([photo(1, 1)]);
+    await urls.links([photoOf(1, 1)]);
     expect(store.reads).to.equal(2);
     await urls.links([]);
     expect(store.reads, 'a page without photos reads nothing').to.equal(2);
@@ -204,25 +179,25 @@ describe('PhotoUrls (docs/rules.md §16)', () => {
     const clock = new ManualClock();
     const here = make(store, clock);
     const there = make(store, clock);
-    const [before] = await here.links([photo(5, 9)]);
+    const [before] = await here.links([photoOf(5, 9)]);
     const old = signatureOf(before!.url);
     expect(await there.verify('5', '9', old)).to.equal(true);
     clock.advance(400);
     expect((await here.rotate(ADMIN)).ok).to.equal(true);
     expect(await here.verify('5', '9', old)).to.equal(false);
-    const [after] = await here.links([photo(5, 9)]);
+    const [after] = await here.links([photoOf(5, 9)]);
     expect(signatureOf(after!.url)).not.to.equal(old);
     expect(await here.verify('5', '9', signatureOf(after!.url))).to.equal(true);
     clock.advance(ROTATION_BOUND_MS - 400);
     expect(await there.verify('5', '9', old), 'the other process, 1 s after its read').to.equal(false);
     expect(await there.verify('5', '9', signatureOf(after!.url))).to.equal(true);
-    expect(await there.links([photo(5, 9)]), 'and links anew').to.deep.equal([after]);
+    expect(await there.links([photoOf(5, 9)]), 'and links anew').to.deep.equal([after]);
   });
 
   it('rotate: forbidden to anyone but an admin key, before the store is touched; conflict for the setting', async () => {
     const store = new CountingStore();
     const urls = make(store);
-    const [view] = await urls.links([photo(1, 1)]);
+    const [view] = await urls.links([photoOf(1, 1)]);
     const secret = store.secret;
     for (const caller of [CLIENT, undefined]) {
       const refused = await urls.rotate(caller);
