@@ -25,10 +25,10 @@ export const foldText = (text: string): string =>
  * script (`〇`, `፲`) breaks a word; the compatibility numerals (`²`, `①`, `Ⅻ`) are already plain
  * digits or letters after NFKD. Folding the words joined by a space gives the same words.
  */
-export const foldWords = (text: string): string[] =>
-  foldText(text)
-    .split(SEPARATORS)
-    .filter((word) => word !== '');
+export const foldWords = (text: string): string[] => wordsOfFolded(foldText(text));
+
+/** The words of a text already folded (`foldText`): for a caller that keeps the folded text too. */
+export const wordsOfFolded = (folded: string): string[] => folded.split(SEPARATORS).filter((word) => word !== '');
 
 /** A UTF-16 code unit moved so that unit order is code-point order: surrogates after U+E000–U+FFFF. */
 const codePointRank = (unit: number): number => (unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit);

@@ -5,7 +5,7 @@
  * store with the pet: no store folds a name or draws a key by itself.
  */
 import type { Random } from '../ports/random.port.js';
-import { foldText, foldWords } from './fold.js';
+import { foldText, wordsOfFolded } from './fold.js';
 import type { PetChanges, PetDraft } from './pet.js';
 import { drawShuffleKey } from './shuffle.js';
 
@@ -35,10 +35,11 @@ export type PetEdit =
   | (PetChanges & { readonly name: string; readonly nameKeys: PetNameKeys });
 
 /** The name keys of `name`. */
-export const nameKeysOf = (name: string): PetNameKeys => ({
-  words: [...new Set(foldWords(name))],
-  nameKey: foldText(name),
-});
+export const nameKeysOf = (name: string): PetNameKeys => {
+  // Folded once: the name key, and cut into its words.
+  const nameKey = foldText(name);
+  return { words: [...new Set(wordsOfFolded(nameKey))], nameKey };
+};
 
 /** The entry a create stores: the draft, its name keys, and a shuffle key drawn from `random`. */
 export const petEntry = (draft: PetDraft, random: Random): PetEntry => ({
