@@ -2,16 +2,12 @@
 // exactly, across two server processes on one database (§5 "Exact counting"): of N > L requests of
 // one visitor arriving together through both processes, exactly L are admitted.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
+import { spawnServer, type ServerProcess } from './hardening/support.js';
 
-const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const ADMIN = 'publishable-mongo-admin-key-0123456789';
 const SITE = 'https://shelter.example';
-
-type Proc = { url: Promise<string>; stop(): Promise<number | null> };
 
 /** One request through node:http (it sends `Origin` as given), from `localAddress`; resolves with its status and body. */
 const call = (
@@ -56,38 +52,18 @@ describe('publishable keys on MongoDB, two server processes (docs/rules.md §16)
   }
   const database = `petstore_pk_${process.pid}_${Date.now()}`;
   const withDatabase = uri.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?(\?.*)?$/, `$1/${database}$3`);
-  const start = (): Proc => {
-    const child = spawn(process.execPath, [MAIN], {
-      cwd: fileURLToPath(new URL('.', import.meta.url)),
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        PETSTORE_STORE: 'mongo',
-        MONGODB_URI: withDatabase,
-        PETSTORE_ADMIN_KEYS: ADMIN,
-      },
-    });
-    let out = '';
-    const url = new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /"url":"([^"]+)"/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.on('exit', (code) => reject(new Error(`server exited with ${String(code)} before listening`)));
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    return { url, stop: () => (child.kill('SIGTERM'), exited) };
-  };
-  let a: Proc, b: Proc;
-  before(() => {
-    a = start();
-    b = start();
+  let processes: ServerProcess[];
+  let urls: string[];
+  before(async () => {
+    const env = { PETSTORE_STORE: 'mongo', MONGODB_URI: withDatabase, PETSTORE_ADMIN_KEYS: ADMIN };
+    processes = [spawnServer(env), spawnServer(env)];
+    urls = await Promise.all(processes.map(async (p) => String(await p.url())));
   });
   after(async () => {
-    expect(await a.stop()).to.equal(0);
-    expect(await b.stop()).to.equal(0);
+    for (const p of processes) {
+      p.child.kill('SIGTERM');
+      expect(await p.exited).to.equal(0);
+    }
     const client = await MongoClient.connect(withDatabase);
     await client.db(database).dropDatabase();
     await client.close();
@@ -95,7 +71,7 @@ describe('publishable keys on MongoDB, two server processes (docs/rules.md §16)
 
   it('one visitor, N > L requests at once through both processes: exactly L admitted; another visitor is unaffected', async () => {
     const limit = 12;
-    const issued = await call(await a.url, '/v1/admin/keys', {
+    const issued = await call(urls[0]!, '/v1/admin/keys', {
       method: 'POST',
       key: ADMIN,
       // perMinute = perDay: a minute that ends during the test cannot admit more than L.
@@ -109,7 +85,6 @@ describe('publishable keys on MongoDB, two server processes (docs/rules.md §16)
     });
     expect(issued.status, issued.text).to.equal(201);
     const { key } = JSON.parse(issued.text) as { key: string };
-    const urls = [await a.url, await b.url];
     const statuses = await Promise.all(
       Array.from({ length: 3 * limit }, (_, i) =>
         call(urls[i % 2]!, '/v1/categories', { key, origin: SITE, localAddress: '127.0.0.2' }).then((r) => r.status),
