@@ -7,10 +7,10 @@ import type { PhotoLinks, PhotoView } from '../ports/photo-links.port.js';
 import type { Gone, NotFound, ValidationFailed } from '../errors.js';
 import { quoteInput, validationFailed } from '../errors.js';
 import { fail, ok, type Result } from '../result.js';
-import { isPetStatus, MAX_CATEGORY_ID, type Pet, type PetRecord } from '../pet/pet.js';
+import type { Pet, PetRecord } from '../pet/pet.js';
 import { parsePetId, validateNewPet } from '../pet/validate.js';
 import { petEntry } from '../pet/keys.js';
-import { readCatalogQuery, type CatalogQuery, type CatalogQueryInput } from '../pet/catalog-query.js';
+import { readCatalogQuery, type CatalogQueryInput } from '../pet/catalog-query.js';
 import { assembleCatalogPage, catalogScope, readCatalogPage } from '../pet/catalog-page.js';
 import type { Page, PageInput } from '../pagination/page.js';
 import { GET_PET_DEPRECATION, isSunset, type DeprecationPolicy } from '../deprecation/sunset.js';
@@ -56,43 +56,6 @@ const catalogInput = (input: ListPetsInput): Result<CatalogQueryInput, Validatio
     else return fail(validationFailed(name, `${name} must be given as text`));
   }
   return ok(read);
-};
-
-const PLAIN: CatalogQuery = { order: { sort: 'id' }, expandPhotos: false };
-
-/**
- * The plain list (docs/rules.md §2): none of §16's parameters, at most one valid status and one
- * valid category id (a number) — read as it always was, without the catalogue's parser, which
- * reads it alike (`undefined`: anything else, for the parser to read or refuse).
- */
-// Stryker disable next-line BlockStatement: a list this leaves undefined is read alike by the parser (catalog-listing's property): it only spares the parser
-const plainQuery = (input: ListPetsInput): CatalogQuery | undefined => {
-  const { status, categoryId } = input;
-  if (input.q !== undefined || input.sort !== undefined || input.seed !== undefined || input.expand !== undefined)
-    return undefined;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: a status left to the parser is read alike there; isPetStatus is false for anything but text
-  if (status !== undefined && !(typeof status === 'string' && isPetStatus(status))) return undefined;
-  if (
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: an id left to the parser is read alike there
-    categoryId !== undefined &&
-    !(
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: an id left to the parser is read alike there; Number.isInteger is false for anything but a number
-      typeof categoryId === 'number' &&
-      Number.isInteger(categoryId) &&
-      // Stryker disable next-line EqualityOperator: id 1 left to the parser is read alike there
-      categoryId >= 1 &&
-      // Stryker disable next-line EqualityOperator: the largest id left to the parser is read alike there
-      categoryId <= MAX_CATEGORY_ID
-    )
-  )
-    return undefined;
-  // Object literals, not spreads: this runs on every plain list.
-  const { order } = PLAIN;
-  if (status === undefined)
-    return categoryId === undefined ? PLAIN : { order, expandPhotos: false, categoryIds: [categoryId] };
-  return categoryId === undefined
-    ? { order, expandPhotos: false, statuses: [status] }
-    : { order, expandPhotos: false, statuses: [status], categoryIds: [categoryId] };
 };
 
 /**
@@ -144,15 +107,11 @@ export class PetCatalog {
    * more read. Items are the store's objects (they may hold more than a `Pet`'s fields: show only those).
    */
   async listPets(input: ListPetsInput = {}): Promise<Result<Page<PetListItem>, ValidationFailed>> {
-    let catalog = plainQuery(input);
-    // Stryker disable next-line ConditionalExpression: the parser reads a plain list as plainQuery does; skipping it only spares the parser
-    if (catalog === undefined) {
-      const parameters = catalogInput(input);
-      if (!parameters.ok) return parameters;
-      const read = readCatalogQuery(parameters.value);
-      if (!read.ok) return read;
-      catalog = read.value;
-    }
+    const parameters = catalogInput(input);
+    if (!parameters.ok) return parameters;
+    const read = readCatalogQuery(parameters.value);
+    if (!read.ok) return read;
+    const catalog = read.value;
     if (catalog.expandPhotos && this.photos === undefined)
       return fail(validationFailed('expand', 'expand=photos is not served here: this catalogue has no photo store'));
     // The cursor is bound to every parameter that chooses or orders the pets: one listing's cursor is refused by every other.
