@@ -1,4 +1,4 @@
-import { compareCodePoints, compareKeyedRows, type KeyedRow } from '@petstore/domain';
+import { compareKeyedRows, type KeyedRow } from '@petstore/domain';
 import type { RowWalk } from './row-walk.js';
 
 /**
@@ -15,8 +15,29 @@ export interface KeyRange<K extends string | number> {
   readonly high?: K | undefined;
 }
 
-const compareKeys = <K extends string | number>(a: K, b: K): number =>
-  typeof a === 'string' ? compareCodePoints(a, b as string) : (a as number) - (b as number);
+/** Code units at or above U+D800: the only ones where UTF-16 order and code-point order part. */
+const WIDE_UNIT = /[\uD800-\uFFFF]/;
+
+/**
+ * `(row) => compareKeyedRows(row, pivot) < 0`, made once for the many rows one search compares with
+ * one pivot. When the pivot's key is a number, or a string with no code unit at or above U+D800,
+ * JavaScript's own `<` (native, without a loop in JavaScript) answers the same: two strings first
+ * differ where the pivot's unit is below U+D800, and there code-unit and code-point order agree.
+ * The pivot's id may be fractional or infinite: (key, id + 0.5) stands after the row (key, id),
+ * (key, -Infinity) before every row of `key`.
+ */
+export const rowsBefore = <K extends string | number>(pivot: KeyedRow<K>): ((row: KeyedRow<K>) => boolean) => {
+  const { key, id } = pivot;
+  if (typeof key === 'string' && WIDE_UNIT.test(key)) return (row) => compareKeyedRows(row, pivot) < 0;
+  return (row) => row.key < key || (row.key === key && row.id < id);
+};
+
+/** The rows before every row of `key`. */
+const keysBefore = <K extends string | number>(key: K): ((row: KeyedRow<K>) => boolean) =>
+  rowsBefore({ key, id: -Infinity });
+
+/** Whether two rows are the same row (the same key and id). */
+const isRow = <K extends string | number>(a: KeyedRow<K>, b: KeyedRow<K>): boolean => a.key === b.key && a.id === b.id;
 
 /**
  * Rows of (key, pet id) in ascending (key, id) order, strings in code-point order (as MongoDB
@@ -39,12 +60,12 @@ export class SortedIndex<K extends string | number> {
   /** Adds the row (key, id); false when it is there already. */
   insert(key: K, id: number): boolean {
     const row: KeyedRow<K> = { key, id };
-    let [c, i] = this.seek((other) => compareKeyedRows(other, row) < 0);
+    let [c, i] = this.seek(rowsBefore(row));
     if (this.chunks.length === 0) this.chunks.push([]);
     // Past every row: at the end of the last chunk.
     if (c === this.chunks.length) [c, i] = [c - 1, this.chunks[c - 1]!.length];
     const chunk = this.chunks[c]!;
-    if (i < chunk.length && compareKeyedRows(chunk[i]!, row) === 0) return false;
+    if (i < chunk.length && isRow(chunk[i]!, row)) return false;
     chunk.splice(i, 0, row);
     if (chunk.length > this.chunkSize) this.chunks.splice(c + 1, 0, chunk.splice(chunk.length >> 1));
     this.rows++;
@@ -54,9 +75,9 @@ export class SortedIndex<K extends string | number> {
   /** Removes the row (key, id); false when there is none. */
   remove(key: K, id: number): boolean {
     const row: KeyedRow<K> = { key, id };
-    const [c, i] = this.seek((other) => compareKeyedRows(other, row) < 0);
+    const [c, i] = this.seek(rowsBefore(row));
     const chunk = this.chunks[c];
-    if (chunk === undefined || compareKeyedRows(chunk[i]!, row) !== 0) return false;
+    if (chunk === undefined || !isRow(chunk[i]!, row)) return false;
     chunk.splice(i, 1);
     if (chunk.length === 0) this.chunks.splice(c, 1);
     this.rows--;
@@ -65,14 +86,14 @@ export class SortedIndex<K extends string | number> {
 
   /** At most `limit` rows of `range`, ascending, after the row `after` (a cursor's position) when given. */
   read(range: KeyRange<K>, limit: number, after?: KeyedRow<K>): KeyedRow<K>[] {
-    const { high } = range;
+    const belowHigh = range.high === undefined ? undefined : keysBefore(range.high);
     let [c, i] = this.seekStart(range, after);
     const out: KeyedRow<K>[] = [];
     for (; c < this.chunks.length; c++, i = 0) {
       const chunk = this.chunks[c]!;
       for (; i < chunk.length; i++) {
         const row = chunk[i]!;
-        if (out.length === limit || (high !== undefined && compareKeys(row.key, high) >= 0)) return out;
+        if (out.length === limit || (belowHigh !== undefined && !belowHigh(row))) return out;
         out.push(row);
       }
     }
@@ -84,14 +105,14 @@ export class SortedIndex<K extends string | number> {
    * limit, for a reader that stops when it has what it needs (the index must not change during the walk).
    */
   walk(range: KeyRange<K>, after?: KeyedRow<K>): RowWalk<KeyedRow<K>> {
-    const { high } = range;
+    const belowHigh = range.high === undefined ? undefined : keysBefore(range.high);
     let [c, i] = this.seekStart(range, after);
     return {
       next: () => {
         const chunk = this.chunks[c];
         if (chunk === undefined) return undefined;
         const row = chunk[i]!;
-        if (high !== undefined && compareKeys(row.key, high) >= 0) {
+        if (belowHigh !== undefined && !belowHigh(row)) {
           c = this.chunks.length;
           return undefined;
         }
@@ -104,17 +125,16 @@ export class SortedIndex<K extends string | number> {
   /** How many rows `range` holds (none when `high` is not above `low`). */
   count(range: KeyRange<K>): number {
     const { low, high } = range;
-    const end = high === undefined ? this.rows : this.rank((row) => compareKeys(row.key, high) < 0);
-    return Math.max(0, end - (low === undefined ? 0 : this.rank((row) => compareKeys(row.key, low) < 0)));
+    const end = high === undefined ? this.rows : this.rank(keysBefore(high));
+    return Math.max(0, end - (low === undefined ? 0 : this.rank(keysBefore(low))));
   }
 
   /** Chunk and place of the first row of `range` after `after` (past the end when none is). */
   private seekStart({ low }: KeyRange<K>, after: KeyedRow<K> | undefined): [number, number] {
-    return this.seek(
-      (row) =>
-        (low !== undefined && compareKeys(row.key, low) < 0) ||
-        (after !== undefined && compareKeyedRows(row, after) <= 0),
-    );
+    const belowLow = low === undefined ? undefined : keysBefore(low);
+    const upToAfter = after === undefined ? undefined : rowsBefore({ key: after.key, id: after.id + 0.5 });
+    if (upToAfter === undefined) return belowLow === undefined ? [0, 0] : this.seek(belowLow);
+    return this.seek(belowLow === undefined ? upToAfter : (row) => belowLow(row) || upToAfter(row));
   }
 
   /** The number of rows for which `before` holds (true for a first stretch of rows, then false). */

@@ -5,8 +5,8 @@
 // and with the real size.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { prefixRange, type KeyedRow } from '@petstore/domain';
-import { SortedIndex, type KeyRange } from '../src/sorted-index.js';
+import { compareKeyedRows, prefixRange, type KeyedRow } from '@petstore/domain';
+import { rowsBefore, SortedIndex, type KeyRange } from '../src/sorted-index.js';
 
 /** The model: every row, kept sorted by the model's own order (strings by their UTF-8 bytes, as MongoDB). */
 type Model<K extends string | number> = KeyedRow<K>[];
@@ -218,5 +218,32 @@ describe('SortedIndex, the memory store’s (key, id) index (docs/rules.md §16)
     );
     expect(index.count(prefixRange('rex'))).to.equal(2);
     expect(index.read(prefixRange('re'), 2, { key: 'renee', id: 6 }).map((r) => r.id)).to.deep.equal([1, 7]);
+  });
+
+  it('property: rowsBefore(pivot) holds for exactly the rows compareKeyedRows puts before the pivot, fractional and infinite pivot ids included', () => {
+    // Plain keys take JavaScript's own comparison, keys with a unit at or above U+D800 the code-point one.
+    const keyArb = fc.oneof(stringKeyArb, fc.string({ unit: 'binary', maxLength: 4 }), fc.string({ maxLength: 4 }));
+    const idArb = fc.integer({ min: 1, max: 4 });
+    const pivotIdArb = fc.oneof(
+      idArb,
+      idArb.map((id) => id + 0.5),
+      fc.constant(-Infinity),
+    );
+    fc.assert(
+      fc.property(keyArb, pivotIdArb, keyArb, idArb, (pivotKey, pivotId, key, id) => {
+        const pivot = { key: pivotKey, id: pivotId };
+        const row = { key, id };
+        expect(rowsBefore(pivot)(row), `${JSON.stringify(row)} before ${JSON.stringify(pivot)}`).to.equal(
+          compareKeyedRows(row, pivot) < 0,
+        );
+      }),
+    );
+    fc.assert(
+      fc.property(numberKeyArb, pivotIdArb, numberKeyArb, idArb, (pivotKey, pivotId, key, id) => {
+        expect(rowsBefore({ key: pivotKey, id: pivotId })({ key, id })).to.equal(
+          compareKeyedRows({ key, id }, { key: pivotKey, id: pivotId }) < 0,
+        );
+      }),
+    );
   });
 });
