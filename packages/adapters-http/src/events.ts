@@ -3,6 +3,7 @@ import type { Event, EventFeed, FeedInput, FeedQuery } from '@petstore/domain';
 import { eventJson, readFeedQuery } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
+import { madeOnce } from './serialize.js';
 import type { ApiRouter } from './api-router.js';
 import { fromDomain } from './route-helpers.js';
 import { describeRefusal, parseQuery, type RequestValidators } from './validation.js';
@@ -96,22 +97,12 @@ export const feedLink = (next: number, { query, given }: EventsQuery): string =>
 };
 
 /**
- * Each frozen event's JSON as bytes, with the comma that goes before it in a page (`,{…}`), made
- * once. A memory store hands out the same frozen event to every reader: a page of the feed is then
- * one copy of bytes already made, and the answer's length is known without reading its text (a
- * string body is scanned to count its UTF-8 bytes, then encoded: each costs more than the copy).
- * Events that are not frozen (a networked store makes new objects per read) are encoded each time.
+ * Each event's JSON as bytes, with the comma that goes before it in a page (`,{…}`), made once per
+ * frozen event (`madeOnce`). A page of the feed is then one copy of bytes already made, and the
+ * answer's length is known without reading its text (a string body is scanned to count its UTF-8
+ * bytes, then encoded: each costs more than the copy).
  */
-const madeBytes = new WeakMap<Event, Buffer>();
-
-const bytesOf = (event: Event): Buffer => {
-  let bytes = madeBytes.get(event);
-  if (bytes === undefined) {
-    bytes = Buffer.from(`,${eventJson(event)}`);
-    if (Object.isFrozen(event)) madeBytes.set(event, bytes);
-  }
-  return bytes;
-};
+const bytesOf = madeOnce((event: Event): Buffer => Buffer.from(`,${eventJson(event)}`));
 
 const OPEN = Buffer.from('[');
 const CLOSE = Buffer.from(']');

@@ -41,13 +41,13 @@ export const addCatalogRoutes = (
     const query = readListQuery(validators, ctx.querystring);
     const result = await catalog.listPets(query);
     if (!result.ok) throw fromDomain(result.error);
-    const { items, nextCursor } = result.value;
+    const { items, nextCursor, photos } = result.value;
     if (nextCursor !== undefined) {
       // Every parameter in use goes on with the cursor (docs/rules.md §16): the cursor is bound to them.
       const { status, categoryId, q, sort, seed, expand } = query;
       ctx.set('Link', nextLink('/v1/pets', items.length, { status, categoryId, q, sort, seed, expand }, nextCursor));
     }
-    answerJson(ctx, query.expand === undefined ? serializePets(items) : serializePetsWithPhotos(items));
+    answerJson(ctx, photos === undefined ? serializePets(items) : serializePetsWithPhotos(items, photos));
   });
 
   pets.post({ name: 'createPet', path: '/v1/pets', idempotentCreate: true }, async (ctx) => {

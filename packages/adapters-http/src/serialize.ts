@@ -1,4 +1,4 @@
-import type { Category, Order, Pet, PetListItem, PhotoView } from '@petstore/domain';
+import type { Category, Order, Pet, PhotoView } from '@petstore/domain';
 
 // Characters that JSON.stringify escapes in a string (quote, backslash, controls, lone surrogates).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -18,20 +18,25 @@ const petJson = (pet: Pet): string => {
 };
 
 /**
- * The JSON of each frozen pet, made once. A frozen pet is a value a store hands out again and
- * again as it is (the memory store keeps one frozen object per pet and replaces it when the pet
- * changes), so its text is too: a page of the hot list is then one `join` of texts already made,
- * a flat string, instead of a hundred concatenations that Koa must flatten again to measure.
- * Pets that are not frozen (a networked store makes new objects per query) are serialised each time.
+ * `make` (a value's JSON, as text or bytes) made once per frozen value. A frozen pet, photo view or
+ * event is a value a store or use case hands out again and again as it is (the memory store keeps
+ * one frozen object per pet and per event, and replaces a pet's when it changes; the photo URLs keep
+ * one frozen view per photo and secret), so its JSON is too: a page of the hot list is then one
+ * `join` of texts already made, a flat string, instead of a hundred concatenations that Koa must
+ * flatten again to measure. Values that are not frozen (a networked store makes new objects per
+ * query) are serialised each time.
  */
-const madeJson = new WeakMap<Pet, string>();
-
-export const serializePet = (pet: Pet): string => {
-  if (!Object.isFrozen(pet)) return petJson(pet);
-  let json = madeJson.get(pet);
-  if (json === undefined) madeJson.set(pet, (json = petJson(pet)));
-  return json;
+export const madeOnce = <T extends object, R>(make: (value: T) => R): ((value: T) => R) => {
+  const made = new WeakMap<T, R>();
+  return (value) => {
+    if (!Object.isFrozen(value)) return make(value);
+    let result = made.get(value);
+    if (result === undefined) made.set(value, (result = make(value)));
+    return result;
+  };
 };
+
+export const serializePet = madeOnce(petJson);
 
 /** A page of pets as a JSON array, as `JSON.stringify` would write it. */
 export const serializePets = (pets: readonly Pet[]): string => {
@@ -40,29 +45,54 @@ export const serializePets = (pets: readonly Pet[]): string => {
   return `[${parts.join(',')}]`;
 };
 
-/** A photo of an expanded page (docs/rules.md §16): its six fields, in the order of `PhotoView`. */
-const photoViewJson = (photo: PhotoView): string =>
-  JSON.stringify({
-    id: photo.id,
-    contentType: photo.contentType,
-    width: photo.width,
-    height: photo.height,
-    url: photo.url,
-    srcset: photo.srcset,
-  });
+/** A photo of an expanded page (docs/rules.md §16) as UTF-8 bytes: its six fields, in the order of `PhotoView`. */
+const viewBytes = madeOnce((photo: PhotoView): Buffer =>
+  Buffer.from(
+    JSON.stringify({
+      id: photo.id,
+      contentType: photo.contentType,
+      width: photo.width,
+      height: photo.height,
+      url: photo.url,
+      srcset: photo.srcset,
+    }),
+  ),
+);
+
+/** A pet of an expanded page as UTF-8 bytes, up to its photos: its four fields, then `"photos":[`. */
+const petHeadBytes = madeOnce((pet: Pet): Buffer => Buffer.from(`${petJson(pet).slice(0, -1)},"photos":[`));
+
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+const CLOSE_PET = Buffer.from(']}');
+const NEXT_PET = Buffer.from(']},');
+const COMMA = Buffer.from(',');
 
 /**
- * A page of `expand=photos` as a JSON array (docs/rules.md §16): each pet's four fields, then
- * `photos` (`[]` for a pet the use case gave none).
+ * A page of `expand=photos` as JSON bytes (docs/rules.md §16): each pet's four fields, then
+ * `photos`, its views from `photos` (`[]` when it has none there). Bytes, not text: each photo
+ * brings a URL and a `srcset` (kilobytes a page), and the bytes of each frozen pet and view are
+ * made once (`madeOnce`), so a page asked again is one copy of bytes already made; a string of that
+ * size would be built, scanned for its length and encoded again per answer.
  */
-export const serializePetsWithPhotos = (pets: readonly PetListItem[]): string => {
-  const parts = new Array<string>(pets.length);
+export const serializePetsWithPhotos = (
+  pets: readonly Pet[],
+  photos: ReadonlyMap<number, readonly PhotoView[]>,
+): Buffer => {
+  if (pets.length === 0) return Buffer.from('[]');
+  const parts: Buffer[] = [OPEN];
   for (let i = 0; i < pets.length; i++) {
     const pet = pets[i]!;
-    const json = petJson(pet);
-    parts[i] = `${json.slice(0, -1)},"photos":[${(pet.photos ?? []).map(photoViewJson).join(',')}]}`;
+    if (i > 0) parts.push(NEXT_PET);
+    parts.push(petHeadBytes(pet));
+    const views = photos.get(pet.id) ?? [];
+    for (let j = 0; j < views.length; j++) {
+      if (j > 0) parts.push(COMMA);
+      parts.push(viewBytes(views[j]!));
+    }
   }
-  return `[${parts.join(',')}]`;
+  parts.push(CLOSE_PET, CLOSE);
+  return Buffer.concat(parts);
 };
 
 /** A `Category` as JSON (only its two fields, in this order). */

@@ -182,7 +182,7 @@ export {
 } from './idempotency/idempotency.js';
 export { IdempotentRequests, type IdempotentStart, type IdempotencyTicket } from './use-cases/idempotent-requests.js';
 
-export { PetCatalog, type ListPetsInput, type PetListItem, type PagePhotos } from './use-cases/pet-catalog.js';
+export { PetCatalog, type ListPetsInput, type PetPage, type PagePhotos } from './use-cases/pet-catalog.js';
 export { CategoryCatalog } from './use-cases/category-catalog.js';
 export { Authenticator, type KeyLookup } from './use-cases/authenticate.js';
 export { Admission, anonymousSubject, ownStatusSubject, type OwnStatus, type StatusLook } from './use-cases/admit.js';

@@ -112,6 +112,6 @@ describe('PetCatalog.listPets: reading the parameters, plain lists, linked photo
       links: testPhotoLinks,
     });
     const page = await whole.listPets({ expand: 'photos' });
-    expect(page.ok && page.value.items[0]?.photos?.map((photo) => photo.id)).to.deep.equal([1, 2]);
+    expect(page.ok && page.value.photos?.get(page.value.items[0]!.id)?.map((photo) => photo.id)).to.deep.equal([1, 2]);
   });
 });

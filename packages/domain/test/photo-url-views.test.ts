@@ -50,6 +50,14 @@ describe('PhotoUrls views (docs/rules.md §16)', () => {
     expect(calls).to.equal(0);
   });
 
+  it('hands out frozen views, the same object for the same photo asked again (an adapter may keep what it makes of one)', async () => {
+    const urls = fromSetting();
+    const [view] = await urls.links([photoOf(7, 3)]);
+    expect(Object.isFrozen(view)).to.equal(true);
+    const [again] = await urls.links([photoOf(7, 3)]);
+    expect(again).to.equal(view);
+  });
+
   it('property: a page asked again under the same secret costs no HMAC, and shows the same views', async () => {
     const pageArb = fc.uniqueArray(
       fc.record({ petId: fc.integer({ min: 1, max: 9 }), id: fc.integer({ min: 1, max: 99 }) }),

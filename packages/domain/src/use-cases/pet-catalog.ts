@@ -29,9 +29,14 @@ const CATALOG_PARAMETERS: readonly CatalogParameter[] = ['status', 'categoryId',
  */
 export type ListPetsInput = PageInput & { readonly [K in CatalogParameter]?: unknown };
 
-/** A pet of a `listPets` page: with `expand=photos`, its photos too (docs/rules.md §16). */
-export interface PetListItem extends Pet {
-  readonly photos?: readonly PhotoView[];
+/**
+ * A `listPets` page: the pets as the store hands them out and, with `expand=photos` (docs/rules.md
+ * §16), the views of their photos by pet id (a pet without photos has none there). Beside the pets,
+ * not copied into them: a store's pet objects stay what they are (the memory store's, frozen, are
+ * handed out again and again, and an adapter may keep what it makes of one).
+ */
+export interface PetPage extends Page<Pet> {
+  readonly photos?: ReadonlyMap<number, readonly PhotoView[]>;
 }
 
 /** Where `expand=photos` reads the photos of a page's pets (one read per page), and how it links them. */
@@ -106,7 +111,7 @@ export class PetCatalog {
    * from the position of `cursor`, in one store read; with `expand=photos`, the page's photos in one
    * more read. Items are the store's objects (they may hold more than a `Pet`'s fields: show only those).
    */
-  async listPets(input: ListPetsInput = {}): Promise<Result<Page<PetListItem>, ValidationFailed>> {
+  async listPets(input: ListPetsInput = {}): Promise<Result<PetPage, ValidationFailed>> {
     const parameters = catalogInput(input);
     if (!parameters.ok) return parameters;
     const read = readCatalogQuery(parameters.value);
@@ -128,16 +133,16 @@ export class PetCatalog {
       ...(catalog.q === undefined ? {} : { words: catalog.q.words }),
     };
     const page = assembleCatalogPage(await this.pets.list(query), limit, catalog, scope);
-    return ok(catalog.expandPhotos ? { ...page, items: await this.withPhotos(page.items) } : page);
+    return ok(catalog.expandPhotos ? { ...page, photos: await this.photosOf(page.items) } : page);
   }
 
-  /** The pets, each with its photos (ascending id; `[]` when none), read in one call for all of them. */
-  private async withPhotos(pets: readonly Pet[]): Promise<readonly PetListItem[]> {
-    if (pets.length === 0 || this.photos === undefined) return [];
+  /** The views of the pets' photos by pet id (each pet's in ascending id), read in one call for all of them. */
+  private async photosOf(pets: readonly Pet[]): Promise<ReadonlyMap<number, readonly PhotoView[]>> {
+    const byPet = new Map<number, PhotoView[]>();
+    if (pets.length === 0 || this.photos === undefined) return byPet;
     const photos = await this.photos.store.listOfPets(pets.map((pet) => pet.id));
     // Stryker disable next-line ArrayDeclaration: the views of no photos are never read
     const views = photos.length === 0 ? [] : await this.photos.links.links(photos);
-    const byPet = new Map<number, PhotoView[]>();
     photos.forEach((photo, i) => {
       const view = views[i];
       if (view === undefined) throw new Error(`PhotoLinks answered ${views.length} views for ${photos.length} photos`);
@@ -145,13 +150,7 @@ export class PetCatalog {
       if (list === undefined) byPet.set(photo.petId, [view]);
       else list.push(view);
     });
-    return pets.map((pet) => ({
-      id: pet.id,
-      name: pet.name,
-      categoryId: pet.categoryId,
-      status: pet.status,
-      photos: byPet.get(pet.id) ?? [],
-    }));
+    return byPet;
   }
 
   /**

@@ -96,14 +96,15 @@ export class PhotoUrls implements PhotoLinks {
   private view(secret: string, photo: Photo): PhotoView {
     const signature = signPhoto(this.options.digests, secret, String(photo.petId), String(photo.id));
     const url = signedPhotoUrl(this.base, photo.petId, photo.id, signature);
-    return {
+    // Frozen: a value handed out again for every page that shows the photo (an adapter may keep what it makes of it).
+    return Object.freeze({
       id: photo.id,
       contentType: photo.contentType,
       width: photo.width,
       height: photo.height,
       url,
       srcset: srcsetOf(url, photo.width),
-    };
+    });
   }
 
   /**
