@@ -29,9 +29,11 @@ const petJson = (pet: Pet): string => {
 export const madeOnce = <T extends object, R>(make: (value: T) => R): ((value: T) => R) => {
   const made = new WeakMap<T, R>();
   return (value) => {
-    if (!Object.isFrozen(value)) return make(value);
+    // Looked up first: a value kept was frozen when kept, and stays so (`Object.isFrozen` is a call into V8's runtime).
     let result = made.get(value);
-    if (result === undefined) made.set(value, (result = make(value)));
+    if (result !== undefined) return result;
+    result = make(value);
+    if (Object.isFrozen(value)) made.set(value, result);
     return result;
   };
 };
