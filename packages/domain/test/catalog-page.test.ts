@@ -9,6 +9,7 @@ import type { CatalogQuery, ListedPet } from '../src/index.js';
 import { encodeKeyedCursor } from '../src/pagination/cursor.js';
 import { assembleCatalogPage, catalogScope, readCatalogPage } from '../src/pet/catalog-page.js';
 import { expectRefusal } from './support/refusals.js';
+import { readScope } from './support/page-scope.js';
 
 /** The checked query of `input` (a test premise: every input here is valid). */
 const queryOf = (input: CatalogQueryInput): CatalogQuery => {
@@ -25,18 +26,6 @@ const listingOf = ({ expandPhotos: _expand, ...listing }: CatalogQuery): string 
     words: listing.q?.words,
     order: listing.order,
   });
-
-/** Reads a scope back into its list and filters (`pageScope`: `list?key=value&…`, values URI-encoded). */
-const readScope = (scope: string): { list: string; filters: Record<string, string> } => {
-  const at = scope.indexOf('?');
-  if (at < 0) return { list: scope, filters: {} };
-  const filters: Record<string, string> = {};
-  for (const pair of scope.slice(at + 1).split('&')) {
-    const eq = pair.indexOf('=');
-    filters[pair.slice(0, eq)] = decodeURIComponent(pair.slice(eq + 1));
-  }
-  return { list: scope.slice(0, at), filters };
-};
 
 /**
  * Query strings of the catalogue over few values, so that two of them often name one listing, and

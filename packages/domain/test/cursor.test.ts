@@ -8,6 +8,7 @@ import type { Pet } from '../src/index.js';
 import { assemblePage, byId, decodeCursor, encodeCursor, LIMIT_MAX, pageScope, readPageRequest } from '../src/index.js';
 import { MAX_CURSOR_LENGTH } from '../src/pagination/cursor.js';
 import { expectRefusal } from './support/refusals.js';
+import { readScope } from './support/page-scope.js';
 
 /** The text a cursor spells, read by a lenient base64 decoder (Node's: it takes padding, either alphabet, white space). */
 const textOf = (cursor: string): string => Buffer.from(cursor, 'base64url').toString('latin1');
@@ -191,17 +192,6 @@ describe('cursors (docs/rules.md §2, Paging)', () => {
 });
 
 describe('the scope a cursor is bound to (docs/rules.md §2: the list and its filters)', () => {
-  /** Reads a scope back into its list and filters. */
-  const readScope = (scope: string): { list: string; filters: Record<string, string> } => {
-    const at = scope.indexOf('?');
-    if (at < 0) return { list: scope, filters: {} };
-    const filters: Record<string, string> = {};
-    for (const pair of scope.slice(at + 1).split('&')) {
-      const eq = pair.indexOf('=');
-      filters[pair.slice(0, eq)] = decodeURIComponent(pair.slice(eq + 1));
-    }
-    return { list: scope.slice(0, at), filters };
-  };
   const keyArb = fc.stringMatching(/^[a-z][A-Za-z]{0,3}$/);
 
   it('property: a scope names exactly its list and its present filters (so two listings never share one)', () => {
