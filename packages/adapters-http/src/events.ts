@@ -3,7 +3,7 @@ import type { Event, EventFeed, FeedInput, FeedQuery } from '@petstore/domain';
 import { eventJson, readFeedQuery } from '@petstore/domain';
 import { HttpError } from './errors.js';
 import { answerJson } from './answer.js';
-import { madeOnce } from './serialize.js';
+import { CLOSE, EMPTY_PAGE, madeOnce, OPEN } from './serialize.js';
 import type { ApiRouter } from './api-router.js';
 import { fromDomain } from './route-helpers.js';
 import { describeRefusal, parseQuery, type RequestValidators } from './validation.js';
@@ -103,10 +103,6 @@ export const feedLink = (next: number, { query, given }: EventsQuery): string =>
  * bytes, then encoded: each costs more than the copy).
  */
 const bytesOf = madeOnce((event: Event): Buffer => Buffer.from(`,${eventJson(event)}`));
-
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
-const EMPTY_PAGE = Buffer.from('[]');
 
 /** A page of events as JSON (UTF-8), each event's fields in the order of the schema: the bytes of `JSON.stringify` of the page. */
 export const serializeEvents = (events: readonly Event[]): Buffer => {

@@ -64,8 +64,10 @@ const viewBytes = madeOnce((photo: PhotoView): Buffer =>
 /** A pet of an expanded page as UTF-8 bytes, up to its photos: its four fields, then `"photos":[`. */
 const petHeadBytes = madeOnce((pet: Pet): Buffer => Buffer.from(`${petJson(pet).slice(0, -1)},"photos":[`));
 
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
+/** The bytes a JSON array of bytes already made is put together with (pages of events, expanded pages of pets). */
+export const OPEN = Buffer.from('[');
+export const CLOSE = Buffer.from(']');
+export const EMPTY_PAGE = Buffer.from('[]');
 const CLOSE_PET = Buffer.from(']}');
 const NEXT_PET = Buffer.from(']},');
 const COMMA = Buffer.from(',');
@@ -81,7 +83,7 @@ export const serializePetsWithPhotos = (
   pets: readonly Pet[],
   photos: ReadonlyMap<number, readonly PhotoView[]>,
 ): Buffer => {
-  if (pets.length === 0) return Buffer.from('[]');
+  if (pets.length === 0) return EMPTY_PAGE;
   const parts: Buffer[] = [OPEN];
   for (let i = 0; i < pets.length; i++) {
     const pet = pets[i]!;
