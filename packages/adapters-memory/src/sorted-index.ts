@@ -44,8 +44,8 @@ const isRow = <K extends string | number>(a: KeyedRow<K>, b: KeyedRow<K>): boole
  * orders them): a folded word per row for name search, a folded name for `sort=name`, a shuffle key
  * for `sort=random` (docs/rules.md §16). Kept in chunks of at most `chunkSize` rows, like
  * `OrderedIndex`: finding a place is two binary searches, O(log n); inserting or removing moves at
- * most one chunk's rows; reading `limit` rows costs O(log n + limit); counting a range adds one
- * pass over the chunks' lengths (n / 128 numbers), never over the rows.
+ * most one chunk's rows; reading `limit` rows costs O(log n + limit); counting a range adds a
+ * pass over the lengths of the chunks it spans, never over the rows.
  */
 export class SortedIndex<K extends string | number> {
   private readonly chunks: KeyedRow<K>[][] = [];
@@ -122,11 +122,18 @@ export class SortedIndex<K extends string | number> {
     };
   }
 
-  /** How many rows `range` holds (none when `high` is not above `low`). */
+  /**
+   * How many rows `range` holds (none when `high` is not above `low`): two binary searches, then the
+   * lengths of the chunks between them, so a count reads about c / 64 numbers for a range of c rows.
+   */
   count(range: KeyRange<K>): number {
     const { low, high } = range;
-    const end = high === undefined ? this.rows : this.rank(keysBefore(high));
-    return Math.max(0, end - (low === undefined ? 0 : this.rank(keysBefore(low))));
+    const [c0, i0] = low === undefined ? [0, 0] : this.seek(keysBefore(low));
+    const [c1, i1] = high === undefined ? [this.chunks.length, 0] : this.seek(keysBefore(high));
+    if (c1 < c0 || (c1 === c0 && i1 <= i0)) return 0;
+    let rows = i1 - i0;
+    for (let c = c0; c < c1; c++) rows += this.chunks[c]!.length;
+    return rows;
   }
 
   /** Chunk and place of the first row of `range` after `after` (past the end when none is). */
@@ -135,14 +142,6 @@ export class SortedIndex<K extends string | number> {
     const upToAfter = after === undefined ? undefined : rowsBefore({ key: after.key, id: after.id + 0.5 });
     if (upToAfter === undefined) return belowLow === undefined ? [0, 0] : this.seek(belowLow);
     return this.seek(belowLow === undefined ? upToAfter : (row) => belowLow(row) || upToAfter(row));
-  }
-
-  /** The number of rows for which `before` holds (true for a first stretch of rows, then false). */
-  private rank(before: (row: KeyedRow<K>) => boolean): number {
-    const [c, i] = this.seek(before);
-    let rank = i;
-    for (let k = 0; k < c; k++) rank += this.chunks[k]!.length;
-    return rank;
   }
 
   /**
