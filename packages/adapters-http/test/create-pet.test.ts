@@ -107,7 +107,7 @@ describe('POST /v1/pets (docs/rules.md §1, §2)', () => {
     });
 
     it('refuses a well-formed id that names no category (up to 2^53 − 1) with 400 naming the id, after the shape rules, storing nothing', async () => {
-      const stored = async () => (await s.repository.list({ order: { sort: 'id' }, limit: 1_000_000 })).length;
+      const stored = async () => (await s.repository.list({ order: { sort: 'id' }, limit: 1_000_000 })).pets.length;
       const before = await stored();
       for (const id of [SEEDED_CATEGORIES + 1, 7_000, 9007199254740991]) {
         const body = expectError(await post({ name: 'a', categoryId: id }), 400, 'validation_failed');

@@ -2,7 +2,7 @@
 // through a replacement repository; the process keeps serving and recovers by itself.
 import { expect } from 'chai';
 import {
-  type ListedPet,
+  type ListedPets,
   StoreUnavailableError,
   type Pet,
   type PetEdit,
@@ -42,7 +42,7 @@ class SwitchableRepository implements PetRepository {
     this.check();
     return this.inner.findById(id);
   }
-  async list(query: PetListQuery): Promise<readonly ListedPet[]> {
+  async list(query: PetListQuery): Promise<ListedPets> {
     this.check();
     return this.inner.list(query);
   }

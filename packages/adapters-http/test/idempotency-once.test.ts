@@ -102,7 +102,7 @@ describe('a create never happens twice under one Idempotency-Key: a write that l
     });
   /** What the three stores hold, read from the stores themselves. */
   const stored = async () => ({
-    pets: await pets.list({ order: { sort: 'id' }, limit: 1_000 }),
+    pets: (await pets.list({ order: { sort: 'id' }, limit: 1_000 })).pets,
     categories: await categories.list({ afterId: 0, limit: 1_000 }),
     orders: await orders.list({ states: ORDER_STATES, afterId: 0, limit: 1_000 }),
   });

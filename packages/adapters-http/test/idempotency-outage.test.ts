@@ -126,7 +126,7 @@ describe('Idempotency-Key when the idempotency store fails, on each create it ap
     });
   /** What the three stores hold: every pet with its status, every category, every order record with its state. */
   const stored = async () => ({
-    pets: (await s.repository.list({ order: { sort: 'id' }, limit: 1_000 })).map((p) => `${p.id}:${p.status}`),
+    pets: (await s.repository.list({ order: { sort: 'id' }, limit: 1_000 })).pets.map((p) => `${p.id}:${p.status}`),
     categories: (await s.categoryRepository.list({ afterId: 0, limit: 1_000 })).map((c) => `${c.id}:${c.name}`),
     orders: (await orders.list({ states: ORDER_STATES, afterId: 0, limit: 1_000 })).map((o) => `${o.id}:${o.state}`),
   });

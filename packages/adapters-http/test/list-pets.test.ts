@@ -149,7 +149,7 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
       it(`walking the links (limit ${limit}, status ${status ?? 'none'}) over 300 pets visits each matching pet exactly once, while others create pets`, async () => {
         for (let i = 0; i < 300; i++)
           repository.createSync(entryOf({ name: `seed ${i}`, categoryId: 1, status: statusOf(i) }));
-        const before = (await repository.list({ order: { sort: 'id' }, limit: 10_000 })).filter(
+        const before = (await repository.list({ order: { sort: 'id' }, limit: 10_000 })).pets.filter(
           (p) => status === undefined || p.status === status,
         );
         const seen: Pet[] = [];
@@ -190,7 +190,7 @@ describe('GET /v1/pets (docs/rules.md §2)', () => {
         for (const pet of before) expect(seenIds.has(pet.id), `pet ${pet.id} visited`).to.equal(true);
         // ...and nothing matching was skipped up to where the walk ended, created during it or not.
         const last = ids[ids.length - 1]!;
-        const upToLast = (await repository.list({ order: { sort: 'id' }, limit: 10_000 })).filter(
+        const upToLast = (await repository.list({ order: { sort: 'id' }, limit: 10_000 })).pets.filter(
           (p) => p.id <= last && (status === undefined || p.status === status),
         );
         expect(ids).to.deep.equal(upToLast.map((p) => p.id));

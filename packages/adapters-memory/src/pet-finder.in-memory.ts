@@ -9,7 +9,7 @@ import {
   shufflePosition,
   shuffleRanges,
   type KeyedRow,
-  type ListedPet,
+  type ListedPets,
   type NameQuery,
   type Pet,
   type PetListQuery,
@@ -38,10 +38,13 @@ export type IdSources = (
   categoryIds: readonly number[] | undefined,
 ) => readonly OrderedIndex<Pet>[];
 
-/** Where a list walks: the order's rows from the position on, and how many rows its indexes hold in all. */
+/**
+ * Where a list walks: how many rows its indexes hold in all, and the order's rows from the position
+ * on, made when asked (a word walk or a gather never reads them, and each index seeks its position).
+ */
 interface Walk {
-  readonly rows: RowWalk<Entry>;
   readonly size: number;
+  rows(): RowWalk<Entry>;
 }
 
 /** Most words of a prefix range merged by a word walk; a range of more is served by the other plans. */
@@ -119,13 +122,21 @@ export class PetFinder {
     this.entries.delete(id);
   }
 
-  list(query: PetListQuery): ListedPet[] {
+  list(query: PetListQuery): ListedPets {
+    const entries = this.find(query);
+    const pets = entries.map((entry) => entry.pet);
+    // A shuffle's cursor holds its last pet's key: the keys go beside the pets.
+    return query.order.sort === 'random'
+      ? { pets, shuffleKeys: entries.map((entry) => entry.keys.shuffleKey) }
+      : { pets };
+  }
+
+  /** The entries of the first `limit` pets that match `query`, in its order. */
+  private find(query: PetListQuery): Entry[] {
     const { order, limit, categoryIds } = query;
     // Every status is no filter.
     const statuses = query.statuses?.length === PET_STATUSES.length ? undefined : query.statuses;
     const q: NameQuery | undefined = query.words === undefined ? undefined : { words: query.words };
-    // A shuffle's rows carry their keys (the page's cursor holds the last one's); other rows are the pets themselves.
-    const listed = order.sort === 'random' ? withShuffleKey : (entry: Entry): ListedPet => entry.pet;
     const categories = categoryIds === undefined ? undefined : new Set(categoryIds);
     const inCategory = (entry: Entry): boolean => categories === undefined || categories.has(entry.pet.categoryId);
     const named = (entry: Entry): boolean => q === undefined || nameMatches(entry.keys.words, q);
@@ -149,7 +160,7 @@ export class PetFinder {
       if (Math.min(wordRows, limit / rest) <= categoryRows) {
         const words = this.wordOrders.distinctWords(wordRange, MAX_MERGED_WORDS);
         if (words !== undefined)
-          return this.wordWalk(words, order, limit, listed, (entry) => {
+          return this.wordWalk(words, order, limit, (entry) => {
             const { status } = entry.pet;
             return (statuses === undefined || statuses.includes(status)) && inCategory(entry) && named(entry);
           });
@@ -158,16 +169,15 @@ export class PetFinder {
 
     if (gatherRows === Infinity) {
       // Nothing to check: the walk is exact.
-      const out: ListedPet[] = [];
-      for (let entry = walk.rows.next(); entry !== undefined && out.length < limit; entry = walk.rows.next())
-        out.push(listed(entry));
+      const rows = walk.rows();
+      const out: Entry[] = [];
+      for (let entry = rows.next(); entry !== undefined && out.length < limit; entry = rows.next()) out.push(entry);
       return out;
     }
-    const gather = (): ListedPet[] =>
+    const gather = (): Entry[] =>
       this.gather(
         order,
         limit,
-        listed,
         wordRows <= categoryRows
           ? this.wordCandidates(wordRange!, statuses, (entry) => inCategory(entry) && named(entry))
           : this.petsOf(categorySources!, named),
@@ -178,10 +188,11 @@ export class PetFinder {
       (categoryRows === Infinity ? 1 : Math.min(1, categoryRows / walk.size));
     if (gatherRows <= limit / share) return gather();
     // Walk, and past as many rows as gathering reads, gather after all: the estimate was wrong.
-    const out: ListedPet[] = [];
+    const rows = walk.rows();
+    const out: Entry[] = [];
     let read = 0;
-    for (let entry = walk.rows.next(); entry !== undefined; entry = walk.rows.next()) {
-      if (walkMatches(entry) && out.push(listed(entry)) === limit) return out;
+    for (let entry = rows.next(); entry !== undefined; entry = rows.next()) {
+      if (walkMatches(entry) && out.push(entry) === limit) return out;
       if (++read === gatherRows) return gather();
     }
     return out;
@@ -195,9 +206,8 @@ export class PetFinder {
     words: readonly string[],
     order: PetOrder,
     limit: number,
-    listed: (entry: Entry) => ListedPet,
     matches: (entry: Entry) => boolean,
-  ): ListedPet[] {
+  ): Entry[] {
     const walks = words.map((word) => {
       const rows = this.wordOrders.walk(word, order)!;
       return {
@@ -208,12 +218,12 @@ export class PetFinder {
       };
     });
     const merged = mergeWalks(walks, comparatorOf(order));
-    const out: ListedPet[] = [];
+    const out: Entry[] = [];
     let last: Entry | undefined;
     for (let entry = merged.next(); entry !== undefined; entry = merged.next()) {
       if (entry === last) continue;
       last = entry;
-      if (matches(entry) && out.push(listed(entry)) === limit) break;
+      if (matches(entry) && out.push(entry) === limit) break;
     }
     return out;
   }
@@ -237,23 +247,23 @@ export class PetFinder {
       case 'id':
       case '-id': {
         const sources = this.idSources(statuses, categoryIds);
-        const walks = sources.map((index) =>
-          order.sort === 'id' ? index.walk(order.after ?? 0) : index.walkBack(order.after),
-        );
-        const merged = mergeWalks(walks, order.sort === 'id' ? (a, b) => a.id - b.id : (a, b) => b.id - a.id);
-        return { rows: mapped(merged, (pet) => pet.id), size: sizeOf(sources) };
+        const compare = order.sort === 'id' ? (a: Pet, b: Pet) => a.id - b.id : (a: Pet, b: Pet) => b.id - a.id;
+        const walks = (): RowWalk<Pet>[] =>
+          sources.map((index) => (order.sort === 'id' ? index.walk(order.after ?? 0) : index.walkBack(order.after)));
+        return { size: sizeOf(sources), rows: () => mapped(mergeWalks(walks(), compare), (pet) => pet.id) };
       }
       case 'name': {
         const sources = ofStatuses(this.names);
-        const walks = sources.map((index) => index.walk({}, order.after));
-        return { rows: mapped(mergeWalks(walks, compareKeyedRows), (row) => row.id), size: sizeOf(sources) };
+        const walks = (): RowWalk<KeyedRow<string>>[] => sources.map((index) => index.walk({}, order.after));
+        return { size: sizeOf(sources), rows: () => mapped(mergeWalks(walks(), compareKeyedRows), (row) => row.id) };
       }
       case 'random': {
         const sources = ofStatuses(this.shuffles);
-        const walks = sources.map((index) => shuffleWalk(index, order.start, order.after));
+        const walks = (): RowWalk<KeyedRow<number>>[] =>
+          sources.map((index) => shuffleWalk(index, order.start, order.after));
         return {
-          rows: mapped(mergeWalks(walks, compareShuffled(order.start)), (row) => row.id),
           size: sizeOf(sources),
+          rows: () => mapped(mergeWalks(walks(), compareShuffled(order.start)), (row) => row.id),
         };
       }
     }
@@ -292,19 +302,12 @@ export class PetFinder {
   }
 
   /** The first `limit` of `candidates` (every one a match) after the order's position, in its order. */
-  private gather(
-    order: PetOrder,
-    limit: number,
-    listed: (entry: Entry) => ListedPet,
-    candidates: Entry[],
-  ): ListedPet[] {
+  private gather(order: PetOrder, limit: number, candidates: Entry[]): Entry[] {
     const isAfter = afterPosition(order);
     const after = isAfter === undefined ? candidates : candidates.filter(isAfter);
-    return after.sort(comparatorOf(order)).slice(0, limit).map(listed);
+    return after.sort(comparatorOf(order)).slice(0, limit);
   }
 }
-
-const withShuffleKey = (entry: Entry): ListedPet => ({ ...entry.pet, shuffleKey: entry.keys.shuffleKey });
 
 /** The rows of a shuffle index in the order of the circle that starts at `start`, after `after` when given. */
 const shuffleWalk = (

@@ -1,5 +1,5 @@
 import type {
-  ListedPet,
+  ListedPets,
   Pet,
   PetEdit,
   PetEntry,
@@ -100,7 +100,7 @@ export class PetRepositoryInMemory implements PetRepository {
     return id === undefined ? undefined : this.byCreation(id);
   }
 
-  async list(query: PetListQuery): Promise<readonly ListedPet[]> {
+  async list(query: PetListQuery): Promise<ListedPets> {
     const { statuses, categoryIds, order } = query;
     // The plain list: ascending id, at most one status and one category, no words. One id index answers it.
     if (
@@ -120,7 +120,7 @@ export class PetRepositoryInMemory implements PetRepository {
         : status === undefined
           ? this.byCategory.get(categoryId)
           : this.byStatusCategory.get(status)?.get(categoryId);
-    return index === undefined ? [] : index.after(order.after ?? 0, query.limit);
+    return { pets: index === undefined ? [] : index.after(order.after ?? 0, query.limit) };
   }
 
   async findHold(id: number): Promise<PetHold | undefined> {

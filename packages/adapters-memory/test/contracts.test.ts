@@ -89,7 +89,7 @@ describe('in-memory adapters beyond the contract', () => {
     for (let i = 0; i < 1000; i++)
       repo.createSync(entryOf({ name: `p${i}`, categoryId: 1, status: i % 10 === 0 ? 'sold' : 'available' }));
     expect(
-      (await repo.list({ statuses: ['sold'], order: { sort: 'id', after: 500 }, limit: 3 })).map((p) => p.id),
+      (await repo.list({ statuses: ['sold'], order: { sort: 'id', after: 500 }, limit: 3 })).pets.map((p) => p.id),
     ).to.deep.equal([501, 511, 521]);
     expect((await repo.findById(777))?.name).to.equal('p776');
     expect(Object.isFrozen(await repo.findById(1))).to.equal(true);
@@ -112,7 +112,7 @@ describe('in-memory adapters beyond the contract', () => {
         ...(categoryId === undefined ? {} : { categoryIds: [categoryId] }),
       };
       for (let after = 0; ;) {
-        const rows = await repo.list({
+        const { pets: rows } = await repo.list({
           ...filters,
           order: after === 0 ? { sort: 'id' } : { sort: 'id', after },
           limit: 97,

@@ -1,5 +1,5 @@
 import type {
-  ListedPet,
+  ListedPets,
   OutboxEntry,
   Pet,
   PetEdit,
@@ -76,8 +76,6 @@ const toPet = (doc: PetDocument): Pet => ({
 /** Any document as the `Pet` it is or was: a withdrawn one as it was when withdrawn (its `listedAs`). */
 const toCreatedPet = (doc: PetDocument): Pet =>
   doc.status === WITHDRAWN ? { ...toPet(doc), status: doc.listedAs! } : toPet(doc);
-/** A pet of a `sort=random` page with its shuffle key, which the page's cursor holds (the ranges read only pets that have one). */
-const toShuffled = (doc: PetDocument): ListedPet => ({ ...toPet(doc), shuffleKey: doc.shuffleKey! });
 const toRecord = (doc: PetDocument): PetRecord => ({
   ...toPet(doc),
   revision: doc.rev ?? 0,
@@ -156,7 +154,7 @@ export class PetRepositoryMongo implements PetRepository {
    * One `find` per page, served by the index its filters and order name (pet-list.mongo.ts); a
    * `sort=random` page that crosses the wrap of the circle reads its second range with a second one.
    */
-  async list(query: PetListQuery): Promise<readonly ListedPet[]> {
+  async list(query: PetListQuery): Promise<ListedPets> {
     const shuffled = query.order.sort === 'random';
     const projection = shuffled ? SHUFFLED_PROJECTION : PET_PROJECTION;
     const rows: PetDocument[] = [];
@@ -169,7 +167,9 @@ export class PetRepositoryMongo implements PetRepository {
       );
       rows.push(...docs);
     }
-    return rows.map(shuffled ? toShuffled : toPet);
+    const pets = rows.map(toPet);
+    // A shuffle's cursor holds its last pet's key (the ranges read only pets that have one).
+    return shuffled ? { pets, shuffleKeys: rows.map((doc) => doc.shuffleKey!) } : { pets };
   }
 
   async findHold(id: number): Promise<PetHold | undefined> {

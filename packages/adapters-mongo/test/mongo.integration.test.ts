@@ -304,7 +304,7 @@ describeMongo(SUITE, target, (mongo) => {
           'status',
           'statusPatchedAt',
         ]);
-        expect(Object.keys((await repo.list({ order: { sort: 'id' }, limit: 5 }))[0]!).sort()).to.deep.equal([
+        expect(Object.keys((await repo.list({ order: { sort: 'id' }, limit: 5 })).pets[0]!).sort()).to.deep.equal([
           'categoryId',
           'id',
           'name',

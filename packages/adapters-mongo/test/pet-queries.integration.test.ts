@@ -9,7 +9,7 @@ import {
   petEdit,
   petEntry,
   shuffleStart,
-  type ListedPet,
+  type ListedPets,
   type PetListQuery,
   type PetOrder,
   type PetStatus,
@@ -56,8 +56,14 @@ const ORDERS: PetOrder[] = [
   { sort: 'random', start: 0 },
 ];
 
-/** The position after a listed pet, in `order` (what the domain's cursor carries). */
-const positionAfter = (order: PetOrder, pet: ListedPet, nameKey: (id: number) => string): PetOrder => {
+/** The position after the last pet listed, in `order` (what the domain's cursor carries). */
+const positionAfter = (
+  order: PetOrder,
+  { pets, shuffleKeys }: ListedPets,
+  nameKey: (id: number) => string,
+): PetOrder => {
+  const last = pets.length - 1;
+  const pet = pets[last]!;
   switch (order.sort) {
     case 'id':
     case '-id':
@@ -65,7 +71,7 @@ const positionAfter = (order: PetOrder, pet: ListedPet, nameKey: (id: number) =>
     case 'name':
       return { ...order, after: { key: nameKey(pet.id), id: pet.id } };
     case 'random':
-      return { ...order, after: { key: pet.shuffleKey!, id: pet.id } };
+      return { ...order, after: { key: shuffleKeys![last]!, id: pet.id } };
   }
 };
 
@@ -103,7 +109,7 @@ describeMongo(SUITE, target, (mongo) => {
     });
 
     /** Every combination of filters, words and orders, first page and the page after it. */
-    const everyList = async (each: (query: PetListQuery, rows: readonly ListedPet[]) => void): Promise<void> => {
+    const everyList = async (each: (query: PetListQuery, rows: ListedPets) => void): Promise<void> => {
       for (const statuses of STATUSES)
         for (const categoryIds of CATEGORIES)
           for (const words of WORDS)
@@ -116,10 +122,10 @@ describeMongo(SUITE, target, (mongo) => {
               const first: PetListQuery = { ...base, order, limit: 3 };
               const rows = await repo.list(first);
               each(first, rows);
-              if (rows.length === 0) continue;
+              if (rows.pets.length === 0) continue;
               const next: PetListQuery = {
                 ...base,
-                order: positionAfter(order, rows[rows.length - 1]!, (id) => nameKeys.get(id)!),
+                order: positionAfter(order, rows, (id) => nameKeys.get(id)!),
                 limit: 3,
               };
               each(next, await repo.list(next));
@@ -232,7 +238,7 @@ describeMongo(SUITE, target, (mongo) => {
             order.sort === 'random' &&
             order.start > 0 &&
             (order.after === undefined || order.after.key >= order.start) &&
-            rows.filter((p) => p.shuffleKey! >= order.start).length < query.limit;
+            rows.shuffleKeys!.filter((key) => key >= order.start).length < query.limit;
           lists++;
           if (wrap) wraps++;
           expect(sent, JSON.stringify(query)).to.deep.equal(wrap ? ['find', 'find'] : ['find']);

@@ -325,7 +325,7 @@ export {
   type PetEdit,
 } from './pet/keys.js';
 export { MAX_PETS_CURSOR_LENGTH } from './pet/catalog-page.js';
-export type { PetOrder, ListedPet } from './ports/pet-repository.port.js';
+export type { PetOrder, ListedPets } from './ports/pet-repository.port.js';
 export type { PhotoLinks, PhotoView } from './ports/photo-links.port.js';
 export { srcsetOf } from './photo/links.js';
 export type { PhotoUrlSecretStore } from './ports/photo-url-secret-store.port.js';

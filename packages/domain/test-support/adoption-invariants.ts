@@ -24,7 +24,7 @@ export const allOrders = (orders: OrderRepository): Promise<readonly OrderRecord
  */
 export const checkStoredInvariants = async (stores: AdoptionStores): Promise<void> => {
   const records = new Map((await allOrders(stores.orders)).map((r) => [r.id, r]));
-  const pets = await stores.pets.list({ order: { sort: 'id' }, limit: MANY });
+  const { pets } = await stores.pets.list({ order: { sort: 'id' }, limit: MANY });
   const holds = new Map<number, PetHold>();
   const counts: Record<PetStatus, number> = { available: 0, pending: 0, sold: 0 };
   for (const pet of pets) {

@@ -190,7 +190,7 @@ abstract class FlowCommand implements fc.AsyncCommand<FlowModel, FlowReal> {
       if (found !== undefined) observeTag(id, pet, entityTag(found.revision));
     }
     // Withdrawn pets are in no list and no count.
-    const listed = (await real.pets.list({ order: { sort: 'id' }, limit: MANY })).map((p) => p.id);
+    const listed = (await real.pets.list({ order: { sort: 'id' }, limit: MANY })).pets.map((p) => p.id);
     expect(listed, 'the pets listed').to.deep.equal([...model.pets].filter(([, p]) => !p.withdrawn).map(([id]) => id));
   }
   abstract step(model: FlowModel, real: FlowReal): Promise<void>;

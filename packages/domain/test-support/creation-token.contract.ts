@@ -162,7 +162,7 @@ export const creationTokenCases = <R, T extends object>(
 };
 
 /** Every listed pet (withdrawn ones left out), in id order. */
-const listedPets = (repo: PetRepository) => repo.list({ order: { sort: 'id' }, limit: 10_000 });
+const listedPets = async (repo: PetRepository) => (await repo.list({ order: { sort: 'id' }, limit: 10_000 })).pets;
 
 /** The pet repository's creation tokens; a pet's token stays bound to it after its withdrawal (docs/rules.md §10, §12). */
 export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options: ContractOptions = {}): void => {
@@ -209,7 +209,7 @@ export const petCreationTokenCases = (make: MakeFixture<PetRepository>, options:
           ? repo.create(entryOf({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }))
           : repo.create(entryOf({ name: `p${i}`, categoryId: 1 + (i % 3), status: 'available' }), token),
       find: (repo, token) => repo.findByCreationToken(token),
-      all: async (repo) => repo.list({ order: { sort: 'id' }, limit: 10_000 }),
+      all: listedPets,
       fields: ['id', 'name', 'categoryId', 'status'],
       noHoles: true,
     },

@@ -140,7 +140,7 @@ interface Known {
 }
 
 export const known = async (stores: EventStores, everPets: Set<number>): Promise<Known> => {
-  const pets = (await stores.pets.list({ order: { sort: 'id' }, limit: MANY })).map((p) => p.id);
+  const pets = (await stores.pets.list({ order: { sort: 'id' }, limit: MANY })).pets.map((p) => p.id);
   for (const id of pets) everPets.add(id);
   const photos: Photo[] = [];
   for (const id of pets) photos.push(...(await stores.photos.list(id)).map(toPhoto));

@@ -146,7 +146,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
               expect(page, 'a walk ends').to.be.below(MAX_WALK_PAGES);
               const { items, nextCursor } = await pageOf(catalog, inputOf(listing, limit, cursor), `page ${page}`);
               const owed = modelList(rows, wholeQuery(listing))
-                .map((pet) => rows.find((row) => row.pet.id === pet.id)!)
+                .pets.map((pet) => rows.find((row) => row.pet.id === pet.id)!)
                 .filter((row) => last === undefined || order(row, last) > 0);
               expect(items.map(asPet), `page ${page}: the next ${limit} of ${owed.length} owed`).to.deep.equal(
                 owed.slice(0, limit).map((row) => row.pet),
@@ -212,7 +212,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
             }
             const seen = visited.map((row) => row.pet.id);
             expect(new Set(seen).size, 'no pet twice').to.equal(seen.length);
-            const owed = modelList(before, query).map((pet) => pet.id);
+            const owed = modelList(before, query).pets.map((pet) => pet.id);
             expect(
               owed.filter((id) => !seen.includes(id)),
               'every matching pet there before the walk',
@@ -266,7 +266,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
             const remaining = modelList(
               rows.filter((row) => !withdrawn.has(row.pet.id)),
               query,
-            ).map((pet) => pet.id);
+            ).pets.map((pet) => pet.id);
             expect(
               visited.filter((id) => throughout.has(id)),
               'every matching pet there throughout, once, in order',
@@ -333,7 +333,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
         number,
       ];
       const ids = async (query: Omit<PetListQuery, 'limit'>) =>
-        (await repo.list({ ...query, limit: 100 })).map((pet) => pet.id);
+        (await repo.list({ ...query, limit: 100 })).pets.map((pet) => pet.id);
       expect(await ids({ order: { sort: 'id' }, words: ['re'] }), 'q=re').to.deep.equal([rex, oldRex, renee, lowRex]);
       expect(await ids({ order: { sort: 'id' }, words: ['rex', 'old'] }), 'q=rex old').to.deep.equal([oldRex]);
       expect(await ids({ order: { sort: 'id' }, words: ['ex'] }), 'q=ex').to.deep.equal([]);
@@ -404,7 +404,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
           [['bel', 'bella'], idsOf('Bel Bella', 'Bella Belle Bel', 'bel-bel bella')],
         ] as const)
           for (const filters of [{}, { statuses: ['available', 'sold'] }, { categoryIds: [1, 2] }] as const) {
-            const found = (await repo.list({ order, words, limit: 100, ...filters })).map((pet) => pet.id);
+            const found = (await repo.list({ order, words, limit: 100, ...filters })).pets.map((pet) => pet.id);
             expect(
               [...found].sort((a, b) => a - b),
               `sort=${order.sort} q=${words.join(' ')} ${JSON.stringify(filters)}: ${JSON.stringify(found)}`,
@@ -429,7 +429,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
           { sort: 'name' },
           { sort: 'random', start: shuffleStart(7) },
         ] as const)
-          out[order.sort] = (await repo.list({ ...query, order, limit: 100 })).map((pet) => pet.id);
+          out[order.sort] = (await repo.list({ ...query, order, limit: 100 })).pets.map((pet) => pet.id);
         return out;
       };
       const expectLists = async (query: Omit<PetListQuery, 'limit' | 'order'>, rows: readonly ListModelPet[]) => {
@@ -440,7 +440,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
               ? { sort: 'random' as const, start: shuffleStart(7) }
               : { sort: sort as 'id' | '-id' | 'name' };
           expect(got[sort], `${JSON.stringify(query)}, sort=${sort}`).to.deep.equal(
-            modelList(rows, { ...query, order, limit: 100 }).map((pet) => pet.id),
+            modelList(rows, { ...query, order, limit: 100 }).pets.map((pet) => pet.id),
           );
         }
       };

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CatalogSort, ListedPet, Pet, PetEntry, PetListQuery, PetOrder, PetStatus } from '../src/index.js';
+import type { CatalogSort, ListedPets, Pet, PetEntry, PetListQuery, PetOrder, PetStatus } from '../src/index.js';
 import {
   CATALOG_SORTS,
   compareCodePoints,
@@ -65,18 +65,19 @@ export const modelMatches = (row: ListModelPet, query: Omit<PetListQuery, 'order
   (query.words === undefined || nameMatches(row.words, { words: query.words }));
 
 /**
- * What `PetRepository.list(query)` answers over these rows (the listed pets): a plain array, filtered,
- * sorted by the domain's comparators, cut after the position, the first `limit`; for `sort=random`
- * each pet with its shuffle key.
+ * What `PetRepository.list(query)` answers over these rows (the listed pets): filtered, sorted by the
+ * domain's comparators, cut after the position, the first `limit`; for `sort=random` with their
+ * shuffle keys beside them.
  */
-export const modelList = (rows: readonly ListModelPet[], query: PetListQuery): ListedPet[] => {
+export const modelList = (rows: readonly ListModelPet[], query: PetListQuery): ListedPets => {
   const compare = modelOrder(query.order);
   const position = positionRow(query.order);
-  return rows
+  const listed = rows
     .filter((row) => modelMatches(row, query) && (position === undefined || compare(row, position) > 0))
     .sort(compare)
-    .slice(0, query.limit)
-    .map((row) => (query.order.sort === 'random' ? { ...row.pet, shuffleKey: row.shuffleKey } : row.pet));
+    .slice(0, query.limit);
+  const pets = listed.map((row) => row.pet);
+  return query.order.sort === 'random' ? { pets, shuffleKeys: listed.map((row) => row.shuffleKey) } : { pets };
 };
 
 // ---- What the list properties generate: names that share words, queries over them, every order ----
@@ -218,9 +219,12 @@ export const queryOf = (shape: ListShape, rows: readonly ListModelPet[]): PetLis
   };
 };
 
-/** What a list answer is compared by: each pet's fields, and, for `sort=random`, its shuffle key. */
-export const comparable = (query: PetListQuery, rows: readonly ListedPet[]): ListedPet[] =>
-  rows.map((row) => {
+/**
+ * What a list answer is compared by: each pet's fields, and, for `sort=random`, the shuffle key
+ * answered beside it (a missing key shows as `undefined`).
+ */
+export const comparable = (query: PetListQuery, { pets, shuffleKeys }: ListedPets): object[] =>
+  pets.map((row, i) => {
     const pet = { id: row.id, name: row.name, categoryId: row.categoryId, status: row.status };
-    return query.order.sort === 'random' && row.shuffleKey !== undefined ? { ...pet, shuffleKey: row.shuffleKey } : pet;
+    return query.order.sort === 'random' ? { ...pet, shuffleKey: shuffleKeys?.[i] } : pet;
   });

@@ -12,7 +12,7 @@ const asPet = (p: Pet): Pet => ({ id: p.id, name: p.name, categoryId: p.category
 const withoutRevision = ({ revision: _revision, ...rest }: PetRecord) => rest;
 
 /** The plain list as it was asked before the public catalogue: ascending id, at most one status and one category. */
-const listById = (
+const listById = async (
   repo: PetRepository,
   query: {
     readonly status?: PetStatus;
@@ -20,13 +20,15 @@ const listById = (
     readonly afterId: number;
     readonly limit: number;
   },
-): Promise<readonly Pet[]> =>
-  repo.list({
+): Promise<readonly Pet[]> => {
+  const { pets } = await repo.list({
     order: query.afterId === 0 ? { sort: 'id' } : { sort: 'id', after: query.afterId },
     limit: query.limit,
     ...(query.status === undefined ? {} : { statuses: [query.status] }),
     ...(query.categoryId === undefined ? {} : { categoryIds: [query.categoryId] }),
   });
+  return pets;
+};
 
 /**
  * The `PetRepository` contract: every adapter runs this same suite. `make` gives a fresh, empty

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { foldText, pageScope, readCatalogQuery, shuffleStart, type CatalogQueryInput } from '../src/index.js';
-import type { CatalogQuery, ListedPet } from '../src/index.js';
+import type { CatalogQuery, ListedPets } from '../src/index.js';
 import { encodeKeyedCursor } from '../src/pagination/cursor.js';
 import { assembleCatalogPage, catalogScope, readCatalogPage } from '../src/pet/catalog-page.js';
 import { expectRefusal } from './support/refusals.js';
@@ -63,10 +63,13 @@ const respelt = (input: CatalogQueryInput): fc.Arbitrary<CatalogQueryInput> =>
     });
 
 /** Two pets as a store lists them (with their shuffle keys), the first one the last of a page of 1. */
-const rows: readonly ListedPet[] = [
-  { id: 5, name: 'Rex Old', categoryId: 1, status: 'available', shuffleKey: 77 },
-  { id: 9, name: 'Rex', categoryId: 1, status: 'available', shuffleKey: 4_000_000_000 },
-];
+const rows: ListedPets = {
+  pets: [
+    { id: 5, name: 'Rex Old', categoryId: 1, status: 'available' },
+    { id: 9, name: 'Rex', categoryId: 1, status: 'available' },
+  ],
+  shuffleKeys: [77, 4_000_000_000],
+};
 
 describe('the scope of a catalogue listing (docs/rules.md §2, §16)', () => {
   it('property: a page’s cursor is taken by its own listing, at the last pet’s position, and refused by every other listing', () => {
@@ -200,12 +203,14 @@ describe('the cursor of a sort=random list (docs/rules.md §2, §16)', () => {
 
   it('a store that lists a pet of a shuffled page without its shuffle key breaks the port: no page (and no unreadable cursor), an error naming the pet', () => {
     const { query, scope } = listing();
-    const keyless: readonly ListedPet[] = [
+    const pets = [
       { id: 5, name: 'Rex', categoryId: 1, status: 'available' },
-      { id: 9, name: 'Rex', categoryId: 1, status: 'available', shuffleKey: 8 },
-    ];
-    expect(() => assembleCatalogPage(keyless, 1, query, scope)).to.throw(Error, /pet 5 .*shuffle key/);
-    // The last page needs no cursor, so no key.
-    expect(assembleCatalogPage(keyless, 2, query, scope).items.map((pet) => pet.id)).to.deep.equal([5, 9]);
+      { id: 9, name: 'Rex', categoryId: 1, status: 'available' },
+    ] as const;
+    for (const keyless of [{ pets }, { pets, shuffleKeys: [] }]) {
+      expect(() => assembleCatalogPage(keyless, 1, query, scope)).to.throw(Error, /pet 5 .*shuffle key/);
+      // The last page needs no cursor, so no key.
+      expect(assembleCatalogPage(keyless, 2, query, scope).items).to.equal(keyless.pets);
+    }
   });
 });

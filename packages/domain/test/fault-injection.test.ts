@@ -5,7 +5,7 @@ import type {
   StoredApiKey,
   ConsumeRequest,
   ConsumeResult,
-  ListedPet,
+  ListedPets,
   Pet,
   PetEntry,
   PetHold,
@@ -52,7 +52,7 @@ class Pets implements PetRepository {
     const pet = this.rows.find((p) => p.id === id);
     return pet && { ...pet, revision: 0, orderId: null, statusPatchedAt: null };
   }
-  async list(q: PetListQuery): Promise<readonly ListedPet[]> {
+  async list(q: PetListQuery): Promise<ListedPets> {
     return modelList(
       this.rows.map((pet) => ({ pet, shuffleKey: this.shuffleKeys.get(pet.id)!, ...nameKeysOf(pet.name) })),
       q,
@@ -129,7 +129,7 @@ describe('FaultInjector (test support): switchable faults around any port', func
     const pets = faults.petRepository(inner);
     const pet = await pets.create(entryOf(draft));
     expect(await pets.findById(pet.id)).to.deep.equal({ ...pet, revision: 0, orderId: null, statusPatchedAt: null });
-    expect(await pets.list({ order: { sort: 'id' }, limit: 10 })).to.deep.equal([pet]);
+    expect(await pets.list({ order: { sort: 'id' }, limit: 10 })).to.deep.equal({ pets: [pet] });
     expect(faults.calls.map((c) => `${c.method}:${c.mode}`)).to.deep.equal([
       'create:pass',
       'findById:pass',

@@ -15,7 +15,7 @@ import {
   validatePetPatch,
   type Caller,
   type Pet,
-  type ListedPet,
+  type ListedPets,
   type PetChanges,
   type PetEdit,
   type PetRecord,
@@ -268,7 +268,7 @@ class OnePetStore implements PetRepository {
   async findById(id: number): Promise<PetRecord | undefined> {
     return this.pets.get(id);
   }
-  async list(): Promise<ListedPet[]> {
+  async list(): Promise<ListedPets> {
     throw new Error('not used');
   }
   async findHold(id: number) {

@@ -8,7 +8,7 @@ import type {
   CategoryNameTaken,
   CategoryRepository,
   NewCategory,
-  ListedPet,
+  ListedPets,
   Pet,
   PetEntry,
   PetHold,
@@ -57,7 +57,7 @@ class ArrayRepository implements PetRepository {
     if (row === undefined) return undefined;
     return { ...row.pet, revision: 0, orderId: null, statusPatchedAt: null };
   }
-  async list(q: PetListQuery): Promise<readonly ListedPet[]> {
+  async list(q: PetListQuery): Promise<ListedPets> {
     this.lastQuery = q;
     return modelList(this.pets, q);
   }

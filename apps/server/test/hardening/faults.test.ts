@@ -11,7 +11,7 @@ const auth = { Authorization: `Bearer ${KEY}` };
 const json = { ...auth, 'Content-Type': 'application/json' };
 
 const allPets = async (h: Harness): Promise<readonly Pet[]> =>
-  h.pets.list({ order: { sort: 'id' }, limit: Number.MAX_SAFE_INTEGER });
+  (await h.pets.list({ order: { sort: 'id' }, limit: Number.MAX_SAFE_INTEGER })).pets;
 
 const create = (h: Harness, name: string): Promise<Answer> =>
   send(h.port, {

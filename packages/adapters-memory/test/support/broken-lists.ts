@@ -50,7 +50,14 @@ export const brokenPets = (defect: ListDefect): PetRepository => {
   const inner = new PetRepositoryInMemory();
   return {
     ...forwardingPets(inner),
-    list: async (q) => rows(defect, await inner.list(petQuery(defect, q)), q.limit),
+    list: async (q) => {
+      const { pets, shuffleKeys } = await inner.list(petQuery(defect, q));
+      // A shuffle's keys go as their pets do.
+      return {
+        pets: rows(defect, pets, q.limit),
+        ...(shuffleKeys === undefined ? {} : { shuffleKeys: rows(defect, shuffleKeys, q.limit) }),
+      };
+    },
   };
 };
 

@@ -90,16 +90,17 @@ export const assemblePage = <T>(
   return { items, nextCursor: encodeCursor(positionOf(items[items.length - 1]!), scope) };
 };
 
-/** `assemblePage` for a keyed listing: the next cursor holds `positionOf` the page's last row. */
+/** `assemblePage` for a keyed listing: the next cursor holds `positionOf` the page's last row (and its index in `rows`). */
 export const assembleKeyedPage = <T>(
   rows: readonly T[],
   limit: number,
   scope: string,
-  positionOf: (item: T) => KeyedPosition,
+  positionOf: (item: T, index: number) => KeyedPosition,
 ): Page<T> => {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
-  return { items, nextCursor: encodeKeyedCursor(positionOf(items[items.length - 1]!), scope) };
+  const last = items.length - 1;
+  return { items, nextCursor: encodeKeyedCursor(positionOf(items[last]!, last), scope) };
 };
 
 /** The position of a row listed by its numeric id. */

@@ -15,7 +15,7 @@ import {
   type Page,
   type PageInput,
 } from '../pagination/page.js';
-import type { ListedPet, PetOrder } from '../ports/pet-repository.port.js';
+import type { ListedPets, PetOrder } from '../ports/pet-repository.port.js';
 import type { CatalogQuery } from './catalog-query.js';
 import { foldText } from './fold.js';
 import { NAME_MAX_LENGTH, type Pet } from './pet.js';
@@ -98,34 +98,27 @@ export const readCatalogPage = (
 /** A name sort's position: the name (folded again when the cursor is read). */
 const namePosition = (pet: Pet): KeyedPosition => ({ key: pet.name, id: pet.id });
 
-/** A shuffle's position: the shuffle key, which the store answers with each pet of a `sort=random` list. */
-const shufflePosition = (pet: ListedPet): KeyedPosition => {
-  if (pet.shuffleKey === undefined)
-    throw new Error(`the store listed pet ${pet.id} in sort=random without its shuffle key`);
-  return { key: String(pet.shuffleKey), id: pet.id };
-};
-
-const toPet = (pet: Pet): Pet => ({ id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status });
+/** A shuffle's position: the shuffle key of the pet at `index`, which the store answers beside each pet of a `sort=random` list. */
+const shufflePosition =
+  ({ shuffleKeys }: ListedPets) =>
+  (pet: Pet, index: number): KeyedPosition => {
+    const key = shuffleKeys?.[index];
+    if (key === undefined) throw new Error(`the store listed pet ${pet.id} in sort=random without its shuffle key`);
+    return { key: String(key), id: pet.id };
+  };
 
 /**
- * The page of `rows` (at most `limit + 1`, as the store answered them), with the cursor of the next
- * when more follow. Its pets are `Pet`s: a shuffle's rows, which carry their keys, are copied without them.
+ * The page of `rows` (at most `limit + 1` pets, as the store answered them), with the cursor of the
+ * next when more follow. Its items are the store's pets, as they are.
  */
-export const assembleCatalogPage = (
-  rows: readonly ListedPet[],
-  limit: number,
-  query: CatalogQuery,
-  scope: string,
-): Page<Pet> => {
+export const assembleCatalogPage = (rows: ListedPets, limit: number, query: CatalogQuery, scope: string): Page<Pet> => {
   switch (query.order.sort) {
     case 'id':
     case '-id':
-      return assemblePage(rows, limit, scope, byId);
+      return assemblePage(rows.pets, limit, scope, byId);
     case 'name':
-      return assembleKeyedPage(rows, limit, scope, namePosition);
-    case 'random': {
-      const page = assembleKeyedPage(rows, limit, scope, shufflePosition);
-      return { ...page, items: page.items.map(toPet) };
-    }
+      return assembleKeyedPage(rows.pets, limit, scope, namePosition);
+    case 'random':
+      return assembleKeyedPage(rows.pets, limit, scope, shufflePosition(rows));
   }
 };

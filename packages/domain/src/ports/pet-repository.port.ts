@@ -35,11 +35,13 @@ export interface PetListQuery {
 }
 
 /**
- * A pet as `list` answers it: the `Pet`, and, for `sort=random`, its shuffle key (as stored), which
- * the page's cursor holds. Other orders may leave the key out.
+ * What `list` answers: the pets in the order asked, as the store holds them, and for `sort=random`
+ * the shuffle key of each (as stored, in the same order), since the page's cursor holds its last
+ * pet's. Other orders leave the keys out.
  */
-export interface ListedPet extends Pet {
-  readonly shuffleKey?: number;
+export interface ListedPets {
+  readonly pets: readonly Pet[];
+  readonly shuffleKeys?: readonly number[];
 }
 
 /**
@@ -80,7 +82,7 @@ export interface PetRepository {
    * order (docs/rules.md §16). Served from indexes, never by reading every pet: the plain list (ascending
    * id, at most one status and one category, no words) costs what it always did.
    */
-  list(query: PetListQuery): Promise<readonly ListedPet[]>;
+  list(query: PetListQuery): Promise<ListedPets>;
   /** The pet's hold, or `undefined` when no pet has this id. */
   findHold(id: number): Promise<PetHold | undefined>;
   /**

@@ -4,7 +4,7 @@ import type {
   OrderRecord,
   OrderRepository,
   OrderState,
-  ListedPet,
+  ListedPets,
   Pet,
   PetEdit,
   PetEntry,
@@ -99,7 +99,7 @@ export class PetStoreModel implements PetRepository {
     const pet = this.live(id);
     return pet && asRecord(pet);
   };
-  list = async (query: PetListQuery): Promise<readonly ListedPet[]> =>
+  list = async (query: PetListQuery): Promise<ListedPets> =>
     modelList(
       [...this.pets.values()]
         .filter((p) => !p.withdrawn)
