@@ -58,11 +58,12 @@ const sizeOf = (indexes: readonly { readonly size: number }[]): number => indexe
  * answer alone: name search, lists of statuses and categories, `-id`, `name` and `random`. Besides
  * the id indexes it keeps, per listed pet, three rows per word of its name (`WordOrders`: the word
  * with the id, with the name key, with the shuffle key), one of (name key, id) and one of (shuffle
- * key, id) in the indexes of its status: a create adds 2 rows and 3 per word. A list picks its
+ * key, id) in the indexes of its status: a create adds 2 rows and 3 per word (and counts the word in
+ * `WordOrders`' vocabulary of distinct words). A list picks its
  * driving structure as a small planner does, and never reads every pet:
  *
  * - **word walk** (with `q`, in every order but `-id`): the words of the prefix range of `q`'s
- *   longest word (one binary search each, at most 32 of them), each word's rows already in the
+ *   longest word (one binary search in the vocabulary, at most 32 words), each word's rows already in the
  *   list's order, merged, each pet checked against the other filters, until `limit` match. No sort;
  *   reads about `limit / f` rows, f the share of the range's pets that pass the other filters (never
  *   more than the range's c rows). Taken unless the categories asked hold fewer pets than that.
@@ -71,7 +72,7 @@ const sizeOf = (indexes: readonly { readonly size: number }[]): number => indexe
  *   against what they do not guarantee (words; for name and random, the category), until `limit`
  *   match. Reads about `limit / f` rows, f the share of rows that match.
  * - **gather**: the candidates of the most selective filter, counted beforehand — the prefix range
- *   of `q`'s longest word (two binary searches), or, for name and random, the pets of the categories
+ *   of `q`'s longest word (the vocabulary's counts of its words), or, for name and random, the pets of the categories
  *   asked (their id indexes' sizes) — each checked, those after the position sorted by the order, the
  *   first `limit` taken. Reads the c candidates, sorts those that match: O(c log c).
  *
@@ -147,7 +148,9 @@ export class PetFinder {
 
     // The candidates a gather would read: the driving word's range, or (name, random) the categories' pets.
     const wordRange = q === undefined ? undefined : prefixRange(drivingWord(q));
-    const wordRows = wordRange === undefined ? Infinity : this.wordOrders.words.count(wordRange);
+    // The range's words, when few enough for a word walk, and its rows (counted in the index when more).
+    const prefixWords = wordRange === undefined ? undefined : this.wordOrders.wordsOf(wordRange, MAX_MERGED_WORDS);
+    const wordRows = wordRange === undefined ? Infinity : (prefixWords?.rows ?? this.wordOrders.words.count(wordRange));
     const categorySources = byId || categoryIds === undefined ? undefined : this.idSources(statuses, categoryIds);
     const categoryRows = categorySources === undefined ? Infinity : sizeOf(categorySources);
     if (walk.size === 0 || wordRows === 0 || categoryRows === 0) return [];
@@ -155,16 +158,13 @@ export class PetFinder {
 
     // With q, the words of its driving word's range in the list's order, merged: no sort, and about
     // limit / f rows read, f the share of the range's pets that pass the other filters.
-    if (wordRange !== undefined && order.sort !== '-id') {
+    if (prefixWords !== undefined && order.sort !== '-id') {
       const rest = (byId || categoryRows === Infinity ? walk.size : categoryRows) / this.entries.size;
-      if (Math.min(wordRows, limit / rest) <= categoryRows) {
-        const words = this.wordOrders.distinctWords(wordRange, MAX_MERGED_WORDS);
-        if (words !== undefined)
-          return this.wordWalk(words, order, limit, (entry) => {
-            const { status } = entry.pet;
-            return (statuses === undefined || statuses.includes(status)) && inCategory(entry) && named(entry);
-          });
-      }
+      if (Math.min(wordRows, limit / rest) <= categoryRows)
+        return this.wordWalk(prefixWords.words, order, limit, (entry) => {
+          const { status } = entry.pet;
+          return (statuses === undefined || statuses.includes(status)) && inCategory(entry) && named(entry);
+        });
     }
 
     if (gatherRows === Infinity) {

@@ -15,11 +15,22 @@ export class WordOrders {
   readonly words = new SortedIndex<string>();
   private readonly names = new SortedIndex<string>();
   private readonly shuffles = new SortedIndex<string>();
+  /**
+   * The vocabulary: one row (word, 0) per distinct word of the listed pets, and how many rows of
+   * `words` each has. A prefix's words and their rows are one binary search in it, where the rows
+   * of `words` (three or so per pet) would take one per word and two for the count.
+   */
+  private readonly vocabulary = new SortedIndex<string>();
+  private readonly petsWith = new Map<string, number>();
 
   add(words: readonly string[], nameKey: string, shuffleKey: number, id: number): void {
     const shuffle = hex(shuffleKey);
     for (const word of words) {
-      this.words.insert(word, id);
+      // A word twice in one name is one row.
+      if (!this.words.insert(word, id)) continue;
+      const pets = this.petsWith.get(word) ?? 0;
+      if (pets === 0) this.vocabulary.insert(word, 0);
+      this.petsWith.set(word, pets + 1);
       this.names.insert(`${word}\u0000${nameKey}`, id);
       this.shuffles.insert(`${word}\u0000${shuffle}`, id);
     }
@@ -28,25 +39,31 @@ export class WordOrders {
   remove(words: readonly string[], nameKey: string, shuffleKey: number, id: number): void {
     const shuffle = hex(shuffleKey);
     for (const word of words) {
-      this.words.remove(word, id);
+      if (!this.words.remove(word, id)) continue;
+      const pets = this.petsWith.get(word)!;
+      if (pets === 1) {
+        this.vocabulary.remove(word, 0);
+        this.petsWith.delete(word);
+      } else this.petsWith.set(word, pets - 1);
       this.names.remove(`${word}\u0000${nameKey}`, id);
       this.shuffles.remove(`${word}\u0000${shuffle}`, id);
     }
   }
 
   /**
-   * The distinct words of `range`, ascending, or `undefined` when there are more than `max`: one
-   * binary search per word (the word after `w` is the first at or above `w ⊕ U+0000`).
+   * The distinct words of `range`, ascending, and how many rows of `words` they hold (a pet with two
+   * of them counts twice), or `undefined` when there are more than `max` words.
    */
-  distinctWords(range: { readonly low: string; readonly high: string | undefined }, max: number): string[] | undefined {
-    const found: string[] = [];
-    let low = range.low;
-    for (;;) {
-      const [row] = this.words.read({ low, high: range.high }, 1);
-      if (row === undefined) return found;
-      if (found.push(row.key) > max) return undefined;
-      low = `${row.key}\u0000`;
-    }
+  wordsOf(
+    range: { readonly low: string; readonly high: string | undefined },
+    max: number,
+  ): { readonly words: string[]; readonly rows: number } | undefined {
+    const found = this.vocabulary.read(range, max + 1);
+    if (found.length > max) return undefined;
+    const words = found.map((row) => row.key);
+    let rows = 0;
+    for (const word of words) rows += this.petsWith.get(word)!;
+    return { words, rows };
   }
 
   /**
