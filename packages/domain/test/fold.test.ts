@@ -101,6 +101,20 @@ describe('the fold of names and queries (docs/rules.md §16)', () => {
     expect(broken).to.deep.equal([]);
   });
 
+  it('ASCII text folds as every other text does: each ASCII code point alone, and any ASCII text', () => {
+    const general = (text: string): string =>
+      text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replaceAll('ς', 'σ');
+    for (let point = 0; point < 0x80; point++) {
+      const text = String.fromCharCode(point);
+      expect(foldText(text), `U+${point.toString(16)}`).to.equal(general(text));
+    }
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 60 }), (text) => {
+        expect(foldText(text), JSON.stringify(text)).to.equal(general(text));
+      }),
+    );
+  });
+
   it('property: the fold acts code point by code point (so, with the test above, it is idempotent on every text)', () => {
     fc.assert(
       fc.property(textArb, (text) => {

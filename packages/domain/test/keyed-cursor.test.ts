@@ -16,8 +16,11 @@ const decode = (cursor: string, scope: string) => decodeKeyedCursor(cursor, scop
 describe('the keyed cursors (docs/rules.md §2, §16): k1.<id>.<key>.<checksum>', () => {
   const scope = pageScope('pets', { sort: 'name' });
 
-  it('forges as the service writes (the premise of the tests below)', () => {
-    expect(forgeCursor(`k1.7.${bytesOf('Zoë.x')}`, scope)).to.equal(encodeKeyedCursor({ key: 'Zoë.x', id: 7 }, scope));
+  it('forges as the service writes, ASCII keys and others (the premise of the tests below)', () => {
+    for (const key of ['Zoë.x', 'Rex Old.x', '', '\u0000\u007f', '\u0080', '𝒜'])
+      expect(forgeCursor(`k1.7.${bytesOf(key)}`, scope), JSON.stringify(key)).to.equal(
+        encodeKeyedCursor({ key, id: 7 }, scope),
+      );
   });
 
   it('property: any text is a key, control characters (U+0000…U+001F), dots and every plane included, and decodes as it was', () => {

@@ -6,6 +6,7 @@
  * filters, is detected without the scope itself travelling. Positions are not secrets (any caller
  * may list from the start), so a checksum, not a keyed signature, is what tamper-evidence needs.
  */
+import { isAscii } from '../text/ascii.js';
 import { base64UrlOfText, textOfBase64Url } from '../text/base64url.js';
 
 /** The longest cursor this service issues (a position and a checksum, base64url); the list query schemas take it as their bound. */
@@ -75,9 +76,11 @@ export const keyedCursorBound = (maxKeyBytes: number): number => {
   return Math.ceil((text * 4) / 3);
 };
 
-/** The UTF-8 bytes of well-formed text, one code unit 0…255 each. */
+/** The UTF-8 bytes of well-formed text, one code unit 0…255 each (ASCII text is its own). */
 const utf8Of = (text: string): string =>
-  encodeURIComponent(text).replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  isAscii(text)
+    ? text
+    : encodeURIComponent(text).replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 
 /** The text UTF-8 bytes spell; `undefined` when they are not UTF-8 (`decodeURIComponent` refuses overlong forms and surrogates). */
 const textOfUtf8 = (bytes: string): string | undefined => {

@@ -4,6 +4,8 @@
  * computed here and never re-implemented by an adapter.
  */
 
+import { isAscii } from '../text/ascii.js';
+
 const MARKS = /\p{M}/gu;
 /** What ends a word: every code point that is neither a letter (`\p{L}`) nor a number (`\p{N}`). */
 const SEPARATORS = /[^\p{L}\p{N}]/u;
@@ -15,9 +17,10 @@ const SEPARATORS = /[^\p{L}\p{N}]/u;
  * combining class is a mark, so the steps act code point by code point (a test checks every code
  * point of Unicode). `toLowerCase` writes a capital sigma as `ς` at the end of a word and `σ`
  * elsewhere; both become `σ`, so that the fold of a word's beginning begins the fold of the word.
+ * ASCII text (`isAscii`) is only lower-cased: it has nothing the other steps change.
  */
 export const foldText = (text: string): string =>
-  text.normalize('NFKD').replace(MARKS, '').toLowerCase().replaceAll('ς', 'σ');
+  isAscii(text) ? text.toLowerCase() : text.normalize('NFKD').replace(MARKS, '').toLowerCase().replaceAll('ς', 'σ');
 
 /**
  * The folded words of `text`: `foldText` cut at every character that is not a letter or a digit,
