@@ -24,7 +24,13 @@ const refusal = (input: CatalogQueryInput, field: string): string => {
 
 describe('the list parameters of the public catalogue (docs/rules.md §16)', () => {
   it('takes no parameter as no filter, ascending id, no photos', () => {
-    expect(read({})).to.deep.equal({ order: { sort: 'id' }, expandPhotos: false });
+    expect(read({})).to.deep.equal({
+      statuses: undefined,
+      categoryIds: undefined,
+      q: undefined,
+      order: { sort: 'id' },
+      expandPhotos: false,
+    });
   });
 
   it('takes one status or one categoryId exactly as before, as a list of one', () => {
