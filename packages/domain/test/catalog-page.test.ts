@@ -201,13 +201,19 @@ describe('the cursor of a sort=random list (docs/rules.md §2, §16)', () => {
     }
   });
 
-  it('a store that lists a pet of a shuffled page without its shuffle key breaks the port: no page (and no unreadable cursor), an error naming the pet', () => {
+  it('a store that lists a pet of a shuffled page without its shuffle key, or with keys that do not line up with its pets, breaks the port: no page (and no unreadable cursor), an error naming the pet', () => {
     const { query, scope } = listing();
     const pets = [
       { id: 5, name: 'Rex', categoryId: 1, status: 'available' },
       { id: 9, name: 'Rex', categoryId: 1, status: 'available' },
     ] as const;
-    for (const keyless of [{ pets }, { pets, shuffleKeys: [] }]) {
+    // No keys, none, one short, one too many: the keys must line up with the pets.
+    for (const keyless of [
+      { pets },
+      { pets, shuffleKeys: [] },
+      { pets, shuffleKeys: [8] },
+      { pets, shuffleKeys: [8, 9, 10] },
+    ]) {
       expect(() => assembleCatalogPage(keyless, 1, query, scope)).to.throw(Error, /pet 5 .*shuffle key/);
       // The last page needs no cursor, so no key.
       expect(assembleCatalogPage(keyless, 2, query, scope).items).to.equal(keyless.pets);

@@ -98,12 +98,18 @@ export const readCatalogPage = (
 /** A name sort's position: the name (folded again when the cursor is read). */
 const namePosition = (pet: Pet): KeyedPosition => ({ key: pet.name, id: pet.id });
 
-/** A shuffle's position: the shuffle key of the pet at `index`, which the store answers beside each pet of a `sort=random` list. */
+/**
+ * A shuffle's position: the shuffle key of the pet at `index`, which the store answers beside each
+ * pet of a `sort=random` list. Keys that do not line up with the pets (fewer or more) break the port.
+ */
 const shufflePosition =
-  ({ shuffleKeys }: ListedPets) =>
+  ({ pets, shuffleKeys }: ListedPets) =>
   (pet: Pet, index: number): KeyedPosition => {
-    const key = shuffleKeys?.[index];
-    if (key === undefined) throw new Error(`the store listed pet ${pet.id} in sort=random without its shuffle key`);
+    const key = shuffleKeys?.length === pets.length ? shuffleKeys[index] : undefined;
+    if (key === undefined)
+      throw new Error(
+        `the store listed pet ${pet.id} in sort=random without its shuffle key (${shuffleKeys?.length ?? 'no'} keys for ${pets.length} pets)`,
+      );
     return { key: String(key), id: pet.id };
   };
 
