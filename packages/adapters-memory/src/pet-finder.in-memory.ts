@@ -58,8 +58,8 @@ const sizeOf = (indexes: readonly { readonly size: number }[]): number => indexe
  * answer alone: name search, lists of statuses and categories, `-id`, `name` and `random`. Besides
  * the id indexes it keeps, per listed pet, three rows per word of its name (`WordOrders`: the word
  * with the id, with the name key, with the shuffle key), one of (name key, id) and one of (shuffle
- * key, id) in the indexes of its status: a create adds 2 rows and 3 per word (and counts the word in
- * `WordOrders`' vocabulary of distinct words). A list picks its
+ * key, id) in the indexes of its status: a create adds 2 rows and 3 per word, and counts each word in
+ * `WordOrders`' vocabulary of distinct words (a row there for a word no other pet has). A list picks its
  * driving structure as a small planner does, and never reads every pet:
  *
  * - **word walk** (with `q`, in every order but `-id`): the words of the prefix range of `q`'s
@@ -72,7 +72,8 @@ const sizeOf = (indexes: readonly { readonly size: number }[]): number => indexe
  *   against what they do not guarantee (words; for name and random, the category), until `limit`
  *   match. Reads about `limit / f` rows, f the share of rows that match.
  * - **gather**: the candidates of the most selective filter, counted beforehand — the prefix range
- *   of `q`'s longest word (the vocabulary's counts of its words), or, for name and random, the pets of the categories
+ *   of `q`'s longest word (the vocabulary's counts of its words; for more than 32 words, two binary
+ *   searches of the word rows), or, for name and random, the pets of the categories
  *   asked (their id indexes' sizes) — each checked, those after the position sorted by the order, the
  *   first `limit` taken. Reads the c candidates, sorts those that match: O(c log c).
  *

@@ -124,7 +124,7 @@ export class SortedIndex<K extends string | number> {
 
   /**
    * How many rows `range` holds (none when `high` is not above `low`): two binary searches, then the
-   * lengths of the chunks between them, so a count reads about c / 64 numbers for a range of c rows.
+   * lengths of the chunks between them, never the rows nor the chunks outside the range.
    */
   count(range: KeyRange<K>): number {
     const { low, high } = range;

@@ -26,7 +26,7 @@ export class WordOrders {
   add(words: readonly string[], nameKey: string, shuffleKey: number, id: number): void {
     const shuffle = hex(shuffleKey);
     for (const word of words) {
-      // A word twice in one name is one row.
+      // A word twice in one name (the domain gives each once; a defence) is one row.
       if (!this.words.insert(word, id)) continue;
       const pets = this.petsWith.get(word) ?? 0;
       if (pets === 0) this.vocabulary.insert(word, 0);

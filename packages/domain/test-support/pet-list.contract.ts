@@ -412,6 +412,29 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
           }
     }));
 
+  it('name search over a prefix that begins many distinct words (40): every pet that has one is listed, in every order and with each filter, exactly as the model lists them', () =>
+    withFixture(make, async (repo) => {
+      const rows = await createAll(
+        repo,
+        Array.from({ length: 40 }, (_, i) => ({
+          draft: { name: `W${39 - i} Rex`, categoryId: 1 + (i % 2), status: PET_STATUSES[i % 3]! },
+          shuffleKey: (i * 2654435761) % 2 ** 32,
+        })),
+      );
+      for (const order of [
+        { sort: 'id' },
+        { sort: '-id' },
+        { sort: 'name' },
+        { sort: 'random', start: shuffleStart(3) },
+      ] as const)
+        for (const filters of [{}, { statuses: ['available', 'sold'] }, { categoryIds: [2] }] as const) {
+          const query: PetListQuery = { order, words: ['w'], limit: 100, ...filters };
+          expect(comparable(query, await repo.list(query)), JSON.stringify(query)).to.deep.equal(
+            comparable(query, modelList(rows, query)),
+          );
+        }
+    }));
+
   it('statuses and categories (docs/rules.md §16): a list of each matches any of them, in every order, and a pet moves between them as its status and category change', () =>
     withFixture(make, async (repo) => {
       const pets = await createAll(
