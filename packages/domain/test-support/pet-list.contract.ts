@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { CatalogSort, ListPetsInput, Pet, PetListQuery, PetRepository, PetStatus } from '../src/index.js';
+import type {
+  CatalogSort,
+  ListPetsInput,
+  Pet,
+  PetListQuery,
+  PetOrder,
+  PetRepository,
+  PetStatus,
+} from '../src/index.js';
 import { petEdit, PetCatalog, PET_STATUSES, shuffleStart } from '../src/index.js';
 import { withFixture, type ContractOptions, type MakeFixture } from './fixture.js';
 import { forwardingPets } from './forwarding.js';
@@ -93,6 +101,14 @@ const pageOf = async (catalog: PetCatalog, input: ListPetsInput, what: string) =
   if (!result.ok) throw new Error(`${what} failed: ${result.error.message}`);
   return result.value;
 };
+
+/** One position-less order of each sort, `random` from `seed`'s start. */
+const everyOrder = (seed: number): readonly PetOrder[] => [
+  { sort: 'id' },
+  { sort: '-id' },
+  { sort: 'name' },
+  { sort: 'random', start: shuffleStart(seed) },
+];
 
 export const petListCases = (make: MakeFixture<PetRepository>, options: ContractOptions): void => {
   const runs = options.numRuns === undefined ? {} : { numRuns: options.numRuns };
@@ -421,12 +437,7 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
           shuffleKey: (i * 2654435761) % 2 ** 32,
         })),
       );
-      for (const order of [
-        { sort: 'id' },
-        { sort: '-id' },
-        { sort: 'name' },
-        { sort: 'random', start: shuffleStart(3) },
-      ] as const)
+      for (const order of everyOrder(3))
         for (const filters of [{}, { statuses: ['available', 'sold'] }, { categoryIds: [2] }] as const) {
           const query: PetListQuery = { order, words: ['w'], limit: 100, ...filters };
           expect(comparable(query, await repo.list(query)), JSON.stringify(query)).to.deep.equal(
@@ -444,28 +455,12 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
           shuffleKey: (i * 2654435761) % 2 ** 32,
         })),
       );
-      const byOrder = async (query: Omit<PetListQuery, 'limit' | 'order'>) => {
-        const out: Record<string, number[]> = {};
-        for (const order of [
-          { sort: 'id' },
-          { sort: '-id' },
-          { sort: 'name' },
-          { sort: 'random', start: shuffleStart(7) },
-        ] as const)
-          out[order.sort] = (await repo.list({ ...query, order, limit: 100 })).pets.map((pet) => pet.id);
-        return out;
-      };
       const expectLists = async (query: Omit<PetListQuery, 'limit' | 'order'>, rows: readonly ListModelPet[]) => {
-        const got = await byOrder(query);
-        for (const sort of Object.keys(got)) {
-          const order =
-            sort === 'random'
-              ? { sort: 'random' as const, start: shuffleStart(7) }
-              : { sort: sort as 'id' | '-id' | 'name' };
-          expect(got[sort], `${JSON.stringify(query)}, sort=${sort}`).to.deep.equal(
-            modelList(rows, { ...query, order, limit: 100 }).pets.map((pet) => pet.id),
-          );
-        }
+        for (const order of everyOrder(7))
+          expect(
+            (await repo.list({ ...query, order, limit: 100 })).pets.map((pet) => pet.id),
+            `${JSON.stringify(query)}, sort=${order.sort}`,
+          ).to.deep.equal(modelList(rows, { ...query, order, limit: 100 }).pets.map((pet) => pet.id));
       };
       await expectLists({ statuses: ['available', 'sold'] }, pets);
       await expectLists({ categoryIds: [2, 4] }, pets);
