@@ -21,7 +21,7 @@ import {
 import type { OrderedIndex } from './ordered-index.js';
 import { SortedIndex, type KeyRange } from './sorted-index.js';
 import { concatWalks, mergeWalks, type RowWalk } from './row-walk.js';
-import { WordOrders } from './word-orders.js';
+import { WordOrders, type WordPart } from './word-orders.js';
 
 /** A listed pet as the finder knows it: the repository's object, and its search keys. */
 interface Entry {
@@ -148,7 +148,12 @@ export class PetFinder {
     const walkMatches = byId ? named : (entry: Entry): boolean => inCategory(entry) && named(entry);
 
     // The candidates a gather would read: the driving word's range, or (name, random) the categories' pets.
-    const wordRange = q === undefined ? undefined : prefixRange(drivingWord(q));
+    const driving = q === undefined ? undefined : drivingWord(q);
+    const wordRange = driving === undefined ? undefined : prefixRange(driving);
+    // A row of that range has a word that begins with the driving word: only q's other words are checked on it.
+    const others: NameQuery | undefined =
+      q === undefined || q.words.length === 1 ? undefined : { words: q.words.filter((word) => word !== driving) };
+    const namedInRange = (entry: Entry): boolean => others === undefined || nameMatches(entry.keys.words, others);
     // The range's words, when few enough for a word walk, and its rows (counted in the index when more).
     const prefixWords = wordRange === undefined ? undefined : this.wordOrders.wordsOf(wordRange, MAX_MERGED_WORDS);
     const wordRows = wordRange === undefined ? Infinity : (prefixWords?.rows ?? this.wordOrders.words.count(wordRange));
@@ -161,10 +166,11 @@ export class PetFinder {
     // limit / f rows read, f the share of the range's pets that pass the other filters.
     if (prefixWords !== undefined && order.sort !== '-id') {
       const rest = (byId || categoryRows === Infinity ? walk.size : categoryRows) / this.entries.size;
-      if (Math.min(wordRows, limit / rest) <= categoryRows)
-        return this.wordWalk(prefixWords.words, order, limit, (entry) => {
+      const expected = Math.min(wordRows, limit / rest);
+      if (expected <= categoryRows)
+        return this.wordWalk(prefixWords.words, order, limit, expected, (entry) => {
           const { status } = entry.pet;
-          return (statuses === undefined || statuses.includes(status)) && inCategory(entry) && named(entry);
+          return (statuses === undefined || statuses.includes(status)) && inCategory(entry) && namedInRange(entry);
         });
     }
 
@@ -180,7 +186,7 @@ export class PetFinder {
         order,
         limit,
         wordRows <= categoryRows
-          ? this.wordCandidates(wordRange!, statuses, (entry) => inCategory(entry) && named(entry))
+          ? this.wordCandidates(wordRange!, statuses, (entry) => inCategory(entry) && namedInRange(entry))
           : this.petsOf(categorySources!, named),
       );
     // The share of the walk's rows that match, as if the filters were independent.
@@ -200,17 +206,39 @@ export class PetFinder {
   }
 
   /**
-   * The first `limit` pets that match, read from the rows of `words` in the order's own order,
-   * merged: a pet with two of the words comes twice in a row, and is taken once.
+   * The first `limit` pets that match, read from the rows of `words` in the order's own order. One
+   * word's rows are read in batches, the first of about the `expected` rows the page needs, each next
+   * twice the last: a few seeks, and a loop over arrays. Several words' rows are merged: a pet with
+   * two of the words comes twice in a row, and is taken once.
    */
   private wordWalk(
     words: readonly string[],
     order: PetOrder,
     limit: number,
+    expected: number,
     matches: (entry: Entry) => boolean,
   ): Entry[] {
+    const out: Entry[] = [];
+    if (words.length === 1) {
+      // A few more than expected: the estimate takes the filters as independent.
+      let size = Math.ceil(expected * 1.25) + 8;
+      for (const { index, range, after } of this.wordOrders.partsOf(words[0]!, order)!)
+        for (let position = after; ; size *= 2) {
+          const rows = index.read(range, size, position);
+          for (const row of rows) {
+            const entry = this.entries.get(row.id)!;
+            if (matches(entry) && out.push(entry) === limit) return out;
+          }
+          if (rows.length < size) break;
+          position = rows[size - 1];
+        }
+      return out;
+    }
+    const walkOf = ({ index, range, after }: WordPart): RowWalk<KeyedRow<string>> => index.walk(range, after);
     const walks = words.map((word) => {
-      const rows = this.wordOrders.walk(word, order)!;
+      // The next part is placed only when the one before runs out.
+      const [first, ...next] = this.wordOrders.partsOf(word, order)!;
+      const rows = next.reduce((walk, part) => concatWalks(walk, () => walkOf(part)), walkOf(first!));
       return {
         next: (): Entry | undefined => {
           const row = rows.next();
@@ -219,7 +247,6 @@ export class PetFinder {
       };
     });
     const merged = mergeWalks(walks, comparatorOf(order));
-    const out: Entry[] = [];
     let last: Entry | undefined;
     for (let entry = merged.next(); entry !== undefined; entry = merged.next()) {
       if (entry === last) continue;
@@ -318,7 +345,7 @@ const shuffleWalk = (
 ): RowWalk<KeyedRow<number>> => {
   const [top, bottom] = shuffleRanges(start);
   // A position in the top range [start, 2^32) continues there, then reads the bottom; one in the bottom continues there.
-  if (after === undefined || after.key >= start) return concatWalks(index.walk(top, after), index.walk(bottom));
+  if (after === undefined || after.key >= start) return concatWalks(index.walk(top, after), () => index.walk(bottom));
   return index.walk(bottom, after);
 };
 

@@ -6,14 +6,18 @@ export interface RowWalk<T> {
 /** No rows. */
 export const NO_ROWS: RowWalk<never> = { next: () => undefined };
 
-/** The rows of `first`, then those of `second`. */
-export const concatWalks = <T>(first: RowWalk<T>, second: RowWalk<T>): RowWalk<T> => {
+/**
+ * The rows of `first`, then those of the walk `then` makes: made only when `first` runs out, so a
+ * reader that stops within `first` never pays for placing the second (a seek, in an index).
+ */
+export const concatWalks = <T>(first: RowWalk<T>, then: () => RowWalk<T>): RowWalk<T> => {
   let current = first;
+  let second: RowWalk<T> | undefined;
   return {
     next: () => {
       const row = current.next();
-      if (row !== undefined || current === second) return row;
-      current = second;
+      if (row !== undefined || second !== undefined) return row;
+      current = second = then();
       return second.next();
     },
   };

@@ -91,9 +91,11 @@ export class SortedIndex<K extends string | number> {
     const out: KeyedRow<K>[] = [];
     for (; c < this.chunks.length; c++, i = 0) {
       const chunk = this.chunks[c]!;
+      // A chunk whose last row is in the range is read without a comparison per row.
+      const whole = belowHigh === undefined || belowHigh(chunk[chunk.length - 1]!);
       for (; i < chunk.length; i++) {
         const row = chunk[i]!;
-        if (out.length === limit || (belowHigh !== undefined && !belowHigh(row))) return out;
+        if (out.length === limit || (!whole && !belowHigh!(row))) return out;
         out.push(row);
       }
     }
@@ -107,16 +109,25 @@ export class SortedIndex<K extends string | number> {
   walk(range: KeyRange<K>, after?: KeyedRow<K>): RowWalk<KeyedRow<K>> {
     const belowHigh = range.high === undefined ? undefined : keysBefore(range.high);
     let [c, i] = this.seekStart(range, after);
+    // As in `read`: only the rows of a chunk that ends past the range are compared.
+    const wholeChunk = (): boolean => {
+      const chunk = this.chunks[c];
+      return chunk === undefined || belowHigh === undefined || belowHigh(chunk[chunk.length - 1]!);
+    };
+    let whole = wholeChunk();
     return {
       next: () => {
         const chunk = this.chunks[c];
         if (chunk === undefined) return undefined;
         const row = chunk[i]!;
-        if (belowHigh !== undefined && !belowHigh(row)) {
+        if (!whole && !belowHigh!(row)) {
           c = this.chunks.length;
           return undefined;
         }
-        if (++i === chunk.length) [c, i] = [c + 1, 0];
+        if (++i === chunk.length) {
+          [c, i] = [c + 1, 0];
+          whole = wholeChunk();
+        }
         return row;
       },
     };

@@ -1,6 +1,5 @@
 import type { KeyedRow, PetOrder } from '@petstore/domain';
-import { SortedIndex } from './sorted-index.js';
-import { concatWalks, type RowWalk } from './row-walk.js';
+import { SortedIndex, type KeyRange } from './sorted-index.js';
 
 /**
  * A word's rows in a list's order (docs/rules.md §16, `q` with `sort`): for each folded word of
@@ -67,38 +66,47 @@ export class WordOrders {
   }
 
   /**
-   * The ids of the pets that have `word`, in `order` (`id`, `name` or `random`) from its position
-   * on; `-id` is not kept (`undefined`).
+   * Where the ids of the pets that have `word` are, in `order` (`id`, `name` or `random`) from its
+   * position on: the parts of an index to read one after the other (a shuffle's circle: from its
+   * start to the top, then from the bottom); `-id` is not kept (`undefined`).
    */
-  walk(word: string, order: PetOrder): RowWalk<KeyedRow<string>> | undefined {
+  partsOf(word: string, order: PetOrder): readonly WordPart[] | undefined {
     const group = { low: `${word}\u0000`, high: `${word}\u0001` };
     switch (order.sort) {
-      case 'id':
-        return this.words.walk(
-          { low: word, high: `${word}\u0000` },
-          order.after === undefined ? undefined : { key: word, id: order.after },
-        );
+      case 'id': {
+        const range = { low: word, high: `${word}\u0000` };
+        return [
+          { index: this.words, range, after: order.after === undefined ? undefined : { key: word, id: order.after } },
+        ];
+      }
       case '-id':
         return undefined;
-      case 'name':
-        return this.names.walk(
-          group,
-          order.after === undefined ? undefined : { key: `${word}\u0000${order.after.key}`, id: order.after.id },
-        );
+      case 'name': {
+        const { after } = order;
+        const position = after === undefined ? undefined : { key: `${word}\u0000${after.key}`, id: after.id };
+        return [{ index: this.names, range: group, after: position }];
+      }
       case 'random': {
         // The circle from `start`: [start, 2^32) then [0, start), a position continuing in its own part.
         const start = `${word}\u0000${hex(order.start)}`;
         const top = { low: start, high: group.high };
-        const bottom = { low: group.low, high: start };
+        const bottom = { index: this.shuffles, range: { low: group.low, high: start }, after: undefined };
         const { after } = order;
-        if (after === undefined) return concatWalks(this.shuffles.walk(top), this.shuffles.walk(bottom));
+        if (after === undefined) return [{ index: this.shuffles, range: top, after: undefined }, bottom];
         const position = { key: `${word}\u0000${hex(after.key)}`, id: after.id };
         return after.key >= order.start
-          ? concatWalks(this.shuffles.walk(top, position), this.shuffles.walk(bottom))
-          : this.shuffles.walk(bottom, position);
+          ? [{ index: this.shuffles, range: top, after: position }, bottom]
+          : [{ ...bottom, after: position }];
       }
     }
   }
+}
+
+/** Rows of `index` in `range`, after the row `after` when given: a part of a word's rows in a list's order. */
+export interface WordPart {
+  readonly index: SortedIndex<string>;
+  readonly range: KeyRange<string>;
+  readonly after: KeyedRow<string> | undefined;
 }
 
 /** A shuffle key (0 ≤ key < 2^32) as 8 hex digits: their code-point order is the keys' order. */

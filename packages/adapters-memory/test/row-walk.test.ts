@@ -30,9 +30,15 @@ describe('row walks of the memory store', () => {
   it('a merge of no walk has no row; a concatenation reads the first walk, then the second, then no more', () => {
     expect(all(mergeWalks([], (a: number, b: number) => a - b))).to.deep.equal([]);
     expect(NO_ROWS.next()).to.equal(undefined);
-    const both = concatWalks(walkOf([3, 1]), walkOf([2]));
-    expect(all(both)).to.deep.equal([3, 1, 2]);
+    let made = 0;
+    const then = (rows: number[]) => () => (made++, walkOf(rows));
+    const both = concatWalks(walkOf([3, 1]), then([2]));
+    expect([both.next(), both.next(), made], 'the second walk is made only when the first runs out').to.deep.equal([
+      3, 1, 0,
+    ]);
+    expect(all(both)).to.deep.equal([2]);
     expect(both.next()).to.equal(undefined);
-    expect(all(concatWalks(walkOf([]), walkOf([5])))).to.deep.equal([5]);
+    expect(made, 'once').to.equal(1);
+    expect(all(concatWalks(walkOf([]), then([5])))).to.deep.equal([5]);
   });
 });

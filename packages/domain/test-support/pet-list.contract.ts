@@ -446,6 +446,29 @@ export const petListCases = (make: MakeFixture<PetRepository>, options: Contract
         }
     }));
 
+  it('name search whose matches are far rarer than the counts suggest (3 of 60 pets with the word, in a category of half the pets): the page is filled all the same, exactly as the model lists it, in every order and page size', () =>
+    withFixture(make, async (repo) => {
+      // A store that estimates the share of matches from the counts, as if the filters were
+      // independent, expects about half the word's pets to be in category 1, and finds 3 of 60.
+      const rows = await createAll(repo, [
+        ...Array.from({ length: 60 }, (_, i) => ({
+          draft: { name: `Rex ${i}`, categoryId: i % 20 === 7 ? 1 : 2, status: PET_STATUSES[i % 3]! },
+          shuffleKey: (i * 2654435761) % 2 ** 32,
+        })),
+        ...Array.from({ length: 60 }, (_, i) => ({
+          draft: { name: `Max ${i}`, categoryId: 1, status: 'available' as const },
+          shuffleKey: (i * 0x9e3779b9 + 12345) % 2 ** 32,
+        })),
+      ]);
+      for (const order of everyOrder(11))
+        for (const limit of [1, 2, 3, 100]) {
+          const query: PetListQuery = { order, words: ['rex'], categoryIds: [1], limit };
+          expect(comparable(query, await repo.list(query)), JSON.stringify(query)).to.deep.equal(
+            comparable(query, modelList(rows, query)),
+          );
+        }
+    }));
+
   it('statuses and categories (docs/rules.md §16): a list of each matches any of them, in every order, and a pet moves between them as its status and category change', () =>
     withFixture(make, async (repo) => {
       const pets = await createAll(
