@@ -206,8 +206,17 @@ export class PetRepositoryInMemory implements PetRepository {
   private idIndexes(statuses: readonly PetStatus[] | undefined, categoryIds: readonly number[] | undefined): Index[] {
     if (categoryIds === undefined)
       return statuses === undefined ? [this.all] : statuses.map((s) => this.byStatus.get(s)!);
-    if (statuses === undefined) return categoryIds.flatMap((c) => this.byCategory.get(c) ?? []);
-    return statuses.flatMap((s) => categoryIds.flatMap((c) => this.byStatusCategory.get(s)!.get(c) ?? []));
+    // The indexes by category: of each status asked, or of every status.
+    const categoryIndexes =
+      statuses === undefined ? [this.byCategory] : statuses.map((s) => this.byStatusCategory.get(s)!);
+    const out: Index[] = [];
+    for (const indexes of categoryIndexes)
+      for (const c of categoryIds) {
+        const index = indexes.get(c);
+        // A category that has had no pet (of that status) has no index.
+        if (index !== undefined) out.push(index);
+      }
+    return out;
   }
 
   /** The pet created under a token: listed, or as it was when withdrawn. */
