@@ -41,12 +41,14 @@ export const nameKeysOf = (name: string): PetNameKeys => {
   return { words: [...new Set(wordsOfFolded(nameKey))], nameKey };
 };
 
-/** The entry a create stores: the draft, its name keys, and a shuffle key drawn from `random`. */
-export const petEntry = (draft: PetDraft, random: Random): PetEntry => ({
-  ...draft,
-  ...nameKeysOf(draft.name),
-  shuffleKey: drawShuffleKey(random),
-});
+/**
+ * The entry a create stores: the draft, its name keys, and a shuffle key drawn from `random`. Its
+ * fields are named, not spread: every entry then has one shape, which a store reads at one cost.
+ */
+export const petEntry = ({ name, categoryId, status }: PetDraft, random: Random): PetEntry => {
+  const { words, nameKey } = nameKeysOf(name);
+  return { name, categoryId, status, words, nameKey, shuffleKey: drawShuffleKey(random) };
+};
 
 /** The edit an update writes: `changes`, and the keys of the new name when the name changes. */
 export const petEdit = (changes: PetChanges): PetEdit => {
