@@ -15,7 +15,8 @@ export class SystemRandom implements Random {
   private next = POOL_BYTES;
 
   bytes(length: number): Uint8Array {
-    if (length > POOL_BYTES / 4) return randomBytes(length);
+    // Anything but a small whole count, a bad one included (which randomBytes refuses), is drawn on its own.
+    if (!Number.isSafeInteger(length) || length < 0 || length > POOL_BYTES / 4) return randomBytes(length);
     if (this.next + length > POOL_BYTES) {
       randomFillSync(this.pool);
       this.next = 0;
