@@ -7,7 +7,6 @@ import {
   PET_STATUSES,
   prefixRange,
   shufflePosition,
-  shuffleRanges,
   type KeyedRow,
   type ListedPets,
   type NameQuery,
@@ -20,8 +19,9 @@ import {
 } from '@petstore/domain';
 import type { OrderedIndex } from './ordered-index.js';
 import { SortedIndex, type KeyRange } from './sorted-index.js';
-import { concatWalks, mergeWalks, type RowWalk } from './row-walk.js';
-import { WordOrders, type WordPart } from './word-orders.js';
+import { mergeWalks, type RowWalk } from './row-walk.js';
+import { shuffleParts, walkParts } from './index-parts.js';
+import { WordOrders } from './word-orders.js';
 
 /** A listed pet as the finder knows it: the repository's object, and its search keys. */
 interface Entry {
@@ -234,11 +234,8 @@ export class PetFinder {
         }
       return out;
     }
-    const walkOf = ({ index, range, after }: WordPart): RowWalk<KeyedRow<string>> => index.walk(range, after);
     const walks = words.map((word) => {
-      // The next part is placed only when the one before runs out.
-      const [first, ...next] = this.wordOrders.partsOf(word, order)!;
-      const rows = next.reduce((walk, part) => concatWalks(walk, () => walkOf(part)), walkOf(first!));
+      const rows = walkParts(this.wordOrders.partsOf(word, order)!);
       return {
         next: (): Entry | undefined => {
           const row = rows.next();
@@ -288,7 +285,7 @@ export class PetFinder {
       case 'random': {
         const sources = ofStatuses(this.shuffles);
         const walks = (): RowWalk<KeyedRow<number>>[] =>
-          sources.map((index) => shuffleWalk(index, order.start, order.after));
+          sources.map((index) => walkParts(shuffleParts(index, order.start, order.after)));
         return {
           size: sizeOf(sources),
           rows: () => mapped(mergeWalks(walks(), compareShuffled(order.start)), (row) => row.id),
@@ -336,18 +333,6 @@ export class PetFinder {
     return after.sort(comparatorOf(order)).slice(0, limit);
   }
 }
-
-/** The rows of a shuffle index in the order of the circle that starts at `start`, after `after` when given. */
-const shuffleWalk = (
-  index: SortedIndex<number>,
-  start: number,
-  after?: KeyedRow<number>,
-): RowWalk<KeyedRow<number>> => {
-  const [top, bottom] = shuffleRanges(start);
-  // A position in the top range [start, 2^32) continues there, then reads the bottom; one in the bottom continues there.
-  if (after === undefined || after.key >= start) return concatWalks(index.walk(top, after), () => index.walk(bottom));
-  return index.walk(bottom, after);
-};
 
 /** Whether an entry comes after the order's position (`undefined`: no position, every entry does). */
 const afterPosition = (order: PetOrder): ((entry: Entry) => boolean) | undefined => {

@@ -48,7 +48,7 @@ const isRow = <K extends string | number>(a: KeyedRow<K>, b: KeyedRow<K>): boole
  * pass over the lengths of the chunks it spans, never over the rows.
  */
 export class SortedIndex<K extends string | number> {
-  private readonly chunks: KeyedRow<K>[][] = [];
+  private chunks: KeyedRow<K>[][] = [];
   private rows = 0;
 
   constructor(private readonly chunkSize = CHUNK) {}
@@ -60,8 +60,13 @@ export class SortedIndex<K extends string | number> {
   /** Adds the row (key, id); false when it is there already. */
   insert(key: K, id: number): boolean {
     const row: KeyedRow<K> = { key, id };
+    if (this.chunks.length === 0) {
+      // In arrays of one row: most indexes of one word (`WordOrders`) stay that small.
+      this.chunks = [[row]];
+      this.rows = 1;
+      return true;
+    }
     let [c, i] = this.seek(rowsBefore(row));
-    if (this.chunks.length === 0) this.chunks.push([]);
     // Past every row: at the end of the last chunk.
     if (c === this.chunks.length) [c, i] = [c - 1, this.chunks[c - 1]!.length];
     const chunk = this.chunks[c]!;
